@@ -1,0 +1,267 @@
+//! The run loop: observe → prompt → model → parse → act → observe again, recording each step.
+//!
+//! The page is behind [`Browser`] (the service worker implements it with chrome.debugger and
+//! the content script) and the model behind [`ModelClient`], so the loop is tested on the host.
+
+pub mod record;
+
+use crate::action::{commands_for, find_element, InputCommand};
+use crate::describe::Extraction;
+use crate::model::{ChatReply, ModelClient, ModelConfig, Usage};
+use crate::parse::{parse_plan, PlannedAction};
+use crate::prompt::{plan_messages, Turn};
+use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Screenshot {
+    pub data_url: String,
+    /// Image size in device pixels.
+    pub width: u32,
+    pub height: u32,
+    pub device_pixel_ratio: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    pub screenshot: Option<Screenshot>,
+    pub extraction: Extraction,
+}
+
+/// A failure of the page side: the tab closed, the debugger was refused, the page cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct PageError(pub String);
+
+#[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
+pub trait Browser {
+    async fn observe(&mut self) -> Result<Observation, PageError>;
+    async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
+    /// Waits until the page has reacted to input (DOM quiet, capped).
+    async fn settle(&mut self) -> Result<(), PageError>;
+    fn now_ms(&self) -> f64;
+    fn stop_requested(&self) -> bool;
+    /// Called whenever the run record changes, for live display and persistence.
+    fn report(&mut self, run: &Run);
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RunOptions {
+    /// Model calls allowed for one instruction.
+    pub max_rounds: u32,
+    /// Unreadable replies or failed actions tolerated in a row before giving up.
+    pub max_failures: u32,
+    pub include_screenshot: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true }
+    }
+}
+
+pub async fn run_instruction<B: Browser, M: ModelClient>(
+    id: String,
+    instruction: &str,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Run {
+    let mut run = Run {
+        id,
+        instruction: instruction.to_string(),
+        url: String::new(),
+        status: RunStatus::Running,
+        steps: Vec::new(),
+        error: None,
+        started_ms: browser.now_ms(),
+        ended_ms: None,
+        model_calls: 0,
+        usage: Usage::default(),
+    };
+    browser.report(&run);
+    let outcome = drive(&mut run, instruction, options, config, browser, model).await;
+    run.status = match outcome {
+        Ok(status) => status,
+        Err(message) => {
+            run.error = Some(message);
+            RunStatus::Failed
+        }
+    };
+    run.ended_ms = Some(browser.now_ms());
+    browser.report(&run);
+    run
+}
+
+async fn drive<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    instruction: &str,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Result<RunStatus, String> {
+    config.validate().map_err(|e| e.to_string())?;
+    if instruction.trim().is_empty() {
+        return Err("the instruction is empty: say what to do on the page".into());
+    }
+    let mut observation = browser.observe().await.map_err(|e| e.to_string())?;
+    run.url = observation.extraction.url.clone();
+    let mut history: Vec<Turn> = Vec::new();
+    let mut failures = 0;
+
+    for _round in 0..options.max_rounds {
+        if browser.stop_requested() {
+            return Ok(RunStatus::Stopped);
+        }
+        let screenshot = observation.screenshot.as_ref().filter(|_| options.include_screenshot);
+        let messages = plan_messages(instruction, &history, &observation.extraction, screenshot.map(|s| s.data_url.as_str()));
+        let started = browser.now_ms();
+        let reply = model.complete(config, &messages).await;
+        run.model_calls += 1;
+        if browser.stop_requested() {
+            return Ok(RunStatus::Stopped);
+        }
+        let ChatReply { content, usage } = reply.map_err(|e| e.to_string())?;
+        if let Some(u) = &usage {
+            run.usage.prompt_tokens += u.prompt_tokens;
+            run.usage.completion_tokens += u.completion_tokens;
+        }
+        let mut plan_step = Step {
+            kind: StepKind::Plan,
+            status: StepStatus::Ok,
+            thought: String::new(),
+            action: "Plan".into(),
+            target: None,
+            error: None,
+            started_ms: started,
+            duration_ms: browser.now_ms() - started,
+            usage,
+        };
+        let plan = match parse_plan(&content) {
+            Ok(plan) => plan,
+            Err(e) => {
+                plan_step.status = StepStatus::Failed;
+                plan_step.error = Some(format!("could not read the model's reply: {e}"));
+                run.steps.push(plan_step);
+                browser.report(run);
+                failures += 1;
+                if failures > options.max_failures {
+                    return Err(format!("the model's reply could not be read {failures} times in a row; last problem: {e}"));
+                }
+                history.push(Turn {
+                    actions: vec!["(no action)".into()],
+                    outcome: format!("your reply was rejected ({e}); answer with the JSON object described"),
+                });
+                continue;
+            }
+        };
+        plan_step.thought = plan.thought.clone();
+        plan_step.action = format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
+        run.steps.push(plan_step);
+        browser.report(run);
+        if plan.actions.is_empty() {
+            return match plan.error {
+                Some(reason) => Err(format!("the model could not carry out the instruction: {reason}")),
+                None => Ok(RunStatus::Succeeded),
+            };
+        }
+
+        let mut done_here = Vec::new();
+        let mut action_failed = None;
+        for action in &plan.actions {
+            if browser.stop_requested() {
+                return Ok(RunStatus::Stopped);
+            }
+            let started = browser.now_ms();
+            let label = describe_action(action);
+            let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(|e| TargetInfo {
+                index: e.index,
+                id: e.id.clone(),
+                summary: e.summary(),
+                xpath: e.xpath.clone(),
+                rect: e.rect,
+            });
+            let result = match commands_for(action, &observation.extraction) {
+                Ok(cmds) => {
+                    browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
+                    browser.settle().await.map_err(|e| e.to_string())?;
+                    Ok(())
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            run.steps.push(Step {
+                kind: StepKind::Action,
+                status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
+                thought: String::new(),
+                action: label.clone(),
+                target,
+                error: result.as_ref().err().cloned(),
+                started_ms: started,
+                duration_ms: browser.now_ms() - started,
+                usage: None,
+            });
+            browser.report(run);
+            match result {
+                Ok(()) => done_here.push(label),
+                Err(e) => {
+                    action_failed = Some(format!("{label} failed: {e}"));
+                    break; // the rest of the plan assumed this action worked
+                }
+            }
+        }
+
+        // Verify after acting: the next round plans from what the page really shows now.
+        let before = std::mem::take(&mut observation.extraction.description);
+        observation = browser.observe().await.map_err(|e| e.to_string())?;
+        let changed = observation.extraction.description != before;
+        let mut outcome = if changed { "the page changed".to_string() } else { "nothing on the page changed".to_string() };
+        if let Some(fail) = &action_failed {
+            failures += 1;
+            if failures > options.max_failures {
+                return Err(fail.clone());
+            }
+            outcome = format!("{fail}; {outcome}");
+        } else {
+            failures = 0;
+            if plan.done {
+                return Ok(RunStatus::Succeeded);
+            }
+        }
+        history.push(Turn { actions: done_here, outcome });
+    }
+    Err(format!(
+        "the instruction was not finished within {} model calls; try a smaller instruction or raise the step limit",
+        options.max_rounds
+    ))
+}
+
+fn action_target(action: &PlannedAction) -> Option<u32> {
+    match action {
+        PlannedAction::Tap { target } | PlannedAction::Input { target, .. } => Some(*target),
+        PlannedAction::Scroll { target, .. } => *target,
+        PlannedAction::KeyPress { .. } => None,
+    }
+}
+
+/// The action as a person reads it in the timeline.
+pub fn describe_action(action: &PlannedAction) -> String {
+    match action {
+        PlannedAction::Tap { target } => format!("Tap [{target}]"),
+        PlannedAction::Input { target, value } => format!("Input \"{value}\" into [{target}]"),
+        PlannedAction::KeyPress { key } => format!("Press {key}"),
+        PlannedAction::Scroll { target, direction, distance } => format!(
+            "Scroll {}{}{}",
+            direction.as_str(),
+            target.map(|t| format!(" in [{t}]")).unwrap_or_default(),
+            distance.map(|d| format!(" by {d}px")).unwrap_or_default()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,70 @@
+//! The run record: what happened, step by step, as the panel shows it and exports read it.
+
+use crate::model::Usage;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Succeeded,
+    Failed,
+    Stopped,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    /// Observing the page and asking the model.
+    Plan,
+    /// Executing one action on the page.
+    Action,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    Ok,
+    Failed,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetInfo {
+    pub index: u32,
+    pub id: String,
+    pub summary: String,
+    pub xpath: String,
+    pub rect: crate::geometry::Rect,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub kind: StepKind,
+    pub status: StepStatus,
+    /// The model's reasoning (plan steps).
+    pub thought: String,
+    /// Human-readable action, e.g. `Input "buy milk" into [3]`.
+    pub action: String,
+    pub target: Option<TargetInfo>,
+    pub error: Option<String>,
+    pub started_ms: f64,
+    pub duration_ms: f64,
+    pub usage: Option<Usage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    pub id: String,
+    pub instruction: String,
+    pub url: String,
+    pub status: RunStatus,
+    pub steps: Vec<Step>,
+    pub error: Option<String>,
+    pub started_ms: f64,
+    pub ended_ms: Option<f64>,
+    pub model_calls: u32,
+    pub usage: Usage,
+}

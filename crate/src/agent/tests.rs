@@ -1,0 +1,205 @@
+use super::*;
+use crate::describe::{describe, DescribeOptions};
+use crate::geometry::Rect;
+use crate::model::{ChatMessage, ContentPart, ModelError};
+use crate::snapshot::test_support::Builder;
+use std::cell::RefCell;
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
+/// The fakes never wait, so polling once per loop suffices.
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// A todo page that gains an item when Enter is pressed after text was inserted.
+struct FakeTodoPage {
+    typed: String,
+    items: Vec<String>,
+    dispatched: Vec<InputCommand>,
+    reports: usize,
+    clock: f64,
+    stop_after_dispatches: Option<usize>,
+}
+
+impl FakeTodoPage {
+    fn new() -> Self {
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None }
+    }
+}
+
+impl Browser for FakeTodoPage {
+    async fn observe(&mut self) -> Result<Observation, PageError> {
+        let mut b = Builder::new();
+        let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
+        b.el(Some(body), "input", &[("placeholder", "What needs to be done?")], Rect::new(100.0, 100.0, 400.0, 40.0));
+        for (i, item) in self.items.iter().enumerate() {
+            let li = b.el(Some(body), "li", &[], Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
+            b.text(li, item, Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
+        }
+        Ok(Observation {
+            screenshot: Some(Screenshot { data_url: "data:image/png;base64,AA".into(), width: 1280, height: 800, device_pixel_ratio: 1.0 }),
+            extraction: describe(&b.snap, &DescribeOptions::default()),
+        })
+    }
+    async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
+        for c in commands {
+            if c.method == "Input.insertText" {
+                self.typed = c.params["text"].as_str().unwrap().to_string();
+            }
+            if c.params["key"] == "Enter" && c.params["type"] == "keyDown" && !self.typed.is_empty() {
+                self.items.push(std::mem::take(&mut self.typed));
+            }
+        }
+        self.dispatched.extend_from_slice(commands);
+        Ok(())
+    }
+    async fn settle(&mut self) -> Result<(), PageError> {
+        self.clock += 5.0;
+        Ok(())
+    }
+    fn now_ms(&self) -> f64 {
+        self.clock
+    }
+    fn stop_requested(&self) -> bool {
+        self.stop_after_dispatches.map_or(false, |n| self.dispatched.len() >= n)
+    }
+    fn report(&mut self, _run: &Run) {
+        self.reports += 1;
+    }
+}
+
+/// Answers from a script and keeps what it was sent.
+struct ScriptedModel {
+    replies: RefCell<Vec<Result<String, ModelError>>>,
+    seen: RefCell<Vec<Vec<ChatMessage>>>,
+}
+
+impl ScriptedModel {
+    fn new(replies: Vec<Result<&str, ModelError>>) -> Self {
+        ScriptedModel {
+            replies: RefCell::new(replies.into_iter().rev().map(|r| r.map(str::to_string)).collect()),
+            seen: RefCell::new(vec![]),
+        }
+    }
+    fn user_text(&self, call: usize) -> String {
+        match &self.seen.borrow()[call][1].content[0] {
+            ContentPart::Text { text } => text.clone(),
+            _ => panic!("text first"),
+        }
+    }
+}
+
+impl ModelClient for ScriptedModel {
+    async fn complete(&self, _c: &ModelConfig, messages: &[ChatMessage]) -> Result<ChatReply, ModelError> {
+        self.seen.borrow_mut().push(messages.to_vec());
+        let next = self.replies.borrow_mut().pop().expect("the loop asked more often than scripted");
+        next.map(|content| ChatReply { content, usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10 }) })
+    }
+}
+
+fn config() -> ModelConfig {
+    ModelConfig { base_url: "http://127.0.0.1:1/v1".into(), model: "mock".into(), ..Default::default() }
+}
+
+const ADD_MILK: &str = r#"```json
+{"thought":"type into the todo input","actions":[{"type":"Input","target":1,"value":"buy milk"},{"type":"KeyPress","key":"Enter"}],"done":true}
+```"#;
+
+#[test]
+fn adds_a_todo_in_one_plan() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(run.steps.len(), 3);
+    assert_eq!(run.steps[0].thought, "type into the todo input");
+    assert_eq!(run.steps[1].action, "Input \"buy milk\" into [1]");
+    assert_eq!(run.steps[1].target.as_ref().unwrap().summary, "input \"What needs to be done?\"");
+    assert_eq!(run.steps[2].action, "Press Enter");
+    assert_eq!(run.model_calls, 1);
+    assert_eq!(run.usage.prompt_tokens, 100);
+    let sent = model.user_text(0);
+    assert!(sent.contains("add a todo 'buy milk'") && sent.contains("[1] input placeholder=\"What needs to be done?\""));
+    assert!(page.reports >= 4, "the panel hears of every step");
+}
+
+#[test]
+fn unreadable_reply_is_sent_back_and_recovered() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok("Sure! I will add it."), Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded);
+    assert_eq!(run.steps[0].status, StepStatus::Failed);
+    assert!(model.user_text(1).contains("your reply was rejected (the reply holds no JSON object)"));
+    assert_eq!(page.items, ["buy milk"]);
+}
+
+#[test]
+fn repeated_garbage_ends_the_run_with_a_reason() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok("no"), Ok("no"), Ok("no")]);
+    let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(run.error.unwrap().contains("could not be read 3 times"));
+    assert_eq!(run.steps.len(), 3, "every attempt stays in the record");
+}
+
+#[test]
+fn bad_target_is_reported_and_replanned_with_what_changed() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![
+        Ok(r#"{"actions":[{"type":"Tap","target":42}],"done":true}"#),
+        Ok(ADD_MILK),
+    ]);
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded);
+    assert!(run.steps[1].error.as_ref().unwrap().contains("[42] does not exist"));
+    assert!(model.user_text(1).contains("Tap [42] failed") && model.user_text(1).contains("nothing on the page changed"));
+}
+
+#[test]
+fn model_errors_end_the_run_readably() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Err(ModelError::Http { status: 401, message: "bad key".into() })]);
+    let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.error.as_deref(), Some("the model endpoint answered HTTP 401: bad key"));
+    assert!(run.ended_ms.is_some());
+}
+
+#[test]
+fn missing_settings_fail_before_any_call() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![]);
+    let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &ModelConfig::default(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(run.error.unwrap().contains("Settings"));
+    assert_eq!(run.model_calls, 0);
+}
+
+#[test]
+fn stop_is_honoured_between_actions() {
+    let mut page = FakeTodoPage::new();
+    page.stop_after_dispatches = Some(1);
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Stopped);
+    assert!(page.items.is_empty(), "Enter was never pressed");
+}
+
+#[test]
+fn model_error_reason_surfaces() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(r#"{"thought":"","actions":[],"error":"there is no cart on this page"}"#)]);
+    let run = block_on(run_instruction("r".into(), "open the cart", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(run.error.unwrap().contains("there is no cart on this page"));
+}

@@ -1,0 +1,139 @@
+//! What the model sees of a page: classify a [`PageSnapshot`] into [`Element`]s and
+//! serialize them as a description.
+//!
+//! Classes follow Midscene's extractor (seed 000): buttons, images, text, form items,
+//! background containers, plus anchors. Elements off-screen are kept and marked, so the
+//! description can say how much of the page lies above and below.
+
+mod classify;
+mod compact;
+pub mod xpath;
+
+pub use classify::classify;
+pub use compact::compact_description;
+
+use crate::geometry::Rect;
+use crate::snapshot::PageSnapshot;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ElementKind {
+    Button,
+    Img,
+    Text,
+    FormItem,
+    Container,
+    Anchor,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Element {
+    /// The number the model names and the screenshot marker shows; 1-based, in page order.
+    pub index: u32,
+    /// Stable across extractions of an unchanged element.
+    pub id: String,
+    pub kind: ElementKind,
+    /// Lower-case tag of the element (for text: of the element holding the text).
+    pub tag: String,
+    /// Selected attributes, values shortened.
+    pub attributes: Vec<(String, String)>,
+    /// Visible text, a form control's live value, or an image's alternative text.
+    pub content: String,
+    /// Viewport CSS pixels.
+    pub rect: Rect,
+    pub center: (f64, f64),
+    /// Fraction of the element inside the viewport, 0..=1.
+    pub in_viewport: f64,
+    pub xpath: String,
+    /// Index of the source node in the snapshot.
+    pub node: u32,
+}
+
+impl Element {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A short phrase naming the element for logs and the panel: `input "What needs…"`.
+    pub fn summary(&self) -> String {
+        let label = if !self.content.is_empty() {
+            self.content.as_str()
+        } else {
+            ["aria-label", "placeholder", "title", "name", "alt"]
+                .iter()
+                .find_map(|k| self.attr(k))
+                .unwrap_or("")
+        };
+        let label = crate::describe::truncate_chars(label, 40);
+        if label.is_empty() {
+            format!("{} #{}", self.tag, self.index)
+        } else {
+            format!("{} \"{}\"", self.tag, label)
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Extraction {
+    pub description: String,
+    pub elements: Vec<Element>,
+    pub url: String,
+    pub title: String,
+    pub viewport: crate::snapshot::Viewport,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DescribeOptions {
+    /// Leave out elements entirely outside the viewport.
+    pub viewport_only: bool,
+}
+
+/// Classify and serialize: the whole of this room in one call.
+pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
+    let mut elements = classify(snapshot);
+    if opts.viewport_only {
+        elements.retain(|e| e.in_viewport > 0.0);
+    }
+    let description = compact_description(snapshot, &elements);
+    Extraction {
+        description,
+        elements,
+        url: snapshot.url.clone(),
+        title: snapshot.title.clone(),
+        viewport: snapshot.viewport.clone(),
+    }
+}
+
+/// Cut to at most `max` chars on a char boundary (CJK-safe), marking the cut with `…`.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
+}
+
+/// Collapse runs of whitespace to single spaces and trim.
+pub fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_is_char_safe() {
+        assert_eq!(truncate_chars("你好世界", 2), "你好…");
+        assert_eq!(truncate_chars("abc", 3), "abc");
+        assert_eq!(truncate_chars("", 0), "");
+    }
+
+    #[test]
+    fn whitespace_collapses() {
+        assert_eq!(collapse_whitespace("  a \n\t b  "), "a b");
+    }
+}

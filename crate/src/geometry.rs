@@ -1,0 +1,71 @@
+//! Rectangles in CSS pixels, relative to the top-left of the viewport.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Rect {
+    pub fn new(x: f64, y: f64, width: f64, height: f64) -> Self {
+        Rect { x, y, width, height }
+    }
+
+    pub fn center(&self) -> (f64, f64) {
+        (self.x + self.width / 2.0, self.y + self.height / 2.0)
+    }
+
+    pub fn right(&self) -> f64 {
+        self.x + self.width
+    }
+
+    pub fn bottom(&self) -> f64 {
+        self.y + self.height
+    }
+
+    pub fn translate(&self, dx: f64, dy: f64) -> Rect {
+        Rect::new(self.x + dx, self.y + dy, self.width, self.height)
+    }
+
+    /// Area of the overlap with `other`, zero when they do not meet.
+    pub fn intersection_area(&self, other: &Rect) -> f64 {
+        let w = self.right().min(other.right()) - self.x.max(other.x);
+        let h = self.bottom().min(other.bottom()) - self.y.max(other.y);
+        if w > 0.0 && h > 0.0 {
+            w * h
+        } else {
+            0.0
+        }
+    }
+
+    /// Fraction of this rectangle inside `other` (0 for an empty rectangle).
+    pub fn fraction_inside(&self, other: &Rect) -> f64 {
+        let area = self.width * self.height;
+        if area <= 0.0 {
+            return 0.0;
+        }
+        self.intersection_area(other) / area
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fraction_inside_counts_partial_overlap() {
+        let viewport = Rect::new(0.0, 0.0, 100.0, 100.0);
+        assert_eq!(Rect::new(50.0, 0.0, 100.0, 10.0).fraction_inside(&viewport), 0.5);
+        assert_eq!(Rect::new(200.0, 0.0, 10.0, 10.0).fraction_inside(&viewport), 0.0);
+        assert_eq!(Rect::new(0.0, 0.0, 0.0, 10.0).fraction_inside(&viewport), 0.0);
+    }
+
+    #[test]
+    fn center_is_middle() {
+        assert_eq!(Rect::new(10.0, 20.0, 30.0, 40.0).center(), (25.0, 40.0));
+    }
+}

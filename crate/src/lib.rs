@@ -1,0 +1,20 @@
+//! Sightline core.
+//!
+//! The modules follow the data path, one room each:
+//! page → [`snapshot`] → [`describe`] → [`prompt`] → [`model`] → [`parse`] → [`action`] → [`agent`] (the run record).
+//!
+//! Everything here is plain Rust tested on the host. Only [`web`] (built for wasm32) touches
+//! web-sys/js-sys: it walks a live DOM into a [`snapshot::PageSnapshot`], sends model requests
+//! with gloo-net and exports the entry points the extension calls.
+
+pub mod action;
+pub mod agent;
+pub mod describe;
+pub mod geometry;
+pub mod model;
+pub mod parse;
+pub mod prompt;
+pub mod snapshot;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;

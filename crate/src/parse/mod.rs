@@ -1,0 +1,211 @@
+//! Reading a model's reply into typed actions.
+//!
+//! The JSON-plan protocol (see `prompt`): the reply is one JSON object, possibly wrapped in a
+//! code fence and preceded by `<think>` blocks. Every failure says what was wrong and where,
+//! so the message can go back to the model or to the person.
+
+mod json_text;
+
+pub use json_text::extract_json_object;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum PlannedAction {
+    /// Click the element with this number.
+    Tap { target: u32 },
+    /// Focus the element, clear it, type `value`.
+    Input { target: u32, value: String },
+    /// Press a key or combination, e.g. `Enter`, `Control+A`.
+    KeyPress { key: String },
+    /// Scroll the page (no target) or the element under `target`.
+    Scroll { target: Option<u32>, direction: ScrollDirection, distance: Option<f64> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScrollDirection {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+impl ScrollDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScrollDirection::Up => "up",
+            ScrollDirection::Down => "down",
+            ScrollDirection::Left => "left",
+            ScrollDirection::Right => "right",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub thought: String,
+    pub actions: Vec<PlannedAction>,
+    /// The instruction is complete once these actions have run.
+    pub done: bool,
+    /// The model reports it cannot do the instruction.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParseError {
+    #[error("the reply is empty")]
+    Empty,
+    #[error("the reply holds no JSON object")]
+    NoJson,
+    #[error("the reply's JSON is broken: {0}")]
+    BadJson(String),
+    #[error("field `{field}`: {problem}")]
+    Schema { field: String, problem: String },
+}
+
+fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
+    ParseError::Schema { field: field.into(), problem: problem.into() }
+}
+
+/// Parses a JSON-plan reply.
+pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
+    if reply.trim().is_empty() {
+        return Err(ParseError::Empty);
+    }
+    let json = extract_json_object(reply)?;
+    let v: Value = serde_json::from_str(&json).map_err(|e| ParseError::BadJson(e.to_string()))?;
+    let obj = v.as_object().ok_or_else(|| schema("(root)", "expected an object"))?;
+    let thought = match obj.get("thought") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(schema("thought", "expected a string")),
+    };
+    let error = match obj.get("error") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(schema("error", "expected a string or null")),
+    };
+    let done = match obj.get("done") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(schema("done", "expected true or false")),
+    };
+    let actions = match obj.get("actions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, a)| parse_action(a, &format!("actions[{i}]")))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(schema("actions", "expected a list")),
+    };
+    if actions.is_empty() && !done && error.is_none() {
+        return Err(schema("actions", "no actions, yet neither done nor an error"));
+    }
+    Ok(Plan { thought, actions, done, error })
+}
+
+fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
+    let kind = v
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| schema(format!("{at}.type"), "missing; expected Tap, Input, KeyPress or Scroll"))?;
+    let target = |required: bool| -> Result<Option<u32>, ParseError> {
+        let field = format!("{at}.target");
+        match v.get("target") {
+            None | Some(Value::Null) if !required => Ok(None),
+            None | Some(Value::Null) => Err(schema(field, "missing; expected an element number")),
+            Some(t) => element_number(t).map(Some).ok_or_else(|| schema(field, format!("expected an element number, got {t}"))),
+        }
+    };
+    let string = |name: &str| -> Result<String, ParseError> {
+        match v.get(name) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            _ => Err(schema(format!("{at}.{name}"), "missing; expected a string")),
+        }
+    };
+    match kind {
+        "Tap" | "Click" => Ok(PlannedAction::Tap { target: target(true)?.unwrap_or_default() }),
+        "Input" | "Type" => Ok(PlannedAction::Input { target: target(true)?.unwrap_or_default(), value: string("value")? }),
+        "KeyPress" | "KeyboardPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
+        "Scroll" => {
+            let direction = match v.get("direction").and_then(Value::as_str).unwrap_or("down") {
+                "up" => ScrollDirection::Up,
+                "down" => ScrollDirection::Down,
+                "left" => ScrollDirection::Left,
+                "right" => ScrollDirection::Right,
+                other => return Err(schema(format!("{at}.direction"), format!("\"{other}\" is not up, down, left or right"))),
+            };
+            let distance = match v.get("distance") {
+                None | Some(Value::Null) => None,
+                Some(d) => Some(d.as_f64().filter(|d| *d > 0.0).ok_or_else(|| {
+                    schema(format!("{at}.distance"), "expected a positive number of pixels")
+                })?),
+            };
+            Ok(PlannedAction::Scroll { target: target(false)?, direction, distance })
+        }
+        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected Tap, Input, KeyPress or Scroll"))),
+    }
+}
+
+/// Element numbers arrive as 3, "3" or "[3]".
+fn element_number(v: &Value) -> Option<u32> {
+    match v {
+        Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+        Value::String(s) => s.trim().trim_start_matches('[').trim_end_matches(']').parse().ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fenced_plan_after_thinking() {
+        let reply = "<think>the input is [3]</think>\nHere you go:\n```json\n{\"thought\":\"type it\",\"actions\":[{\"type\":\"Input\",\"target\":3,\"value\":\"buy milk\"},{\"type\":\"KeyPress\",\"key\":\"Enter\"}],\"done\":true}\n```";
+        let plan = parse_plan(reply).unwrap();
+        assert_eq!(plan.thought, "type it");
+        assert!(plan.done);
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::Input { target: 3, value: "buy milk".into() },
+                PlannedAction::KeyPress { key: "Enter".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn accepts_string_targets_and_scroll_defaults() {
+        let plan = parse_plan(r#"{"actions":[{"type":"Tap","target":"[7]"},{"type":"Scroll"}]}"#).unwrap();
+        assert_eq!(plan.actions[0], PlannedAction::Tap { target: 7 });
+        assert_eq!(plan.actions[1], PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None });
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = parse_plan(r#"{"actions":[{"type":"Tap"}]}"#).unwrap_err();
+        assert_eq!(e.to_string(), "field `actions[0].target`: missing; expected an element number");
+        let e = parse_plan(r#"{"actions":[{"type":"Fly","target":1}]}"#).unwrap_err();
+        assert!(e.to_string().contains("actions[0].type"));
+        let e = parse_plan(r#"{"actions":[{"type":"Input","target":1}]}"#).unwrap_err();
+        assert!(e.to_string().contains("actions[0].value"));
+        assert_eq!(parse_plan("  "), Err(ParseError::Empty));
+        assert_eq!(parse_plan("I cannot help"), Err(ParseError::NoJson));
+        assert!(matches!(parse_plan(r#"{"actions": [}"#), Err(ParseError::BadJson(_))));
+        let e = parse_plan(r#"{"actions":[]}"#).unwrap_err();
+        assert!(e.to_string().contains("neither done nor an error"));
+    }
+
+    #[test]
+    fn model_error_is_kept() {
+        let plan = parse_plan(r#"{"thought":"x","actions":[],"error":"no such button"}"#).unwrap();
+        assert_eq!(plan.error.as_deref(), Some("no such button"));
+    }
+}

@@ -1,0 +1,258 @@
+//! A page as plain data: what a walker saw, before any judgement about it.
+//!
+//! Two sources fill the same [`PageSnapshot`], so classification exists once:
+//! the content script's DOM walker (`web::dom`, live DOM through web-sys) and the service
+//! worker's CDP path ([`cdp::decode`], `DOMSnapshot.captureSnapshot`), used where the page's
+//! CSP refuses WebAssembly in content scripts.
+
+pub mod cdp;
+
+use crate::geometry::Rect;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Viewport {
+    /// CSS pixels.
+    pub width: f64,
+    pub height: f64,
+    pub device_pixel_ratio: f64,
+    pub scroll_x: f64,
+    pub scroll_y: f64,
+    /// Size of the whole scrollable document, CSS pixels.
+    pub document_width: f64,
+    pub document_height: f64,
+}
+
+impl Viewport {
+    pub fn rect(&self) -> Rect {
+        Rect::new(0.0, 0.0, self.width, self.height)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageSnapshot {
+    pub url: String,
+    pub title: String,
+    pub viewport: Viewport,
+    /// Pre-order: every node's parent comes before it.
+    pub nodes: Vec<SnapNode>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum NodeData {
+    Element {
+        /// Lower-case tag name.
+        tag: String,
+        attributes: Vec<(String, String)>,
+    },
+    Text {
+        text: String,
+    },
+}
+
+/// Live state of a form control, which attributes do not show.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormState {
+    pub value: Option<String>,
+    pub checked: Option<bool>,
+    /// For `<select>`: the text of the selected option.
+    pub selected_text: Option<String>,
+}
+
+/// Computed-style facts, read only for nodes whose classification depends on them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StyleFacts {
+    pub has_background_color: bool,
+    pub has_background_image: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapNode {
+    pub parent: Option<u32>,
+    #[serde(flatten)]
+    pub data: NodeData,
+    /// Border box in viewport CSS pixels; `None` when the node has no layout box.
+    pub rect: Option<Rect>,
+    /// Rendered and not hidden by `display`, `visibility` or `opacity`.
+    pub visible: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<FormState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<StyleFacts>,
+}
+
+impl SnapNode {
+    pub fn tag(&self) -> Option<&str> {
+        match &self.data {
+            NodeData::Element { tag, .. } => Some(tag),
+            NodeData::Text { .. } => None,
+        }
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        match &self.data {
+            NodeData::Element { attributes, .. } => attributes
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str()),
+            NodeData::Text { .. } => None,
+        }
+    }
+}
+
+/// Tags whose classification never needs a style read (they are classified by what they are).
+pub fn is_base_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "svg" | "button" | "input" | "textarea" | "select" | "option" | "img"
+    )
+}
+
+/// Tags that never render content and are skipped by every walker.
+pub fn is_skipped_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "script" | "style" | "noscript" | "template" | "head" | "meta" | "link" | "title"
+    )
+}
+
+impl PageSnapshot {
+    /// Per node: whether its subtree holds visible text or a base element.
+    /// Midscene calls this "includes base element"; classification of background
+    /// containers and images depends on it, and so does which nodes need a style read.
+    pub fn has_base_content(&self) -> Vec<bool> {
+        let mut has = vec![false; self.nodes.len()];
+        // Children come after parents in pre-order, so one reverse sweep propagates upward.
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            let own = match &node.data {
+                NodeData::Text { text } => node.visible && !text.trim().is_empty(),
+                NodeData::Element { tag, .. } => is_base_tag(tag),
+            };
+            if own {
+                has[i] = true;
+            }
+            if has[i] {
+                if let Some(p) = node.parent {
+                    has[p as usize] = true;
+                }
+            }
+        }
+        has
+    }
+
+    /// Indices of the elements whose classification needs computed background facts:
+    /// visible, non-base elements without base content. A walker reads styles for these only.
+    pub fn nodes_needing_style(&self) -> Vec<u32> {
+        let base = self.has_base_content();
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| {
+                n.visible
+                    && !base[*i]
+                    && matches!(&n.data, NodeData::Element { tag, .. } if !is_base_tag(tag) && tag != "a")
+                    && n.rect.map_or(false, |r| r.width >= 3.0 && r.height >= 3.0)
+            })
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    /// A tiny builder so tests state pages briefly.
+    pub struct Builder {
+        pub snap: PageSnapshot,
+    }
+
+    impl Builder {
+        pub fn new() -> Self {
+            Builder {
+                snap: PageSnapshot {
+                    url: "http://test.local/".into(),
+                    title: "Test".into(),
+                    viewport: Viewport {
+                        width: 1280.0,
+                        height: 800.0,
+                        device_pixel_ratio: 1.0,
+                        document_width: 1280.0,
+                        document_height: 800.0,
+                        ..Default::default()
+                    },
+                    nodes: vec![],
+                },
+            }
+        }
+
+        pub fn el(&mut self, parent: Option<u32>, tag: &str, attrs: &[(&str, &str)], rect: Rect) -> u32 {
+            self.snap.nodes.push(SnapNode {
+                parent,
+                data: NodeData::Element {
+                    tag: tag.into(),
+                    attributes: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                },
+                rect: Some(rect),
+                visible: true,
+                form: None,
+                style: None,
+            });
+            (self.snap.nodes.len() - 1) as u32
+        }
+
+        pub fn text(&mut self, parent: u32, text: &str, rect: Rect) -> u32 {
+            self.snap.nodes.push(SnapNode {
+                parent: Some(parent),
+                data: NodeData::Text { text: text.into() },
+                rect: Some(rect),
+                visible: true,
+                form: None,
+                style: None,
+            });
+            (self.snap.nodes.len() - 1) as u32
+        }
+
+        pub fn node_mut(&mut self, i: u32) -> &mut SnapNode {
+            &mut self.snap.nodes[i as usize]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::Builder;
+    use super::*;
+
+    #[test]
+    fn style_reads_only_for_elements_without_base_content() {
+        let r = Rect::new(0.0, 0.0, 100.0, 20.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let with_text = b.el(Some(body), "div", &[], r);
+        b.text(with_text, "hello", r);
+        let bare = b.el(Some(body), "div", &[], r);
+        let wraps_button = b.el(Some(body), "div", &[], r);
+        b.el(Some(wraps_button), "button", &[], r);
+        let tiny = b.el(Some(body), "div", &[], Rect::new(0.0, 0.0, 2.0, 2.0));
+        assert_eq!(b.snap.nodes_needing_style(), vec![bare]);
+        let _ = tiny;
+    }
+
+    #[test]
+    fn whitespace_text_is_not_base_content() {
+        let r = Rect::new(0.0, 0.0, 100.0, 20.0);
+        let mut b = Builder::new();
+        let div = b.el(None, "div", &[], r);
+        b.text(div, "  \n ", r);
+        assert_eq!(b.snap.has_base_content(), vec![false, false]);
+    }
+}
