@@ -1,0 +1,289 @@
+// Mock OpenAI-compatible chat-completions server for tests.
+// No real model is reachable in CI, so tests script the replies they expect
+// and inspect the requests the extension actually sent.
+import http from 'node:http';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// CORS on every response: the caller is an extension service worker, and
+// preflights (custom Authorization / Content-Type headers) must succeed.
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Rough token estimate (~4 chars per token) so usage blocks look plausible.
+const estimateTokens = (text) => Math.max(1, Math.ceil(String(text ?? '').length / 4));
+
+function send(res, status, body, headers = {}) {
+  const isString = typeof body === 'string' || Buffer.isBuffer(body);
+  const payload = isString ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    ...CORS_HEADERS,
+    'Content-Type': isString ? 'text/plain; charset=utf-8' : 'application/json',
+    ...headers,
+  });
+  res.end(payload);
+}
+
+function openAiError(message, type = 'server_error') {
+  return { error: { message, type } };
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+// Resolve reply functions (possibly async, possibly returning other functions)
+// down to a plain object form, so the answering code handles one shape only.
+async function normalizeReply(reply, body, request) {
+  let r = reply;
+  for (let depth = 0; typeof r === 'function' && depth < 8; depth++) {
+    r = await r(body, request);
+  }
+  if (typeof r === 'string') return { content: r };
+  if (r == null) return { content: '' };
+  if (typeof r === 'object') return r;
+  return { content: String(r) };
+}
+
+// Split content into a few deltas so clients really have to reassemble it.
+function splitContent(content, parts = 4) {
+  if (!content) return [''];
+  const size = Math.max(1, Math.ceil(content.length / parts));
+  const out = [];
+  for (let i = 0; i < content.length; i += size) out.push(content.slice(i, i + size));
+  return out;
+}
+
+function promptText(body) {
+  const msgs = Array.isArray(body?.messages) ? body.messages : [];
+  return msgs.map((m) => messageText(m)).join('\n');
+}
+
+/** Text of one chat message; content may be a string or an array of parts. */
+export function messageText(message) {
+  const c = message?.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) {
+    return c
+      .filter((p) => p && p.type === 'text' && typeof p.text === 'string')
+      .map((p) => p.text)
+      .join('\n');
+  }
+  return '';
+}
+
+let idCounter = 0;
+
+async function answerCompletion(res, reply, body) {
+  if (reply.delayMs) await sleep(reply.delayMs);
+  const status = reply.status ?? 200;
+  const extraHeaders = reply.headers ?? {};
+
+  // Verbatim body: lets tests feed garbage / truncated JSON to the client.
+  if (reply.rawBody !== undefined) {
+    send(res, status, String(reply.rawBody), extraHeaders);
+    return;
+  }
+  if (reply.error !== undefined) {
+    send(res, status === 200 ? 500 : status, openAiError(String(reply.error)), extraHeaders);
+    return;
+  }
+
+  const content = String(reply.content ?? '');
+  const model = body?.model ?? 'mock-model';
+  const id = `chatcmpl-mock-${++idCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const promptTokens = estimateTokens(promptText(body));
+  const completionTokens = estimateTokens(content);
+  const usage = reply.usage ?? {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+
+  if (body?.stream === true) {
+    res.writeHead(status, {
+      ...CORS_HEADERS,
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      ...extraHeaders,
+    });
+    const chunk = (delta, finishReason = null) => ({
+      id, object: 'chat.completion.chunk', created, model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
+    const write = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
+    splitContent(content).forEach((piece, i) => {
+      // Only the first delta carries the role, as OpenAI does.
+      write(chunk(i === 0 ? { role: 'assistant', content: piece } : { content: piece }));
+    });
+    write(chunk({}, 'stop'));
+    if (body?.stream_options?.include_usage) {
+      write({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+    }
+    res.write('data: [DONE]\n\n');
+    res.end();
+    return;
+  }
+
+  send(res, status, {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{
+      index: 0,
+      message: { role: 'assistant', content },
+      finish_reason: 'stop',
+    }],
+    usage,
+  }, extraHeaders);
+}
+
+/**
+ * Start the mock on 127.0.0.1.
+ * @returns {Promise<{baseUrl:string, requests:object[], script:(...replies:any[])=>void,
+ *   setFallback:(reply:any)=>void, reset:()=>void, close:()=>Promise<void>}>}
+ */
+export async function startMockModel({ port = 0 } = {}) {
+  const requests = [];
+  const queue = [];
+  let fallback = null;
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const path = new URL(req.url, 'http://127.0.0.1').pathname;
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...CORS_HEADERS, 'Access-Control-Max-Age': '600' });
+        res.end();
+        return;
+      }
+      if (req.method === 'GET' && path === '/v1/models') {
+        send(res, 200, { object: 'list', data: [{ id: 'mock-model', object: 'model' }] });
+        return;
+      }
+      if (req.method === 'POST' && path === '/v1/chat/completions') {
+        const raw = await readBody(req);
+        let body;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          // Record it anyway so tests can see what the client sent.
+          requests.push({ method: req.method, path, headers: req.headers, body: raw, receivedAt: Date.now() });
+          send(res, 400, openAiError('mock model: request body is not valid JSON', 'invalid_request_error'));
+          return;
+        }
+        const request = { method: req.method, path, headers: req.headers, body, receivedAt: Date.now() };
+        requests.push(request);
+
+        let next;
+        if (queue.length > 0) next = queue.shift();
+        else if (fallback !== null) next = fallback;
+        else {
+          send(res, 500, openAiError('mock model: no scripted reply left'));
+          return;
+        }
+        const reply = await normalizeReply(next, body, request);
+        await answerCompletion(res, reply, body);
+        return;
+      }
+      send(res, 404, openAiError(`mock model: no route for ${req.method} ${path}`, 'invalid_request_error'));
+    } catch (err) {
+      // A throwing reply function must surface as a 500, not hang the client.
+      if (!res.headersSent) send(res, 500, openAiError(`mock model: ${err?.message ?? err}`));
+      else res.end();
+    }
+  });
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
+
+  return {
+    baseUrl,
+    requests,
+    script(...replies) { queue.push(...replies); },
+    setFallback(reply) { fallback = reply ?? null; },
+    reset() { queue.length = 0; requests.length = 0; fallback = null; },
+    close() {
+      return new Promise((resolve) => {
+        // Drop keep-alive sockets so close() does not wait on idle clients.
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+// Quote pairs accepted around the todo text: ‘ ’, ' ', " ", “ ”. The quote must
+// follow "todo" on the same line, so element lines in the page description
+// (e.g. `[1] h1 "todos"`) are not mistaken for the instruction.
+const TODO_TEXT_RE = /\btodo\b[^‘'"“\n]*?(?:‘([^’]*)’|'([^']*)'|"([^"]*)"|“([^”]*)”)/i;
+const TODO_INPUT_LINE_RE = /^\s*\[(\d+)\][^\n]*What needs to be done\?/m;
+
+/**
+ * Reply function that plays a planner: finds the todo input's id in the page
+ * description and the todo text in the instruction, and answers a fenced JSON
+ * plan (the fence exercises the client's fence stripping).
+ * @param {string} [instructionText] fallback instruction, used only when the
+ *   user message holds no quoted todo text
+ */
+export function todoPlanReply(instructionText) {
+  return (body) => {
+    const msgs = Array.isArray(body?.messages) ? body.messages : [];
+    const userText = msgs.filter((m) => m?.role === 'user').map(messageText).join('\n');
+
+    const idMatch = userText.match(TODO_INPUT_LINE_RE);
+    if (!idMatch) {
+      return JSON.stringify({
+        thought: 'cannot find the todo input', actions: [], done: true, error: 'todo input not found',
+      });
+    }
+    const m = userText.match(TODO_TEXT_RE) ?? String(instructionText ?? '').match(TODO_TEXT_RE);
+    const value = m ? (m[1] ?? m[2] ?? m[3] ?? m[4]) : '';
+    const id = Number(idMatch[1]);
+    const plan = {
+      thought: `type "${value}" into the todo input [${id}] and press Enter`,
+      actions: [
+        { type: 'Input', target: id, value },
+        { type: 'KeyPress', key: 'Enter' },
+      ],
+      done: true,
+    };
+    return '```json\n' + JSON.stringify(plan, null, 2) + '\n```';
+  };
+}
+
+// CLI: node tests/support/mock-model.mjs --port 8787 [--reply-file F.json]
+if (process.argv[1] && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+  const args = process.argv.slice(2);
+  const opt = (name) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const port = Number(opt('--port') ?? 8787);
+  const replyFile = opt('--reply-file');
+  const mock = await startMockModel({ port });
+  if (replyFile) {
+    const replies = JSON.parse(fs.readFileSync(replyFile, 'utf8'));
+    if (!Array.isArray(replies)) throw new Error(`${replyFile}: expected a JSON array of replies`);
+    mock.script(...replies);
+  }
+  console.log(`mock model listening on ${mock.baseUrl}`);
+  const stop = () => mock.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
