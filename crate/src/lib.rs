@@ -1,7 +1,8 @@
 //! Sightline core.
 //!
 //! The modules follow the data path, one room each:
-//! page → [`snapshot`] → [`describe`] → [`prompt`] → [`model`] → [`parse`] → [`action`] → [`agent`] (the run record).
+//! page → [`snapshot`] → [`describe`] (+ [`vision`] for screenshots) → [`prompt`] → [`model`]
+//! → [`parse`] → [`action`] → [`agent`] (the loop and its run record).
 //!
 //! Everything here is plain Rust tested on the host. Only [`web`] (built for wasm32) touches
 //! web-sys/js-sys: it walks a live DOM into a [`snapshot::PageSnapshot`], sends model requests
@@ -15,6 +16,7 @@ pub mod model;
 pub mod parse;
 pub mod prompt;
 pub mod snapshot;
+pub mod vision;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -342,3 +342,13 @@ mod tests {
         assert_eq!(els[1].content, "logo");
     }
 }
+
+#[cfg(test)]
+mod attribute_contract {
+    #[test]
+    fn walkers_record_every_attribute_classification_reads() {
+        for name in super::KEPT_ATTRIBUTES {
+            assert!(crate::snapshot::RECORDED_ATTRIBUTES.contains(&name), "{name} is shown but never recorded");
+        }
+    }
+}

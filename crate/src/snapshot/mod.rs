@@ -106,6 +106,11 @@ impl SnapNode {
     }
 }
 
+/// Attributes a walker records; classification reads nothing else.
+pub const RECORDED_ATTRIBUTES: [&str; 12] = [
+    "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src", "value",
+];
+
 /// Tags whose classification never needs a style read (they are classified by what they are).
 pub fn is_base_tag(tag: &str) -> bool {
     matches!(
@@ -131,10 +136,13 @@ impl PageSnapshot {
         // Children come after parents in pre-order, so one reverse sweep propagates upward.
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
-            let own = match &node.data {
-                NodeData::Text { text } => node.visible && !text.trim().is_empty(),
-                NodeData::Element { tag, .. } => is_base_tag(tag),
-            };
+            // Only what renders counts: walkers may skip hidden subtrees, and both page
+            // readers must agree.
+            let own = node.visible
+                && match &node.data {
+                    NodeData::Text { text } => !text.trim().is_empty(),
+                    NodeData::Element { tag, .. } => is_base_tag(tag),
+                };
             if own {
                 has[i] = true;
             }

@@ -1,0 +1,128 @@
+//! Entry points for the extension's JS. Names are camelCase on the JS side.
+
+use super::bridge::FetchModel;
+use super::host::{Host, HostBrowser};
+use super::{dom, from_js, now_ms, to_js};
+use crate::agent::{run_instruction, RunOptions};
+use crate::describe::{describe, DescribeOptions};
+use crate::model::ModelConfig;
+use crate::snapshot::cdp;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Timings {
+    walk_ms: f64,
+    style_ms: f64,
+    describe_ms: f64,
+    total_ms: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExtractResult {
+    #[serde(flatten)]
+    extraction: crate::describe::Extraction,
+    timings: Timings,
+    /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
+    source: &'static str,
+}
+
+fn options(opts: JsValue) -> Result<DescribeOptions, JsError> {
+    if opts.is_undefined() || opts.is_null() {
+        return Ok(DescribeOptions::default());
+    }
+    from_js(opts, "the extract options").map_err(|e| JsError::new(&e))
+}
+
+/// Content script: walk this document and describe it.
+#[wasm_bindgen(js_name = extractPage)]
+pub fn extract_page(opts: JsValue) -> Result<JsValue, JsError> {
+    let opts = options(opts)?;
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
+    let t0 = now_ms();
+    let (snapshot, walk) = dom::snapshot_document(&window).map_err(|e| JsError::new(&e))?;
+    let t1 = now_ms();
+    let extraction = describe(&snapshot, &opts);
+    let describe_ms = now_ms() - t1;
+    to_js(&ExtractResult {
+        extraction,
+        timings: Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 },
+        source: "content-script",
+    })
+}
+
+/// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
+#[wasm_bindgen(js_name = cdpSnapshotParams)]
+pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
+    to_js(&cdp::capture_params())
+}
+
+/// Service worker, strict-CSP path: describe a page from CDP results. `capture` is the result
+/// of `DOMSnapshot.captureSnapshot(cdpSnapshotParams())`, `metrics` of `Page.getLayoutMetrics`.
+#[wasm_bindgen(js_name = describeCdpSnapshot)]
+pub fn describe_cdp_snapshot(capture: JsValue, metrics: JsValue, opts: JsValue, capture_ms: f64) -> Result<JsValue, JsError> {
+    let opts = options(opts)?;
+    let t0 = now_ms();
+    let capture: serde_json::Value = from_js(capture, "the DOM snapshot").map_err(|e| JsError::new(&e))?;
+    let metrics: serde_json::Value = from_js(metrics, "the layout metrics").map_err(|e| JsError::new(&e))?;
+    let snapshot = cdp::decode(&capture, &metrics).map_err(|e| JsError::new(&e.to_string()))?;
+    let t1 = now_ms();
+    let extraction = describe(&snapshot, &opts);
+    let describe_ms = now_ms() - t1;
+    to_js(&ExtractResult {
+        extraction,
+        timings: Timings { walk_ms: capture_ms + (t1 - t0), style_ms: 0.0, describe_ms, total_ms: capture_ms + now_ms() - t0 },
+        source: "cdp",
+    })
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunArgs {
+    id: String,
+    instruction: String,
+    model: ModelConfig,
+    #[serde(default)]
+    options: RunOptions,
+}
+
+/// Service worker: run one instruction on the host's tab. Resolves to the run record; a
+/// failed run is a record with status `failed` and an error, not a rejection.
+#[wasm_bindgen(js_name = runInstruction)]
+pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
+    let args: RunArgs = from_js(args, "the run request").map_err(|e| JsError::new(&e))?;
+    // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
+    let client = FetchModel { stop: Some(host.stop_signal()) };
+    let mut browser = HostBrowser { host };
+    let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
+    to_js(&run)
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct LayoutViewports {
+    visual_viewport: ViewportWidth,
+    css_visual_viewport: ViewportWidth,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ViewportWidth {
+    client_width: f64,
+}
+
+/// Service worker: `Page.captureScreenshot` data + `Page.getLayoutMetrics` → `{dataUrl, width, height, devicePixelRatio}`.
+#[wasm_bindgen(js_name = describeScreenshot)]
+pub fn describe_screenshot(png_base64: String, metrics: JsValue) -> Result<JsValue, JsError> {
+    let m: LayoutViewports = from_js(metrics, "the layout metrics").map_err(|e| JsError::new(&e))?;
+    let shot = crate::vision::screenshot_from_capture(&png_base64, m.visual_viewport.client_width, m.css_visual_viewport.client_width)
+        .ok_or_else(|| JsError::new("the screenshot is not a PNG"))?;
+    to_js(&shot)
+}

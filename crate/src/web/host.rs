@@ -1,0 +1,78 @@
+//! `Browser` over the service worker's host object: the JS glue owns chrome.debugger,
+//! tab messaging and storage; the loop's decisions stay in Rust.
+
+use super::{from_js, now_ms, to_js};
+use crate::action::InputCommand;
+use crate::agent::record::Run;
+use crate::agent::{Browser, Observation, PageError};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// Built by `extension/background/run-host.js` for one run on one tab.
+    pub type Host;
+
+    /// Screenshot + element extraction of the tab as it is now.
+    #[wasm_bindgen(method, catch)]
+    async fn observe(this: &Host) -> Result<JsValue, JsValue>;
+
+    /// Sends CDP commands in order through chrome.debugger.
+    #[wasm_bindgen(method, catch)]
+    async fn dispatch(this: &Host, commands: JsValue) -> Result<JsValue, JsValue>;
+
+    /// Resolves once the page's DOM has been quiet briefly (capped).
+    #[wasm_bindgen(method, catch)]
+    async fn settle(this: &Host) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(method, js_name = stopRequested)]
+    fn stop_requested(this: &Host) -> bool;
+
+    #[wasm_bindgen(method, js_name = stopSignal)]
+    pub fn stop_signal(this: &Host) -> web_sys::AbortSignal;
+
+    #[wasm_bindgen(method)]
+    fn report(this: &Host, run: JsValue);
+}
+
+pub struct HostBrowser {
+    pub host: Host,
+}
+
+fn page_error(e: JsValue) -> PageError {
+    let message = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|err| String::from(err.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"));
+    PageError(message)
+}
+
+impl Browser for HostBrowser {
+    async fn observe(&mut self) -> Result<Observation, PageError> {
+        let value = self.host.observe().await.map_err(page_error)?;
+        from_js(value, "the page observation").map_err(PageError)
+    }
+
+    async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
+        let js = to_js(&commands).map_err(|e| PageError(format!("{e:?}")))?;
+        self.host.dispatch(js).await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn settle(&mut self) -> Result<(), PageError> {
+        self.host.settle().await.map(|_| ()).map_err(page_error)
+    }
+
+    fn now_ms(&self) -> f64 {
+        now_ms()
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.host.stop_requested()
+    }
+
+    fn report(&mut self, run: &Run) {
+        if let Ok(js) = to_js(run) {
+            self.host.report(js);
+        }
+    }
+}

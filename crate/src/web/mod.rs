@@ -1,0 +1,26 @@
+//! The binding layer: the only code that touches web-sys/js-sys. Each file implements one
+//! core seam with browser APIs, as Ruffle's web crate does:
+//! - [`dom`]: walks the live DOM into a `PageSnapshot` (content script).
+//! - [`bridge`]: `ModelClient` over gloo-net (service worker).
+//! - [`host`]: `Browser` over the service worker's JS host object (chrome.debugger, messaging).
+//! - [`exports`]: the functions the extension's JS calls.
+
+mod bridge;
+mod dom;
+mod exports;
+mod host;
+
+/// Rust values to plain JS objects (maps as objects, tuples as arrays).
+fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| wasm_bindgen::JsError::new(&format!("could not pass a result to JavaScript: {e}")))
+}
+
+fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| format!("{what} is not in the expected form: {e}"))
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}

@@ -1,0 +1,75 @@
+// Reading a tab: screenshot through CDP, elements through the content script's WASM, or —
+// where the page's CSP refuses WebAssembly in content scripts — through CDP DOMSnapshot fed
+// to the same Rust classifier.
+import { cdp } from './debugger.js';
+import { core } from './wasm.js';
+
+const RESTRICTED = [
+  [/^(chrome|edge|about|devtools|view-source|chrome-untrusted):/i, 'Chrome does not let extensions act on its own pages'],
+  [/^chrome-extension:/i, 'extension pages cannot be controlled'],
+  [/^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i, 'Chrome does not let extensions act on the Web Store'],
+  [/\.pdf($|[?#])/i, 'the PDF viewer cannot be read or controlled'],
+];
+
+/** Why Sightline cannot work on this URL, or null. */
+export function restrictedReason(url) {
+  if (!url) return 'this tab has no page loaded';
+  for (const [pattern, reason] of RESTRICTED) if (pattern.test(url)) return reason;
+  return null;
+}
+
+export async function assertUsable(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab) throw new Error(`tab ${tabId} no longer exists`);
+  const reason = restrictedReason(tab.url || tab.pendingUrl);
+  if (reason) throw new Error(`Sightline cannot work on ${tab.url}: ${reason}.`);
+  return tab;
+}
+
+/** Runs `name(arg)` from content/content.js in the tab's isolated world. */
+async function inPage(tabId, name, arg) {
+  const target = { tabId };
+  await chrome.scripting.executeScript({ target, files: ['content/content.js'] });
+  const [frame] = await chrome.scripting.executeScript({
+    target,
+    func: (fn, a) => globalThis.__sightline[fn](a),
+    args: [name, arg ?? null],
+  });
+  return frame?.result;
+}
+
+export async function extract(tabId, opts = {}) {
+  await assertUsable(tabId);
+  const reply = await inPage(tabId, 'extract', opts);
+  if (reply && !reply.error) return reply;
+  if (reply?.error?.code !== 'wasm-blocked') {
+    throw new Error(`reading the page failed: ${reply?.error?.message ?? 'no answer from the page'}`);
+  }
+  return extractViaCdp(tabId, opts);
+}
+
+/** The strict-CSP path, also callable directly (tests compare it with the content-script path). */
+export async function extractViaCdp(tabId, opts = {}) {
+  const wasm = await core();
+  const t0 = performance.now();
+  const capture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', wasm.cdpSnapshotParams());
+  const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
+  return wasm.describeCdpSnapshot(capture, metrics, opts, performance.now() - t0);
+}
+
+export async function screenshot(tabId) {
+  await assertUsable(tabId);
+  const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
+  const { data } = await cdp(tabId, 'Page.captureScreenshot', { format: 'png' });
+  const wasm = await core();
+  return wasm.describeScreenshot(data, metrics);
+}
+
+/** Waits for the page to react to input; a navigation that drops the content script counts as settled. */
+export async function settle(tabId) {
+  try {
+    await inPage(tabId, 'settle', { quietMs: 150, maxMs: 3000 });
+  } catch {
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

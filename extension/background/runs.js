@@ -1,0 +1,134 @@
+// Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
+// The loop itself is Rust (runInstruction); this file gives it a host for one tab.
+import { cdp, detach } from './debugger.js';
+import { assertUsable, extract, screenshot, settle } from './page.js';
+import { getSettings } from './settings.js';
+import { core } from './wasm.js';
+
+const STORE_KEY = 'runs';
+const KEEP_RUNS = 50;
+const active = new Map(); // run id → { controller, tabId, latest }
+let keepAlive = null;
+
+/** Chrome stops an idle worker after ~30 s; an extension API call every 20 s resets that clock. */
+function updateKeepAlive() {
+  if (active.size && !keepAlive) keepAlive = setInterval(() => chrome.runtime.getPlatformInfo(), 20_000);
+  if (!active.size && keepAlive) {
+    clearInterval(keepAlive);
+    keepAlive = null;
+  }
+}
+
+async function loadRuns() {
+  const { [STORE_KEY]: runs = [] } = await chrome.storage.local.get(STORE_KEY);
+  return runs;
+}
+
+let saving = Promise.resolve();
+function saveRun(run) {
+  // Serialized so two quick reports cannot overwrite each other.
+  saving = saving.then(async () => {
+    const runs = (await loadRuns()).filter((r) => r.id !== run.id);
+    runs.unshift(run);
+    await chrome.storage.local.set({ [STORE_KEY]: runs.slice(0, KEEP_RUNS) });
+  }).catch((e) => console.error('saving the run failed', e));
+  return saving;
+}
+
+function broadcast(run) {
+  chrome.runtime.sendMessage({ type: 'sightline/run-update', run }).catch(() => {}); // no panel open
+}
+
+export async function listRuns() {
+  await saving;
+  return loadRuns();
+}
+
+/**
+ * Starts a run. Resolves at once to { runId, done }, where `done` resolves to the final record.
+ * opts.model overrides the stored endpoint ({baseUrl, apiKey, model, family}); opts.maxRounds etc. override run settings.
+ */
+export async function startRun(tabId, instruction, opts = {}) {
+  const tab = await assertUsable(tabId);
+  const settings = await getSettings();
+  const model = { ...settings.model, ...opts.model };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot']) };
+  const wasm = await core();
+  const id = crypto.randomUUID();
+  const controller = new AbortController();
+  const entry = { controller, tabId, latest: null };
+  active.set(id, entry);
+  updateKeepAlive();
+
+  const host = {
+    async observe() {
+      const [shot, extraction] = [await screenshot(tabId), await extract(tabId, { viewportOnly: false })];
+      return { screenshot: shot, extraction };
+    },
+    async dispatch(commands) {
+      for (const { method, params } of commands) await cdp(tabId, method, params);
+    },
+    settle: () => settle(tabId),
+    stopRequested: () => controller.signal.aborted,
+    stopSignal: () => controller.signal,
+    report(run) {
+      run.tabId = tabId;
+      run.title = tab.title;
+      entry.latest = run;
+      saveRun(run);
+      broadcast(run);
+    },
+  };
+
+  const done = wasm
+    .runInstruction({ id, instruction, model, options }, host)
+    .catch((e) => failedRecord(entry, id, instruction, tab, e))
+    .then(async (run) => {
+      run.tabId = tabId;
+      run.title = tab.title;
+      await saveRun(run);
+      broadcast(run);
+      return run;
+    })
+    .finally(async () => {
+      active.delete(id);
+      updateKeepAlive();
+      if (![...active.values()].some((r) => r.tabId === tabId)) await detach(tabId);
+    });
+  return { runId: id, done };
+}
+
+/** A rejection from the core (bad arguments, a bug) still ends as a readable, kept record. */
+function failedRecord(entry, id, instruction, tab, e) {
+  const base = entry.latest ?? {
+    id, instruction, url: tab.url, steps: [], startedMs: Date.now(), modelCalls: 0,
+    usage: { promptTokens: 0, completionTokens: 0 },
+  };
+  return { ...base, status: 'failed', error: String(e?.message ?? e), endedMs: Date.now() };
+}
+
+export function stopRun(runId) {
+  const entry = active.get(runId);
+  if (!entry) return false;
+  entry.controller.abort();
+  return true;
+}
+
+/** After a worker restart, runs stored as running can no longer be driven: end them, keep their steps. */
+export async function closeOrphanedRuns() {
+  const runs = await loadRuns();
+  let changed = false;
+  for (const run of runs) {
+    if (run.status === 'running' && !active.has(run.id)) {
+      run.status = 'failed';
+      run.error = 'the extension restarted while this run was active; the steps so far are kept';
+      run.endedMs = Date.now();
+      changed = true;
+    }
+  }
+  if (changed) await chrome.storage.local.set({ [STORE_KEY]: runs });
+}
+
+function pick(obj, keys) {
+  return Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]));
+}

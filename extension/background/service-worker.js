@@ -1,0 +1,58 @@
+// Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
+// the automation surface used by tests, the headless runner and benchmarks
+// (shapes documented in docs/ARCHITECTURE.md).
+import { extract, extractViaCdp, restrictedReason, screenshot } from './page.js';
+import { closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
+import { getSettings, maskKey, setSettings } from './settings.js';
+import { core } from './wasm.js';
+
+chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+closeOrphanedRuns();
+
+self.sightline = {
+  extract: (tabId, opts = {}) => extract(tabId, opts),
+  extractViaCdp: (tabId, opts = {}) => extractViaCdp(tabId, opts),
+  screenshot: (tabId) => screenshot(tabId),
+  /** Runs one instruction to the end and resolves to its record. */
+  async act(tabId, instruction, opts = {}) {
+    const { done } = await startRun(tabId, instruction, opts);
+    return done;
+  },
+  stop: (runId) => stopRun(runId),
+  runs: () => listRuns(),
+  getSettings,
+  setSettings,
+  ready: () => core().then(() => true),
+};
+
+// Messages from the extension's own pages only (panel, options). Content scripts share our
+// sender.id but carry the page's URL; web pages cannot reach us without externally_connectable.
+const OWN_PAGES = chrome.runtime.getURL('');
+const handlers = {
+  async run({ tabId, instruction }) {
+    const { runId } = await startRun(tabId, instruction);
+    return { runId };
+  },
+  stop: ({ runId }) => ({ stopped: stopRun(runId) }),
+  runs: async () => ({ runs: await listRuns() }),
+  async target({ tabId }) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) return { error: `tab ${tabId} no longer exists` };
+    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: restrictedReason(tab.url) };
+  },
+  async settings() {
+    const s = await getSettings();
+    return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };
+  },
+};
+
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(OWN_PAGES)) return false;
+  const name = typeof message?.type === 'string' && message.type.startsWith('sightline/') ? message.type.slice(10) : null;
+  const handler = name && Object.hasOwn(handlers, name) ? handlers[name] : null;
+  if (!handler) return false;
+  Promise.resolve()
+    .then(() => handler(message))
+    .then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e) }));
+  return true; // answer asynchronously
+});

@@ -1,0 +1,55 @@
+// Content script (isolated world), injected on demand. It loads the Rust core and answers
+// the service worker. Where the page's CSP refuses WebAssembly it says so, and the service
+// worker reads the page through CDP instead.
+(() => {
+  if (globalThis.__sightline) return;
+
+  let corePromise = null;
+  function loadCore() {
+    corePromise ??= (async () => {
+      const mod = await import(chrome.runtime.getURL('wasm/sightline.js'));
+      await mod.default({ module_or_path: chrome.runtime.getURL('wasm/sightline_bg.wasm') });
+      return mod;
+    })();
+    return corePromise;
+  }
+
+  function failure(code, e) {
+    return { error: { code, message: String(e?.message ?? e) } };
+  }
+
+  globalThis.__sightline = {
+    async extract(opts) {
+      let core;
+      try {
+        core = await loadCore();
+      } catch (e) {
+        return failure('wasm-blocked', e);
+      }
+      try {
+        return core.extractPage(opts ?? {});
+      } catch (e) {
+        return failure('extract-failed', e);
+      }
+    },
+
+    /** Resolves once the DOM has had no mutations for quietMs, or after maxMs. */
+    settle({ quietMs = 150, maxMs = 3000 } = {}) {
+      return new Promise((resolve) => {
+        let timer = setTimeout(done, quietMs);
+        const cap = setTimeout(done, maxMs);
+        const observer = new MutationObserver(() => {
+          clearTimeout(timer);
+          timer = setTimeout(done, quietMs);
+        });
+        observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        function done() {
+          observer.disconnect();
+          clearTimeout(timer);
+          clearTimeout(cap);
+          resolve(true);
+        }
+      });
+    },
+  };
+})();

@@ -1,0 +1,186 @@
+// Side panel: pick the target tab, send instructions, render runs as the worker reports them.
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null; // tests and tools open the panel as a tab
+
+let targetTabId = null;
+let shownRunId = null;
+let runs = [];
+
+function send(type, payload = {}) {
+  return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
+    if (reply?.error) throw new Error(reply.error);
+    return reply;
+  });
+}
+
+/** The pinned tab, else the active tab of this window, else the most recent normal tab. */
+async function resolveTarget() {
+  if (pinnedTab != null) return pinnedTab;
+  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
+  if (active && !active.url?.startsWith(chrome.runtime.getURL(''))) return active.id;
+  const tabs = await chrome.tabs.query({});
+  const normal = tabs.filter((t) => !t.url?.startsWith(chrome.runtime.getURL('')));
+  normal.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
+  return normal[0]?.id ?? null;
+}
+
+async function refreshTarget() {
+  targetTabId = await resolveTarget();
+  const notice = [];
+  if (targetTabId == null) {
+    $('target-title').textContent = 'No tab to work on';
+    notice.push('Open a web page in this window, then come back here.');
+  } else {
+    const { tab, restricted } = await send('target', { tabId: targetTabId });
+    $('target-title').textContent = tab.title || tab.url;
+    $('target-title').title = tab.url;
+    if (restricted) notice.push(`Sightline can't work on this page: ${restricted}. Switch to a normal web page.`);
+  }
+  const { settings } = await send('settings');
+  if (!settings.model.baseUrl || !settings.model.model) {
+    notice.push('No model is configured yet. <a href="#" id="notice-settings">Open Settings</a> to add one.');
+  }
+  showNotice(notice);
+  updateButtons();
+}
+
+function showNotice(lines) {
+  const el = $('notice');
+  el.hidden = lines.length === 0;
+  el.innerHTML = lines.map((l) => `<div>${l}</div>`).join(''); // our own fixed strings only
+  el.querySelector('#notice-settings')?.addEventListener('click', (e) => {
+    e.preventDefault();
+    chrome.runtime.openOptionsPage();
+  });
+}
+
+function currentRun() {
+  return runs.find((r) => r.id === shownRunId) ?? null;
+}
+
+function updateButtons() {
+  const running = currentRun()?.status === 'running';
+  $('run-button').disabled = running || targetTabId == null;
+  $('stop').disabled = !running;
+}
+
+function fmtMs(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text != null) node.textContent = text;
+  return node;
+}
+
+function renderRun() {
+  const run = currentRun();
+  $('run-card').hidden = !run;
+  updateButtons();
+  if (!run) return;
+  $('run-status').textContent = run.status;
+  $('run-status').className = `pill ${run.status}`;
+  $('run-instruction').textContent = run.instruction;
+  $('run-error').hidden = !run.error;
+  $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
+  const list = $('steps');
+  list.replaceChildren(
+    ...run.steps.map((step) => {
+      const li = el('li', `step ${step.status}`);
+      li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
+      const tokens = step.usage ? ` · ${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
+      li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}`));
+      if (step.thought) li.append(el('span', 'thought', step.thought));
+      if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
+      if (step.error) li.append(el('span', 'step-error', step.error));
+      return li;
+    }),
+  );
+  const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
+  const tok = run.usage.promptTokens + run.usage.completionTokens;
+  $('run-totals').textContent = `${run.modelCalls} model call(s) · ${tok} tokens${took}`;
+}
+
+/** What to do next, for the errors a person can fix. */
+function advice(error) {
+  if (/reach the model endpoint|Settings|base URL|HTTP 401|HTTP 403/.test(error)) return ' — check Settings.';
+  if (/cannot work on|cannot control this tab/.test(error)) return '';
+  if (/not finished within/.test(error)) return '';
+  return ' — you can edit the instruction and run again.';
+}
+
+function renderHistory() {
+  const list = $('history');
+  $('history-empty').hidden = runs.length > 0;
+  list.replaceChildren(
+    ...runs.slice(0, 20).map((run) => {
+      const li = el('li');
+      const pill = el('span', `pill ${run.status}`, run.status);
+      const open = el('button', null, run.instruction);
+      open.type = 'button';
+      open.title = `${run.instruction}\n${run.url ?? ''}`;
+      open.addEventListener('click', () => {
+        shownRunId = run.id;
+        $('instruction').value = run.instruction;
+        renderRun();
+      });
+      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString()));
+      return li;
+    }),
+  );
+}
+
+function upsert(run) {
+  runs = [run, ...runs.filter((r) => r.id !== run.id)].sort((a, b) => b.startedMs - a.startedMs);
+}
+
+$('prompt-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const instruction = $('instruction').value.trim();
+  if (!instruction || targetTabId == null) return;
+  $('run-button').disabled = true;
+  try {
+    const { runId } = await send('run', { tabId: targetTabId, instruction });
+    shownRunId = runId;
+    if (!currentRun()) {
+      upsert({ id: runId, instruction, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+    }
+    renderRun();
+    renderHistory();
+  } catch (err) {
+    showNotice([`Could not start: ${err.message}`.replace(/</g, '&lt;')]);
+    updateButtons();
+  }
+});
+
+$('instruction').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
+});
+$('stop').addEventListener('click', () => shownRunId && send('stop', { runId: shownRunId }));
+$('open-settings').addEventListener('click', () => chrome.runtime.openOptionsPage());
+
+chrome.runtime.onMessage.addListener((message) => {
+  if (message?.type !== 'sightline/run-update') return;
+  upsert(message.run);
+  if (!shownRunId || message.run.id === shownRunId || message.run.tabId === targetTabId) shownRunId = message.run.id;
+  renderRun();
+  renderHistory();
+});
+
+if (pinnedTab == null) {
+  chrome.tabs.onActivated.addListener(() => refreshTarget());
+  chrome.tabs.onUpdated.addListener((id, change) => id === targetTabId && change.title && refreshTarget());
+}
+chrome.storage.onChanged.addListener((changes) => changes.settings && refreshTarget());
+
+(async () => {
+  await refreshTarget();
+  ({ runs } = await send('runs'));
+  // Reopening the panel shows the latest run on this tab, still live if it is running.
+  shownRunId = runs.find((r) => r.tabId === targetTabId)?.id ?? null;
+  renderRun();
+  renderHistory();
+})();

@@ -1,0 +1,58 @@
+// Launches Debian Chromium with the built extension (dist/) through playwright-core.
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = path.join(ROOT, 'dist');
+
+export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 } } = {}) {
+  const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless,
+    viewport,
+    args: [
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
+      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic',
+    ],
+  });
+  const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+  const extensionId = new URL(sw.url()).host;
+  await sw.evaluate(() => self.sightline.ready());
+  return {
+    context,
+    sw,
+    extensionId,
+    /** The chrome.tabs id of a Playwright page (matched by URL; tests use distinct URLs). */
+    async tabIdOf(page) {
+      const url = page.url();
+      const id = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
+      if (id == null) throw new Error(`no tab has ${url}`);
+      return id;
+    },
+    async openPanel(tabId) {
+      const panel = await context.newPage();
+      await panel.goto(`chrome-extension://${extensionId}/panel/panel.html${tabId != null ? `?tab=${tabId}` : ''}`);
+      return panel;
+    },
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The text of the user message's text parts, and its image parts, from a recorded request body. */
+export function userMessage(body) {
+  const user = body.messages.find((m) => m.role === 'user');
+  const parts = typeof user.content === 'string' ? [{ type: 'text', text: user.content }] : user.content;
+  return {
+    text: parts.filter((p) => p.type === 'text').map((p) => p.text).join('\n'),
+    images: parts.filter((p) => p.type === 'image_url').map((p) => p.image_url.url),
+  };
+}
