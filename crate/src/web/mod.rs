@@ -6,7 +6,7 @@
 //! - [`exports`]: the functions the extension's JS calls.
 
 mod bridge;
-mod dom;
+pub mod dom;
 mod exports;
 mod host;
 

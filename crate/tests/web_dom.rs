@@ -1,0 +1,81 @@
+//! The DOM walker in a real browser (wasm-bindgen-test-runner drives headless Chromium):
+//! live DOM → PageSnapshot → the same classifier the host tests cover.
+#![cfg(target_arch = "wasm32")]
+
+use sightline::describe::{describe, DescribeOptions, ElementKind};
+use sightline::web::dom::snapshot_document;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Replaces the test fixture, leaving the rest of the body alone: the test harness reports
+/// its results through elements of its own there.
+fn mount(html: &str) -> web_sys::Window {
+    let window = web_sys::window().unwrap();
+    let document = window.document().unwrap();
+    let fixture = match document.get_element_by_id("fixture") {
+        Some(el) => el,
+        None => {
+            let el = document.create_element("div").unwrap();
+            el.set_id("fixture");
+            document.body().unwrap().append_child(&el).unwrap();
+            el
+        }
+    };
+    fixture.set_inner_html(html);
+    window
+}
+
+#[wasm_bindgen_test]
+fn walks_live_dom_with_values_and_visibility() {
+    let window = mount(
+        r#"<div style="padding:20px">
+             <h1>todos</h1>
+             <input class="new-todo" placeholder="What needs to be done?" style="width:300px;height:30px">
+             <button style="visibility:hidden">Hidden</button>
+             <div style="display:none"><button>Gone</button></div>
+             <div style="opacity:0"><span>Invisible text</span></div>
+             <select><option>One</option><option selected>Two</option></select>
+             <a href="/x">A <b>link</b></a>
+             <div style="width:40px;height:40px;background:rgb(200,0,0)"></div>
+           </div>"#,
+    );
+    let input = window.document().unwrap().query_selector(".new-todo").unwrap().unwrap();
+    input.unchecked_ref::<web_sys::HtmlInputElement>().set_value("typed live");
+    let (snap, _) = snapshot_document(&window).unwrap();
+    let page = describe(&snap, &DescribeOptions::default());
+    let shape: Vec<_> = page.elements.iter().map(|e| (e.kind, e.tag.as_str(), e.content.as_str())).collect();
+    assert!(shape.contains(&(ElementKind::Text, "h1", "todos")), "{shape:?}");
+    assert!(shape.contains(&(ElementKind::FormItem, "input", "typed live")), "live value, not the attribute");
+    assert!(shape.contains(&(ElementKind::FormItem, "select", "Two")), "{shape:?}");
+    assert!(shape.contains(&(ElementKind::Anchor, "a", "A link")), "{shape:?}");
+    assert!(shape.contains(&(ElementKind::Container, "div", "")), "{shape:?}");
+    for hidden in ["Hidden", "Gone", "Invisible text"] {
+        assert!(!shape.iter().any(|(_, _, c)| *c == hidden), "{hidden} must not be listed");
+    }
+    let input = page.elements.iter().find(|e| e.tag == "input").unwrap();
+    assert!(input.rect.width >= 300.0 && input.in_viewport == 1.0);
+    assert!(page.description.contains("placeholder=\"What needs to be done?\""));
+}
+
+#[wasm_bindgen_test]
+fn deep_nesting_does_not_overflow() {
+    let depth = 5_000;
+    let html = format!("{}<button>deep</button>{}", "<div>".repeat(depth), "</div>".repeat(depth));
+    let window = mount(&html);
+    let (snap, _) = snapshot_document(&window).unwrap();
+    let page = describe(&snap, &DescribeOptions::default());
+    assert!(page.elements.iter().any(|e| e.kind == ElementKind::Button && e.content == "deep"));
+}
+
+#[wasm_bindgen_test]
+fn open_shadow_roots_are_read() {
+    let window = mount(r#"<div id="shadow-host"></div>"#);
+    let host = window.document().unwrap().get_element_by_id("shadow-host").unwrap();
+    let root = host.attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open)).unwrap();
+    root.set_inner_html("<button>inside shadow</button>");
+    let (snap, _) = snapshot_document(&window).unwrap();
+    let page = describe(&snap, &DescribeOptions::default());
+    assert!(page.elements.iter().any(|e| e.content == "inside shadow"));
+}
