@@ -62,7 +62,8 @@ export async function startRun(tabId, instruction, opts = {}) {
 
   const host = {
     async observe() {
-      const [shot, extraction] = [await screenshot(tabId), await extract(tabId, { viewportOnly: false })];
+      const shot = await screenshot(tabId);
+      const extraction = await extract(tabId, { viewportOnly: false });
       return { screenshot: shot, extraction };
     },
     async dispatch(commands) {

@@ -106,7 +106,8 @@ function renderRun() {
 
 /** What to do next, for the errors a person can fix. */
 function advice(error) {
-  if (/reach the model endpoint|Settings|base URL|HTTP 401|HTTP 403/.test(error)) return ' — check Settings.';
+  if (/Settings/.test(error)) return ''; // the message already says where to go
+  if (/reach the model endpoint|base URL|HTTP 401|HTTP 403/.test(error)) return ' — check Settings.';
   if (/cannot work on|cannot control this tab/.test(error)) return '';
   if (/not finished within/.test(error)) return '';
   return ' — you can edit the instruction and run again.';

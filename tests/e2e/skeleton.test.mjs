@@ -135,3 +135,22 @@ test('pages Chrome keeps off limits get a plain message', async () => {
   assert.match(error, /cannot work on chrome:\/\/version.*Chrome does not let extensions act on its own pages/);
   await page.close();
 });
+
+test('Stop in the panel aborts the model request and ends the run as stopped', async () => {
+  const { page, tabId } = await openTodo('/todo.html?case=stop');
+  mock.script({ delayMs: 10_000, content: '{"actions":[{"type":"KeyPress","key":"Enter"}],"done":true}' });
+  const panel = await browser.openPanel(tabId);
+  await panel.fill('#instruction', 'add a todo ‘never’');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#run-status.running');
+  await panel.waitForFunction(() => !document.getElementById('stop').disabled);
+  const started = Date.now();
+  await panel.click('#stop');
+  await panel.waitForSelector('#run-status.stopped', { timeout: 5_000 });
+  assert.ok(Date.now() - started < 5_000, 'the pending request did not hold the run');
+  assert.deepEqual(await titles(page), []);
+  const [run] = await browser.sw.evaluate(() => self.sightline.runs());
+  assert.equal(run.status, 'stopped');
+  await panel.close();
+  await page.close();
+});

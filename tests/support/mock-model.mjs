@@ -13,7 +13,6 @@ const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
 };
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Rough token estimate (~4 chars per token) so usage blocks look plausible.
 const estimateTokens = (text) => Math.max(1, Math.ceil(String(text ?? '').length / 4));
@@ -84,8 +83,20 @@ export function messageText(message) {
 
 let idCounter = 0;
 
+/** Waits `ms`, or less if the caller hangs up first (a stopped run must not keep timers alive). */
+function delayUnlessClosed(res, ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    res.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 async function answerCompletion(res, reply, body) {
-  if (reply.delayMs) await sleep(reply.delayMs);
+  if (reply.delayMs) await delayUnlessClosed(res, reply.delayMs);
+  if (res.destroyed) return;
   const status = reply.status ?? 200;
   const extraHeaders = reply.headers ?? {};
 
