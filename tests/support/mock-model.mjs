@@ -13,7 +13,6 @@ const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
 };
 
-
 // Rough token estimate (~4 chars per token) so usage blocks look plausible.
 const estimateTokens = (text) => Math.max(1, Math.ceil(String(text ?? '').length / 4));
 
