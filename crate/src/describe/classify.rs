@@ -20,7 +20,7 @@ const BUTTON_ROLES: [&str; 6] = ["button", "link", "checkbox", "tab", "menuitem"
 enum Scope {
     /// Nothing above claims this node.
     Free,
-    /// Inside a button, form control or image: its text is already that element's content.
+    /// Inside a button, form control, image or container: already part of that element.
     Absorbed,
     /// Inside a link: text belongs to the link, other elements still count on their own.
     InAnchor,
@@ -60,9 +60,10 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             }
             NodeData::Element { tag, .. } => {
                 let kind = element_kind(node, tag, base_content[i]);
+                // As in Midscene, only links are descended into; every other element is a leaf.
                 match kind {
                     Some(ElementKind::Anchor) => scope[i] = Scope::InAnchor,
-                    Some(ElementKind::Container) | None => {}
+                    None => {}
                     Some(_) => scope[i] = Scope::Absorbed,
                 }
                 kind.map(|k| (k, tag.clone(), content_of(snapshot, i, last[i], k)))

@@ -108,7 +108,7 @@ mod tests {
         );
         assert_eq!(lines[3], r#"[2] p "far away" @0,1500 100x20 (out of view)"#);
 
-        let only = describe(&b.snap, &DescribeOptions { viewport_only: true });
+        let only = describe(&b.snap, &DescribeOptions { viewport_only: true, ..Default::default() });
         assert_eq!(only.elements.len(), 1);
     }
 }

@@ -7,6 +7,7 @@
 
 mod classify;
 mod compact;
+pub mod midscene;
 pub mod xpath;
 
 pub use classify::classify;
@@ -83,11 +84,25 @@ pub struct Extraction {
     pub url: String,
     pub title: String,
     pub viewport: crate::snapshot::Viewport,
+    /// The element tree in Midscene's shape, present with the `midscene` format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<midscene::MsTree>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Ours: one line per element, numbered like the screenshot markers.
+    #[default]
+    Compact,
+    /// Byte-identical to Midscene's `descriptionOfTree` for the same tree.
+    Midscene,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DescribeOptions {
+    pub format: Format,
     /// Leave out elements entirely outside the viewport.
     pub viewport_only: bool,
 }
@@ -98,13 +113,20 @@ pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
     if opts.viewport_only {
         elements.retain(|e| e.in_viewport > 0.0);
     }
-    let description = compact_description(snapshot, &elements);
+    let (description, tree) = match opts.format {
+        Format::Compact => (compact_description(snapshot, &elements), None),
+        Format::Midscene => {
+            let tree = midscene::tree_of(snapshot, &elements);
+            (midscene::description_of_tree(&tree, None, false, true), Some(tree))
+        }
+    };
     Extraction {
         description,
         elements,
         url: snapshot.url.clone(),
         title: snapshot.title.clone(),
         viewport: snapshot.viewport.clone(),
+        tree,
     }
 }
 

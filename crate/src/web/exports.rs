@@ -126,3 +126,16 @@ pub fn describe_screenshot(png_base64: String, metrics: JsValue) -> Result<JsVal
         .ok_or_else(|| JsError::new("the screenshot is not a PNG"))?;
     to_js(&shot)
 }
+
+/// `descriptionOfTree` in Midscene's format for a tree in `describe::midscene::MsTree` shape
+/// (attributes as `[name, value]` pairs). Used by the differential test against Midscene.
+#[wasm_bindgen(js_name = midsceneDescriptionOfTree)]
+pub fn midscene_description_of_tree(
+    tree: JsValue,
+    truncate: Option<u32>,
+    filter_non_text: bool,
+    visible_only: bool,
+) -> Result<String, JsError> {
+    let tree: crate::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
+    Ok(crate::describe::midscene::description_of_tree(&tree, truncate.map(|t| t as usize), filter_non_text, visible_only))
+}
