@@ -41,7 +41,11 @@ async function inPage(tabId, name, arg) {
 export async function extract(tabId, opts = {}) {
   await assertUsable(tabId);
   const reply = await inPage(tabId, 'extract', opts);
-  if (reply && !reply.error) return reply;
+  if (reply?.json) {
+    const result = JSON.parse(reply.json);
+    result.timings.inPageMs = reply.inPageMs;
+    return result;
+  }
   if (reply?.error?.code !== 'wasm-blocked') {
     throw new Error(`reading the page failed: ${reply?.error?.message ?? 'no answer from the page'}`);
   }
@@ -54,7 +58,7 @@ export async function extractViaCdp(tabId, opts = {}) {
   const t0 = performance.now();
   const capture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', wasm.cdpSnapshotParams());
   const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-  return wasm.describeCdpSnapshot(capture, metrics, opts, performance.now() - t0);
+  return JSON.parse(wasm.describeCdpSnapshot(capture, metrics, opts, performance.now() - t0));
 }
 
 export async function screenshot(tabId) {

@@ -27,7 +27,10 @@
         return failure('wasm-blocked', e);
       }
       try {
-        return core.extractPage(opts ?? {});
+        const started = performance.now();
+        const json = core.extractPage(opts ?? {});
+        // Everything the page paid, including handing the result over.
+        return { json, inPageMs: performance.now() - started };
       } catch (e) {
         return failure('extract-failed', e);
       }

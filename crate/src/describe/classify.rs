@@ -28,19 +28,16 @@ enum Scope {
 
 pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let nodes = &snapshot.nodes;
-    let n = nodes.len();
     let base_content = snapshot.has_base_content();
+    let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
     let last = subtree_ends(snapshot);
     let xpaths = all_xpaths(snapshot);
     let viewport = snapshot.viewport.rect();
-    let mut scope = vec![Scope::Free; n];
     let mut elements: Vec<Element> = Vec::new();
     let mut used_ids = std::collections::HashSet::new();
 
-    for i in 0..n {
-        let node = &nodes[i];
+    for (i, node) in nodes.iter().enumerate() {
         let inherited = node.parent.map_or(Scope::Free, |p| scope[p as usize]);
-        scope[i] = inherited;
         if inherited == Scope::Absorbed {
             continue;
         }
@@ -58,16 +55,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
                     Some((ElementKind::Text, parent_tag, text))
                 }
             }
-            NodeData::Element { tag, .. } => {
-                let kind = element_kind(node, tag, base_content[i]);
-                // As in Midscene, only links are descended into; every other element is a leaf.
-                match kind {
-                    Some(ElementKind::Anchor) => scope[i] = Scope::InAnchor,
-                    None => {}
-                    Some(_) => scope[i] = Scope::Absorbed,
-                }
-                kind.map(|k| (k, tag.clone(), content_of(snapshot, i, last[i], k)))
-            }
+            NodeData::Element { tag, .. } => kinds[i].map(|k| (k, tag.clone(), content_of(snapshot, i, last[i], k))),
         };
         let Some((kind, tag, content)) = found else { continue };
         let Some(rect) = node.rect else { continue };
@@ -93,6 +81,57 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
         });
     }
     elements
+}
+
+/// Per node: its element kind (elements only) and the scope it passes to its children.
+/// As in Midscene, only links are descended into; every other element is a leaf.
+fn kinds_and_scopes(snapshot: &PageSnapshot, base_content: &[bool]) -> (Vec<Option<ElementKind>>, Vec<Scope>) {
+    let n = snapshot.nodes.len();
+    let mut kinds = vec![None; n];
+    let mut scope = vec![Scope::Free; n];
+    for (i, node) in snapshot.nodes.iter().enumerate() {
+        scope[i] = node.parent.map_or(Scope::Free, |p| scope[p as usize]);
+        if scope[i] == Scope::Absorbed {
+            continue;
+        }
+        if let NodeData::Element { tag, .. } = &node.data {
+            kinds[i] = element_kind(node, tag, base_content[i]);
+            match kinds[i] {
+                Some(ElementKind::Anchor) => scope[i] = Scope::InAnchor,
+                None => {}
+                Some(_) => scope[i] = Scope::Absorbed,
+            }
+        }
+    }
+    (kinds, scope)
+}
+
+/// The nodes whose boxes classification will read; a walker measures only these.
+/// - elements whose tag or role makes them an element (buttons, links, fields, images…);
+/// - elements without base content, which may be background containers or images
+///   (their size decides whether a style read is worth it);
+/// - text that may become a Text element: not inside a button, form control, image,
+///   container or link.
+/// Everything else (the many plain wrappers) is never measured.
+pub fn nodes_needing_rect(snapshot: &PageSnapshot) -> Vec<u32> {
+    let base_content = snapshot.has_base_content();
+    let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
+    let mut out = Vec::new();
+    for (i, node) in snapshot.nodes.iter().enumerate() {
+        if !node.visible || node.parent.map_or(false, |p| scope[p as usize] == Scope::Absorbed) {
+            continue;
+        }
+        let wanted = match &node.data {
+            NodeData::Text { text } => {
+                !text.trim().is_empty() && node.parent.map_or(true, |p| scope[p as usize] == Scope::Free)
+            }
+            NodeData::Element { .. } => kinds[i].is_some() || !base_content[i],
+        };
+        if wanted {
+            out.push(i as u32);
+        }
+    }
+    out
 }
 
 fn element_kind(node: &SnapNode, tag: &str, has_base_content: bool) -> Option<ElementKind> {

@@ -10,7 +10,7 @@ mod compact;
 pub mod midscene;
 pub mod xpath;
 
-pub use classify::classify;
+pub use classify::{classify, nodes_needing_rect};
 pub use compact::compact_description;
 
 use crate::geometry::Rect;

@@ -77,7 +77,9 @@ pub struct SnapNode {
     pub parent: Option<u32>,
     #[serde(flatten)]
     pub data: NodeData,
-    /// Border box in viewport CSS pixels; `None` when the node has no layout box.
+    /// Border box in viewport CSS pixels. `None` when the node has no layout box, or when a
+    /// walker did not measure it because classification never reads it
+    /// (see `describe::nodes_needing_rect`).
     pub rect: Option<Rect>,
     /// Rendered and not hidden by `display`, `visibility` or `opacity`.
     pub visible: bool,

@@ -1,6 +1,11 @@
-//! Reads the live DOM into a `PageSnapshot`. It decides nothing about elements: it records
-//! tags, the attributes classification reads, boxes, visibility and form state, then reads
-//! computed styles only for the nodes the core says need them.
+//! Reads the live DOM into a `PageSnapshot`. It decides nothing about elements: the first
+//! pass records tags, the attributes classification reads, visibility and form state; then
+//! it measures boxes and reads computed styles only for the nodes the core says need them
+//! (`describe::nodes_needing_rect`, `PageSnapshot::nodes_needing_style`).
+//!
+//! Speed comes from few boundary crossings. Each node costs one call to a small reader (below)
+//! that returns its tag or text and leaves its box in a typed array, instead of a dozen
+//! web-sys calls that each allocate; attributes cost one call, and only on elements that have any.
 
 use crate::geometry::Rect;
 use crate::snapshot::{
@@ -10,21 +15,70 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, Node, Window};
 
-#[wasm_bindgen]
+#[wasm_bindgen(inline_js = r#"
+const VISIBLE = { opacityProperty: true, visibilityProperty: true };
+const box = new Float64Array(6);
+let recorded = new Set();
+export function readerBox() { return box; }
+export function setRecordedAttributes(names) { recorded = new Set(names); }
+// Element → its local name; box = [kind 1, state] where state is 0 for no layout box
+// (display:none), 1 for a box hidden by visibility or opacity, 2 for visible.
+// Text → its data when it has non-space characters, else undefined; box[0] = 3.
+// Anything else → undefined; box[0] = 0.
+export function readNode(node) {
+  const type = node.nodeType;
+  if (type === 1) {
+    box[0] = 1;
+    box[1] = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
+    return node.localName;
+  }
+  if (type === 3) {
+    box[0] = 3;
+    const data = node.data;
+    return /\S/.test(data) ? data : undefined;
+  }
+  box[0] = 0;
+  return undefined;
+}
+// The recorded attributes as "name\0value\0…", or undefined.
+export function readAttributes(el) {
+  if (!el.hasAttributes()) return undefined;
+  let out = '';
+  for (const a of el.attributes) if (recorded.has(a.name)) out += a.name + '\0' + a.value + '\0';
+  return out || undefined;
+}
+// A node's box: box[2..6] = x, y, width, height (a Range measures text).
+export function readBox(range, node) {
+  let r;
+  if (node.nodeType === 3) {
+    range.selectNodeContents(node);
+    r = range.getBoundingClientRect();
+  } else {
+    r = node.getBoundingClientRect();
+  }
+  box[2] = r.x; box[3] = r.y; box[4] = r.width; box[5] = r.height;
+}
+"#)]
 extern "C" {
-    /// An element seen through `Element.checkVisibility(options)`: display, visibility and
-    /// opacity answered in one call (web-sys has no binding for it yet).
-    #[wasm_bindgen(extends = Element)]
-    type VisibilityCheck;
-
-    #[wasm_bindgen(method, js_name = checkVisibility)]
-    fn check_visibility(this: &VisibilityCheck, options: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = readerBox)]
+    fn reader_box() -> js_sys::Float64Array;
+    #[wasm_bindgen(js_name = setRecordedAttributes)]
+    fn set_recorded_attributes(names: js_sys::Array);
+    #[wasm_bindgen(js_name = readNode)]
+    fn read_node(node: &Node) -> Option<String>;
+    #[wasm_bindgen(js_name = readAttributes)]
+    fn read_attributes(el: &Element) -> Option<String>;
+    #[wasm_bindgen(js_name = readBox)]
+    fn read_box(range: &web_sys::Range, node: &Node);
 }
 
 pub struct WalkTimings {
     pub walk_ms: f64,
     pub style_ms: f64,
 }
+
+const ELEMENT: f64 = 1.0;
+const TEXT: f64 = 3.0;
 
 pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings), String> {
     let document = window.document().ok_or("this page has no document")?;
@@ -33,77 +87,78 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
     let now = || perf.as_ref().map_or(0.0, |p| p.now());
     let t0 = now();
 
-    let visibility_options = js_sys::Object::new();
-    for key in ["opacityProperty", "visibilityProperty"] {
-        js_sys::Reflect::set(&visibility_options, &key.into(), &JsValue::TRUE).map_err(|_| "cannot build options")?;
+    let names = js_sys::Array::new();
+    for name in RECORDED_ATTRIBUTES {
+        names.push(&JsValue::from_str(name));
     }
-    let range = document.create_range().map_err(|_| "cannot create a Range")?;
+    set_recorded_attributes(names);
+    let box_ = reader_box();
+    let read_rect = |b: &js_sys::Float64Array| Rect::new(b.get_index(2), b.get_index(3), b.get_index(4), b.get_index(5));
+
     let mut snap = PageSnapshot {
         url: window.location().href().unwrap_or_default(),
         title: document.title(),
         viewport: viewport_of(window, &document, &root),
         nodes: Vec::new(),
     };
-    // Element handles parallel to `snap.nodes`, for the style pass.
-    let mut handles: Vec<Option<Element>> = Vec::new();
+    // Handles parallel to `snap.nodes`, for the second pass (text boxes, styles).
+    let mut handles: Vec<Node> = Vec::new();
     // Explicit stack: a 10,000-deep page must not overflow anything.
     let mut stack: Vec<(Node, Option<u32>)> = vec![(root.into(), None)];
     while let Some((node, parent)) = stack.pop() {
         let index = snap.nodes.len() as u32;
-        match node.node_type() {
-            Node::ELEMENT_NODE => {
-                let el: Element = node.unchecked_into();
-                let tag = el.local_name().to_ascii_lowercase();
-                if is_skipped_tag(&tag) {
-                    continue;
-                }
-                // No box at all (display:none): nothing beneath can render either,
-                // except under display:contents, whose children keep their boxes.
-                let check = el.unchecked_ref::<VisibilityCheck>();
-                let has_box = check.check_visibility(&JsValue::UNDEFINED);
-                if !has_box && !is_display_contents(window, &el) {
-                    continue;
-                }
-                let r = el.get_bounding_client_rect();
-                let rect = has_box.then(|| Rect::new(r.x(), r.y(), r.width(), r.height()));
-                let visible = has_box && check.check_visibility(&visibility_options);
-                let attributes = RECORDED_ATTRIBUTES
-                    .iter()
-                    .filter_map(|name| el.get_attribute(name).map(|v| (name.to_string(), v)))
-                    .collect();
-                let form = form_state(&tag, &el);
-                let children = child_nodes(&el);
-                snap.nodes.push(SnapNode { parent, data: NodeData::Element { tag, attributes }, rect, visible, form, style: None });
-                for child in children.into_iter().rev() {
-                    stack.push((child, Some(index)));
-                }
-                handles.push(Some(el));
+        let read = read_node(&node);
+        let kind = box_.get_index(0);
+        if kind == ELEMENT {
+            let Some(tag) = read else { continue };
+            if is_skipped_tag(&tag) {
+                continue;
             }
-            Node::TEXT_NODE => {
-                let text = node.text_content().unwrap_or_default();
-                if text.trim().is_empty() {
-                    continue;
-                }
-                let parent_visible = parent.map_or(false, |p| snap.nodes[p as usize].visible);
-                let _ = range.select_node_contents(&node);
-                let r = range.get_bounding_client_rect();
-                let rect = (r.width() > 0.0 || r.height() > 0.0).then(|| Rect::new(r.x(), r.y(), r.width(), r.height()));
-                snap.nodes.push(SnapNode {
-                    parent,
-                    data: NodeData::Text { text },
-                    rect,
-                    visible: parent_visible && rect.is_some(),
-                    form: None,
-                    style: None,
-                });
-                handles.push(None);
+            let state = box_.get_index(1);
+            let el: &Element = node.unchecked_ref();
+            // No box at all (display:none): nothing beneath can render either,
+            // except under display:contents, whose children keep their boxes.
+            if state == 0.0 && !is_display_contents(window, el) {
+                continue;
             }
-            _ => {}
+            let attributes = read_attributes(el).map(|packed| unpack_attributes(&packed)).unwrap_or_default();
+            let form = form_state(&tag, el);
+            push_children(&node, el, index, &mut stack);
+            snap.nodes.push(SnapNode {
+                parent,
+                data: NodeData::Element { tag, attributes },
+                rect: None, // measured in the second pass, where classification needs it
+                visible: state == 2.0,
+                form,
+                style: None,
+            });
+            handles.push(node);
+        } else if kind == TEXT {
+            let Some(text) = read else { continue }; // whitespace only
+            let parent_visible = parent.map_or(false, |p| snap.nodes[p as usize].visible);
+            snap.nodes.push(SnapNode { parent, data: NodeData::Text { text }, rect: None, visible: parent_visible, form: None, style: None });
+            handles.push(node);
+        }
+    }
+
+    // Second pass: measure only the boxes classification will read.
+    let range = document.create_range().map_err(|_| "cannot create a Range")?;
+    for i in crate::describe::nodes_needing_rect(&snap) {
+        let i = i as usize;
+        read_box(&range, &handles[i]);
+        let r = read_rect(&box_);
+        let node = &mut snap.nodes[i];
+        if matches!(node.data, NodeData::Text { .. }) {
+            let has_area = r.width > 0.0 || r.height > 0.0;
+            node.rect = has_area.then_some(r);
+            node.visible &= has_area;
+        } else {
+            node.rect = Some(r);
         }
     }
     let t1 = now();
     for i in snap.nodes_needing_style() {
-        let Some(el) = &handles[i as usize] else { continue };
+        let Some(el) = handles[i as usize].dyn_ref::<Element>() else { continue };
         if let Ok(Some(style)) = window.get_computed_style(el) {
             let color = style.get_property_value("background-color").unwrap_or_default();
             let image = style.get_property_value("background-image").unwrap_or_default();
@@ -117,21 +172,33 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
     Ok((snap, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
 }
 
-/// Children in render order: an open shadow root's content first, then light-DOM children.
-fn child_nodes(el: &Element) -> Vec<Node> {
+fn unpack_attributes(packed: &str) -> Vec<(String, String)> {
+    let mut parts = packed.split('\0');
     let mut out = Vec::new();
-    let mut push_children = |parent: &Node| {
+    while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
+        if !k.is_empty() {
+            out.push((k.to_string(), v.to_string()));
+        }
+    }
+    out
+}
+
+/// Children in render order, pushed reversed so they pop in order: an open shadow root's
+/// content first, then light-DOM children.
+fn push_children(node: &Node, el: &Element, index: u32, stack: &mut Vec<(Node, Option<u32>)>) {
+    let mark = stack.len();
+    let mut push_all = |parent: &Node| {
         let mut child = parent.first_child();
         while let Some(c) = child {
             child = c.next_sibling();
-            out.push(c);
+            stack.push((c, Some(index)));
         }
     };
     if let Some(shadow) = el.shadow_root() {
-        push_children(shadow.as_ref());
+        push_all(shadow.as_ref());
     }
-    push_children(el.as_ref());
-    out
+    push_all(node);
+    stack[mark..].reverse();
 }
 
 fn is_display_contents(window: &Window, el: &Element) -> bool {

@@ -1,0 +1,13 @@
+// scripts/bench [dom]: benchmarks (figures, not pass/fail tests).
+import { benchDom } from './bench-dom.mjs';
+
+const suites = { dom: benchDom };
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(suites);
+for (const name of names) {
+  if (!suites[name]) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(suites).join(', ')}`);
+    process.exit(2);
+  }
+  await suites[name]();
+}
