@@ -1,7 +1,8 @@
 //! The compact description: one line per element, numbered as the screenshot markers are.
 //!
-//! `[2] input.new-todo placeholder="What needs to be done?" value="milk" @400,100 480x50`
-//! Positions are viewport CSS pixels (x,y of the top-left corner, then size).
+//! `[2] input.new-todo placeholder="What needs to be done?" value="milk" @640,125`
+//! Positions are the element's centre in viewport CSS pixels. Elements out of view are
+//! counted, not listed.
 
 use super::{Element, ElementKind};
 use crate::snapshot::PageSnapshot;
@@ -21,10 +22,29 @@ pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> Str
         above.round(),
         below.round()
     );
+    // Only what is in view is listed (a long page would not fit a prompt); the rest is
+    // counted so the model knows to scroll. Every element stays in `Extraction::elements`.
+    let (mut above, mut below) = (0, 0);
     for e in elements {
-        write_element(&mut out, e);
+        if e.in_viewport > 0.0 {
+            if !is_punctuation_text(e) {
+                write_element(&mut out, e);
+            }
+        } else if e.rect.bottom() <= 0.0 || e.rect.right() <= 0.0 {
+            above += 1;
+        } else {
+            below += 1;
+        }
+    }
+    if above + below > 0 {
+        let _ = writeln!(out, "({above} more elements above or left of the view, {below} below or right; scroll to reach them)");
     }
     out
+}
+
+/// Separators such as `|` or `»`: nothing to act on, and many per page.
+fn is_punctuation_text(e: &Element) -> bool {
+    e.kind == ElementKind::Text && !e.content.chars().any(char::is_alphanumeric)
 }
 
 fn write_element(out: &mut String, e: &Element) {
@@ -38,12 +58,24 @@ fn write_element(out: &mut String, e: &Element) {
             _ => {}
         }
     }
+    let toggle = matches!(e.attr("type"), Some("checkbox" | "radio"));
     for (k, v) in &e.attributes {
-        if k != "id" && k != "class" {
-            let _ = write!(out, " {k}=\"{}\"", quote_safe(v));
+        match k.as_str() {
+            "id" | "class" => {}
+            // A button's type rarely tells a model anything; a toggle's state is one word.
+            "type" if e.tag == "button" => {}
+            "name" if e.attr("id") == Some(v.as_str()) => {}
+            "checked" => out.push_str(if v == "true" { " checked" } else { " unchecked" }),
+            "href" => {
+                let _ = write!(out, " href=\"{}\"", quote_safe(short_href(v)));
+            }
+            _ => {
+                let _ = write!(out, " {k}=\"{}\"", quote_safe(v));
+            }
         }
     }
-    if !e.content.is_empty() {
+    // A checkbox's value is what the form submits ("on" by default), not what a person sees.
+    if !e.content.is_empty() && !toggle {
         match e.kind {
             ElementKind::FormItem if e.tag != "option" => {
                 let _ = write!(out, " value=\"{}\"", quote_safe(&e.content));
@@ -53,19 +85,28 @@ fn write_element(out: &mut String, e: &Element) {
             }
         }
     }
-    let r = e.rect;
-    let _ = write!(
-        out,
-        " @{},{} {}x{}",
-        r.x.round(),
-        r.y.round(),
-        r.width.round(),
-        r.height.round()
-    );
-    if e.in_viewport <= 0.0 {
-        out.push_str(if r.y < 0.0 { " (above view)" } else { " (out of view)" });
-    }
+    // The centre: enough for "left of", "below" and the like. Elements are named by number,
+    // the screenshot's markers show each box, and full boxes stay in `Extraction::elements`.
+    let _ = write!(out, " @{},{}", e.center.0.round(), e.center.1.round());
     out.push('\n');
+}
+
+/// The part of a link target that tells links apart: no scheme, no `../`, no `www.`.
+fn short_href(href: &str) -> &str {
+    let mut h = href.trim();
+    for prefix in ["https://", "http://"] {
+        h = h.strip_prefix(prefix).unwrap_or(h);
+    }
+    h = h.strip_prefix("www.").unwrap_or(h);
+    while let Some(rest) = h.strip_prefix("../").or_else(|| h.strip_prefix("./")) {
+        h = rest;
+    }
+    let h = h.strip_suffix('/').unwrap_or(h);
+    if h.is_empty() {
+        href
+    } else {
+        h
+    }
 }
 
 fn quote_safe(s: &str) -> String {
@@ -104,11 +145,55 @@ mod tests {
         assert_eq!(lines[1], "Viewport 1280x800 CSS px; 100px of page above, 1100px below.");
         assert_eq!(
             lines[2],
-            r#"[1] input#new.new-todo placeholder="What \"needs\"?" value="milk" @400,100 480x50"#
+            r#"[1] input#new.new-todo placeholder="What \"needs\"?" value="milk" @640,125"#
         );
-        assert_eq!(lines[3], r#"[2] p "far away" @0,1500 100x20 (out of view)"#);
+        assert_eq!(lines[3], "(0 more elements above or left of the view, 1 below or right; scroll to reach them)");
+        assert_eq!(lines.len(), 4, "off-screen elements are counted, not listed");
+        assert_eq!(ex.elements.len(), 2, "but kept");
 
         let only = describe(&b.snap, &DescribeOptions { viewport_only: true, ..Default::default() });
         assert_eq!(only.elements.len(), 1);
+    }
+
+    #[test]
+    fn toggles_buttons_links_and_separators_stay_short() {
+        let mut b = Builder::new();
+        let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
+        let cb = b.el(Some(body), "input", &[("type", "checkbox"), ("name", "c")], Rect::new(0.0, 0.0, 13.0, 13.0));
+        b.node_mut(cb).form = Some(FormState { value: Some("on".into()), checked: Some(false), ..Default::default() });
+        let button = b.el(Some(body), "button", &[("type", "button")], Rect::new(0.0, 20.0, 50.0, 20.0));
+        b.text(button, "Save", Rect::new(0.0, 20.0, 50.0, 20.0));
+        let a = b.el(Some(body), "a", &[("href", "../library/exceptions.html")], Rect::new(0.0, 50.0, 50.0, 20.0));
+        b.text(a, "next", Rect::new(0.0, 50.0, 50.0, 20.0));
+        let li = b.el(Some(body), "li", &[], Rect::new(0.0, 80.0, 10.0, 20.0));
+        b.text(li, "»", Rect::new(0.0, 80.0, 10.0, 20.0));
+        let ex = describe(&b.snap, &DescribeOptions::default());
+        let lines: Vec<_> = ex.description.lines().skip(2).collect();
+        assert_eq!(
+            lines,
+            [
+                r#"[1] input type="checkbox" name="c" unchecked @7,7"#,
+                r#"[2] button "Save" @25,30"#,
+                r#"[3] a href="library/exceptions.html" "next" @25,60"#,
+            ]
+        );
+        assert_eq!(ex.elements.len(), 4, "the separator is still an element");
+    }
+
+    #[test]
+    fn every_visible_interactive_element_is_listed_by_number() {
+        let mut b = Builder::new();
+        let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
+        for (i, tag) in ["button", "input", "a", "select", "textarea", "img"].iter().enumerate() {
+            let y = 10.0 + 40.0 * i as f64;
+            let el = b.el(Some(body), tag, &[("title", "t")], Rect::new(10.0, y, 100.0, 30.0));
+            b.text(el, "»", Rect::new(10.0, y, 100.0, 30.0)); // punctuation inside does not hide them
+        }
+        b.el(Some(body), "button", &[], Rect::new(10.0, 900.0, 100.0, 30.0)); // out of view: counted
+        let ex = describe(&b.snap, &DescribeOptions::default());
+        for e in ex.elements.iter().filter(|e| e.in_viewport > 0.0) {
+            assert!(ex.description.lines().any(|l| l.starts_with(&format!("[{}] ", e.index))), "{} missing", e.index);
+        }
+        assert!(ex.description.contains("1 below or right"));
     }
 }
