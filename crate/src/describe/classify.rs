@@ -1,6 +1,6 @@
 //! Turns snapshot nodes into the elements a model may name.
 
-use super::xpath::all_xpaths;
+use super::xpath::XPaths;
 use super::{collapse_whitespace, truncate_chars, Element, ElementKind};
 use crate::snapshot::{NodeData, PageSnapshot, SnapNode};
 
@@ -31,7 +31,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let base_content = snapshot.has_base_content();
     let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
     let last = subtree_ends(snapshot);
-    let xpaths = all_xpaths(snapshot);
+    let xpaths = XPaths::new(snapshot);
     let viewport = snapshot.viewport.rect();
     let mut elements: Vec<Element> = Vec::new();
     let mut used_ids = std::collections::HashSet::new();
@@ -65,7 +65,8 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
         if kind == ElementKind::Container && rect.width >= viewport.width && rect.height >= viewport.height {
             continue; // a page-sized backdrop names nothing
         }
-        let id = unique_id(&mut used_ids, &xpaths[i], &tag, &content);
+        let xpath = xpaths.of(i);
+        let id = unique_id(&mut used_ids, &xpath, &tag, &content);
         elements.push(Element {
             index: elements.len() as u32 + 1,
             id,
@@ -76,7 +77,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             rect,
             center: rect.center(),
             in_viewport: rect.fraction_inside(&viewport),
-            xpath: xpaths[i].clone(),
+            xpath,
             node: i as u32,
         });
     }

@@ -3,7 +3,7 @@
 //! This is the strict-CSP path: the service worker reads the page through the debugger and
 //! feeds the same classification code the content script uses.
 
-use super::{is_skipped_tag, FormState, NodeData, PageSnapshot, SnapNode, StyleFacts, Viewport};
+use super::{is_skipped_tag, FormState, NodeData, PageSnapshot, SiblingPositions, SnapNode, StyleFacts, Viewport, TEXT_STEP};
 use crate::geometry::Rect;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -204,10 +204,11 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
         nodes: Vec::new(),
     };
     let mut seen = vec![false; n];
-    // Stack of (snapshot node, parent in output, ancestors transparent).
-    let mut stack: Vec<(usize, Option<u32>, bool)> =
-        roots.iter().rev().map(|&r| (r, None, false)).collect();
-    while let Some((i, parent, transparent)) = stack.pop() {
+    let mut positions = SiblingPositions::default();
+    // Stack of (snapshot node, parent in output, ancestors transparent, inside a shadow root).
+    let mut stack: Vec<(usize, Option<u32>, bool, bool)> =
+        roots.iter().rev().map(|&r| (r, None, false, false)).collect();
+    while let Some((i, parent, transparent, in_shadow)) = stack.pop() {
         if std::mem::replace(&mut seen[i], true) {
             continue; // a cycle in hostile input
         }
@@ -216,6 +217,7 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
         let is_pseudo = pseudo[i].is_some();
         if node_type == ELEMENT_NODE && !is_pseudo {
             let tag = s(nodes.node_name[i])?.to_ascii_lowercase();
+            let position = positions.next(parent, in_shadow, &tag);
             if is_skipped_tag(&tag) {
                 continue;
             }
@@ -249,10 +251,12 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
                 visible: visible && !transparent && !own_transparent,
                 form,
                 style,
+                position,
             });
             next_parent = Some((out.nodes.len() - 1) as u32);
             next_transparent = transparent || own_transparent;
         } else if node_type == TEXT_NODE {
+            let position = positions.next(parent, in_shadow, TEXT_STEP);
             let (rect, visible, _, _) = layout_facts(doc, layout_of[i], &s)?;
             out.nodes.push(SnapNode {
                 parent,
@@ -261,6 +265,7 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
                 visible: visible && !transparent,
                 form: None,
                 style: None,
+                position,
             });
             continue;
         } else if is_pseudo || (node_type != 9 && node_type != 11) {
@@ -268,8 +273,10 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
             // Documents (9) and shadow roots (11) pass their children through.
             continue;
         }
+        // A shadow root (11) passes its children to the host, counted apart from light DOM.
+        let children_in_shadow = if node_type == 11 { true } else if node_type == ELEMENT_NODE { false } else { in_shadow };
         for &c in children[i].iter().rev() {
-            stack.push((c, next_parent, next_transparent));
+            stack.push((c, next_parent, next_transparent, children_in_shadow));
         }
     }
     fill_select_text(&mut out);

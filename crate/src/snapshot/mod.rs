@@ -87,6 +87,11 @@ pub struct SnapNode {
     pub form: Option<FormState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<StyleFacts>,
+    /// 1-based position among the DOM siblings with the same XPath step (same tag, or
+    /// `text()`), counting siblings a walker did not record (whitespace text, hidden or
+    /// skipped elements), so XPaths built from the snapshot resolve in the page.
+    #[serde(default)]
+    pub position: u32,
 }
 
 impl SnapNode {
@@ -107,6 +112,24 @@ impl SnapNode {
         }
     }
 }
+
+/// Counts DOM siblings per parent and step name as a walker meets them, recorded or not.
+#[derive(Default)]
+pub struct SiblingPositions {
+    counts: std::collections::HashMap<(Option<u32>, bool, String), u32>,
+}
+
+impl SiblingPositions {
+    /// The next position for `name` (a lower-case tag, or `text()`) under `parent`. Children
+    /// of a shadow root are counted apart from the host's light-DOM children.
+    pub fn next(&mut self, parent: Option<u32>, in_shadow_root: bool, name: &str) -> u32 {
+        let count = self.counts.entry((parent, in_shadow_root, name.to_string())).or_insert(0);
+        *count += 1;
+        *count
+    }
+}
+
+pub const TEXT_STEP: &str = "text()";
 
 /// Attributes a walker records; classification reads nothing else.
 pub const RECORDED_ATTRIBUTES: [&str; 12] = [
@@ -214,8 +237,17 @@ pub(crate) mod test_support {
                 visible: true,
                 form: None,
                 style: None,
+                position: self.position(parent, tag),
             });
             (self.snap.nodes.len() - 1) as u32
+        }
+
+        fn position(&self, parent: Option<u32>, name: &str) -> u32 {
+            let same = |n: &SnapNode| match &n.data {
+                NodeData::Element { tag, .. } => tag == name,
+                NodeData::Text { .. } => name == TEXT_STEP,
+            };
+            1 + self.snap.nodes.iter().filter(|n| n.parent == parent && same(n)).count() as u32
         }
 
         pub fn text(&mut self, parent: u32, text: &str, rect: Rect) -> u32 {
@@ -226,6 +258,7 @@ pub(crate) mod test_support {
                 visible: true,
                 form: None,
                 style: None,
+                position: self.position(Some(parent), TEXT_STEP),
             });
             (self.snap.nodes.len() - 1) as u32
         }

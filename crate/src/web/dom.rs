@@ -9,7 +9,8 @@
 
 use crate::geometry::Rect;
 use crate::snapshot::{
-    is_skipped_tag, FormState, NodeData, PageSnapshot, SnapNode, StyleFacts, Viewport, RECORDED_ATTRIBUTES,
+    is_skipped_tag, FormState, NodeData, PageSnapshot, SiblingPositions, SnapNode, StyleFacts, Viewport,
+    RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -103,14 +104,17 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
     };
     // Handles parallel to `snap.nodes`, for the second pass (text boxes, styles).
     let mut handles: Vec<Node> = Vec::new();
+    let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
-    let mut stack: Vec<(Node, Option<u32>)> = vec![(root.into(), None)];
-    while let Some((node, parent)) = stack.pop() {
+    let mut stack: Vec<(Node, Option<u32>, bool)> = vec![(root.into(), None, false)];
+    while let Some((node, parent, in_shadow)) = stack.pop() {
         let index = snap.nodes.len() as u32;
         let read = read_node(&node);
         let kind = box_.get_index(0);
         if kind == ELEMENT {
             let Some(tag) = read else { continue };
+            // Counted before any skipping: XPath steps count every sibling in the DOM.
+            let position = positions.next(parent, in_shadow, &tag);
             if is_skipped_tag(&tag) {
                 continue;
             }
@@ -131,12 +135,22 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
                 visible: state == 2.0,
                 form,
                 style: None,
+                position,
             });
             handles.push(node);
         } else if kind == TEXT {
+            let position = positions.next(parent, in_shadow, TEXT_STEP);
             let Some(text) = read else { continue }; // whitespace only
             let parent_visible = parent.map_or(false, |p| snap.nodes[p as usize].visible);
-            snap.nodes.push(SnapNode { parent, data: NodeData::Text { text }, rect: None, visible: parent_visible, form: None, style: None });
+            snap.nodes.push(SnapNode {
+                parent,
+                data: NodeData::Text { text },
+                rect: None,
+                visible: parent_visible,
+                form: None,
+                style: None,
+                position,
+            });
             handles.push(node);
         }
     }
@@ -185,19 +199,19 @@ fn unpack_attributes(packed: &str) -> Vec<(String, String)> {
 
 /// Children in render order, pushed reversed so they pop in order: an open shadow root's
 /// content first, then light-DOM children.
-fn push_children(node: &Node, el: &Element, index: u32, stack: &mut Vec<(Node, Option<u32>)>) {
+fn push_children(node: &Node, el: &Element, index: u32, stack: &mut Vec<(Node, Option<u32>, bool)>) {
     let mark = stack.len();
-    let mut push_all = |parent: &Node| {
+    let mut push_all = |parent: &Node, in_shadow: bool| {
         let mut child = parent.first_child();
         while let Some(c) = child {
             child = c.next_sibling();
-            stack.push((c, Some(index)));
+            stack.push((c, Some(index), in_shadow));
         }
     };
     if let Some(shadow) = el.shadow_root() {
-        push_all(shadow.as_ref());
+        push_all(shadow.as_ref(), true);
     }
-    push_all(node);
+    push_all(node, false);
     stack[mark..].reverse();
 }
 
