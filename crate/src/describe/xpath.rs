@@ -32,20 +32,30 @@ impl<'a> XPaths<'a> {
     }
 
     pub fn of(&self, node: usize) -> String {
-        let mut steps: Vec<String> = Vec::new();
+        use std::fmt::Write;
+        // Walk up to the root or an anchor, then write the steps top-down into one string.
+        let mut chain: Vec<usize> = Vec::new();
+        let mut anchor = None;
         let mut current = Some(node);
         while let Some(i) = current {
             if i != node {
                 if let Some(id) = self.unique_id[i] {
-                    steps.push(format!("//*[@id=\"{id}\"]"));
+                    anchor = Some(id);
                     break;
                 }
             }
-            let node = &self.snapshot.nodes[i];
-            steps.push(format!("/{}[{}]", step_name(&node.data), node.position.max(1)));
+            chain.push(i);
             current = self.snapshot.nodes[i].parent.map(|p| p as usize);
         }
-        steps.iter().rev().map(String::as_str).collect()
+        let mut out = String::with_capacity(chain.len() * 10 + 16);
+        if let Some(id) = anchor {
+            let _ = write!(out, "//*[@id=\"{id}\"]");
+        }
+        for &i in chain.iter().rev() {
+            let node = &self.snapshot.nodes[i];
+            let _ = write!(out, "/{}[{}]", step_name(&node.data), node.position.max(1));
+        }
+        out
     }
 }
 
