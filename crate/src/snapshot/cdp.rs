@@ -309,29 +309,8 @@ fn layout_facts<'a>(
     let visibility = style(1)?;
     let opacity_zero = style(2)?.trim().parse::<f64>().map_or(false, |o| o <= 0.0);
     let visible = display != "none" && visibility != "hidden" && visibility != "collapse";
-    let bg_color = style(3)?;
-    let bg_image = style(4)?;
-    let facts = StyleFacts {
-        has_background_color: !bg_color.is_empty() && !is_transparent(bg_color),
-        has_background_image: !bg_image.is_empty() && bg_image != "none",
-    };
+    let facts = StyleFacts::from_computed(style(3)?, style(4)?);
     Ok((rect, visible, opacity_zero, Some(facts)))
-}
-
-/// True for `transparent` and any colour with zero alpha.
-pub fn is_transparent(color: &str) -> bool {
-    let c = color.trim();
-    if c == "transparent" {
-        return true;
-    }
-    if let Some(inner) = c.strip_prefix("rgba(").and_then(|r| r.strip_suffix(')')) {
-        return inner
-            .rsplit(',')
-            .next()
-            .and_then(|a| a.trim().parse::<f64>().ok())
-            .map_or(false, |a| a <= 0.0);
-    }
-    false
 }
 
 /// A `<select>`'s shown text is its selected option's text, gathered after the walk.
@@ -455,13 +434,5 @@ mod tests {
             "nodes": {"parentIndex": [1, 0], "nodeType": [1, 1], "nodeName": [0, 0]}}]});
         // Both point at each other: no root, nothing reachable, no hang.
         assert_eq!(decode(&cyclic, &metrics).unwrap().nodes.len(), 0);
-    }
-
-    #[test]
-    fn transparent_colours() {
-        assert!(is_transparent("rgba(0, 0, 0, 0)"));
-        assert!(is_transparent("transparent"));
-        assert!(!is_transparent("rgb(255, 255, 255)"));
-        assert!(!is_transparent("rgba(0, 0, 0, 0.5)"));
     }
 }

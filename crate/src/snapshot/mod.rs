@@ -71,6 +71,33 @@ pub struct StyleFacts {
     pub has_background_image: bool,
 }
 
+impl StyleFacts {
+    /// From the computed `background-color` and `background-image` values, as either page
+    /// reader gets them.
+    pub fn from_computed(background_color: &str, background_image: &str) -> Self {
+        StyleFacts {
+            has_background_color: !background_color.is_empty() && !is_transparent(background_color),
+            has_background_image: !background_image.is_empty() && background_image != "none",
+        }
+    }
+}
+
+/// True for `transparent` and any colour with zero alpha.
+pub fn is_transparent(color: &str) -> bool {
+    let c = color.trim();
+    if c == "transparent" {
+        return true;
+    }
+    if let Some(inner) = c.strip_prefix("rgba(").and_then(|r| r.strip_suffix(')')) {
+        return inner
+            .rsplit(',')
+            .next()
+            .and_then(|a| a.trim().parse::<f64>().ok())
+            .map_or(false, |a| a <= 0.0);
+    }
+    false
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapNode {
@@ -288,6 +315,18 @@ mod tests {
         let tiny = b.el(Some(body), "div", &[], Rect::new(0.0, 0.0, 2.0, 2.0));
         assert_eq!(b.snap.nodes_needing_style(), vec![bare]);
         let _ = tiny;
+    }
+
+    #[test]
+    fn style_facts_from_computed_values() {
+        assert!(is_transparent("rgba(0, 0, 0, 0)"));
+        assert!(is_transparent("transparent"));
+        assert!(!is_transparent("rgb(255, 255, 255)"));
+        assert!(!is_transparent("rgba(0, 0, 0, 0.5)"));
+        let f = StyleFacts::from_computed("rgba(0, 0, 0, 0)", "url(\"a.png\")");
+        assert!(!f.has_background_color && f.has_background_image);
+        let f = StyleFacts::from_computed("rgb(1, 2, 3)", "none");
+        assert!(f.has_background_color && !f.has_background_image);
     }
 
     #[test]

@@ -176,10 +176,7 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
         if let Ok(Some(style)) = window.get_computed_style(el) {
             let color = style.get_property_value("background-color").unwrap_or_default();
             let image = style.get_property_value("background-image").unwrap_or_default();
-            snap.nodes[i as usize].style = Some(StyleFacts {
-                has_background_color: !color.is_empty() && !crate::snapshot::cdp::is_transparent(&color),
-                has_background_image: !image.is_empty() && image != "none",
-            });
+            snap.nodes[i as usize].style = Some(StyleFacts::from_computed(&color, &image));
         }
     }
     let t2 = now();
