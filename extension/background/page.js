@@ -26,15 +26,23 @@ export async function assertUsable(tabId) {
   return tab;
 }
 
-/** Runs `name(arg)` from content/content.js in the tab's isolated world. */
+/**
+ * Runs `name(arg)` from content/content.js in the tab's isolated world, injecting the file
+ * only where it is not loaded yet (a new tab, or after a navigation).
+ */
 async function inPage(tabId, name, arg) {
   const target = { tabId };
-  await chrome.scripting.executeScript({ target, files: ['content/content.js'] });
-  const [frame] = await chrome.scripting.executeScript({
-    target,
-    func: (fn, a) => globalThis.__sightline[fn](a),
-    args: [name, arg ?? null],
-  });
+  const call = () =>
+    chrome.scripting.executeScript({
+      target,
+      func: (fn, a) => (globalThis.__sightline ? globalThis.__sightline[fn](a) : { sightlineNotLoaded: true }),
+      args: [name, arg ?? null],
+    });
+  let [frame] = await call();
+  if (frame?.result?.sightlineNotLoaded) {
+    await chrome.scripting.executeScript({ target, files: ['content/content.js'] });
+    [frame] = await call();
+  }
   return frame?.result;
 }
 
