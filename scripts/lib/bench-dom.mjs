@@ -128,12 +128,14 @@ export async function benchDom() {
   }
 
   const f = (x, d = 1) => x.toFixed(d);
+  // performance.now() is coarse (0.1 ms): a ratio over a zero reading is not a measurement.
+  const ratio = (a, b, d = 1) => (b > 0 ? f(a / b, d) : '–');
   console.log(`\nscripts/bench dom — median of ${RUNS} runs, in-page ms, Chromium 1280x800\n`);
   const header = ['page', 'nodes', 'ours ms', 'midscene ms', 'floor ms', 'midscene/ours', 'ours/floor', 'us/node', 'elements ours/ms', 'tokens compact', 'tokens midscene-fmt', 'compact/midscene'];
   const table = rows.map((r) => [
-    r.name, r.nodes, f(r.oursMs), f(r.midsceneMs), f(r.floorMs), f(r.midsceneMs / r.oursMs), f(r.oursMs / r.floorMs, 2),
+    r.name, r.nodes, f(r.oursMs), f(r.midsceneMs), f(r.floorMs), ratio(r.midsceneMs, r.oursMs), ratio(r.oursMs, r.floorMs, 2),
     f((r.oursMs * 1000) / r.nodes, 2), `${r.oursElements}/${r.midsceneElements}`, r.compactTokens, r.oursMidsceneFormatTokens,
-    f(r.compactTokens / r.oursMidsceneFormatTokens, 2),
+    ratio(r.compactTokens, r.oursMidsceneFormatTokens, 2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
