@@ -1,7 +1,7 @@
 // Reading a tab: screenshot through CDP, elements through the content script's WASM, or —
 // where the page's CSP refuses WebAssembly in content scripts — through CDP DOMSnapshot fed
 // to the same Rust classifier.
-import { cdp } from './debugger.js';
+import { cdp, remoteFrames } from './debugger.js';
 import { core } from './wasm.js';
 
 const RESTRICTED = [
@@ -51,6 +51,8 @@ export async function extract(tabId, opts = {}) {
   const reply = await inPage(tabId, 'extract', opts);
   if (reply?.json) {
     const result = JSON.parse(reply.json);
+    // Visible cross-origin frames: only CDP reads every document of the page.
+    if (result.remoteFrames) return extractViaCdp(tabId, opts);
     result.timings.inPageMs = reply.inPageMs;
     return result;
   }
@@ -60,13 +62,30 @@ export async function extract(tabId, opts = {}) {
   return extractViaCdp(tabId, opts);
 }
 
-/** The strict-CSP path, also callable directly (tests compare it with the content-script path). */
+/**
+ * The CDP page reader: strict-CSP pages and pages with cross-origin frames. Also callable
+ * directly (tests compare it with the content-script path).
+ */
 export async function extractViaCdp(tabId, opts = {}) {
   const wasm = await core();
   const t0 = performance.now();
-  const capture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', wasm.cdpSnapshotParams());
+  const params = wasm.cdpSnapshotParams();
+  const capture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', params);
   const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-  return JSON.parse(wasm.describeCdpSnapshot(capture, metrics, opts, performance.now() - t0));
+  const frames = [];
+  for (const { sessionId, frameId } of await remoteFrames(tabId)) {
+    try {
+      const { backendNodeId } = await cdp(tabId, 'DOM.getFrameOwner', { frameId });
+      const frameCapture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', params, sessionId);
+      frames.push({ ownerBackendNodeId: backendNodeId, capture: frameCapture });
+    } catch {
+      // A frame that went away while being read, or one nested in another remote frame.
+    }
+  }
+  const json = wasm.describeCdpSnapshot(
+    JSON.stringify(capture), JSON.stringify(metrics), JSON.stringify(frames), opts, performance.now() - t0,
+  );
+  return JSON.parse(json);
 }
 
 export async function screenshot(tabId) {

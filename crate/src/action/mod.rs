@@ -83,16 +83,11 @@ pub fn find_element(target: u32, page: &Extraction) -> Result<&Element, ActionEr
         .ok_or(ActionError::UnknownTarget { target, count: page.elements.len() })
 }
 
-/// The element's centre, clamped into the part of it that is inside the viewport.
+/// The middle of the part of the element a person can see in the viewport.
 fn visible_point(target: u32, page: &Extraction) -> Result<(f64, f64), ActionError> {
     let e = find_element(target, page)?;
-    let vp = page.viewport.rect();
-    let (l, t) = (e.rect.x.max(vp.x), e.rect.y.max(vp.y));
-    let (r, b) = (e.rect.right().min(vp.right()), e.rect.bottom().min(vp.bottom()));
-    if r <= l || b <= t {
-        return Err(ActionError::OutOfView { target, summary: e.summary() });
-    }
-    Ok(((l + r) / 2.0, (t + b) / 2.0))
+    crate::describe::visibility::hit_point(&e.visible_rect, &page.viewport.rect())
+        .ok_or_else(|| ActionError::OutOfView { target, summary: e.summary() })
 }
 
 fn click(x: f64, y: f64) -> Vec<InputCommand> {

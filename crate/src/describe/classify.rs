@@ -1,5 +1,6 @@
 //! Turns snapshot nodes into the elements a model may name.
 
+use super::visibility::visible_part;
 use super::xpath::XPaths;
 use super::{collapse_whitespace, truncate_chars, Element, ElementKind};
 use crate::snapshot::{NodeData, PageSnapshot, SnapNode};
@@ -30,7 +31,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let nodes = &snapshot.nodes;
     let base_content = snapshot.has_base_content();
     let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
-    let last = subtree_ends(snapshot);
+    let last = snapshot.subtree_ends();
     let xpaths = XPaths::new(snapshot);
     let viewport = snapshot.viewport.rect();
     let mut elements: Vec<Element> = Vec::new();
@@ -65,6 +66,8 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
         if kind == ElementKind::Container && rect.width >= viewport.width && rect.height >= viewport.height {
             continue; // a page-sized backdrop names nothing
         }
+        // Cut away by an ancestor that hides its overflow: not there for a person.
+        let Some(visible_rect) = visible_part(snapshot, i, rect) else { continue };
         let xpath = xpaths.of(i);
         let id = unique_id(&mut used_ids, &xpath, &tag, &content);
         elements.push(Element {
@@ -76,7 +79,10 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             content: truncate_chars(&content, MAX_CONTENT_CHARS),
             rect,
             center: rect.center(),
-            in_viewport: rect.fraction_inside(&viewport),
+            in_viewport: visible_rect.intersection_area(&viewport) / (rect.width * rect.height),
+            visible_rect,
+            occluded: false,
+            xpath_text: xpaths.by_text(i),
             xpath,
             node: i as u32,
         });
@@ -148,7 +154,7 @@ fn element_kind(node: &SnapNode, tag: &str, has_base_content: bool) -> Option<El
             let style = node.style.as_ref()?;
             if has_base_content {
                 None
-            } else if style.has_background_image {
+            } else if style.has_background_image || style.icon_font {
                 Some(ElementKind::Img)
             } else if style.has_background_color {
                 Some(ElementKind::Container)
@@ -200,18 +206,6 @@ fn subtree_text(snapshot: &PageSnapshot, i: usize, last: usize) -> String {
         }
     }
     collapse_whitespace(&out)
-}
-
-/// For each node, the index of the last node in its subtree (pre-order makes subtrees contiguous).
-fn subtree_ends(snapshot: &PageSnapshot) -> Vec<usize> {
-    let mut last: Vec<usize> = (0..snapshot.nodes.len()).collect();
-    for i in (0..snapshot.nodes.len()).rev() {
-        if let Some(p) = snapshot.nodes[i].parent {
-            let p = p as usize;
-            last[p] = last[p].max(last[i]);
-        }
-    }
-    last
 }
 
 fn kept_attributes(node: &SnapNode) -> Vec<(String, String)> {
@@ -353,14 +347,14 @@ mod tests {
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], r(0.0, 0.0, 1280.0, 800.0));
         let bar = b.el(Some(body), "div", &[], r(0.0, 0.0, 100.0, 10.0));
-        b.node_mut(bar).style = Some(StyleFacts { has_background_color: true, has_background_image: false });
+        b.node_mut(bar).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         let icon = b.el(Some(body), "i", &[("title", "Star")], r(0.0, 20.0, 16.0, 16.0));
-        b.node_mut(icon).style = Some(StyleFacts { has_background_color: false, has_background_image: true });
+        b.node_mut(icon).style = Some(StyleFacts { has_background_color: false, has_background_image: true, icon_font: false });
         let labelled = b.el(Some(body), "div", &[], r(0.0, 40.0, 100.0, 10.0));
-        b.node_mut(labelled).style = Some(StyleFacts { has_background_color: true, has_background_image: false });
+        b.node_mut(labelled).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         b.text(labelled, "text", r(0.0, 40.0, 100.0, 10.0));
         let backdrop = b.el(Some(body), "div", &[], r(0.0, 0.0, 1280.0, 800.0));
-        b.node_mut(backdrop).style = Some(StyleFacts { has_background_color: true, has_background_image: false });
+        b.node_mut(backdrop).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         let els = classify(&b.snap);
         let kinds: Vec<_> = els.iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [ElementKind::Container, ElementKind::Img, ElementKind::Text]);

@@ -24,9 +24,11 @@ pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> Str
     );
     // Only what is in view is listed (a long page would not fit a prompt); the rest is
     // counted so the model knows to scroll. Every element stays in `Extraction::elements`.
-    let (mut above, mut below) = (0, 0);
+    let (mut above, mut below, mut covered) = (0, 0, 0);
     for e in elements {
-        if e.in_viewport > 0.0 {
+        if e.occluded {
+            covered += 1;
+        } else if e.in_viewport > 0.0 {
             if !is_punctuation_text(e) {
                 write_element(&mut out, e);
             }
@@ -38,6 +40,9 @@ pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> Str
     }
     if above + below > 0 {
         let _ = writeln!(out, "({above} more elements above or left of the view, {below} below or right; scroll to reach them)");
+    }
+    if covered > 0 {
+        let _ = writeln!(out, "({covered} elements in view are covered by something on top, such as a dialog)");
     }
     out
 }

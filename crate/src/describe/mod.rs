@@ -8,6 +8,7 @@
 mod classify;
 mod compact;
 pub mod midscene;
+pub mod visibility;
 pub mod xpath;
 
 pub use classify::{classify, nodes_needing_rect};
@@ -45,9 +46,21 @@ pub struct Element {
     /// Viewport CSS pixels.
     pub rect: Rect,
     pub center: (f64, f64),
-    /// Fraction of the element inside the viewport, 0..=1.
+    /// Fraction of the element a person can see in the viewport, 0..=1: inside the viewport
+    /// and not clipped away by an ancestor.
     pub in_viewport: f64,
+    /// The part of `rect` its ancestors do not clip (it may reach outside the viewport);
+    /// zero-size when scrolled out of a scrollable ancestor.
+    pub visible_rect: Rect,
+    /// Something else is on top at the middle of its visible part (a dialog, an overlay).
+    /// Covered elements stay here but are left out of the descriptions.
+    #[serde(default)]
+    pub occluded: bool,
+    /// Order-sensitive XPath; ` >>> ` joins the segments of shadow roots and frames.
     pub xpath: String,
+    /// Text-based XPath, where the element's text names it alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xpath_text: Option<String>,
     /// Index of the source node in the snapshot.
     pub node: u32,
 }
@@ -107,16 +120,45 @@ pub struct DescribeOptions {
     pub viewport_only: bool,
 }
 
-/// Classify and serialize: the whole of this room in one call.
+/// Answers "what is on top at this point?" for a page reader: the live DOM's
+/// `elementFromPoint`, or paint order in a CDP snapshot.
+pub trait HitTest {
+    /// True when the topmost element at `point` (viewport CSS px) is neither snapshot node
+    /// `node` nor one of its ancestors or descendants.
+    fn covered(&mut self, node: u32, point: (f64, f64)) -> bool;
+}
+
+/// For snapshots with no page behind them (tests, stored snapshots): nothing is covered.
+pub struct NoHitTest;
+
+impl HitTest for NoHitTest {
+    fn covered(&mut self, _: u32, _: (f64, f64)) -> bool {
+        false
+    }
+}
+
+/// Classify and serialize without hit-testing.
 pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
+    describe_with(snapshot, opts, &mut NoHitTest)
+}
+
+/// Classify, mark covered elements, serialize: the whole of this room in one call.
+pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut dyn HitTest) -> Extraction {
     let mut elements = classify(snapshot);
     if opts.viewport_only {
         elements.retain(|e| e.in_viewport > 0.0);
     }
+    let viewport = snapshot.viewport.rect();
+    for e in &mut elements {
+        if let Some(point) = visibility::hit_point(&e.visible_rect, &viewport) {
+            e.occluded = hits.covered(e.node, point);
+        }
+    }
     let (description, tree) = match opts.format {
         Format::Compact => (compact_description(snapshot, &elements), None),
         Format::Midscene => {
-            let tree = midscene::tree_of(snapshot, &elements);
+            let shown: Vec<Element> = elements.iter().filter(|e| !e.occluded).cloned().collect();
+            let tree = midscene::tree_of(snapshot, &shown);
             (midscene::description_of_tree(&tree, None, false, true), Some(tree))
         }
     };

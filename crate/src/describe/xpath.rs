@@ -1,62 +1,212 @@
-//! XPaths that lead back to an element: order-sensitive steps (`div[2]/input[1]`), anchored on
-//! the nearest ancestor whose `id` is unique on the page (`//*[@id="main"]/div[2]/input[1]`),
-//! else from the root (`/html[1]/body[1]/…`).
+//! XPaths that lead back to an element.
 //!
-//! Steps use the DOM sibling positions the walkers record (`SnapNode::position`). Paths are
-//! built only for the elements that need one; for every node they would cost memory quadratic
-//! in depth.
+//! - Order-sensitive (`xpath`): steps with DOM sibling positions (`div[2]/input[1]`), anchored
+//!   on the nearest ancestor whose `id` is unique on the page (`//*[@id="main"]/div[2]/input[1]`),
+//!   else from the root (`/html[1]/body[1]/…`).
+//! - Text-based (`xpathText`): `//button[normalize-space()="Save"]`, where that text names one
+//!   element only; it survives reordering, not rewording.
+//!
+//! XPath cannot cross into a shadow root or a frame's document, so a path is one segment per
+//! tree joined by ` >>> `: the host's (or `<iframe>`'s) path, then the path inside, which is
+//! relative (`./div[1]/…`) for a shadow root and absolute for a frame's document. Steps use
+//! the DOM sibling positions the walkers record (`SnapNode::position`). Paths are built only
+//! for the elements that need one; for every node they would cost memory quadratic in depth.
 
-use crate::snapshot::{NodeData, PageSnapshot};
+use crate::snapshot::{NodeData, PageSnapshot, TreeKind};
 use std::collections::HashMap;
+
+/// Joins the per-tree segments of a path.
+pub const TREE_SEPARATOR: &str = " >>> ";
+/// Longest text a text-based XPath is made from.
+const MAX_TEXT_CHARS: usize = 80;
+/// Text nodes looked at per element when indexing texts; deeper subtrees are not indexed.
+const MAX_TEXT_NODES: usize = 64;
 
 pub struct XPaths<'a> {
     snapshot: &'a PageSnapshot,
     /// The node's `id` when no other node on the page has it.
     unique_id: Vec<Option<&'a str>>,
+    /// Per node: the node that begins its tree (a shadow root's first nodes, a frame's root;
+    /// `usize::MAX` for the top document).
+    tree: Vec<usize>,
+    /// How many elements of a tag, in a tree, have a given normalized text.
+    texts: HashMap<(usize, &'a str, String), u32>,
+    /// (tree, tag) pairs with an element whose text was too big to index: no text paths there.
+    unindexed: std::collections::HashSet<(usize, &'a str)>,
+    /// Per node: the last node of its subtree.
+    ends: Vec<usize>,
 }
 
 impl<'a> XPaths<'a> {
     pub fn new(snapshot: &'a PageSnapshot) -> Self {
+        let nodes = &snapshot.nodes;
         let mut id_count: HashMap<&str, u32> = HashMap::new();
-        for node in &snapshot.nodes {
+        for node in nodes {
             if let Some(id) = node.attr("id").filter(|id| !id.is_empty()) {
                 *id_count.entry(id).or_insert(0) += 1;
             }
         }
-        let unique_id = snapshot
-            .nodes
+        let unique_id = nodes
             .iter()
             .map(|node| node.attr("id").filter(|id| id_count.get(id) == Some(&1) && is_plain_id(id)))
             .collect();
-        XPaths { snapshot, unique_id }
+        let mut tree = vec![usize::MAX; nodes.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            tree[i] = match (node.enters, node.parent) {
+                (Some(_), _) => i,
+                (None, Some(p)) => tree[p as usize],
+                (None, None) => usize::MAX,
+            };
+        }
+        let ends = snapshot.subtree_ends();
+        let mut x = XPaths { snapshot, unique_id, tree, texts: HashMap::new(), unindexed: Default::default(), ends };
+        x.index_texts();
+        x
+    }
+
+    /// Counts every element's normalized text (as XPath's `normalize-space()` would read it,
+    /// both with and without separators between its text nodes), so a text path is offered
+    /// only where it matches one element.
+    fn index_texts(&mut self) {
+        let nodes = &self.snapshot.nodes;
+        let ends = &self.ends;
+        for (i, node) in nodes.iter().enumerate() {
+            let NodeData::Element { tag, .. } = &node.data else { continue };
+            let mut parts: Vec<&str> = Vec::new();
+            let mut len = 0;
+            let mut complete = true;
+            for inner in &nodes[i + 1..=ends[i]] {
+                if let NodeData::Text { text } = &inner.data {
+                    parts.push(text);
+                    len += text.len();
+                    if parts.len() > MAX_TEXT_NODES || len > MAX_TEXT_CHARS * 8 {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
+            let key = (self.tree[i], tag.as_str());
+            if !complete {
+                self.unindexed.insert(key);
+                continue;
+            }
+            let joined = normalize(&parts.join(" "));
+            let concatenated = normalize(&parts.concat());
+            if concatenated != joined {
+                *self.texts.entry((key.0, key.1, concatenated)).or_insert(0) += 1;
+            }
+            *self.texts.entry((key.0, key.1, joined)).or_insert(0) += 1;
+        }
     }
 
     pub fn of(&self, node: usize) -> String {
+        let mut segments: Vec<String> = Vec::new();
+        let mut start = Some(node);
+        while let Some(s) = start {
+            let (segment, holder) = self.segment(s);
+            segments.push(segment);
+            start = holder;
+        }
+        segments.reverse();
+        segments.join(TREE_SEPARATOR)
+    }
+
+    /// The path to `node` within its own tree, and the node holding that tree (shadow host or
+    /// `<iframe>`), if any.
+    fn segment(&self, node: usize) -> (String, Option<usize>) {
         use std::fmt::Write;
-        // Walk up to the root or an anchor, then write the steps top-down into one string.
+        let nodes = &self.snapshot.nodes;
+        // Walk up to the tree's root or an anchor, then write the steps top-down into one string.
         let mut chain: Vec<usize> = Vec::new();
         let mut anchor = None;
         let mut current = Some(node);
         while let Some(i) = current {
-            if i != node {
+            if i != node && anchor.is_none() {
                 if let Some(id) = self.unique_id[i] {
                     anchor = Some(id);
-                    break;
                 }
             }
-            chain.push(i);
-            current = self.snapshot.nodes[i].parent.map(|p| p as usize);
+            if anchor.is_none() {
+                chain.push(i);
+            }
+            if nodes[i].enters.is_some() {
+                break;
+            }
+            current = nodes[i].parent.map(|p| p as usize);
         }
+        let tree_root = self.tree[node];
+        let in_shadow = tree_root != usize::MAX && nodes[tree_root].enters == Some(TreeKind::Shadow);
+        let holder = (tree_root != usize::MAX).then(|| nodes[tree_root].parent.map(|p| p as usize)).flatten();
         let mut out = String::with_capacity(chain.len() * 10 + 16);
+        if in_shadow {
+            out.push('.');
+        }
         if let Some(id) = anchor {
             let _ = write!(out, "//*[@id=\"{id}\"]");
         }
         for &i in chain.iter().rev() {
-            let node = &self.snapshot.nodes[i];
+            let node = &nodes[i];
             let _ = write!(out, "/{}[{}]", step_name(&node.data), node.position.max(1));
         }
-        out
+        (out, holder)
     }
+
+    /// A text-based path for an element whose subtree holds exactly one text node, when no
+    /// other element of its tag in its tree reads the same. For a text element (`node` is a
+    /// text node) the path names the text node through its parent.
+    pub fn by_text(&self, node: usize) -> Option<String> {
+        let nodes = &self.snapshot.nodes;
+        let (element, text_node) = match &nodes[node].data {
+            NodeData::Text { .. } => (nodes[node].parent? as usize, true),
+            NodeData::Element { .. } => (node, false),
+        };
+        let tag = nodes[element].tag()?;
+        let tree = self.tree[element];
+        if self.unindexed.contains(&(tree, tag)) {
+            return None;
+        }
+        let end = self.ends[element];
+        let mut texts = nodes[element + 1..=end].iter().filter_map(|n| match &n.data {
+            NodeData::Text { text } => Some(text),
+            _ => None,
+        });
+        let (Some(only), None) = (texts.next(), texts.next()) else { return None };
+        let text = normalize(only);
+        if text.is_empty() || text.chars().count() > MAX_TEXT_CHARS || self.texts.get(&(tree, tag, text.clone())) != Some(&1) {
+            return None;
+        }
+        let mut path = String::new();
+        if let Some(holder) = (tree != usize::MAX).then(|| nodes[tree].parent).flatten() {
+            path.push_str(&self.of(holder as usize));
+            path.push_str(TREE_SEPARATOR);
+            if nodes[tree].enters == Some(TreeKind::Shadow) {
+                path.push('.');
+            }
+        }
+        let literal = literal(&text);
+        path.push_str(&format!("//{tag}[normalize-space()={literal}]"));
+        if text_node {
+            path.push_str("/text()[normalize-space()]");
+        }
+        Some(path)
+    }
+}
+
+/// XPath 1.0 has no escapes: quote with whichever quote the text lacks, else `concat()`.
+fn literal(text: &str) -> String {
+    if !text.contains('"') {
+        format!("\"{text}\"")
+    } else if !text.contains('\'') {
+        format!("'{text}'")
+    } else {
+        let parts: Vec<String> = text.split('"').map(|p| format!("\"{p}\"")).collect();
+        format!("concat({})", parts.join(", '\"', "))
+    }
+}
+
+/// As XPath's `normalize-space()`: XML whitespace runs become one space, ends trimmed.
+fn normalize(s: &str) -> String {
+    s.split(|c| matches!(c, ' ' | '\t' | '\n' | '\r')).filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 fn step_name(data: &NodeData) -> &str {
@@ -76,6 +226,7 @@ mod tests {
     use super::*;
     use crate::geometry::Rect;
     use crate::snapshot::test_support::Builder;
+    use crate::snapshot::TreeKind;
 
     #[test]
     fn counts_siblings_by_tag_and_anchors_on_unique_ids() {
@@ -96,6 +247,62 @@ mod tests {
         assert_eq!(x.of(text as usize), "//*[@id=\"main\"]/text()[1]");
         assert_eq!(x.of(inner as usize), "/html[1]/body[1]/section[2]/span[1]", "duplicate ids are no anchor");
         let _ = dup1;
+    }
+
+    #[test]
+    fn shadow_roots_and_frames_start_new_segments() {
+        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let host = b.el(Some(body), "my-card", &[], r);
+        let inner_div = b.el(Some(host), "div", &[], r);
+        b.node_mut(inner_div).enters = Some(TreeKind::Shadow);
+        let button = b.el(Some(inner_div), "button", &[], r);
+        b.text(button, "Save", r);
+        let frame = b.el(Some(body), "iframe", &[("id", "f")], r);
+        let frame_html = b.el(Some(frame), "html", &[], r);
+        b.node_mut(frame_html).enters = Some(TreeKind::Frame);
+        let frame_body = b.el(Some(frame_html), "body", &[], r);
+        let link = b.el(Some(frame_body), "a", &[], r);
+        let link_text = b.text(link, " Save ", r);
+        let x = XPaths::new(&b.snap);
+        assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> ./div[1]/button[1]");
+        assert_eq!(x.of(link as usize), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]");
+        assert_eq!(x.by_text(button as usize).as_deref(), Some("/html[1]/body[1]/my-card[1] >>> .//button[normalize-space()=\"Save\"]"));
+        assert_eq!(
+            x.by_text(link_text as usize).as_deref(),
+            Some("/html[1]/body[1]/iframe[1] >>> //a[normalize-space()=\"Save\"]/text()[normalize-space()]")
+        );
+    }
+
+    #[test]
+    fn text_paths_only_where_the_text_is_unique() {
+        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let a1 = b.el(Some(body), "button", &[], r);
+        b.text(a1, "Delete", r);
+        let a2 = b.el(Some(body), "button", &[], r);
+        b.text(a2, "Delete", r);
+        let quoted = b.el(Some(body), "button", &[], r);
+        b.text(quoted, "Say \"hi\" it's", r);
+        let split = b.el(Some(body), "button", &[], r);
+        let s1 = b.el(Some(split), "b", &[], r);
+        b.text(s1, "Sa", r);
+        let s2 = b.el(Some(split), "i", &[], r);
+        b.text(s2, "ve", r);
+        let plain = b.el(Some(body), "button", &[], r);
+        b.text(plain, "Save", r);
+        let x = XPaths::new(&b.snap);
+        assert_eq!(x.by_text(a1 as usize), None, "two buttons read Delete");
+        assert_eq!(x.by_text(split as usize), None, "more than one text node");
+        assert_eq!(x.by_text(plain as usize), None, "the split button also reads Save in the DOM");
+        assert_eq!(
+            x.by_text(quoted as usize).as_deref(),
+            Some("//button[normalize-space()=concat(\"Say \", '\"', \"hi\", '\"', \" it's\")]")
+        );
     }
 
     #[test]

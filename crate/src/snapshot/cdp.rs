@@ -3,19 +3,46 @@
 //! This is the strict-CSP path: the service worker reads the page through the debugger and
 //! feeds the same classification code the content script uses.
 
-use super::{is_skipped_tag, FormState, NodeData, PageSnapshot, SiblingPositions, SnapNode, StyleFacts, Viewport, TEXT_STEP};
+use super::{
+    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
+    Viewport, TEXT_STEP,
+};
 use crate::geometry::Rect;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 /// Computed styles requested from CDP, in this order (the decoder reads them by position).
-pub const COMPUTED_STYLES: [&str; 5] = [
+pub const COMPUTED_STYLES: [&str; 14] = [
     "display",
     "visibility",
     "opacity",
     "background-color",
     "background-image",
+    "overflow-x",
+    "overflow-y",
+    "position",
+    "pointer-events",
+    "border-left-width",
+    "border-top-width",
+    "padding-left",
+    "padding-top",
+    "font-family",
 ];
+const DISPLAY: usize = 0;
+const VISIBILITY: usize = 1;
+const OPACITY: usize = 2;
+const BACKGROUND_COLOR: usize = 3;
+const BACKGROUND_IMAGE: usize = 4;
+const OVERFLOW_X: usize = 5;
+const OVERFLOW_Y: usize = 6;
+const POSITION: usize = 7;
+const POINTER_EVENTS: usize = 8;
+const BORDER_LEFT: usize = 9;
+const BORDER_TOP: usize = 10;
+const PADDING_LEFT: usize = 11;
+const PADDING_TOP: usize = 12;
+const FONT_FAMILY: usize = 13;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum DecodeError {
@@ -29,7 +56,7 @@ pub enum DecodeError {
 
 /// Parameters for `DOMSnapshot.captureSnapshot` matching what [`decode`] reads.
 pub fn capture_params() -> Value {
-    json!({ "computedStyles": COMPUTED_STYLES, "includeDOMRects": false })
+    json!({ "computedStyles": COMPUTED_STYLES, "includeDOMRects": false, "includePaintOrder": true })
 }
 
 #[derive(Deserialize, Default)]
@@ -60,14 +87,18 @@ struct Nodes {
     node_type: Vec<i64>,
     node_name: Vec<i64>,
     node_value: Vec<i64>,
+    backend_node_id: Vec<i64>,
     attributes: Vec<Vec<i64>>,
     text_value: RareStrings,
     input_value: RareStrings,
     input_checked: RareBools,
     option_selected: RareBools,
     pseudo_type: RareStrings,
+    shadow_root_type: RareStrings,
+    content_document_index: RareStrings,
 }
 
+/// CDP's rare data: values for the nodes listed in `index` (strings by index, or integers).
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct RareStrings {
@@ -87,6 +118,7 @@ struct Layout {
     node_index: Vec<i64>,
     styles: Vec<Vec<i64>>,
     bounds: Vec<Vec<f64>>,
+    paint_orders: Vec<i64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -113,73 +145,52 @@ struct Size {
     height: f64,
 }
 
+/// A frame Chrome renders in another process (a cross-site `<iframe>`): its own capture,
+/// from the debugger session attached to it, and the `<iframe>` that shows it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemoteFrame {
+    owner_backend_node_id: i64,
+    capture: Capture,
+}
+
 const ELEMENT_NODE: i64 = 1;
 const TEXT_NODE: i64 = 3;
+const DOCUMENT_NODE: i64 = 9;
+const FRAGMENT_NODE: i64 = 11;
 
-/// Builds a snapshot of the top document from the two CDP results.
-pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeError> {
-    let capture: Capture =
-        serde_json::from_value(capture.clone()).map_err(|e| DecodeError::Shape(e.to_string()))?;
-    let metrics: LayoutMetrics =
-        serde_json::from_value(metrics.clone()).map_err(|e| DecodeError::Shape(e.to_string()))?;
-    let doc = capture.documents.first().ok_or(DecodeError::NoDocument)?;
-    let strings = &capture.strings;
-    let s = |i: i64| -> Result<&str, DecodeError> {
-        if i < 0 {
-            return Ok("");
-        }
-        strings.get(i as usize).map(String::as_str).ok_or(DecodeError::BadString(i))
+/// A page read through CDP: the snapshot, and what the paint order says lies on top where.
+pub struct CdpPage {
+    pub snapshot: PageSnapshot,
+    boxes: Vec<PaintedBox>,
+    /// `<iframe>` snapshot node → the document (`PaintedBox::document`) it shows.
+    frame_documents: HashMap<u32, u32>,
+}
+
+/// One layout box, for hit-testing by paint order.
+struct PaintedBox {
+    rect: Rect,
+    paint_order: i64,
+    /// Boxes are compared within one document at a time.
+    document: u32,
+    node: u32,
+    /// `pointer-events: none` or not visible: hit-testing looks through it.
+    transparent_to_hits: bool,
+}
+
+/// Decodes a capture, the layout metrics, and the captures of cross-process frames
+/// (`[{ownerBackendNodeId, capture}]`), each as the JSON text CDP returned.
+pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPage, DecodeError> {
+    let shape = |e: serde_json::Error| DecodeError::Shape(e.to_string());
+    let capture: Capture = serde_json::from_str(capture).map_err(shape)?;
+    let metrics: LayoutMetrics = serde_json::from_str(metrics).map_err(shape)?;
+    let remotes: Vec<RemoteFrame> = if remote_frames.trim().is_empty() {
+        Vec::new()
+    } else {
+        serde_json::from_str(remote_frames).map_err(shape)?
     };
-
-    let n = doc.nodes.parent_index.len();
-    let nodes = &doc.nodes;
-    let column_ok = |len: usize| len == n;
-    if !column_ok(nodes.node_type.len()) || !column_ok(nodes.node_name.len()) {
-        return Err(DecodeError::Shape("node columns differ in length".into()));
-    }
-
-    // Layout facts per DOM node.
-    let mut layout_of: Vec<Option<usize>> = vec![None; n];
-    for (li, &ni) in doc.layout.node_index.iter().enumerate() {
-        if ni >= 0 && (ni as usize) < n {
-            layout_of[ni as usize] = Some(li);
-        }
-    }
-    let rare = |r: &RareStrings| -> Vec<Option<i64>> {
-        let mut v = vec![None; n];
-        for (k, &i) in r.index.iter().enumerate() {
-            if i >= 0 && (i as usize) < n {
-                v[i as usize] = r.value.get(k).copied();
-            }
-        }
-        v
-    };
-    let flags = |r: &RareBools| -> Vec<bool> {
-        let mut v = vec![false; n];
-        for &i in &r.index {
-            if i >= 0 && (i as usize) < n {
-                v[i as usize] = true;
-            }
-        }
-        v
-    };
-    let text_value = rare(&nodes.text_value);
-    let input_value = rare(&nodes.input_value);
-    let pseudo = rare(&nodes.pseudo_type);
-    let checked = flags(&nodes.input_checked);
-    let selected = flags(&nodes.option_selected);
-
-    // Children lists, then an explicit depth-first walk: pre-order output whatever the input order.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut roots = Vec::new();
-    for i in 0..n {
-        let p = nodes.parent_index[i];
-        if p >= 0 && (p as usize) < n && p as usize != i {
-            children[p as usize].push(i);
-        } else {
-            roots.push(i);
-        }
-    }
+    let top = capture.documents.first().ok_or(DecodeError::NoDocument)?;
+    let top_strings = Strings(&capture.strings);
 
     let viewport = Viewport {
         width: metrics.css_visual_viewport.client_width,
@@ -193,104 +204,365 @@ pub fn decode(capture: &Value, metrics: &Value) -> Result<PageSnapshot, DecodeEr
         },
         scroll_x: metrics.css_visual_viewport.page_x,
         scroll_y: metrics.css_visual_viewport.page_y,
-        document_width: metrics.css_content_size.width.max(doc.content_width),
-        document_height: metrics.css_content_size.height.max(doc.content_height),
+        document_width: metrics.css_content_size.width.max(top.content_width),
+        document_height: metrics.css_content_size.height.max(top.content_height),
     };
-
-    let mut out = PageSnapshot {
-        url: s(doc.document_url)?.to_string(),
-        title: s(doc.title)?.to_string(),
-        viewport,
-        nodes: Vec::new(),
+    let mut decoder = Decoder {
+        captures: std::iter::once(&capture).chain(remotes.iter().map(|r| &r.capture)).collect(),
+        views: HashMap::new(),
+        remote_owner: remotes.iter().enumerate().map(|(k, r)| (r.owner_backend_node_id, k + 1)).collect(),
+        out: PageSnapshot {
+            url: top_strings.get(top.document_url)?.to_string(),
+            title: top_strings.get(top.title)?.to_string(),
+            viewport,
+            nodes: Vec::new(),
+        },
+        boxes: Vec::new(),
+        frame_documents: HashMap::new(),
+        documents_entered: 0,
     };
-    let mut seen = vec![false; n];
-    let mut positions = SiblingPositions::default();
-    // Stack of (snapshot node, parent in output, ancestors transparent, inside a shadow root).
-    let mut stack: Vec<(usize, Option<u32>, bool, bool)> =
-        roots.iter().rev().map(|&r| (r, None, false, false)).collect();
-    while let Some((i, parent, transparent, in_shadow)) = stack.pop() {
-        if std::mem::replace(&mut seen[i], true) {
-            continue; // a cycle in hostile input
-        }
-        let node_type = nodes.node_type[i];
-        let (mut next_parent, mut next_transparent) = (parent, transparent);
-        let is_pseudo = pseudo[i].is_some();
-        if node_type == ELEMENT_NODE && !is_pseudo {
-            let tag = s(nodes.node_name[i])?.to_ascii_lowercase();
-            let position = positions.next(parent, in_shadow, &tag);
-            if is_skipped_tag(&tag) {
-                continue;
-            }
-            let mut attributes = Vec::new();
-            if let Some(pairs) = nodes.attributes.get(i) {
-                for pair in pairs.chunks(2) {
-                    if let [k, v] = pair {
-                        attributes.push((s(*k)?.to_string(), s(*v)?.to_string()));
-                    }
-                }
-            }
-            let (rect, visible, own_transparent, style) = layout_facts(doc, layout_of[i], &s)?;
-            let form = match tag.as_str() {
-                "input" => Some(FormState {
-                    value: input_value[i].map(|v| s(v).map(str::to_string)).transpose()?,
-                    checked: Some(checked[i]),
-                    selected_text: None,
-                }),
-                "textarea" => Some(FormState {
-                    value: text_value[i].map(|v| s(v).map(str::to_string)).transpose()?,
-                    ..Default::default()
-                }),
-                "option" => Some(FormState { checked: Some(selected[i]), ..Default::default() }),
-                "select" => Some(FormState::default()),
-                _ => None,
-            };
-            out.nodes.push(SnapNode {
-                parent,
-                data: NodeData::Element { tag, attributes },
-                rect: rect.map(|r| r.translate(-doc.scroll_offset_x, -doc.scroll_offset_y)),
-                visible: visible && !transparent && !own_transparent,
-                form,
-                style,
-                position,
-            });
-            next_parent = Some((out.nodes.len() - 1) as u32);
-            next_transparent = transparent || own_transparent;
-        } else if node_type == TEXT_NODE {
-            let position = positions.next(parent, in_shadow, TEXT_STEP);
-            let (rect, visible, _, _) = layout_facts(doc, layout_of[i], &s)?;
-            out.nodes.push(SnapNode {
-                parent,
-                data: NodeData::Text { text: s(nodes.node_value[i])?.to_string() },
-                rect: rect.map(|r| r.translate(-doc.scroll_offset_x, -doc.scroll_offset_y)),
-                visible: visible && !transparent,
-                form: None,
-                style: None,
-                position,
-            });
-            continue;
-        } else if is_pseudo || (node_type != 9 && node_type != 11) {
-            // Comments, doctypes, pseudo-elements: nothing a person can act on.
-            // Documents (9) and shadow roots (11) pass their children through.
-            continue;
-        }
-        // A shadow root (11) passes its children to the host, counted apart from light DOM.
-        let children_in_shadow = if node_type == 11 { true } else if node_type == ELEMENT_NODE { false } else { in_shadow };
-        for &c in children[i].iter().rev() {
-            stack.push((c, next_parent, next_transparent, children_in_shadow));
-        }
-    }
-    fill_select_text(&mut out);
-    Ok(out)
+    decoder.walk()?;
+    fill_select_text(&mut decoder.out);
+    let viewport = decoder.out.viewport.rect();
+    // Only boxes in view can be on top of an element in view.
+    decoder.boxes.retain(|b| b.rect.intersection_area(&viewport) > 0.0);
+    Ok(CdpPage { snapshot: decoder.out, boxes: decoder.boxes, frame_documents: decoder.frame_documents })
 }
 
-/// (rect, visible, opacity zero, background facts) for one node's layout entry.
-fn layout_facts<'a>(
-    doc: &Document,
-    layout: Option<usize>,
-    s: &impl Fn(i64) -> Result<&'a str, DecodeError>,
-) -> Result<(Option<Rect>, bool, bool, Option<StyleFacts>), DecodeError> {
+struct Strings<'a>(&'a [String]);
+
+impl<'a> Strings<'a> {
+    fn get(&self, i: i64) -> Result<&'a str, DecodeError> {
+        if i < 0 {
+            return Ok("");
+        }
+        self.0.get(i as usize).map(String::as_str).ok_or(DecodeError::BadString(i))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct DocKey {
+    capture: usize,
+    doc: usize,
+}
+
+/// Per-document lookups built once: CDP gives columns and sparse lists, the walk wants rows.
+struct DocView {
+    layout_of: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+    roots: Vec<usize>,
+    text_value: Vec<Option<i64>>,
+    input_value: Vec<Option<i64>>,
+    pseudo: Vec<Option<i64>>,
+    shadow_type: Vec<Option<i64>>,
+    content_document: Vec<Option<i64>>,
+    checked: Vec<bool>,
+    selected: Vec<bool>,
+}
+
+impl DocView {
+    fn new(doc: &Document) -> Result<DocView, DecodeError> {
+        let nodes = &doc.nodes;
+        let n = nodes.parent_index.len();
+        if nodes.node_type.len() != n || nodes.node_name.len() != n {
+            return Err(DecodeError::Shape("node columns differ in length".into()));
+        }
+        let mut layout_of = vec![None; n];
+        for (li, &ni) in doc.layout.node_index.iter().enumerate() {
+            if ni >= 0 && (ni as usize) < n {
+                layout_of[ni as usize] = Some(li);
+            }
+        }
+        let rare = |r: &RareStrings| -> Vec<Option<i64>> {
+            let mut v = vec![None; n];
+            for (k, &i) in r.index.iter().enumerate() {
+                if i >= 0 && (i as usize) < n {
+                    v[i as usize] = r.value.get(k).copied();
+                }
+            }
+            v
+        };
+        let flags = |r: &RareBools| -> Vec<bool> {
+            let mut v = vec![false; n];
+            for &i in &r.index {
+                if i >= 0 && (i as usize) < n {
+                    v[i as usize] = true;
+                }
+            }
+            v
+        };
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for i in 0..n {
+            let p = nodes.parent_index[i];
+            if p >= 0 && (p as usize) < n && p as usize != i {
+                children[p as usize].push(i);
+            } else {
+                roots.push(i);
+            }
+        }
+        Ok(DocView {
+            layout_of,
+            children,
+            roots,
+            text_value: rare(&nodes.text_value),
+            input_value: rare(&nodes.input_value),
+            pseudo: rare(&nodes.pseudo_type),
+            shadow_type: rare(&nodes.shadow_root_type),
+            content_document: rare(&nodes.content_document_index),
+            checked: flags(&nodes.input_checked),
+            selected: flags(&nodes.option_selected),
+        })
+    }
+}
+
+struct Decoder<'a> {
+    /// The top capture first, then one per remote frame.
+    captures: Vec<&'a Capture>,
+    views: HashMap<DocKey, DocView>,
+    /// Backend node id of an `<iframe>` in the top capture → the capture of its remote frame.
+    remote_owner: HashMap<i64, usize>,
+    out: PageSnapshot,
+    boxes: Vec<PaintedBox>,
+    frame_documents: HashMap<u32, u32>,
+    documents_entered: u32,
+}
+
+/// One node waiting to be visited.
+struct Visit {
+    key: DocKey,
+    node: usize,
+    parent: Option<u32>,
+    /// An ancestor has opacity 0.
+    transparent: bool,
+    /// The tree the node's siblings are counted in (see `SiblingPositions`).
+    tree: Option<TreeKind>,
+    /// Set on the first node of a new tree.
+    enters: Option<TreeKind>,
+    /// Document coordinates → viewport coordinates.
+    offset: (f64, f64),
+    /// Which document's paint order the node's box belongs to.
+    document: u32,
+}
+
+impl<'a> Decoder<'a> {
+    fn view(&mut self, key: DocKey) -> Result<&DocView, DecodeError> {
+        if !self.views.contains_key(&key) {
+            let doc = self.captures[key.capture].documents.get(key.doc).ok_or(DecodeError::NoDocument)?;
+            self.views.insert(key, DocView::new(doc)?);
+        }
+        Ok(&self.views[&key])
+    }
+
+    /// Walks the top document depth-first, entering frames where their `<iframe>` stands, so
+    /// the snapshot is in pre-order across documents.
+    fn walk(&mut self) -> Result<(), DecodeError> {
+        let mut stack: Vec<Visit> = Vec::new();
+        self.enter_document(&mut stack, DocKey { capture: 0, doc: 0 }, None, (0.0, 0.0), false)?;
+        let mut positions = SiblingPositions::default();
+        let mut seen: HashMap<DocKey, Vec<bool>> = HashMap::new();
+        while let Some(v) = stack.pop() {
+            let key = v.key;
+            let capture = self.captures[key.capture];
+            let doc = &capture.documents[key.doc];
+            let strings = Strings(&capture.strings);
+            let i = v.node;
+            let seen = seen.entry(key).or_insert_with(|| vec![false; doc.nodes.parent_index.len()]);
+            if std::mem::replace(&mut seen[i], true) {
+                continue; // a cycle in hostile input
+            }
+            let view = &self.views[&key];
+            let nodes = &doc.nodes;
+            let node_type = nodes.node_type[i];
+            let is_pseudo = view.pseudo[i].is_some();
+            // DOMSnapshot leaves shadow roots out: their children hang off the host, marked
+            // with the root's type. A mark the parent lacks begins a shadow tree.
+            let shadow = view.shadow_type[i];
+            if shadow.is_some() && shadow.map(|t| strings.get(t)).transpose()? == Some("user-agent") {
+                continue; // the browser's own shadow trees (inside inputs, media) are not the page's
+            }
+            let parent_shadow = usize::try_from(nodes.parent_index[i]).ok().and_then(|p| view.shadow_type.get(p).copied().flatten());
+            let v = if shadow.is_some() && shadow != parent_shadow {
+                Visit { tree: Some(TreeKind::Shadow), enters: Some(TreeKind::Shadow), ..v }
+            } else {
+                v
+            };
+            let mut next = (v.parent, v.transparent);
+            let mut children_tree = v.tree;
+            let mut children_enter = None;
+            if node_type == ELEMENT_NODE && !is_pseudo {
+                let tag = strings.get(nodes.node_name[i])?.to_ascii_lowercase();
+                let position = positions.next(v.parent, v.tree, &tag);
+                if is_skipped_tag(&tag) {
+                    continue;
+                }
+                let mut attributes = Vec::new();
+                if let Some(pairs) = nodes.attributes.get(i) {
+                    for pair in pairs.chunks(2) {
+                        if let [k, val] = pair {
+                            attributes.push((strings.get(*k)?.to_string(), strings.get(*val)?.to_string()));
+                        }
+                    }
+                }
+                let facts = layout_facts(doc, view.layout_of[i], &strings)?;
+                let form = match tag.as_str() {
+                    "input" => Some(FormState {
+                        value: view.input_value[i].map(|x| strings.get(x).map(str::to_string)).transpose()?,
+                        checked: Some(view.checked[i]),
+                        selected_text: None,
+                    }),
+                    "textarea" => Some(FormState {
+                        value: view.text_value[i].map(|x| strings.get(x).map(str::to_string)).transpose()?,
+                        ..Default::default()
+                    }),
+                    "option" => Some(FormState { checked: Some(view.selected[i]), ..Default::default() }),
+                    "select" => Some(FormState::default()),
+                    _ => None,
+                };
+                let rect = facts.rect.map(|r| r.translate(v.offset.0, v.offset.1));
+                let visible = facts.visible && !v.transparent && !facts.opacity_zero;
+                let is_frame = tag == "iframe" || tag == "frame";
+                let index = self.out.nodes.len() as u32;
+                self.out.nodes.push(SnapNode {
+                    parent: v.parent,
+                    data: NodeData::Element { tag, attributes },
+                    rect,
+                    visible,
+                    form,
+                    style: facts.style,
+                    position,
+                    enters: v.enters,
+                    clip: if is_frame { Some(Clip::FRAME) } else { facts.clip },
+                    positioning: Some(facts.positioning),
+                });
+                if let (Some(r), Some(order)) = (rect, facts.paint_order) {
+                    let transparent_to_hits = !visible || facts.pointer_events_none;
+                    self.boxes.push(PaintedBox { rect: r, paint_order: order, document: v.document, node: index, transparent_to_hits });
+                }
+                next = (Some(index), v.transparent || facts.opacity_zero);
+                children_tree = None;
+                if is_frame {
+                    // A frame shows its document, not its children (fallback content).
+                    let inner = view.content_document[i].map(|d| DocKey { capture: key.capture, doc: d as usize }).or_else(|| {
+                        let backend = nodes.backend_node_id.get(i)?;
+                        let remote = if key.capture == 0 { self.remote_owner.get(backend) } else { None };
+                        remote.map(|&c| DocKey { capture: c, doc: 0 })
+                    });
+                    if let (Some(inner), Some(r)) = (inner, rect) {
+                        let origin = (r.x + facts.content_offset.0, r.y + facts.content_offset.1);
+                        self.enter_document(&mut stack, inner, Some(index), origin, next.1 || !visible)?;
+                    }
+                    continue;
+                }
+            } else if node_type == TEXT_NODE {
+                let position = positions.next(v.parent, v.tree, TEXT_STEP);
+                let facts = layout_facts(doc, view.layout_of[i], &strings)?;
+                let rect = facts.rect.map(|r| r.translate(v.offset.0, v.offset.1));
+                let index = self.out.nodes.len() as u32;
+                let visible = facts.visible && !v.transparent;
+                self.out.nodes.push(SnapNode {
+                    parent: v.parent,
+                    data: NodeData::Text { text: strings.get(nodes.node_value[i])?.to_string() },
+                    rect,
+                    visible,
+                    position,
+                    enters: v.enters,
+                    ..Default::default()
+                });
+                if let (Some(r), Some(order)) = (rect, facts.paint_order) {
+                    let transparent_to_hits = !visible || facts.pointer_events_none;
+                    self.boxes.push(PaintedBox { rect: r, paint_order: order, document: v.document, node: index, transparent_to_hits });
+                }
+                continue;
+            } else if node_type == FRAGMENT_NODE {
+                // A shadow root: its children belong to the host, counted apart from light DOM.
+                // User-agent shadow trees (inside inputs, media) are the browser's, not the page's.
+                if view.shadow_type[i].map(|t| strings.get(t)).transpose()? == Some("user-agent") {
+                    continue;
+                }
+                children_tree = Some(TreeKind::Shadow);
+                children_enter = Some(TreeKind::Shadow);
+            } else if node_type == DOCUMENT_NODE && !is_pseudo {
+                children_enter = v.enters; // a frame's root element begins the frame's tree
+            } else {
+                // Comments, doctypes, pseudo-elements: nothing a person can act on.
+                continue;
+            }
+            for &c in view.children[i].iter().rev() {
+                stack.push(Visit {
+                    key,
+                    node: c,
+                    parent: next.0,
+                    transparent: next.1,
+                    tree: children_tree,
+                    enters: children_enter,
+                    offset: v.offset,
+                    document: v.document,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes a document's roots. `frame` is the `<iframe>` node showing it (None for the top
+    /// document), `origin` the top-left of that frame's content box in viewport CSS pixels.
+    fn enter_document(
+        &mut self,
+        stack: &mut Vec<Visit>,
+        key: DocKey,
+        frame: Option<u32>,
+        origin: (f64, f64),
+        transparent: bool,
+    ) -> Result<(), DecodeError> {
+        if self.documents_entered > MAX_DOCUMENTS {
+            return Ok(()); // frames nested without end in hostile input
+        }
+        let doc = self.captures[key.capture].documents.get(key.doc).ok_or(DecodeError::NoDocument)?;
+        // Layout bounds are in the document's own coordinates, and its viewport is scrolled.
+        let offset = (origin.0 - doc.scroll_offset_x, origin.1 - doc.scroll_offset_y);
+        let document = self.documents_entered;
+        self.documents_entered += 1;
+        if let Some(f) = frame {
+            self.frame_documents.insert(f, document);
+        }
+        let tree = frame.map(|_| TreeKind::Frame);
+        for &r in self.view(key)?.roots.iter().rev() {
+            stack.push(Visit { key, node: r, parent: frame, transparent, tree, enters: tree, offset, document });
+        }
+        Ok(())
+    }
+}
+
+const MAX_DOCUMENTS: u32 = 256;
+
+/// What one layout entry says about a node.
+struct LayoutFacts {
+    rect: Option<Rect>,
+    visible: bool,
+    opacity_zero: bool,
+    style: Option<StyleFacts>,
+    clip: Option<Clip>,
+    positioning: Positioning,
+    pointer_events_none: bool,
+    /// Border + padding, left and top: where a frame's content starts inside its box.
+    content_offset: (f64, f64),
+    paint_order: Option<i64>,
+}
+
+fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<LayoutFacts, DecodeError> {
     let Some(li) = layout else {
-        return Ok((None, false, false, None)); // no layout box: display:none or detached
+        // No layout box: display:none or detached.
+        return Ok(LayoutFacts {
+            rect: None,
+            visible: false,
+            opacity_zero: false,
+            style: None,
+            clip: None,
+            positioning: Positioning::Static,
+            pointer_events_none: false,
+            content_offset: (0.0, 0.0),
+            paint_order: None,
+        });
     };
     let rect = doc
         .layout
@@ -301,16 +573,68 @@ fn layout_facts<'a>(
     let styles = doc.layout.styles.get(li);
     let style = |k: usize| -> Result<&str, DecodeError> {
         match styles.and_then(|v| v.get(k)) {
-            Some(&i) => s(i),
+            Some(&i) => s.get(i),
             None => Ok(""),
         }
     };
-    let display = style(0)?;
-    let visibility = style(1)?;
-    let opacity_zero = style(2)?.trim().parse::<f64>().map_or(false, |o| o <= 0.0);
-    let visible = display != "none" && visibility != "hidden" && visibility != "collapse";
-    let facts = StyleFacts::from_computed(style(3)?, style(4)?);
-    Ok((rect, visible, opacity_zero, Some(facts)))
+    let px = |k: usize| -> Result<f64, DecodeError> { Ok(style(k)?.trim_end_matches("px").parse::<f64>().unwrap_or(0.0)) };
+    let display = style(DISPLAY)?;
+    let visibility = style(VISIBILITY)?;
+    Ok(LayoutFacts {
+        rect,
+        visible: display != "none" && visibility != "hidden" && visibility != "collapse",
+        opacity_zero: style(OPACITY)?.trim().parse::<f64>().map_or(false, |o| o <= 0.0),
+        style: Some(StyleFacts::from_computed(style(BACKGROUND_COLOR)?, style(BACKGROUND_IMAGE)?, style(FONT_FAMILY)?)),
+        clip: Clip::from_computed(style(OVERFLOW_X)?, style(OVERFLOW_Y)?),
+        positioning: Positioning::from_computed(style(POSITION)?),
+        pointer_events_none: style(POINTER_EVENTS)? == "none",
+        content_offset: (px(BORDER_LEFT)? + px(PADDING_LEFT)?, px(BORDER_TOP)? + px(PADDING_TOP)?),
+        paint_order: doc.layout.paint_orders.get(li).copied(),
+    })
+}
+
+impl CdpPage {
+    /// Hit-testing by paint order: the topmost box at a point, entering frames.
+    pub fn hit_test(&self) -> PaintOrderHits<'_> {
+        PaintOrderHits { page: self }
+    }
+}
+
+pub struct PaintOrderHits<'a> {
+    page: &'a CdpPage,
+}
+
+impl crate::describe::HitTest for PaintOrderHits<'_> {
+    fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
+        let mut document = 0;
+        let mut top = None;
+        loop {
+            let hit = self
+                .page
+                .boxes
+                .iter()
+                .filter(|b| {
+                    b.document == document
+                        && !b.transparent_to_hits
+                        && x >= b.rect.x
+                        && x < b.rect.right()
+                        && y >= b.rect.y
+                        && y < b.rect.bottom()
+                })
+                // Equal orders paint together; the later (deeper) node is the more specific.
+                .max_by_key(|b| (b.paint_order, b.node));
+            let Some(hit) = hit else { break };
+            top = Some(hit.node);
+            match self.page.frame_documents.get(&hit.node) {
+                Some(&inner) if inner != document => document = inner,
+                _ => break,
+            }
+        }
+        match top {
+            None => false,
+            Some(t) => !self.page.snapshot.related(t, node),
+        }
+    }
 }
 
 /// A `<select>`'s shown text is its selected option's text, gathered after the walk.
@@ -397,7 +721,7 @@ mod tests {
     #[test]
     fn decodes_elements_text_values_and_scroll() {
         let (capture, metrics) = sample();
-        let snap = decode(&capture, &metrics).unwrap();
+        let snap = decode(&capture.to_string(), &metrics.to_string(), "").unwrap().snapshot;
         assert_eq!(snap.url, "http://x/");
         assert_eq!(snap.title, "T");
         assert_eq!(snap.viewport.device_pixel_ratio, 2.0);
@@ -416,7 +740,7 @@ mod tests {
     #[test]
     fn opacity_zero_hides_the_subtree() {
         let (capture, metrics) = sample();
-        let snap = decode(&capture, &metrics).unwrap();
+        let snap = decode(&capture.to_string(), &metrics.to_string(), "").unwrap().snapshot;
         assert!(snap.nodes[3].visible && snap.nodes[4].visible);
         assert!(!snap.nodes[5].visible, "opacity 0 element");
         assert!(!snap.nodes[6].visible, "text inside opacity 0");
@@ -424,9 +748,11 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
-        let metrics = json!({});
+        let metrics = json!({}).to_string();
+        let decode = |capture: &Value, metrics: &str| super::decode(&capture.to_string(), metrics, "").map(|p| p.snapshot);
         assert_eq!(decode(&json!({"documents": []}), &metrics), Err(DecodeError::NoDocument));
         assert!(matches!(decode(&json!({"documents": 5}), &metrics), Err(DecodeError::Shape(_))));
+        assert!(matches!(super::decode("{", &metrics, ""), Err(DecodeError::Shape(_))));
         let bad = json!({"strings": [], "documents": [{"documentURL": 9,
             "nodes": {"parentIndex": [-1], "nodeType": [1], "nodeName": [0]}}]});
         assert_eq!(decode(&bad, &metrics), Err(DecodeError::BadString(9)));
@@ -434,5 +760,134 @@ mod tests {
             "nodes": {"parentIndex": [1, 0], "nodeType": [1, 1], "nodeName": [0, 0]}}]});
         // Both point at each other: no root, nothing reachable, no hang.
         assert_eq!(decode(&cyclic, &metrics).unwrap().nodes.len(), 0);
+    }
+
+    /// A hand-built capture: interned strings, and documents given as node rows.
+    struct Doc {
+        rows: Vec<(i64, i64, &'static str)>, // parent, node type, name
+        bounds: Vec<(usize, [f64; 4], i64)>,  // node, bounds, paint order
+        styles: Vec<(usize, [&'static str; 14])>,
+        shadow: Vec<(usize, &'static str)>,
+        content_document: Vec<(usize, i64)>,
+        values: Vec<(usize, &'static str)>,
+    }
+
+    fn capture(docs: &[Doc]) -> String {
+        let mut strings: Vec<String> = Vec::new();
+        let mut s = |x: &str| -> i64 {
+            if let Some(i) = strings.iter().position(|y| y == x) {
+                return i as i64;
+            }
+            strings.push(x.to_string());
+            (strings.len() - 1) as i64
+        };
+        let documents: Vec<Value> = docs
+            .iter()
+            .map(|d| {
+                let style_of = |n: usize| d.styles.iter().find(|(k, _)| *k == n).map(|(_, st)| *st);
+                let default = ["block", "visible", "1", "rgba(0, 0, 0, 0)", "none", "visible", "visible", "static", "auto", "0px", "0px", "0px", "0px", "serif"];
+                json!({
+                    "documentURL": s("http://x/"), "title": s("T"),
+                    "nodes": {
+                        "parentIndex": d.rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+                        "nodeType": d.rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                        "nodeName": d.rows.iter().map(|r| s(r.2)).collect::<Vec<_>>(),
+                        "nodeValue": d.rows.iter().enumerate().map(|(i, _)| d.values.iter().find(|v| v.0 == i).map_or(-1, |v| s(v.1))).collect::<Vec<_>>(),
+                        "backendNodeId": (0..d.rows.len() as i64).collect::<Vec<_>>(),
+                        "shadowRootType": {"index": d.shadow.iter().map(|x| x.0).collect::<Vec<_>>(), "value": d.shadow.iter().map(|x| s(x.1)).collect::<Vec<_>>()},
+                        "contentDocumentIndex": {"index": d.content_document.iter().map(|x| x.0).collect::<Vec<_>>(), "value": d.content_document.iter().map(|x| x.1).collect::<Vec<_>>()},
+                    },
+                    "layout": {
+                        "nodeIndex": d.bounds.iter().map(|b| b.0).collect::<Vec<_>>(),
+                        "bounds": d.bounds.iter().map(|b| b.1.to_vec()).collect::<Vec<_>>(),
+                        "paintOrders": d.bounds.iter().map(|b| b.2).collect::<Vec<_>>(),
+                        "styles": d.bounds.iter().map(|b| style_of(b.0).unwrap_or(default).iter().map(|x| s(x)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                    },
+                })
+            })
+            .collect();
+        json!({ "documents": documents, "strings": strings }).to_string()
+    }
+
+    fn styles(f: impl FnOnce(&mut [&'static str; 14])) -> [&'static str; 14] {
+        let mut st = ["block", "visible", "1", "rgba(0, 0, 0, 0)", "none", "visible", "visible", "static", "auto", "0px", "0px", "0px", "0px", "serif"];
+        f(&mut st);
+        st
+    }
+
+    #[test]
+    fn frames_shadow_roots_and_paint_order() {
+        let metrics = json!({"cssVisualViewport": {"clientWidth": 1280, "clientHeight": 800}}).to_string();
+        let top = Doc {
+            rows: vec![
+                (-1, 9, "#document"),   // 0
+                (0, 1, "HTML"),         // 1
+                (1, 1, "BODY"),         // 2
+                (2, 1, "IFRAME"),       // 3
+                (2, 1, "MY-CARD"),      // 4
+                (4, 1, "BUTTON"),       // 5 (in the shadow tree)
+                (5, 3, "#text"),        // 6
+                (2, 1, "BUTTON"),       // 7 covered by 9
+                (7, 3, "#text"),        // 8
+                (2, 1, "DIV"),          // 9 overlay, painted later
+            ],
+            bounds: vec![
+                (1, [0.0, 0.0, 1280.0, 800.0], 0),
+                (2, [0.0, 0.0, 1280.0, 800.0], 0),
+                (3, [100.0, 100.0, 300.0, 200.0], 1),
+                (4, [0.0, 400.0, 200.0, 40.0], 2),
+                (5, [10.0, 405.0, 80.0, 30.0], 3),
+                (6, [12.0, 410.0, 60.0, 20.0], 3),
+                (7, [500.0, 500.0, 80.0, 30.0], 4),
+                (8, [502.0, 505.0, 60.0, 20.0], 4),
+                (9, [450.0, 450.0, 300.0, 300.0], 5),
+            ],
+            styles: vec![
+                (3, styles(|st| {
+                    st[BORDER_LEFT] = "5px";
+                    st[BORDER_TOP] = "5px";
+                    st[PADDING_LEFT] = "3px";
+                    st[PADDING_TOP] = "3px";
+                })),
+                (9, styles(|st| st[POSITION] = "fixed")),
+            ],
+            shadow: vec![(5, "closed"), (6, "closed")],
+            content_document: vec![(3, 1)],
+            values: vec![(6, "In shadow"), (8, "Covered")],
+        };
+        let inner = Doc {
+            rows: vec![(-1, 9, "#document"), (0, 1, "HTML"), (1, 1, "BODY"), (2, 1, "BUTTON"), (3, 3, "#text")],
+            bounds: vec![
+                (1, [0.0, 0.0, 292.0, 192.0], 0),
+                (2, [0.0, 0.0, 292.0, 192.0], 0),
+                (3, [8.0, 8.0, 100.0, 20.0], 1),
+                (4, [10.0, 10.0, 90.0, 16.0], 1),
+            ],
+            styles: vec![],
+            shadow: vec![],
+            content_document: vec![],
+            values: vec![(4, "In frame")],
+        };
+        let page = decode(&capture(&[top, inner]), &metrics, "").unwrap();
+        let snap = &page.snapshot;
+        let find = |text: &str| snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap();
+        let in_frame = snap.nodes[find("In frame")].parent.unwrap() as usize;
+        assert_eq!(snap.nodes[in_frame].rect, Some(Rect::new(116.0, 116.0, 100.0, 20.0)), "offset by the frame's border and padding");
+        let frame_root = snap.nodes.iter().position(|n| n.enters == Some(TreeKind::Frame)).unwrap();
+        assert_eq!(snap.nodes[frame_root].tag(), Some("html"));
+        let shadow_button = snap.nodes[find("In shadow")].parent.unwrap() as usize;
+        assert_eq!(snap.nodes[shadow_button].enters, Some(TreeKind::Shadow));
+        assert!(snap.nodes.iter().position(|n| n.tag() == Some("my-card")).unwrap() < shadow_button, "pre-order across trees");
+        assert!(frame_root < shadow_button, "the frame's nodes come where the frame stands");
+
+        let mut hits = page.hit_test();
+        use crate::describe::HitTest;
+        let covered = snap.nodes[find("Covered")].parent.unwrap();
+        assert!(hits.covered(covered, (540.0, 515.0)), "the later-painted overlay is on top");
+        assert!(!hits.covered(shadow_button as u32, (50.0, 420.0)));
+        assert!(!hits.covered(in_frame as u32, (150.0, 125.0)), "hit-testing enters the frame");
+        let xpaths = crate::describe::xpath::XPaths::new(snap);
+        assert_eq!(xpaths.of(shadow_button), "/html[1]/body[1]/my-card[1] >>> ./button[1]");
+        assert_eq!(xpaths.of(in_frame), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/button[1]");
     }
 }

@@ -69,15 +69,26 @@ pub struct FormState {
 pub struct StyleFacts {
     pub has_background_color: bool,
     pub has_background_image: bool,
+    /// The font is an icon font: its glyphs are pictures (`<i class="fa fa-home">`).
+    #[serde(default)]
+    pub icon_font: bool,
 }
 
+/// Font families whose glyphs are icons. Midscene checks for `iconfont` only.
+const ICON_FONTS: [&str; 11] = [
+    "iconfont", "icomoon", "fontawesome", "font awesome", "material icons", "material symbols", "glyphicons",
+    "bootstrap-icons", "remixicon", "ionicons", "feather",
+];
+
 impl StyleFacts {
-    /// From the computed `background-color` and `background-image` values, as either page
-    /// reader gets them.
-    pub fn from_computed(background_color: &str, background_image: &str) -> Self {
+    /// From the computed `background-color`, `background-image` and `font-family` values, as
+    /// either page reader gets them.
+    pub fn from_computed(background_color: &str, background_image: &str, font_family: &str) -> Self {
+        let font = font_family.to_ascii_lowercase();
         StyleFacts {
             has_background_color: !background_color.is_empty() && !is_transparent(background_color),
             has_background_image: !background_image.is_empty() && background_image != "none",
+            icon_font: ICON_FONTS.iter().any(|f| font.contains(f)),
         }
     }
 }
@@ -119,6 +130,104 @@ pub struct SnapNode {
     /// skipped elements), so XPaths built from the snapshot resolve in the page.
     #[serde(default)]
     pub position: u32,
+    /// Set where a new DOM tree begins: on the children of a shadow root (whose parent is the
+    /// host) and on the root element of a frame's document (whose parent is the `<iframe>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enters: Option<TreeKind>,
+    /// How the element clips its content. Walkers may record it only where the content
+    /// overflows the element: where it fits, clipping changes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Clip>,
+    /// CSS `position`, recorded where a clip decision depends on it
+    /// (see `describe::visibility::nodes_needing_positioning`); unknown means static.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positioning: Option<Positioning>,
+}
+
+impl Default for SnapNode {
+    fn default() -> Self {
+        SnapNode {
+            parent: None,
+            data: NodeData::Text { text: String::new() },
+            rect: None,
+            visible: false,
+            form: None,
+            style: None,
+            position: 0,
+            enters: None,
+            clip: None,
+            positioning: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TreeKind {
+    Shadow,
+    Frame,
+}
+
+/// One axis of CSS `overflow`, as far as clipping goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Overflow {
+    #[default]
+    Visible,
+    /// `hidden` or `clip`: what lies outside is gone.
+    Hidden,
+    /// `auto` or `scroll` (and a frame's viewport): what lies outside can be scrolled to.
+    Scroll,
+}
+
+impl Overflow {
+    pub fn from_computed(value: &str) -> Self {
+        match value.trim() {
+            "hidden" | "clip" => Overflow::Hidden,
+            "auto" | "scroll" | "overlay" => Overflow::Scroll,
+            _ => Overflow::Visible,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clip {
+    pub x: Overflow,
+    pub y: Overflow,
+}
+
+impl Clip {
+    /// From computed `overflow-x` / `overflow-y`; `None` when neither clips.
+    pub fn from_computed(overflow_x: &str, overflow_y: &str) -> Option<Clip> {
+        let clip = Clip { x: Overflow::from_computed(overflow_x), y: Overflow::from_computed(overflow_y) };
+        (clip.x != Overflow::Visible || clip.y != Overflow::Visible).then_some(clip)
+    }
+
+    /// A frame clips its document to its box, and the document scrolls.
+    pub const FRAME: Clip = Clip { x: Overflow::Scroll, y: Overflow::Scroll };
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Positioning {
+    #[default]
+    Static,
+    Relative,
+    Absolute,
+    Fixed,
+    Sticky,
+}
+
+impl Positioning {
+    pub fn from_computed(value: &str) -> Self {
+        match value.trim() {
+            "relative" => Positioning::Relative,
+            "absolute" => Positioning::Absolute,
+            "fixed" => Positioning::Fixed,
+            "sticky" => Positioning::Sticky,
+            _ => Positioning::Static,
+        }
+    }
 }
 
 impl SnapNode {
@@ -143,14 +252,14 @@ impl SnapNode {
 /// Counts DOM siblings per parent and step name as a walker meets them, recorded or not.
 #[derive(Default)]
 pub struct SiblingPositions {
-    counts: std::collections::HashMap<(Option<u32>, bool, String), u32>,
+    counts: std::collections::HashMap<(Option<u32>, Option<TreeKind>, String), u32>,
 }
 
 impl SiblingPositions {
     /// The next position for `name` (a lower-case tag, or `text()`) under `parent`. Children
-    /// of a shadow root are counted apart from the host's light-DOM children.
-    pub fn next(&mut self, parent: Option<u32>, in_shadow_root: bool, name: &str) -> u32 {
-        let count = self.counts.entry((parent, in_shadow_root, name.to_string())).or_insert(0);
+    /// of a shadow root, and a frame's root, are counted apart from the parent's light-DOM children.
+    pub fn next(&mut self, parent: Option<u32>, tree: Option<TreeKind>, name: &str) -> u32 {
+        let count = self.counts.entry((parent, tree, name.to_string())).or_insert(0);
         *count += 1;
         *count
     }
@@ -205,6 +314,33 @@ impl PageSnapshot {
             }
         }
         has
+    }
+
+    /// For each node, the index of the last node in its subtree (pre-order keeps subtrees
+    /// contiguous).
+    pub fn subtree_ends(&self) -> Vec<usize> {
+        let mut last: Vec<usize> = (0..self.nodes.len()).collect();
+        for i in (0..self.nodes.len()).rev() {
+            if let Some(p) = self.nodes[i].parent {
+                let p = p as usize;
+                last[p] = last[p].max(last[i]);
+            }
+        }
+        last
+    }
+
+    /// True when `a` and `b` are the same node or one contains the other.
+    pub fn related(&self, a: u32, b: u32) -> bool {
+        let is_ancestor = |anc: u32, mut n: u32| loop {
+            if n == anc {
+                return true;
+            }
+            match self.nodes.get(n as usize).and_then(|node| node.parent) {
+                Some(p) => n = p,
+                None => return false,
+            }
+        };
+        is_ancestor(a, b) || is_ancestor(b, a)
     }
 
     /// Indices of the elements whose classification needs computed background facts:
@@ -262,9 +398,8 @@ pub(crate) mod test_support {
                 },
                 rect: Some(rect),
                 visible: true,
-                form: None,
-                style: None,
                 position: self.position(parent, tag),
+                ..Default::default()
             });
             (self.snap.nodes.len() - 1) as u32
         }
@@ -283,9 +418,8 @@ pub(crate) mod test_support {
                 data: NodeData::Text { text: text.into() },
                 rect: Some(rect),
                 visible: true,
-                form: None,
-                style: None,
                 position: self.position(Some(parent), TEXT_STEP),
+                ..Default::default()
             });
             (self.snap.nodes.len() - 1) as u32
         }
@@ -323,10 +457,10 @@ mod tests {
         assert!(is_transparent("transparent"));
         assert!(!is_transparent("rgb(255, 255, 255)"));
         assert!(!is_transparent("rgba(0, 0, 0, 0.5)"));
-        let f = StyleFacts::from_computed("rgba(0, 0, 0, 0)", "url(\"a.png\")");
-        assert!(!f.has_background_color && f.has_background_image);
-        let f = StyleFacts::from_computed("rgb(1, 2, 3)", "none");
-        assert!(f.has_background_color && !f.has_background_image);
+        let f = StyleFacts::from_computed("rgba(0, 0, 0, 0)", "url(\"a.png\")", "serif");
+        assert!(!f.has_background_color && f.has_background_image && !f.icon_font);
+        let f = StyleFacts::from_computed("rgb(1, 2, 3)", "none", "\"Font Awesome 6 Free\"");
+        assert!(f.has_background_color && !f.has_background_image && f.icon_font);
     }
 
     #[test]

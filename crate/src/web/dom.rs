@@ -7,10 +7,11 @@
 //! that returns its tag or text and leaves its box in a typed array, instead of a dozen
 //! web-sys calls that each allocate; attributes cost one call, and only on elements that have any.
 
+use crate::describe::HitTest;
 use crate::geometry::Rect;
 use crate::snapshot::{
-    is_skipped_tag, FormState, NodeData, PageSnapshot, SiblingPositions, SnapNode, StyleFacts, Viewport,
-    RECORDED_ATTRIBUTES, TEXT_STEP,
+    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
+    Viewport, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,18 +21,32 @@ use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAr
 const VISIBLE = { opacityProperty: true, visibilityProperty: true };
 const box = new Float64Array(6);
 let recorded = new Set();
+// Content scripts may open closed shadow roots; elsewhere (tests) only open ones are seen.
+const dom = globalThis.chrome?.dom;
+const shadowOf = (el) => el.shadowRoot ?? (dom && el.localName.includes('-') ? dom.openOrClosedShadowRoot(el) : null) ?? null;
+const ranges = new WeakMap();
 export function readerBox() { return box; }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
-// Element → its local name; box = [kind 1, state] where state is 0 for no layout box
-// (display:none), 1 for a box hidden by visibility or opacity, 2 for visible.
+// Element → "tag" then "\0name\0value" for each recorded attribute; box[0] = 1,
+// box[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
+// box[2] = flags: 1 its content overflows its box (it may clip), 2 it hosts a shadow root.
 // Text → its data when it has non-space characters, else undefined; box[0] = 3.
 // Anything else → undefined; box[0] = 0.
 export function readNode(node) {
   const type = node.nodeType;
   if (type === 1) {
     box[0] = 1;
-    box[1] = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
-    return node.localName;
+    const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
+    box[1] = state;
+    let flags = 0;
+    if (state !== 0 && (node.scrollHeight > node.clientHeight || node.scrollWidth > node.clientWidth)) flags = 1;
+    if (shadowOf(node)) flags |= 2;
+    box[2] = flags;
+    let out = node.localName;
+    if (node.hasAttributes()) {
+      for (const name of node.getAttributeNames()) if (recorded.has(name)) out += '\0' + name + '\0' + node.getAttribute(name);
+    }
+    return out;
   }
   if (type === 3) {
     box[0] = 3;
@@ -41,23 +56,80 @@ export function readNode(node) {
   box[0] = 0;
   return undefined;
 }
-// The recorded attributes as "name\0value\0…", or undefined.
-export function readAttributes(el) {
-  if (!el.hasAttributes()) return undefined;
-  let out = '';
-  for (const a of el.attributes) if (recorded.has(a.name)) out += a.name + '\0' + a.value + '\0';
-  return out || undefined;
+export function shadowRootOf(el) { return shadowOf(el); }
+// A same-origin frame's document, or null (cross-origin, sandboxed, not loaded).
+export function frameDocument(el) {
+  try { return el.contentDocument?.documentElement ? el.contentDocument : null; } catch { return null; }
+}
+// Where a frame's content starts in its document's viewport: box[2], box[3].
+export function readFrameOrigin(el) {
+  const r = el.getBoundingClientRect();
+  const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+  box[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+  box[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
 }
 // A node's box: box[2..6] = x, y, width, height (a Range measures text).
-export function readBox(range, node) {
+export function readBox(node) {
   let r;
   if (node.nodeType === 3) {
+    const doc = node.ownerDocument;
+    let range = ranges.get(doc);
+    if (!range) { range = doc.createRange(); ranges.set(doc, range); }
     range.selectNodeContents(node);
     r = range.getBoundingClientRect();
   } else {
     r = node.getBoundingClientRect();
   }
   box[2] = r.x; box[3] = r.y; box[4] = r.width; box[5] = r.height;
+}
+const STYLE_SETS = [
+  ['background-color', 'background-image', 'font-family'],
+  ['overflow-x', 'overflow-y'],
+  ['position'],
+  ['display'],
+];
+// Computed values of one preset list, joined by "\n".
+export function readStyle(el, set) {
+  const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+  return STYLE_SETS[set].map((p) => cs.getPropertyValue(p)).join('\n');
+}
+// Composed parent: through shadow roots to their host, and out of a frame to its <iframe>.
+function up(n) {
+  const p = n.parentNode;
+  if (!p) return null;
+  if (p.nodeType === 11) return p.host ?? null;
+  if (p.nodeType === 9) { try { return p.defaultView?.frameElement ?? null; } catch { return null; } }
+  return p;
+}
+function holds(a, b) { for (let n = b; n; n = up(n)) if (n === a) return true; return false; }
+// The topmost element at a viewport point, looking into shadow roots and same-origin frames.
+function deepElementFromPoint(x, y) {
+  let ox = 0, oy = 0;
+  let el = document.elementFromPoint(x, y);
+  for (let depth = 0; el && depth < 64; depth++) {
+    const root = shadowOf(el);
+    if (root) {
+      const inner = root.elementFromPoint(x - ox, y - oy);
+      if (inner && inner !== el) { el = inner; continue; }
+    }
+    if (el.localName === 'iframe' || el.localName === 'frame') {
+      const doc = frameDocument(el);
+      if (doc) {
+        readFrameOrigin(el);
+        const inner = doc.elementFromPoint(x - ox - box[2], y - oy - box[3]);
+        if (inner) { ox += box[2]; oy += box[3]; el = inner; continue; }
+      }
+    }
+    break;
+  }
+  return el;
+}
+// True when the topmost element at (x, y) is not the node, its ancestor or its descendant.
+export function coveredAt(node, x, y) {
+  const target = node.nodeType === 1 ? node : up(node);
+  const hit = deepElementFromPoint(x, y);
+  if (!hit || !target) return false;
+  return !(holds(target, hit) || holds(hit, target));
 }
 "#)]
 extern "C" {
@@ -67,21 +139,68 @@ extern "C" {
     fn set_recorded_attributes(names: js_sys::Array);
     #[wasm_bindgen(js_name = readNode)]
     fn read_node(node: &Node) -> Option<String>;
-    #[wasm_bindgen(js_name = readAttributes)]
-    fn read_attributes(el: &Element) -> Option<String>;
+    #[wasm_bindgen(js_name = shadowRootOf)]
+    fn shadow_root_of(el: &Element) -> Option<Node>;
+    #[wasm_bindgen(js_name = frameDocument)]
+    fn frame_document(el: &Element) -> Option<Document>;
+    #[wasm_bindgen(js_name = readFrameOrigin)]
+    fn read_frame_origin(el: &Element);
     #[wasm_bindgen(js_name = readBox)]
-    fn read_box(range: &web_sys::Range, node: &Node);
+    fn read_box(node: &Node);
+    #[wasm_bindgen(js_name = readStyle)]
+    fn read_style(el: &Element, set: u32) -> String;
+    #[wasm_bindgen(js_name = coveredAt)]
+    fn covered_at(node: &Node, x: f64, y: f64) -> bool;
 }
+
+const BACKGROUND_STYLES: u32 = 0;
+const OVERFLOW_STYLES: u32 = 1;
+const POSITION_STYLE: u32 = 2;
+const DISPLAY_STYLE: u32 = 3;
 
 pub struct WalkTimings {
     pub walk_ms: f64,
     pub style_ms: f64,
 }
 
+/// A snapshot of the live page, with the DOM nodes behind it for hit-testing.
+pub struct LiveSnapshot {
+    pub snapshot: PageSnapshot,
+    pub hits: DomHits,
+    /// Visible frames whose document this page may not read (cross-origin, sandboxed).
+    pub remote_frames: u32,
+}
+
+/// Hit-testing with `elementFromPoint`, into shadow roots and same-origin frames.
+pub struct DomHits {
+    /// Parallel to the snapshot's nodes.
+    handles: Vec<Node>,
+}
+
+impl HitTest for DomHits {
+    fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
+        self.handles.get(node as usize).map_or(false, |n| covered_at(n, x, y))
+    }
+}
+
 const ELEMENT: f64 = 1.0;
 const TEXT: f64 = 3.0;
+const OVERFLOWS: u32 = 1;
+const HOSTS_SHADOW: u32 = 2;
 
-pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings), String> {
+/// One node waiting to be visited.
+struct Visit {
+    node: Node,
+    parent: Option<u32>,
+    /// The tree its siblings are counted in (see `SiblingPositions`).
+    tree: Option<TreeKind>,
+    /// Set on the first node of a shadow root or a frame's document.
+    enters: Option<TreeKind>,
+    /// Index into the frame offsets: where its document's viewport sits in the top one.
+    frame: u32,
+}
+
+pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings), String> {
     let document = window.document().ok_or("this page has no document")?;
     let root = document.document_element().ok_or("this page has no root element")?;
     let perf = window.performance();
@@ -102,65 +221,103 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
         viewport: viewport_of(window, &document, &root),
         nodes: Vec::new(),
     };
-    // Handles parallel to `snap.nodes`, for the second pass (text boxes, styles).
+    // Parallel to `snap.nodes`: the DOM node, and the frame it is in.
     let mut handles: Vec<Node> = Vec::new();
+    let mut frame_of: Vec<u32> = Vec::new();
+    // Per frame: its document's viewport origin in top-viewport CSS pixels (frame 0: the top).
+    let mut frame_origins: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+    let mut overflowing: Vec<u32> = Vec::new();
+    let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
-    let mut stack: Vec<(Node, Option<u32>, bool)> = vec![(root.into(), None, false)];
-    while let Some((node, parent, in_shadow)) = stack.pop() {
+    let mut stack = vec![Visit { node: root.into(), parent: None, tree: None, enters: None, frame: 0 }];
+    while let Some(v) = stack.pop() {
         let index = snap.nodes.len() as u32;
-        let read = read_node(&node);
+        let read = read_node(&v.node);
         let kind = box_.get_index(0);
         if kind == ELEMENT {
-            let Some(tag) = read else { continue };
+            let Some(packed) = read else { continue };
+            let (tag, attributes) = unpack(&packed);
             // Counted before any skipping: XPath steps count every sibling in the DOM.
-            let position = positions.next(parent, in_shadow, &tag);
+            let position = positions.next(v.parent, v.tree, &tag);
             if is_skipped_tag(&tag) {
                 continue;
             }
             let state = box_.get_index(1);
-            let el: &Element = node.unchecked_ref();
+            let flags = box_.get_index(2) as u32;
+            let el: &Element = v.node.unchecked_ref();
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
-            if state == 0.0 && !is_display_contents(window, el) {
+            if state == 0.0 && read_style(el, DISPLAY_STYLE) != "contents" {
                 continue;
             }
-            let attributes = read_attributes(el).map(|packed| unpack_attributes(&packed)).unwrap_or_default();
             let form = form_state(&tag, el);
-            push_children(&node, el, index, &mut stack);
+            let is_frame = tag == "iframe" || tag == "frame";
+            if is_frame {
+                // A frame shows its document, not its children (fallback content).
+                match frame_document(el) {
+                    Some(doc) => {
+                        read_frame_origin(el);
+                        let outer = frame_origins[v.frame as usize];
+                        frame_origins.push((outer.0 + box_.get_index(2), outer.1 + box_.get_index(3)));
+                        if let Some(inner_root) = doc.document_element() {
+                            let frame = (frame_origins.len() - 1) as u32;
+                            let tree = Some(TreeKind::Frame);
+                            stack.push(Visit { node: inner_root.into(), parent: Some(index), tree, enters: tree, frame });
+                        }
+                    }
+                    None if state == 2.0 => remote_frames += 1,
+                    None => {}
+                }
+            } else {
+                if flags & OVERFLOWS != 0 {
+                    overflowing.push(index);
+                }
+                let shadow = if flags & HOSTS_SHADOW != 0 { shadow_root_of(el) } else { None };
+                push_children(&v.node, shadow.as_ref(), index, v.frame, &mut stack);
+            }
             snap.nodes.push(SnapNode {
-                parent,
+                parent: v.parent,
                 data: NodeData::Element { tag, attributes },
                 rect: None, // measured in the second pass, where classification needs it
                 visible: state == 2.0,
                 form,
-                style: None,
                 position,
+                enters: v.enters,
+                clip: is_frame.then_some(Clip::FRAME),
+                ..Default::default()
             });
-            handles.push(node);
+            handles.push(v.node);
+            frame_of.push(v.frame);
         } else if kind == TEXT {
-            let position = positions.next(parent, in_shadow, TEXT_STEP);
+            let position = positions.next(v.parent, v.tree, TEXT_STEP);
             let Some(text) = read else { continue }; // whitespace only
-            let parent_visible = parent.map_or(false, |p| snap.nodes[p as usize].visible);
+            let parent_visible = v.parent.map_or(false, |p| snap.nodes[p as usize].visible);
             snap.nodes.push(SnapNode {
-                parent,
+                parent: v.parent,
                 data: NodeData::Text { text },
-                rect: None,
                 visible: parent_visible,
-                form: None,
-                style: None,
                 position,
+                enters: v.enters,
+                ..Default::default()
             });
-            handles.push(node);
+            handles.push(v.node);
+            frame_of.push(v.frame);
         }
     }
 
-    // Second pass: measure only the boxes classification will read.
-    let range = document.create_range().map_err(|_| "cannot create a Range")?;
-    for i in crate::describe::nodes_needing_rect(&snap) {
+    // Second pass: measure only the boxes classification will read, and possible clippers.
+    let needing_rect = crate::describe::nodes_needing_rect(&snap);
+    let clippers = overflowing.iter().copied().filter(|&i| snap.nodes[i as usize].visible);
+    let iframes = (0..snap.nodes.len() as u32).filter(|&i| snap.nodes[i as usize].clip == Some(Clip::FRAME));
+    let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(clippers).chain(iframes).collect();
+    to_measure.sort_unstable();
+    to_measure.dedup();
+    for i in to_measure {
         let i = i as usize;
-        read_box(&range, &handles[i]);
-        let r = read_rect(&box_);
+        read_box(&handles[i]);
+        let (dx, dy) = frame_origins[frame_of[i] as usize];
+        let r = read_rect(&box_).translate(dx, dy);
         let node = &mut snap.nodes[i];
         if matches!(node.data, NodeData::Text { .. }) {
             let has_area = r.width > 0.0 || r.height > 0.0;
@@ -171,54 +328,58 @@ pub fn snapshot_document(window: &Window) -> Result<(PageSnapshot, WalkTimings),
         }
     }
     let t1 = now();
+    let element = |i: u32| handles[i as usize].unchecked_ref::<Element>();
     for i in snap.nodes_needing_style() {
-        let Some(el) = handles[i as usize].dyn_ref::<Element>() else { continue };
-        if let Ok(Some(style)) = window.get_computed_style(el) {
-            let color = style.get_property_value("background-color").unwrap_or_default();
-            let image = style.get_property_value("background-image").unwrap_or_default();
-            snap.nodes[i as usize].style = Some(StyleFacts::from_computed(&color, &image));
+        let values = read_style(element(i), BACKGROUND_STYLES);
+        let mut v = values.split('\n');
+        let (color, image, font) = (v.next().unwrap_or(""), v.next().unwrap_or(""), v.next().unwrap_or(""));
+        snap.nodes[i as usize].style = Some(StyleFacts::from_computed(color, image, font));
+    }
+    for &i in &overflowing {
+        if snap.nodes[i as usize].rect.is_some() {
+            let values = read_style(element(i), OVERFLOW_STYLES);
+            let (x, y) = values.split_once('\n').unwrap_or((&values, ""));
+            snap.nodes[i as usize].clip = Clip::from_computed(x, y);
+        }
+    }
+    for i in crate::describe::visibility::nodes_needing_positioning(&snap, &needing_rect) {
+        if snap.nodes[i as usize].tag().is_some() {
+            snap.nodes[i as usize].positioning = Some(Positioning::from_computed(&read_style(element(i), POSITION_STYLE)));
         }
     }
     let t2 = now();
-    Ok((snap, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
+    Ok((LiveSnapshot { snapshot: snap, hits: DomHits { handles }, remote_frames }, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
 }
 
-fn unpack_attributes(packed: &str) -> Vec<(String, String)> {
+/// "tag\0name\0value…" → the tag and the attribute pairs.
+fn unpack(packed: &str) -> (String, Vec<(String, String)>) {
     let mut parts = packed.split('\0');
-    let mut out = Vec::new();
+    let tag = parts.next().unwrap_or_default().to_string();
+    let mut attributes = Vec::new();
     while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
         if !k.is_empty() {
-            out.push((k.to_string(), v.to_string()));
+            attributes.push((k.to_string(), v.to_string()));
         }
     }
-    out
+    (tag, attributes)
 }
 
-/// Children in render order, pushed reversed so they pop in order: an open shadow root's
-/// content first, then light-DOM children.
-fn push_children(node: &Node, el: &Element, index: u32, stack: &mut Vec<(Node, Option<u32>, bool)>) {
+/// Children in render order, pushed reversed so they pop in order: a shadow root's content
+/// first, then light-DOM children.
+fn push_children(node: &Node, shadow: Option<&Node>, index: u32, frame: u32, stack: &mut Vec<Visit>) {
     let mark = stack.len();
-    let mut push_all = |parent: &Node, in_shadow: bool| {
+    let mut push_all = |parent: &Node, tree: Option<TreeKind>| {
         let mut child = parent.first_child();
         while let Some(c) = child {
             child = c.next_sibling();
-            stack.push((c, Some(index), in_shadow));
+            stack.push(Visit { node: c, parent: Some(index), tree, enters: tree, frame });
         }
     };
-    if let Some(shadow) = el.shadow_root() {
-        push_all(shadow.as_ref(), true);
+    if let Some(root) = shadow {
+        push_all(root, Some(TreeKind::Shadow));
     }
-    push_all(node, false);
+    push_all(node, None);
     stack[mark..].reverse();
-}
-
-fn is_display_contents(window: &Window, el: &Element) -> bool {
-    window
-        .get_computed_style(el)
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_property_value("display").ok())
-        .map_or(false, |d| d == "contents")
 }
 
 fn form_state(tag: &str, el: &Element) -> Option<FormState> {

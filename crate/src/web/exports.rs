@@ -4,7 +4,7 @@ use super::bridge::FetchModel;
 use super::host::{Host, HostBrowser};
 use super::{dom, from_js, now_ms, to_js};
 use crate::agent::{run_instruction, RunOptions};
-use crate::describe::{describe, DescribeOptions};
+use crate::describe::{describe_with, DescribeOptions};
 use crate::model::ModelConfig;
 use crate::snapshot::cdp;
 use serde::Serialize;
@@ -47,15 +47,21 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
     serde_json::to_string(value).map_err(|e| JsError::new(&format!("could not encode the result: {e}")))
 }
 
-/// Content script: walk this document and describe it. Returns the result as JSON text.
+/// Content script: walk this document and describe it. Returns the result as JSON text, or
+/// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
+/// worker then reads the whole page through CDP).
 #[wasm_bindgen(js_name = extractPage)]
 pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
     let opts = options(opts)?;
     let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
     let t0 = now_ms();
-    let (snapshot, walk) = dom::snapshot_document(&window).map_err(|e| JsError::new(&e))?;
+    let (live, walk) = dom::snapshot_document(&window).map_err(|e| JsError::new(&e))?;
+    if live.remote_frames > 0 {
+        return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
+    }
+    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
     let t1 = now_ms();
-    let extraction = describe(&snapshot, &opts);
+    let extraction = describe_with(&snapshot, &opts, &mut hits);
     let describe_ms = now_ms() - t1;
     to_json(&ExtractResult {
         extraction,
@@ -70,18 +76,17 @@ pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
     to_js(&cdp::capture_params())
 }
 
-/// Service worker, strict-CSP path: describe a page from CDP results. `capture` is the result
-/// of `DOMSnapshot.captureSnapshot(cdpSnapshotParams())`, `metrics` of `Page.getLayoutMetrics`.
-/// Returns JSON text, as `extractPage` does.
+/// Service worker, CDP path (strict-CSP pages, cross-process frames): describe a page from
+/// CDP results, each passed as JSON text. `capture` is `DOMSnapshot.captureSnapshot(cdpSnapshotParams())`,
+/// `metrics` is `Page.getLayoutMetrics`, `remoteFrames` is `[{ownerBackendNodeId, capture}]`
+/// for frames rendered in other processes. Returns JSON text, as `extractPage` does.
 #[wasm_bindgen(js_name = describeCdpSnapshot)]
-pub fn describe_cdp_snapshot(capture: JsValue, metrics: JsValue, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
+pub fn describe_cdp_snapshot(capture: &str, metrics: &str, remote_frames: &str, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
     let opts = options(opts)?;
     let t0 = now_ms();
-    let capture: serde_json::Value = from_js(capture, "the DOM snapshot").map_err(|e| JsError::new(&e))?;
-    let metrics: serde_json::Value = from_js(metrics, "the layout metrics").map_err(|e| JsError::new(&e))?;
-    let snapshot = cdp::decode(&capture, &metrics).map_err(|e| JsError::new(&e.to_string()))?;
+    let page = cdp::decode(capture, metrics, remote_frames).map_err(|e| JsError::new(&e.to_string()))?;
     let t1 = now_ms();
-    let extraction = describe(&snapshot, &opts);
+    let extraction = describe_with(&page.snapshot, &opts, &mut page.hit_test());
     let describe_ms = now_ms() - t1;
     to_json(&ExtractResult {
         extraction,
