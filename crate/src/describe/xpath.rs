@@ -7,12 +7,13 @@
 //!   element only; it survives reordering, not rewording.
 //!
 //! XPath cannot cross into a shadow root or a frame's document, so a path is one segment per
-//! tree joined by ` >>> `: the host's (or `<iframe>`'s) path, then the path inside, which is
-//! relative (`./div[1]/…`) for a shadow root and absolute for a frame's document. Steps use
+//! tree joined by ` >>> `: the host's (or `<iframe>`'s) path, then the path inside, absolute
+//! within that tree: evaluated with any node of a shadow tree as the context, `/` is the shadow
+//! root (XPath refuses the root itself as a context); in a frame, `/` is its document. Steps use
 //! the DOM sibling positions the walkers record (`SnapNode::position`). Paths are built only
 //! for the elements that need one; for every node they would cost memory quadratic in depth.
 
-use crate::snapshot::{NodeData, PageSnapshot, TreeKind};
+use crate::snapshot::{NodeData, PageSnapshot};
 use std::collections::HashMap;
 
 /// Joins the per-tree segments of a path.
@@ -135,12 +136,8 @@ impl<'a> XPaths<'a> {
             current = nodes[i].parent.map(|p| p as usize);
         }
         let tree_root = self.tree[node];
-        let in_shadow = tree_root != usize::MAX && nodes[tree_root].enters == Some(TreeKind::Shadow);
         let holder = (tree_root != usize::MAX).then(|| nodes[tree_root].parent.map(|p| p as usize)).flatten();
         let mut out = String::with_capacity(chain.len() * 10 + 16);
-        if in_shadow {
-            out.push('.');
-        }
         if let Some(id) = anchor {
             let _ = write!(out, "//*[@id=\"{id}\"]");
         }
@@ -179,9 +176,6 @@ impl<'a> XPaths<'a> {
         if let Some(holder) = (tree != usize::MAX).then(|| nodes[tree].parent).flatten() {
             path.push_str(&self.of(holder as usize));
             path.push_str(TREE_SEPARATOR);
-            if nodes[tree].enters == Some(TreeKind::Shadow) {
-                path.push('.');
-            }
         }
         let literal = literal(&text);
         path.push_str(&format!("//{tag}[normalize-space()={literal}]"));
@@ -267,9 +261,9 @@ mod tests {
         let link = b.el(Some(frame_body), "a", &[], r);
         let link_text = b.text(link, " Save ", r);
         let x = XPaths::new(&b.snap);
-        assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> ./div[1]/button[1]");
+        assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]");
         assert_eq!(x.of(link as usize), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]");
-        assert_eq!(x.by_text(button as usize).as_deref(), Some("/html[1]/body[1]/my-card[1] >>> .//button[normalize-space()=\"Save\"]"));
+        assert_eq!(x.by_text(button as usize).as_deref(), Some("/html[1]/body[1]/my-card[1] >>> //button[normalize-space()=\"Save\"]"));
         assert_eq!(
             x.by_text(link_text as usize).as_deref(),
             Some("/html[1]/body[1]/iframe[1] >>> //a[normalize-space()=\"Save\"]/text()[normalize-space()]")

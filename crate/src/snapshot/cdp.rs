@@ -887,7 +887,7 @@ mod tests {
         assert!(!hits.covered(shadow_button as u32, (50.0, 420.0)));
         assert!(!hits.covered(in_frame as u32, (150.0, 125.0)), "hit-testing enters the frame");
         let xpaths = crate::describe::xpath::XPaths::new(snap);
-        assert_eq!(xpaths.of(shadow_button), "/html[1]/body[1]/my-card[1] >>> ./button[1]");
+        assert_eq!(xpaths.of(shadow_button), "/html[1]/body[1]/my-card[1] >>> /button[1]");
         assert_eq!(xpaths.of(in_frame), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/button[1]");
     }
 }
