@@ -43,7 +43,7 @@ fn walks_live_dom_with_values_and_visibility() {
     );
     let input = window.document().unwrap().query_selector(".new-todo").unwrap().unwrap();
     input.unchecked_ref::<web_sys::HtmlInputElement>().set_value("typed live");
-    let snap = snapshot_document(&window).unwrap().0.snapshot;
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
     let page = describe(&snap, &DescribeOptions::default());
     let shape: Vec<_> = page.elements.iter().map(|e| (e.kind, e.tag.as_str(), e.content.as_str())).collect();
     assert!(shape.contains(&(ElementKind::Text, "h1", "todos")), "{shape:?}");
@@ -75,7 +75,7 @@ fn deep_nesting_does_not_overflow() {
     let button = document.create_element("button").unwrap();
     button.set_text_content(Some("deep"));
     parent.append_child(&button).unwrap();
-    let snap = snapshot_document(&window).unwrap().0.snapshot;
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
     let page = describe(&snap, &DescribeOptions::default());
     // Leave no deep tree behind for the harness, which reads the page to report.
     mount("");
@@ -88,7 +88,7 @@ fn open_shadow_roots_are_read() {
     let host = window.document().unwrap().get_element_by_id("shadow-host").unwrap();
     let root = host.attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open)).unwrap();
     root.set_inner_html("<button>inside shadow</button>");
-    let snap = snapshot_document(&window).unwrap().0.snapshot;
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
     let page = describe(&snap, &DescribeOptions::default());
     assert!(page.elements.iter().any(|e| e.content == "inside shadow"));
 }

@@ -158,3 +158,17 @@ test('element sets agree with Midscene’s extractor except where we chose to di
     await page.close();
   }
 });
+
+test('viewportOnly skips what lies outside the view and keeps everything in it', async () => {
+  const { page, tabId } = await open('/long.html');
+  await page.evaluate(() => window.scrollTo(0, 1500));
+  const full = await extract(tabId);
+  const inView = await extract(tabId, { viewportOnly: true });
+  assert.equal(inView.source, 'content-script');
+  const facts = (els) => els.map((e) => [e.id, e.kind, e.content, round(e.rect), e.inViewport.toFixed(2)]);
+  assert.deepEqual(facts(inView.elements), facts(full.elements.filter((e) => e.inViewport > 0)));
+  assert.ok(inView.elements.some((e) => e.content === 'Accept cookies'), 'a fixed element stays in view while the page scrolls');
+  assert.ok(inView.elements.some((e) => e.content === 'Action 15'), 'content in view');
+  assert.ok(full.elements.length > 4 * inView.elements.length, 'the full page has far more');
+  await page.close();
+});

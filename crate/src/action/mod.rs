@@ -86,7 +86,7 @@ pub fn find_element(target: u32, page: &Extraction) -> Result<&Element, ActionEr
 /// The middle of the part of the element a person can see in the viewport.
 fn visible_point(target: u32, page: &Extraction) -> Result<(f64, f64), ActionError> {
     let e = find_element(target, page)?;
-    crate::describe::visibility::hit_point(&e.visible_rect, &page.viewport.rect())
+    crate::describe::visibility::hit_point(&e.shown_rect(), &page.viewport.rect())
         .ok_or_else(|| ActionError::OutOfView { target, summary: e.summary() })
 }
 

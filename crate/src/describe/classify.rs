@@ -1,6 +1,6 @@
 //! Turns snapshot nodes into the elements a model may name.
 
-use super::visibility::visible_part;
+use super::visibility::{is_clip_checked, visible_part};
 use super::xpath::XPaths;
 use super::{collapse_whitespace, truncate_chars, Element, ElementKind};
 use crate::snapshot::{NodeData, PageSnapshot, SnapNode};
@@ -67,7 +67,12 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             continue; // a page-sized backdrop names nothing
         }
         // Cut away by an ancestor that hides its overflow: not there for a person.
-        let Some(visible_rect) = visible_part(snapshot, i, rect) else { continue };
+        let visible_rect = if is_clip_checked(snapshot, &rect) {
+            let Some(part) = visible_part(snapshot, i, rect) else { continue };
+            part
+        } else {
+            rect
+        };
         let xpath = xpaths.of(i);
         let id = unique_id(&mut used_ids, &xpath, &tag, &content);
         elements.push(Element {
@@ -80,7 +85,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             rect,
             center: rect.center(),
             in_viewport: visible_rect.intersection_area(&viewport) / (rect.width * rect.height),
-            visible_rect,
+            visible_rect: (visible_rect != rect).then_some(visible_rect),
             occluded: false,
             xpath_text: xpaths.by_text(i),
             xpath,

@@ -49,9 +49,10 @@ pub struct Element {
     /// Fraction of the element a person can see in the viewport, 0..=1: inside the viewport
     /// and not clipped away by an ancestor.
     pub in_viewport: f64,
-    /// The part of `rect` its ancestors do not clip (it may reach outside the viewport);
-    /// zero-size when scrolled out of a scrollable ancestor.
-    pub visible_rect: Rect,
+    /// The part of `rect` its ancestors do not clip (it may reach outside the viewport),
+    /// zero-size when scrolled out of a scrollable ancestor; absent when nothing is clipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible_rect: Option<Rect>,
     /// Something else is on top at the middle of its visible part (a dialog, an overlay).
     /// Covered elements stay here but are left out of the descriptions.
     #[serde(default)]
@@ -66,6 +67,11 @@ pub struct Element {
 }
 
 impl Element {
+    /// The part of the element its ancestors let show.
+    pub fn shown_rect(&self) -> Rect {
+        self.visible_rect.unwrap_or(self.rect)
+    }
+
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attributes.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
@@ -150,7 +156,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
     }
     let viewport = snapshot.viewport.rect();
     for e in &mut elements {
-        if let Some(point) = visibility::hit_point(&e.visible_rect, &viewport) {
+        if let Some(point) = visibility::hit_point(&e.shown_rect(), &viewport) {
             e.occluded = hits.covered(e.node, point);
         }
     }

@@ -77,16 +77,29 @@ pub fn visible_part(snapshot: &PageSnapshot, i: usize, rect: Rect) -> Option<Rec
     Some(Rect::new(left, top, right - left, bottom - top))
 }
 
+/// Whether clipping is worked out for a box: only where it reaches into the viewport. What is
+/// out of view is listed as out of view either way, and checking it would mean reading every
+/// ancestor of every element on the page.
+pub fn is_clip_checked(snapshot: &PageSnapshot, rect: &Rect) -> bool {
+    rect.intersection_area(&snapshot.viewport.rect()) > 0.0
+}
+
+/// True when an ancestor's box `outer` leaves part of `inner` outside: only then can its
+/// overflow setting matter (a walker reads `overflow` for these ancestors only).
+pub fn may_clip(outer: &Rect, inner: &Rect) -> bool {
+    !contains(outer, inner)
+}
+
 /// Of `candidates` (nodes with boxes that may become elements), the nodes whose CSS `position`
-/// decides a clip: every node from a candidate up to each clipping ancestor that does not
-/// already contain the candidate's box. A walker reads `position` for these only.
+/// decides a clip: every node from a clip-checked candidate up to each clipping ancestor that
+/// does not already contain the candidate's box. A walker reads `position` for these only.
 pub fn nodes_needing_positioning(snapshot: &PageSnapshot, candidates: &[u32]) -> Vec<u32> {
     let nodes = &snapshot.nodes;
     let mut needed = vec![false; nodes.len()];
     let mut chain: Vec<usize> = Vec::new();
     for &c in candidates {
         let c = c as usize;
-        let Some(rect) = nodes[c].rect else { continue };
+        let Some(rect) = nodes[c].rect.filter(|r| is_clip_checked(snapshot, r)) else { continue };
         chain.clear();
         chain.push(c);
         let mut cur = nodes[c].parent.map(|p| p as usize);
@@ -94,7 +107,7 @@ pub fn nodes_needing_positioning(snapshot: &PageSnapshot, candidates: &[u32]) ->
             chain.push(a);
             let ancestor = &nodes[a];
             if let (Some(_), Some(r)) = (ancestor.clip, ancestor.rect) {
-                if !contains(&r, &rect) {
+                if may_clip(&r, &rect) {
                     for &n in &chain {
                         needed[n] = true;
                     }

@@ -20,8 +20,11 @@ use std::collections::HashMap;
 pub const TREE_SEPARATOR: &str = " >>> ";
 /// Longest text a text-based XPath is made from.
 const MAX_TEXT_CHARS: usize = 80;
-/// Text nodes looked at per element when indexing texts; deeper subtrees are not indexed.
+/// Text nodes looked at per element when indexing texts; where a short text is spread over
+/// more, its tag gets no text paths in that tree.
 const MAX_TEXT_NODES: usize = 64;
+/// Nodes looked at per element when indexing texts.
+const MAX_VISITED: usize = 2048;
 
 pub struct XPaths<'a> {
     snapshot: &'a PageSnapshot,
@@ -74,17 +77,27 @@ impl<'a> XPaths<'a> {
         for (i, node) in nodes.iter().enumerate() {
             let NodeData::Element { tag, .. } = &node.data else { continue };
             let mut parts: Vec<&str> = Vec::new();
-            let mut len = 0;
+            let mut shown_chars = 0;
             let mut complete = true;
-            for inner in &nodes[i + 1..=ends[i]] {
+            for (visited, inner) in nodes[i + 1..=ends[i]].iter().enumerate() {
+                if visited > MAX_VISITED {
+                    complete = false; // a vast subtree with little text: not worth reading
+                    break;
+                }
                 if let NodeData::Text { text } = &inner.data {
                     parts.push(text);
-                    len += text.len();
-                    if parts.len() > MAX_TEXT_NODES || len > MAX_TEXT_CHARS * 8 {
+                    shown_chars += text.chars().filter(|c| !c.is_whitespace()).count();
+                    if shown_chars > MAX_TEXT_CHARS {
+                        break; // longer than any text path's text: it can match none
+                    }
+                    if parts.len() > MAX_TEXT_NODES {
                         complete = false;
                         break;
                     }
                 }
+            }
+            if complete && (parts.is_empty() || shown_chars > MAX_TEXT_CHARS) {
+                continue;
             }
             let key = (self.tree[i], tag.as_str());
             if !complete {

@@ -7,7 +7,7 @@
 //! that returns its tag or text and leaves its box in a typed array, instead of a dozen
 //! web-sys calls that each allocate; attributes cost one call, and only on elements that have any.
 
-use crate::describe::HitTest;
+use crate::describe::{visibility, HitTest};
 use crate::geometry::Rect;
 use crate::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
@@ -25,11 +25,23 @@ let recorded = new Set();
 const dom = globalThis.chrome?.dom;
 const shadowOf = (el) => el.shadowRoot ?? (dom && el.localName.includes('-') ? dom.openOrClosedShadowRoot(el) : null) ?? null;
 const ranges = new WeakMap();
+let viewportOnly = false;
 export function readerBox() { return box; }
+export function setViewportOnly(on) { viewportOnly = on; }
+// For viewportOnly: true when an element with children lies, with its overflow, entirely
+// outside its document's viewport, so nothing beneath it can show there.
+function outsideViewport(el) {
+  if (!el.firstElementChild && el.localName !== 'iframe') return false;
+  const r = el.getBoundingClientRect();
+  const root = el.ownerDocument.documentElement;
+  const right = r.left + Math.max(r.width, el.scrollWidth);
+  const bottom = r.top + Math.max(r.height, el.scrollHeight);
+  return r.top >= root.clientHeight || bottom <= 0 || r.left >= root.clientWidth || right <= 0;
+}
 export function setRecordedAttributes(names) { recorded = new Set(names); }
 // Element → "tag" then "\0name\0value" for each recorded attribute; box[0] = 1,
 // box[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
-// box[2] = flags: 1 its content overflows its box (it may clip), 2 it hosts a shadow root.
+// box[2] = 1 when it hosts a shadow root; box[3] = 1 when viewportOnly may skip it.
 // Text → its data when it has non-space characters, else undefined; box[0] = 3.
 // Anything else → undefined; box[0] = 0.
 export function readNode(node) {
@@ -38,10 +50,8 @@ export function readNode(node) {
     box[0] = 1;
     const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
     box[1] = state;
-    let flags = 0;
-    if (state !== 0 && (node.scrollHeight > node.clientHeight || node.scrollWidth > node.clientWidth)) flags = 1;
-    if (shadowOf(node)) flags |= 2;
-    box[2] = flags;
+    box[2] = shadowOf(node) ? 1 : 0;
+    box[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
     let out = node.localName;
     if (node.hasAttributes()) {
       for (const name of node.getAttributeNames()) if (recorded.has(name)) out += '\0' + name + '\0' + node.getAttribute(name);
@@ -135,6 +145,8 @@ export function coveredAt(node, x, y) {
 extern "C" {
     #[wasm_bindgen(js_name = readerBox)]
     fn reader_box() -> js_sys::Float64Array;
+    #[wasm_bindgen(js_name = setViewportOnly)]
+    fn set_viewport_only(on: bool);
     #[wasm_bindgen(js_name = setRecordedAttributes)]
     fn set_recorded_attributes(names: js_sys::Array);
     #[wasm_bindgen(js_name = readNode)]
@@ -185,8 +197,6 @@ impl HitTest for DomHits {
 
 const ELEMENT: f64 = 1.0;
 const TEXT: f64 = 3.0;
-const OVERFLOWS: u32 = 1;
-const HOSTS_SHADOW: u32 = 2;
 
 /// One node waiting to be visited.
 struct Visit {
@@ -200,7 +210,9 @@ struct Visit {
     frame: u32,
 }
 
-pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings), String> {
+/// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport are
+/// not entered (a `position: fixed` element nested in one is missed).
+pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSnapshot, WalkTimings), String> {
     let document = window.document().ok_or("this page has no document")?;
     let root = document.document_element().ok_or("this page has no root element")?;
     let perf = window.performance();
@@ -212,8 +224,8 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
         names.push(&JsValue::from_str(name));
     }
     set_recorded_attributes(names);
+    set_viewport_only(viewport_only);
     let box_ = reader_box();
-    let read_rect = |b: &js_sys::Float64Array| Rect::new(b.get_index(2), b.get_index(3), b.get_index(4), b.get_index(5));
 
     let mut snap = PageSnapshot {
         url: window.location().href().unwrap_or_default(),
@@ -226,7 +238,6 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
     let mut frame_of: Vec<u32> = Vec::new();
     // Per frame: its document's viewport origin in top-viewport CSS pixels (frame 0: the top).
     let mut frame_origins: Vec<(f64, f64)> = vec![(0.0, 0.0)];
-    let mut overflowing: Vec<u32> = Vec::new();
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
@@ -240,11 +251,11 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
             let (tag, attributes) = unpack(&packed);
             // Counted before any skipping: XPath steps count every sibling in the DOM.
             let position = positions.next(v.parent, v.tree, &tag);
-            if is_skipped_tag(&tag) {
+            if is_skipped_tag(&tag) || box_.get_index(3) == 1.0 {
                 continue;
             }
             let state = box_.get_index(1);
-            let flags = box_.get_index(2) as u32;
+            let hosts_shadow = box_.get_index(2) == 1.0;
             let el: &Element = v.node.unchecked_ref();
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
@@ -270,10 +281,7 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
                     None => {}
                 }
             } else {
-                if flags & OVERFLOWS != 0 {
-                    overflowing.push(index);
-                }
-                let shadow = if flags & HOSTS_SHADOW != 0 { shadow_root_of(el) } else { None };
+                let shadow = if hosts_shadow { shadow_root_of(el) } else { None };
                 push_children(&v.node, shadow.as_ref(), index, v.frame, &mut stack);
             }
             snap.nodes.push(SnapNode {
@@ -306,26 +314,15 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
         }
     }
 
-    // Second pass: measure only the boxes classification will read, and possible clippers.
+    // Second pass: measure only the boxes classification will read.
     let needing_rect = crate::describe::nodes_needing_rect(&snap);
-    let clippers = overflowing.iter().copied().filter(|&i| snap.nodes[i as usize].visible);
     let iframes = (0..snap.nodes.len() as u32).filter(|&i| snap.nodes[i as usize].clip == Some(Clip::FRAME));
-    let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(clippers).chain(iframes).collect();
+    let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(iframes).collect();
     to_measure.sort_unstable();
     to_measure.dedup();
+    let mut reader = BoxReader { box_: &box_, handles: &handles, frame_of: &frame_of, frame_origins: &frame_origins };
     for i in to_measure {
-        let i = i as usize;
-        read_box(&handles[i]);
-        let (dx, dy) = frame_origins[frame_of[i] as usize];
-        let r = read_rect(&box_).translate(dx, dy);
-        let node = &mut snap.nodes[i];
-        if matches!(node.data, NodeData::Text { .. }) {
-            let has_area = r.width > 0.0 || r.height > 0.0;
-            node.rect = has_area.then_some(r);
-            node.visible &= has_area;
-        } else {
-            node.rect = Some(r);
-        }
+        reader.measure(&mut snap, i as usize);
     }
     let t1 = now();
     let element = |i: u32| handles[i as usize].unchecked_ref::<Element>();
@@ -335,20 +332,59 @@ pub fn snapshot_document(window: &Window) -> Result<(LiveSnapshot, WalkTimings),
         let (color, image, font) = (v.next().unwrap_or(""), v.next().unwrap_or(""), v.next().unwrap_or(""));
         snap.nodes[i as usize].style = Some(StyleFacts::from_computed(color, image, font));
     }
-    for &i in &overflowing {
-        if snap.nodes[i as usize].rect.is_some() {
-            let values = read_style(element(i), OVERFLOW_STYLES);
-            let (x, y) = values.split_once('\n').unwrap_or((&values, ""));
-            snap.nodes[i as usize].clip = Clip::from_computed(x, y);
+    // Clipping, for boxes in view: an ancestor's overflow is read only where its box leaves
+    // part of such a box outside.
+    let mut overflow_read = vec![false; snap.nodes.len()];
+    for &c in &needing_rect {
+        let Some(rect) = snap.nodes[c as usize].rect.filter(|r| visibility::is_clip_checked(&snap, r)) else { continue };
+        let mut ancestor = snap.nodes[c as usize].parent;
+        while let Some(a) = ancestor.map(|a| a as usize) {
+            if snap.nodes[a].rect.is_none() {
+                reader.measure(&mut snap, a);
+            }
+            if let Some(outer) = snap.nodes[a].rect {
+                if !overflow_read[a] && snap.nodes[a].clip.is_none() && visibility::may_clip(&outer, &rect) {
+                    overflow_read[a] = true;
+                    let values = read_style(element(a as u32), OVERFLOW_STYLES);
+                    let (x, y) = values.split_once('\n').unwrap_or((&values, ""));
+                    snap.nodes[a].clip = Clip::from_computed(x, y);
+                }
+            }
+            ancestor = snap.nodes[a].parent;
         }
     }
-    for i in crate::describe::visibility::nodes_needing_positioning(&snap, &needing_rect) {
+    for i in visibility::nodes_needing_positioning(&snap, &needing_rect) {
         if snap.nodes[i as usize].tag().is_some() {
             snap.nodes[i as usize].positioning = Some(Positioning::from_computed(&read_style(element(i), POSITION_STYLE)));
         }
     }
     let t2 = now();
     Ok((LiveSnapshot { snapshot: snap, hits: DomHits { handles }, remote_frames }, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
+}
+
+/// Measures nodes into the snapshot, in top-viewport coordinates.
+struct BoxReader<'a> {
+    box_: &'a js_sys::Float64Array,
+    handles: &'a [Node],
+    frame_of: &'a [u32],
+    frame_origins: &'a [(f64, f64)],
+}
+
+impl BoxReader<'_> {
+    fn measure(&mut self, snap: &mut PageSnapshot, i: usize) {
+        read_box(&self.handles[i]);
+        let b = self.box_;
+        let (dx, dy) = self.frame_origins[self.frame_of[i] as usize];
+        let r = Rect::new(b.get_index(2) + dx, b.get_index(3) + dy, b.get_index(4), b.get_index(5));
+        let node = &mut snap.nodes[i];
+        if matches!(node.data, NodeData::Text { .. }) {
+            let has_area = r.width > 0.0 || r.height > 0.0;
+            node.rect = has_area.then_some(r);
+            node.visible &= has_area;
+        } else {
+            node.rect = Some(r);
+        }
+    }
 }
 
 /// "tag\0name\0value…" → the tag and the attribute pairs.

@@ -55,7 +55,7 @@ pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
     let opts = options(opts)?;
     let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
     let t0 = now_ms();
-    let (live, walk) = dom::snapshot_document(&window).map_err(|e| JsError::new(&e))?;
+    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only).map_err(|e| JsError::new(&e))?;
     if live.remote_frames > 0 {
         return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
     }
