@@ -252,14 +252,17 @@ impl SnapNode {
 /// Counts DOM siblings per parent and step name as a walker meets them, recorded or not.
 #[derive(Default)]
 pub struct SiblingPositions {
-    counts: std::collections::HashMap<(Option<u32>, Option<TreeKind>, String), u32>,
+    /// Keyed by a 64-bit hash of the step name: one lookup per node without allocating.
+    counts: std::collections::HashMap<(Option<u32>, Option<TreeKind>, u64), u32>,
 }
 
 impl SiblingPositions {
     /// The next position for `name` (a lower-case tag, or `text()`) under `parent`. Children
     /// of a shadow root, and a frame's root, are counted apart from the parent's light-DOM children.
     pub fn next(&mut self, parent: Option<u32>, tree: Option<TreeKind>, name: &str) -> u32 {
-        let count = self.counts.entry((parent, tree, name.to_string())).or_insert(0);
+        // FNV-1a: tag names are short and few, and 64 bits make a collision a non-event.
+        let hash = name.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+        let count = self.counts.entry((parent, tree, hash)).or_insert(0);
         *count += 1;
         *count
     }

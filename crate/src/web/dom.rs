@@ -26,7 +26,6 @@ const dom = globalThis.chrome?.dom;
 const shadowOf = (el) => el.shadowRoot ?? (dom && el.localName.includes('-') ? dom.openOrClosedShadowRoot(el) : null) ?? null;
 const ranges = new WeakMap();
 let viewportOnly = false;
-export function readerBox() { return box; }
 export function setViewportOnly(on) { viewportOnly = on; }
 // For viewportOnly: true when an element with children lies, with its overflow, entirely
 // outside its document's viewport, so nothing beneath it can show there.
@@ -39,31 +38,32 @@ function outsideViewport(el) {
   return r.top >= root.clientHeight || bottom <= 0 || r.left >= root.clientWidth || right <= 0;
 }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
-// Element → "tag" then "\0name\0value" for each recorded attribute; box[0] = 1,
-// box[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
-// box[2] = 1 when it hosts a shadow root; box[3] = 1 when viewportOnly may skip it.
-// Text → its data when it has non-space characters, else undefined; box[0] = 3.
-// Anything else → undefined; box[0] = 0.
-export function readNode(node) {
+// Numbers go back through `out`, a view of the walker's memory (no call per number).
+// Element → "tag" then "\0name\0value" for each recorded attribute; out[0] = 1,
+// out[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
+// out[2] = 1 when it hosts a shadow root; out[3] = 1 when viewportOnly may skip it.
+// Text → its data when it has non-space characters, else undefined; out[0] = 3.
+// Anything else → undefined; out[0] = 0.
+export function readNode(node, out) {
   const type = node.nodeType;
   if (type === 1) {
-    box[0] = 1;
+    out[0] = 1;
     const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
-    box[1] = state;
-    box[2] = shadowOf(node) ? 1 : 0;
-    box[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
-    let out = node.localName;
+    out[1] = state;
+    out[2] = shadowOf(node) ? 1 : 0;
+    out[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
+    let packed = node.localName;
     if (node.hasAttributes()) {
-      for (const name of node.getAttributeNames()) if (recorded.has(name)) out += '\0' + name + '\0' + node.getAttribute(name);
+      for (const name of node.getAttributeNames()) if (recorded.has(name)) packed += '\0' + name + '\0' + node.getAttribute(name);
     }
-    return out;
+    return packed;
   }
   if (type === 3) {
-    box[0] = 3;
+    out[0] = 3;
     const data = node.data;
     return /\S/.test(data) ? data : undefined;
   }
-  box[0] = 0;
+  out[0] = 0;
   return undefined;
 }
 export function shadowRootOf(el) { return shadowOf(el); }
@@ -71,15 +71,15 @@ export function shadowRootOf(el) { return shadowOf(el); }
 export function frameDocument(el) {
   try { return el.contentDocument?.documentElement ? el.contentDocument : null; } catch { return null; }
 }
-// Where a frame's content starts in its document's viewport: box[2], box[3].
-export function readFrameOrigin(el) {
+// Where a frame's content starts in its document's viewport: out[2], out[3].
+export function readFrameOrigin(el, out) {
   const r = el.getBoundingClientRect();
   const cs = el.ownerDocument.defaultView.getComputedStyle(el);
-  box[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
-  box[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
+  out[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+  out[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
 }
-// A node's box: box[2..6] = x, y, width, height (a Range measures text).
-export function readBox(node) {
+// A node's box: out[2..6] = x, y, width, height (a Range measures text).
+export function readBox(node, out) {
   let r;
   if (node.nodeType === 3) {
     const doc = node.ownerDocument;
@@ -90,7 +90,7 @@ export function readBox(node) {
   } else {
     r = node.getBoundingClientRect();
   }
-  box[2] = r.x; box[3] = r.y; box[4] = r.width; box[5] = r.height;
+  out[2] = r.x; out[3] = r.y; out[4] = r.width; out[5] = r.height;
 }
 const STYLE_SETS = [
   ['background-color', 'background-image', 'font-family'],
@@ -125,7 +125,7 @@ function deepElementFromPoint(x, y) {
     if (el.localName === 'iframe' || el.localName === 'frame') {
       const doc = frameDocument(el);
       if (doc) {
-        readFrameOrigin(el);
+        readFrameOrigin(el, box);
         const inner = doc.elementFromPoint(x - ox - box[2], y - oy - box[3]);
         if (inner) { ox += box[2]; oy += box[3]; el = inner; continue; }
       }
@@ -143,22 +143,20 @@ export function coveredAt(node, x, y) {
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = readerBox)]
-    fn reader_box() -> js_sys::Float64Array;
     #[wasm_bindgen(js_name = setViewportOnly)]
     fn set_viewport_only(on: bool);
     #[wasm_bindgen(js_name = setRecordedAttributes)]
     fn set_recorded_attributes(names: js_sys::Array);
     #[wasm_bindgen(js_name = readNode)]
-    fn read_node(node: &Node) -> Option<String>;
+    fn read_node(node: &Node, out: &mut [f64]) -> Option<String>;
     #[wasm_bindgen(js_name = shadowRootOf)]
     fn shadow_root_of(el: &Element) -> Option<Node>;
     #[wasm_bindgen(js_name = frameDocument)]
     fn frame_document(el: &Element) -> Option<Document>;
     #[wasm_bindgen(js_name = readFrameOrigin)]
-    fn read_frame_origin(el: &Element);
+    fn read_frame_origin(el: &Element, out: &mut [f64]);
     #[wasm_bindgen(js_name = readBox)]
-    fn read_box(node: &Node);
+    fn read_box(node: &Node, out: &mut [f64]);
     #[wasm_bindgen(js_name = readStyle)]
     fn read_style(el: &Element, set: u32) -> String;
     #[wasm_bindgen(js_name = coveredAt)]
@@ -225,7 +223,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     }
     set_recorded_attributes(names);
     set_viewport_only(viewport_only);
-    let box_ = reader_box();
+    let mut out = [0.0f64; 6];
 
     let mut snap = PageSnapshot {
         url: window.location().href().unwrap_or_default(),
@@ -244,18 +242,18 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     let mut stack = vec![Visit { node: root.into(), parent: None, tree: None, enters: None, frame: 0 }];
     while let Some(v) = stack.pop() {
         let index = snap.nodes.len() as u32;
-        let read = read_node(&v.node);
-        let kind = box_.get_index(0);
+        let read = read_node(&v.node, &mut out);
+        let kind = out[0];
         if kind == ELEMENT {
             let Some(packed) = read else { continue };
             let (tag, attributes) = unpack(&packed);
             // Counted before any skipping: XPath steps count every sibling in the DOM.
             let position = positions.next(v.parent, v.tree, &tag);
-            if is_skipped_tag(&tag) || box_.get_index(3) == 1.0 {
+            if is_skipped_tag(&tag) || out[3] == 1.0 {
                 continue;
             }
-            let state = box_.get_index(1);
-            let hosts_shadow = box_.get_index(2) == 1.0;
+            let state = out[1];
+            let hosts_shadow = out[2] == 1.0;
             let el: &Element = v.node.unchecked_ref();
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
@@ -268,9 +266,9 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 // A frame shows its document, not its children (fallback content).
                 match frame_document(el) {
                     Some(doc) => {
-                        read_frame_origin(el);
+                        read_frame_origin(el, &mut out);
                         let outer = frame_origins[v.frame as usize];
-                        frame_origins.push((outer.0 + box_.get_index(2), outer.1 + box_.get_index(3)));
+                        frame_origins.push((outer.0 + out[2], outer.1 + out[3]));
                         if let Some(inner_root) = doc.document_element() {
                             let frame = (frame_origins.len() - 1) as u32;
                             let tree = Some(TreeKind::Frame);
@@ -320,7 +318,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(iframes).collect();
     to_measure.sort_unstable();
     to_measure.dedup();
-    let mut reader = BoxReader { box_: &box_, handles: &handles, frame_of: &frame_of, frame_origins: &frame_origins };
+    let mut reader = BoxReader { out, handles: &handles, frame_of: &frame_of, frame_origins: &frame_origins };
     for i in to_measure {
         reader.measure(&mut snap, i as usize);
     }
@@ -364,7 +362,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.
 struct BoxReader<'a> {
-    box_: &'a js_sys::Float64Array,
+    out: [f64; 6],
     handles: &'a [Node],
     frame_of: &'a [u32],
     frame_origins: &'a [(f64, f64)],
@@ -372,10 +370,10 @@ struct BoxReader<'a> {
 
 impl BoxReader<'_> {
     fn measure(&mut self, snap: &mut PageSnapshot, i: usize) {
-        read_box(&self.handles[i]);
-        let b = self.box_;
+        read_box(&self.handles[i], &mut self.out);
+        let b = &self.out;
         let (dx, dy) = self.frame_origins[self.frame_of[i] as usize];
-        let r = Rect::new(b.get_index(2) + dx, b.get_index(3) + dy, b.get_index(4), b.get_index(5));
+        let r = Rect::new(b[2] + dx, b[3] + dy, b[4], b[5]);
         let node = &mut snap.nodes[i];
         if matches!(node.data, NodeData::Text { .. }) {
             let has_area = r.width > 0.0 || r.height > 0.0;
