@@ -157,7 +157,6 @@ struct RemoteFrame {
 const ELEMENT_NODE: i64 = 1;
 const TEXT_NODE: i64 = 3;
 const DOCUMENT_NODE: i64 = 9;
-const FRAGMENT_NODE: i64 = 11;
 
 /// A page read through CDP: the snapshot, and what the paint order says lies on top where.
 pub struct CdpPage {
@@ -435,10 +434,7 @@ impl<'a> Decoder<'a> {
                     clip: if is_frame { Some(Clip::FRAME) } else { facts.clip },
                     positioning: Some(facts.positioning),
                 });
-                if let (Some(r), Some(order)) = (rect, facts.paint_order) {
-                    let transparent_to_hits = !visible || facts.pointer_events_none;
-                    self.boxes.push(PaintedBox { rect: r, paint_order: order, document: v.document, node: index, transparent_to_hits });
-                }
+                record_box(&mut self.boxes, rect, facts.paint_order, !visible || facts.pointer_events_none, v.document, index);
                 next = (Some(index), v.transparent || facts.opacity_zero);
                 children_tree = None;
                 if is_frame {
@@ -469,19 +465,8 @@ impl<'a> Decoder<'a> {
                     enters: v.enters,
                     ..Default::default()
                 });
-                if let (Some(r), Some(order)) = (rect, facts.paint_order) {
-                    let transparent_to_hits = !visible || facts.pointer_events_none;
-                    self.boxes.push(PaintedBox { rect: r, paint_order: order, document: v.document, node: index, transparent_to_hits });
-                }
+                record_box(&mut self.boxes, rect, facts.paint_order, !visible || facts.pointer_events_none, v.document, index);
                 continue;
-            } else if node_type == FRAGMENT_NODE {
-                // A shadow root: its children belong to the host, counted apart from light DOM.
-                // User-agent shadow trees (inside inputs, media) are the browser's, not the page's.
-                if view.shadow_type[i].map(|t| strings.get(t)).transpose()? == Some("user-agent") {
-                    continue;
-                }
-                children_tree = Some(TreeKind::Shadow);
-                children_enter = Some(TreeKind::Shadow);
             } else if node_type == DOCUMENT_NODE && !is_pseudo {
                 children_enter = v.enters; // a frame's root element begins the frame's tree
             } else {
@@ -534,6 +519,13 @@ impl<'a> Decoder<'a> {
 }
 
 const MAX_DOCUMENTS: u32 = 256;
+
+/// Keeps a laid-out box for hit-testing by paint order.
+fn record_box(boxes: &mut Vec<PaintedBox>, rect: Option<Rect>, paint_order: Option<i64>, transparent_to_hits: bool, document: u32, node: u32) {
+    if let (Some(rect), Some(paint_order)) = (rect, paint_order) {
+        boxes.push(PaintedBox { rect, paint_order, document, node, transparent_to_hits });
+    }
+}
 
 /// What one layout entry says about a node.
 struct LayoutFacts {
