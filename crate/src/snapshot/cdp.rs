@@ -377,7 +377,7 @@ impl<'a> Decoder<'a> {
             // DOMSnapshot leaves shadow roots out: their children hang off the host, marked
             // with the root's type. A mark the parent lacks begins a shadow tree.
             let shadow = view.shadow_type[i];
-            if shadow.is_some() && shadow.map(|t| strings.get(t)).transpose()? == Some("user-agent") {
+            if shadow.map(|t| strings.get(t)).transpose()? == Some("user-agent") {
                 continue; // the browser's own shadow trees (inside inputs, media) are not the page's
             }
             let parent_shadow = usize::try_from(nodes.parent_index[i]).ok().and_then(|p| view.shadow_type.get(p).copied().flatten());
