@@ -11,6 +11,7 @@
 pub mod action;
 pub mod agent;
 pub mod describe;
+pub mod fast_hash;
 pub mod geometry;
 pub mod model;
 pub mod parse;

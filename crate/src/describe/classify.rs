@@ -35,7 +35,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let xpaths = XPaths::new(snapshot);
     let viewport = snapshot.viewport.rect();
     let mut elements: Vec<Element> = Vec::new();
-    let mut used_ids = std::collections::HashSet::new();
+    let mut used_ids = crate::fast_hash::FastSet::default();
 
     for (i, node) in nodes.iter().enumerate() {
         let inherited = node.parent.map_or(Scope::Free, |p| scope[p as usize]);
@@ -244,7 +244,7 @@ fn kept_attributes(node: &SnapNode) -> Vec<(String, String)> {
 
 /// A short id from the element's place and content (FNV-1a): unchanged elements keep it
 /// across extractions. Collisions within one page get a suffix.
-fn unique_id(used: &mut std::collections::HashSet<String>, xpath: &str, tag: &str, content: &str) -> String {
+fn unique_id(used: &mut crate::fast_hash::FastSet<String>, xpath: &str, tag: &str, content: &str) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     for b in xpath.bytes().chain([0]).chain(tag.bytes()).chain([0]).chain(content.bytes().take(64)) {
         h ^= b as u64;

@@ -14,7 +14,7 @@
 //! for the elements that need one; for every node they would cost memory quadratic in depth.
 
 use crate::snapshot::{NodeData, PageSnapshot};
-use std::collections::HashMap;
+use crate::fast_hash::{FastMap, FastSet};
 
 /// Joins the per-tree segments of a path.
 pub const TREE_SEPARATOR: &str = " >>> ";
@@ -34,9 +34,9 @@ pub struct XPaths<'a> {
     /// `usize::MAX` for the top document).
     tree: Vec<usize>,
     /// How many elements of a tag, in a tree, have a given normalized text.
-    texts: HashMap<(usize, &'a str, String), u32>,
+    texts: FastMap<(usize, &'a str, String), u32>,
     /// (tree, tag) pairs with an element whose text was too big to index: no text paths there.
-    unindexed: std::collections::HashSet<(usize, &'a str)>,
+    unindexed: FastSet<(usize, &'a str)>,
     /// Per node: the last node of its subtree.
     ends: Vec<usize>,
 }
@@ -44,7 +44,7 @@ pub struct XPaths<'a> {
 impl<'a> XPaths<'a> {
     pub fn new(snapshot: &'a PageSnapshot) -> Self {
         let nodes = &snapshot.nodes;
-        let mut id_count: HashMap<&str, u32> = HashMap::new();
+        let mut id_count: FastMap<&str, u32> = FastMap::default();
         for node in nodes {
             if let Some(id) = node.attr("id").filter(|id| !id.is_empty()) {
                 *id_count.entry(id).or_insert(0) += 1;
@@ -63,7 +63,7 @@ impl<'a> XPaths<'a> {
             };
         }
         let ends = snapshot.subtree_ends();
-        let mut x = XPaths { snapshot, unique_id, tree, texts: HashMap::new(), unindexed: Default::default(), ends };
+        let mut x = XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
         x.index_texts();
         x
     }

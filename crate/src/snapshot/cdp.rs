@@ -10,7 +10,7 @@ use super::{
 use crate::geometry::Rect;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use crate::fast_hash::FastMap as HashMap;
 
 /// Computed styles requested from CDP, in this order (the decoder reads them by position).
 pub const COMPUTED_STYLES: [&str; 14] = [
@@ -208,7 +208,7 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
     };
     let mut decoder = Decoder {
         captures: std::iter::once(&capture).chain(remotes.iter().map(|r| &r.capture)).collect(),
-        views: HashMap::new(),
+        views: HashMap::default(),
         remote_owner: remotes.iter().enumerate().map(|(k, r)| (r.owner_backend_node_id, k + 1)).collect(),
         out: PageSnapshot {
             url: top_strings.get(top.document_url)?.to_string(),
@@ -217,7 +217,7 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
             nodes: Vec::new(),
         },
         boxes: Vec::new(),
-        frame_documents: HashMap::new(),
+        frame_documents: HashMap::default(),
         documents_entered: 0,
     };
     decoder.walk()?;
@@ -359,7 +359,7 @@ impl<'a> Decoder<'a> {
         let mut stack: Vec<Visit> = Vec::new();
         self.enter_document(&mut stack, DocKey { capture: 0, doc: 0 }, None, (0.0, 0.0), false)?;
         let mut positions = SiblingPositions::default();
-        let mut seen: HashMap<DocKey, Vec<bool>> = HashMap::new();
+        let mut seen: HashMap<DocKey, Vec<bool>> = HashMap::default();
         while let Some(v) = stack.pop() {
             let key = v.key;
             let capture = self.captures[key.capture];

@@ -253,7 +253,7 @@ impl SnapNode {
 #[derive(Default)]
 pub struct SiblingPositions {
     /// Keyed by a 64-bit hash of the step name: one lookup per node without allocating.
-    counts: std::collections::HashMap<(Option<u32>, Option<TreeKind>, u64), u32>,
+    counts: crate::fast_hash::FastMap<(Option<u32>, Option<TreeKind>, u64), u32>,
 }
 
 impl SiblingPositions {

@@ -3,9 +3,11 @@
 //! it measures boxes and reads computed styles only for the nodes the core says need them
 //! (`describe::nodes_needing_rect`, `PageSnapshot::nodes_needing_style`).
 //!
-//! Speed comes from few boundary crossings. Each node costs one call to a small reader (below)
-//! that returns its tag or text and leaves its box in a typed array, instead of a dozen
-//! web-sys calls that each allocate; attributes cost one call, and only on elements that have any.
+//! Speed comes from few boundary crossings. The DOM nodes of a walk stay on the JS side in one
+//! table, and the walker names them by index: no node handle crosses per step. Each node costs
+//! one call to a small reader (below) that returns its tag or text and leaves its numbers in a
+//! view of WASM memory; an entered element costs one more call that appends its children to
+//! the table. The walker decides what is read, skipped and entered.
 
 use crate::describe::{visibility, HitTest};
 use crate::geometry::Rect;
@@ -25,6 +27,11 @@ let recorded = new Set();
 const dom = globalThis.chrome?.dom;
 const shadowOf = (el) => el.shadowRoot ?? (dom && el.localName.includes('-') ? dom.openOrClosedShadowRoot(el) : null) ?? null;
 const ranges = new WeakMap();
+// The nodes of the current walk; the walker refers to them by index.
+let nodes = [];
+export function beginWalk(root) { nodes = [root]; }
+export function endWalk() { nodes = []; }
+export function nodeAt(i) { return nodes[i]; }
 let viewportOnly = false;
 export function setViewportOnly(on) { viewportOnly = on; }
 // For viewportOnly: true when an element with children lies, with its overflow, entirely
@@ -44,7 +51,8 @@ export function setRecordedAttributes(names) { recorded = new Set(names); }
 // out[2] = 1 when it hosts a shadow root; out[3] = 1 when viewportOnly may skip it.
 // Text → its data when it has non-space characters, else undefined; out[0] = 3.
 // Anything else → undefined; out[0] = 0.
-export function readNode(node, out) {
+export function readNode(i, out) {
+  const node = nodes[i];
   const type = node.nodeType;
   if (type === 1) {
     out[0] = 1;
@@ -66,20 +74,41 @@ export function readNode(node, out) {
   out[0] = 0;
   return undefined;
 }
-export function shadowRootOf(el) { return shadowOf(el); }
+// Appends node i's children to the table, a shadow root's first: out[0] = index of the
+// first, out[1] = how many came from the shadow root, out[2] = how many in all.
+export function appendChildren(i, hostsShadow, out) {
+  const node = nodes[i];
+  const start = nodes.length;
+  const root = hostsShadow ? shadowOf(node) : null;
+  if (root) for (let c = root.firstChild; c; c = c.nextSibling) nodes.push(c);
+  const inShadow = nodes.length - start;
+  for (let c = node.firstChild; c; c = c.nextSibling) nodes.push(c);
+  out[0] = start; out[1] = inShadow; out[2] = nodes.length - start;
+}
 // A same-origin frame's document, or null (cross-origin, sandboxed, not loaded).
-export function frameDocument(el) {
+function frameDocument(el) {
   try { return el.contentDocument?.documentElement ? el.contentDocument : null; } catch { return null; }
 }
+// Appends the root of frame i's document to the table and returns its index, or -1 when
+// this page may not read it. out[2], out[3]: where the frame's content starts.
+export function enterFrame(i, out) {
+  const el = nodes[i];
+  const doc = frameDocument(el);
+  if (!doc) return -1;
+  readFrameOrigin(el, out);
+  nodes.push(doc.documentElement);
+  return nodes.length - 1;
+}
 // Where a frame's content starts in its document's viewport: out[2], out[3].
-export function readFrameOrigin(el, out) {
+function readFrameOrigin(el, out) {
   const r = el.getBoundingClientRect();
   const cs = el.ownerDocument.defaultView.getComputedStyle(el);
   out[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
   out[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
 }
 // A node's box: out[2..6] = x, y, width, height (a Range measures text).
-export function readBox(node, out) {
+export function readBox(i, out) {
+  const node = nodes[i];
   let r;
   if (node.nodeType === 3) {
     const doc = node.ownerDocument;
@@ -99,7 +128,8 @@ const STYLE_SETS = [
   ['display'],
 ];
 // Computed values of one preset list, joined by "\n".
-export function readStyle(el, set) {
+export function readStyle(i, set) {
+  const el = nodes[i];
   const cs = el.ownerDocument.defaultView.getComputedStyle(el);
   return STYLE_SETS[set].map((p) => cs.getPropertyValue(p)).join('\n');
 }
@@ -135,7 +165,8 @@ function deepElementFromPoint(x, y) {
   return el;
 }
 // True when the topmost element at (x, y) is not the node, its ancestor or its descendant.
-export function coveredAt(node, x, y) {
+export function coveredAt(i, x, y) {
+  const node = nodes[i];
   const target = node.nodeType === 1 ? node : up(node);
   const hit = deepElementFromPoint(x, y);
   if (!hit || !target) return false;
@@ -147,20 +178,24 @@ extern "C" {
     fn set_viewport_only(on: bool);
     #[wasm_bindgen(js_name = setRecordedAttributes)]
     fn set_recorded_attributes(names: js_sys::Array);
+    #[wasm_bindgen(js_name = beginWalk)]
+    fn begin_walk(root: &Node);
+    #[wasm_bindgen(js_name = endWalk)]
+    fn end_walk();
+    #[wasm_bindgen(js_name = nodeAt)]
+    fn node_at(i: u32) -> Node;
     #[wasm_bindgen(js_name = readNode)]
-    fn read_node(node: &Node, out: &mut [f64]) -> Option<String>;
-    #[wasm_bindgen(js_name = shadowRootOf)]
-    fn shadow_root_of(el: &Element) -> Option<Node>;
-    #[wasm_bindgen(js_name = frameDocument)]
-    fn frame_document(el: &Element) -> Option<Document>;
-    #[wasm_bindgen(js_name = readFrameOrigin)]
-    fn read_frame_origin(el: &Element, out: &mut [f64]);
+    fn read_node(i: u32, out: &mut [f64]) -> Option<String>;
+    #[wasm_bindgen(js_name = appendChildren)]
+    fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]);
+    #[wasm_bindgen(js_name = enterFrame)]
+    fn enter_frame(i: u32, out: &mut [f64]) -> i32;
     #[wasm_bindgen(js_name = readBox)]
-    fn read_box(node: &Node, out: &mut [f64]);
+    fn read_box(i: u32, out: &mut [f64]);
     #[wasm_bindgen(js_name = readStyle)]
-    fn read_style(el: &Element, set: u32) -> String;
+    fn read_style(i: u32, set: u32) -> String;
     #[wasm_bindgen(js_name = coveredAt)]
-    fn covered_at(node: &Node, x: f64, y: f64) -> bool;
+    fn covered_at(i: u32, x: f64, y: f64) -> bool;
 }
 
 const BACKGROUND_STYLES: u32 = 0;
@@ -181,15 +216,22 @@ pub struct LiveSnapshot {
     pub remote_frames: u32,
 }
 
-/// Hit-testing with `elementFromPoint`, into shadow roots and same-origin frames.
+/// Hit-testing with `elementFromPoint`, into shadow roots and same-origin frames. While it
+/// lives, the walk's node table stays on the JS side; dropping it releases the nodes.
 pub struct DomHits {
-    /// Parallel to the snapshot's nodes.
-    handles: Vec<Node>,
+    /// Parallel to the snapshot's nodes: each one's index in the node table.
+    table: Vec<u32>,
 }
 
 impl HitTest for DomHits {
     fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
-        self.handles.get(node as usize).map_or(false, |n| covered_at(n, x, y))
+        self.table.get(node as usize).map_or(false, |&i| covered_at(i, x, y))
+    }
+}
+
+impl Drop for DomHits {
+    fn drop(&mut self) {
+        end_walk();
     }
 }
 
@@ -198,7 +240,8 @@ const TEXT: f64 = 3.0;
 
 /// One node waiting to be visited.
 struct Visit {
-    node: Node,
+    /// Its index in the node table.
+    node: u32,
     parent: Option<u32>,
     /// The tree its siblings are counted in (see `SiblingPositions`).
     tree: Option<TreeKind>,
@@ -223,6 +266,9 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     }
     set_recorded_attributes(names);
     set_viewport_only(viewport_only);
+    begin_walk(&root);
+    // Built before any early return, so the node table is always released.
+    let mut hits = DomHits { table: Vec::new() };
     let mut out = [0.0f64; 6];
 
     let mut snap = PageSnapshot {
@@ -231,18 +277,17 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
         viewport: viewport_of(window, &document, &root),
         nodes: Vec::new(),
     };
-    // Parallel to `snap.nodes`: the DOM node, and the frame it is in.
-    let mut handles: Vec<Node> = Vec::new();
+    // Parallel to `snap.nodes`: the frame each node is in.
     let mut frame_of: Vec<u32> = Vec::new();
     // Per frame: its document's viewport origin in top-viewport CSS pixels (frame 0: the top).
     let mut frame_origins: Vec<(f64, f64)> = vec![(0.0, 0.0)];
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
-    let mut stack = vec![Visit { node: root.into(), parent: None, tree: None, enters: None, frame: 0 }];
+    let mut stack = vec![Visit { node: 0, parent: None, tree: None, enters: None, frame: 0 }];
     while let Some(v) = stack.pop() {
         let index = snap.nodes.len() as u32;
-        let read = read_node(&v.node, &mut out);
+        let read = read_node(v.node, &mut out);
         let kind = out[0];
         if kind == ELEMENT {
             let Some(packed) = read else { continue };
@@ -254,33 +299,34 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
             }
             let state = out[1];
             let hosts_shadow = out[2] == 1.0;
-            let el: &Element = v.node.unchecked_ref();
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
-            if state == 0.0 && read_style(el, DISPLAY_STYLE) != "contents" {
+            if state == 0.0 && read_style(v.node, DISPLAY_STYLE) != "contents" {
                 continue;
             }
-            let form = form_state(&tag, el);
+            let form = form_state(&tag, v.node);
             let is_frame = tag == "iframe" || tag == "frame";
             if is_frame {
                 // A frame shows its document, not its children (fallback content).
-                match frame_document(el) {
-                    Some(doc) => {
-                        read_frame_origin(el, &mut out);
+                match enter_frame(v.node, &mut out) {
+                    -1 if state == 2.0 => remote_frames += 1,
+                    -1 => {}
+                    inner_root => {
                         let outer = frame_origins[v.frame as usize];
                         frame_origins.push((outer.0 + out[2], outer.1 + out[3]));
-                        if let Some(inner_root) = doc.document_element() {
-                            let frame = (frame_origins.len() - 1) as u32;
-                            let tree = Some(TreeKind::Frame);
-                            stack.push(Visit { node: inner_root.into(), parent: Some(index), tree, enters: tree, frame });
-                        }
+                        let frame = (frame_origins.len() - 1) as u32;
+                        let tree = Some(TreeKind::Frame);
+                        stack.push(Visit { node: inner_root as u32, parent: Some(index), tree, enters: tree, frame });
                     }
-                    None if state == 2.0 => remote_frames += 1,
-                    None => {}
                 }
             } else {
-                let shadow = if hosts_shadow { shadow_root_of(el) } else { None };
-                push_children(&v.node, shadow.as_ref(), index, v.frame, &mut stack);
+                append_children(v.node, hosts_shadow, &mut out);
+                let (start, in_shadow, count) = (out[0] as u32, out[1] as u32, out[2] as u32);
+                // Pushed last first, so they pop in document order.
+                for child in (start..start + count).rev() {
+                    let tree = (child < start + in_shadow).then_some(TreeKind::Shadow);
+                    stack.push(Visit { node: child, parent: Some(index), tree, enters: tree, frame: v.frame });
+                }
             }
             snap.nodes.push(SnapNode {
                 parent: v.parent,
@@ -293,7 +339,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 clip: is_frame.then_some(Clip::FRAME),
                 ..Default::default()
             });
-            handles.push(v.node);
+            hits.table.push(v.node);
             frame_of.push(v.frame);
         } else if kind == TEXT {
             let position = positions.next(v.parent, v.tree, TEXT_STEP);
@@ -307,7 +353,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 enters: v.enters,
                 ..Default::default()
             });
-            handles.push(v.node);
+            hits.table.push(v.node);
             frame_of.push(v.frame);
         }
     }
@@ -318,14 +364,14 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(iframes).collect();
     to_measure.sort_unstable();
     to_measure.dedup();
-    let mut reader = BoxReader { out, handles: &handles, frame_of: &frame_of, frame_origins: &frame_origins };
+    let table = &hits.table;
+    let mut reader = BoxReader { out, table, frame_of: &frame_of, frame_origins: &frame_origins };
     for i in to_measure {
         reader.measure(&mut snap, i as usize);
     }
     let t1 = now();
-    let element = |i: u32| handles[i as usize].unchecked_ref::<Element>();
     for i in snap.nodes_needing_style() {
-        let values = read_style(element(i), BACKGROUND_STYLES);
+        let values = read_style(table[i as usize], BACKGROUND_STYLES);
         let mut v = values.split('\n');
         let (color, image, font) = (v.next().unwrap_or(""), v.next().unwrap_or(""), v.next().unwrap_or(""));
         snap.nodes[i as usize].style = Some(StyleFacts::from_computed(color, image, font));
@@ -343,7 +389,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
             if let Some(outer) = snap.nodes[a].rect {
                 if !overflow_read[a] && snap.nodes[a].clip.is_none() && visibility::may_clip(&outer, &rect) {
                     overflow_read[a] = true;
-                    let values = read_style(element(a as u32), OVERFLOW_STYLES);
+                    let values = read_style(table[a], OVERFLOW_STYLES);
                     let (x, y) = values.split_once('\n').unwrap_or((&values, ""));
                     snap.nodes[a].clip = Clip::from_computed(x, y);
                 }
@@ -353,24 +399,25 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     }
     for i in visibility::nodes_needing_positioning(&snap, &needing_rect) {
         if snap.nodes[i as usize].tag().is_some() {
-            snap.nodes[i as usize].positioning = Some(Positioning::from_computed(&read_style(element(i), POSITION_STYLE)));
+            snap.nodes[i as usize].positioning = Some(Positioning::from_computed(&read_style(table[i as usize], POSITION_STYLE)));
         }
     }
     let t2 = now();
-    Ok((LiveSnapshot { snapshot: snap, hits: DomHits { handles }, remote_frames }, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
+    Ok((LiveSnapshot { snapshot: snap, hits, remote_frames }, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
 }
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.
 struct BoxReader<'a> {
     out: [f64; 6],
-    handles: &'a [Node],
+    /// Parallel to the snapshot's nodes: index in the node table.
+    table: &'a [u32],
     frame_of: &'a [u32],
     frame_origins: &'a [(f64, f64)],
 }
 
 impl BoxReader<'_> {
     fn measure(&mut self, snap: &mut PageSnapshot, i: usize) {
-        read_box(&self.handles[i], &mut self.out);
+        read_box(self.table[i], &mut self.out);
         let b = &self.out;
         let (dx, dy) = self.frame_origins[self.frame_of[i] as usize];
         let r = Rect::new(b[2] + dx, b[3] + dy, b[4], b[5]);
@@ -398,25 +445,11 @@ fn unpack(packed: &str) -> (String, Vec<(String, String)>) {
     (tag, attributes)
 }
 
-/// Children in render order, pushed reversed so they pop in order: a shadow root's content
-/// first, then light-DOM children.
-fn push_children(node: &Node, shadow: Option<&Node>, index: u32, frame: u32, stack: &mut Vec<Visit>) {
-    let mark = stack.len();
-    let mut push_all = |parent: &Node, tree: Option<TreeKind>| {
-        let mut child = parent.first_child();
-        while let Some(c) = child {
-            child = c.next_sibling();
-            stack.push(Visit { node: c, parent: Some(index), tree, enters: tree, frame });
-        }
-    };
-    if let Some(root) = shadow {
-        push_all(root, Some(TreeKind::Shadow));
+fn form_state(tag: &str, node: u32) -> Option<FormState> {
+    if !matches!(tag, "input" | "textarea" | "select" | "option") {
+        return None;
     }
-    push_all(node, None);
-    stack[mark..].reverse();
-}
-
-fn form_state(tag: &str, el: &Element) -> Option<FormState> {
+    let el = node_at(node);
     match tag {
         "input" => el.dyn_ref::<HtmlInputElement>().map(|i| FormState {
             value: Some(i.value()),
