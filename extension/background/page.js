@@ -88,12 +88,31 @@ export async function extractViaCdp(tabId, opts = {}) {
   return JSON.parse(json);
 }
 
-export async function screenshot(tabId) {
+/** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}`. */
+export async function capture(tabId, { fullPage = false } = {}) {
   await assertUsable(tabId);
-  const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-  const { data } = await cdp(tabId, 'Page.captureScreenshot', { format: 'png' });
   const wasm = await core();
-  return wasm.describeScreenshot(data, metrics);
+  const metrics = JSON.stringify(await cdp(tabId, 'Page.getLayoutMetrics'));
+  const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(metrics, fullPage));
+  return wasm.captureFromCdp(data, metrics, fullPage);
+}
+
+/**
+ * The screenshot a model would be sent: fitted per `opts.image` and marked with the numbers of
+ * the elements the description lists. `{dataUrl, mapping, bytes, labels, ms}`.
+ */
+export async function screenshot(tabId, { fullPage = false, markers = true, image } = {}) {
+  const extraction = markers ? await extract(tabId, {}) : { elements: [] };
+  const shot = await capture(tabId, { fullPage });
+  const wasm = await core();
+  return wasm.markScreenshot(shot, extraction.elements, image);
+}
+
+/** The tab's screenshot with overlays (highlight / bbox / point, CSS pixels) drawn on it. */
+export async function overlay(tabId, overlays, { fullPage = false, image } = {}) {
+  const shot = await capture(tabId, { fullPage });
+  const wasm = await core();
+  return wasm.drawOverlays(shot, overlays, image);
 }
 
 /** Waits for the page to react to input; a navigation that drops the content script counts as settled. */

@@ -1,7 +1,7 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { cdp, detach } from './debugger.js';
-import { assertUsable, extract, screenshot, settle } from './page.js';
+import { assertUsable, capture, extract, settle } from './page.js';
 import { getSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -62,9 +62,10 @@ export async function startRun(tabId, instruction, opts = {}) {
 
   const host = {
     async observe() {
-      const shot = await screenshot(tabId);
+      // Elements first, then the capture: markers are drawn from this extraction.
       const extraction = await extract(tabId, { viewportOnly: false });
-      return { screenshot: shot, extraction };
+      const shot = options.includeScreenshot === false ? null : await capture(tabId);
+      return { capture: shot, extraction };
     },
     async dispatch(commands) {
       for (const { method, params } of commands) await cdp(tabId, method, params);

@@ -1,7 +1,7 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
-import { extract, extractViaCdp, restrictedReason, screenshot } from './page.js';
+import { capture, extract, extractViaCdp, overlay, restrictedReason, screenshot } from './page.js';
 import { closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { core } from './wasm.js';
@@ -12,7 +12,11 @@ closeOrphanedRuns();
 self.sightline = {
   extract: (tabId, opts = {}) => extract(tabId, opts),
   extractViaCdp: (tabId, opts = {}) => extractViaCdp(tabId, opts),
-  screenshot: (tabId) => screenshot(tabId),
+  capture: (tabId, opts = {}) => capture(tabId, opts),
+  screenshot: (tabId, opts = {}) => screenshot(tabId, opts),
+  overlay: (tabId, overlays, opts = {}) => overlay(tabId, overlays, opts),
+  /** Marks a capture (from `capture`) with the listed ones of `elements` (from `extract`). */
+  markScreenshot: async (shot, elements, image) => (await core()).markScreenshot(shot, elements, image),
   /** Runs one instruction to the end and resolves to its record. */
   async act(tabId, instruction, opts = {}) {
     const { done } = await startRun(tabId, instruction, opts);

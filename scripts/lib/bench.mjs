@@ -1,7 +1,8 @@
-// scripts/bench [dom]: benchmarks (figures, not pass/fail tests).
+// scripts/bench [dom|vision]: benchmarks (figures, not pass/fail tests).
 import { benchDom } from './bench-dom.mjs';
+import { benchVision } from './bench-vision.mjs';
 
-const suites = { dom: benchDom };
+const suites = { dom: benchDom, vision: benchVision };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(suites);
 for (const name of names) {

@@ -8,13 +8,45 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(ROOT, 'dist');
 
-export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 } } = {}) {
+const EXECUTABLE = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+// How much taller than its page area a window is (headless Chromium still reserves room for
+// its toolbar). Measured once per process and scale factor.
+const uiHeights = new Map();
+async function windowChromeHeight(headless, scaleArgs) {
+  const key = `${headless} ${scaleArgs}`;
+  if (!uiHeights.has(key)) {
+    const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
+    const probe = await chromium.launch({ executablePath: EXECUTABLE, headless, args });
+    try {
+      const page = await (await probe.newContext({ viewport: null })).newPage();
+      uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
+    } finally {
+      await probe.close();
+    }
+  }
+  return uiHeights.get(key);
+}
+
+/**
+ * Chromium with the built extension. The page area is sized by the real window, not by
+ * Playwright's viewport emulation: the extension captures through its own debugger session,
+ * which sees the window, so both must agree. `deviceScaleFactor` sets a real device ratio.
+ */
+export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
+  const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
+  const extra = await windowChromeHeight(headless, scaleArgs);
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    executablePath: EXECUTABLE,
     headless,
-    viewport,
+    viewport: null,
     args: [
+      `--window-size=${viewport.width},${viewport.height + extra}`,
+      ...scaleArgs,
+      // Attaching chrome.debugger shows an infobar a moment later, which shrinks the page
+      // between two reads; users see it, tests want a fixed viewport.
+      '--silent-debugger-extension-api',
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
       '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',

@@ -11,22 +11,14 @@ use crate::model::{ChatReply, ModelClient, ModelConfig, Usage};
 use crate::parse::{parse_plan, PlannedAction};
 use crate::prompt::{plan_messages, Turn};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use crate::vision::{self, Capture, ImageOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Screenshot {
-    pub data_url: String,
-    /// Image size in device pixels.
-    pub width: u32,
-    pub height: u32,
-    pub device_pixel_ratio: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Observation {
-    pub screenshot: Option<Screenshot>,
+    /// The viewport as captured; the loop fits and marks it for the model (`vision`).
+    pub capture: Option<Capture>,
     pub extraction: Extraction,
 }
 
@@ -55,11 +47,13 @@ pub struct RunOptions {
     /// Unreadable replies or failed actions tolerated in a row before giving up.
     pub max_failures: u32,
     pub include_screenshot: bool,
+    /// How screenshots are sized and encoded for the model.
+    pub image: ImageOptions,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true }
+        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true, image: ImageOptions::default() }
     }
 }
 
@@ -118,8 +112,15 @@ async fn drive<B: Browser, M: ModelClient>(
         if browser.stop_requested() {
             return Ok(RunStatus::Stopped);
         }
-        let screenshot = observation.screenshot.as_ref().filter(|_| options.include_screenshot);
-        let messages = plan_messages(instruction, &history, &observation.extraction, screenshot.map(|s| s.data_url.as_str()));
+        // A screenshot that cannot be prepared is left out, and the plan step says why.
+        let (image, image_note) = match observation.capture.as_ref().filter(|_| options.include_screenshot) {
+            Some(capture) => match vision::model_image(capture, &observation.extraction, &options.image) {
+                Ok(image) => (Some(image), None),
+                Err(e) => (None, Some(format!("sent without a screenshot: {e}"))),
+            },
+            None => (None, None),
+        };
+        let messages = plan_messages(instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()));
         let started = browser.now_ms();
         let reply = model.complete(config, &messages).await;
         run.model_calls += 1;
@@ -141,6 +142,7 @@ async fn drive<B: Browser, M: ModelClient>(
             started_ms: started,
             duration_ms: browser.now_ms() - started,
             usage,
+            note: image_note,
         };
         let plan = match parse_plan(&content) {
             Ok(plan) => plan,
@@ -204,6 +206,7 @@ async fn drive<B: Browser, M: ModelClient>(
                 started_ms: started,
                 duration_ms: browser.now_ms() - started,
                 usage: None,
+                note: None,
             });
             browser.report(run);
             match result {

@@ -52,6 +52,9 @@ pub struct Step {
     pub started_ms: f64,
     pub duration_ms: f64,
     pub usage: Option<Usage>,
+    /// Something worth knowing that did not fail the step (e.g. a screenshot left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

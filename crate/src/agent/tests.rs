@@ -26,11 +26,19 @@ struct FakeTodoPage {
     reports: usize,
     clock: f64,
     stop_after_dispatches: Option<usize>,
+    /// The base64 capture observe() hands over.
+    capture: String,
+}
+
+/// A 1280 × 800 white PNG, base64, as CDP would return it.
+fn blank_capture() -> String {
+    let img = image::RgbImage::from_pixel(1280, 800, image::Rgb([255, 255, 255]));
+    vision::base64::encode(&vision::pipeline::encode(&img, vision::ImageFormat::Png).unwrap())
 }
 
 impl FakeTodoPage {
     fn new() -> Self {
-        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None }
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture() }
     }
 }
 
@@ -44,7 +52,7 @@ impl Browser for FakeTodoPage {
             b.text(li, item, Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
         }
         Ok(Observation {
-            screenshot: Some(Screenshot { data_url: "data:image/png;base64,AA".into(), width: 1280, height: 800, device_pixel_ratio: 1.0 }),
+            capture: Some(Capture { base64: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
             extraction: describe(&b.snap, &DescribeOptions::default()),
         })
     }
@@ -88,6 +96,12 @@ impl ScriptedModel {
             seen: RefCell::new(vec![]),
         }
     }
+    fn image_url(&self, call: usize) -> Option<String> {
+        self.seen.borrow()[call][1].content.iter().find_map(|p| match p {
+            ContentPart::ImageUrl { image_url } => Some(image_url.url.clone()),
+            _ => None,
+        })
+    }
     fn user_text(&self, call: usize) -> String {
         match &self.seen.borrow()[call][1].content[0] {
             ContentPart::Text { text } => text.clone(),
@@ -129,6 +143,23 @@ fn adds_a_todo_in_one_plan() {
     let sent = model.user_text(0);
     assert!(sent.contains("add a todo 'buy milk'") && sent.contains("[1] input placeholder=\"What needs to be done?\""));
     assert!(page.reports >= 4, "the panel hears of every step");
+    // The model saw the capture, marked: the input's box is drawn in marker 1's colour.
+    let url = model.image_url(0).expect("a screenshot was sent");
+    let png = vision::base64::decode(url.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+    let img = image::load_from_memory(&png).unwrap().into_rgb8();
+    assert_eq!(img.dimensions(), (1280, 800));
+    assert_eq!(img.get_pixel(300, 100).0, vision::markers::color_of(1));
+}
+
+#[test]
+fn an_unusable_capture_is_left_out_and_noted() {
+    let mut page = FakeTodoPage::new();
+    page.capture = "not*an*image".into();
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(model.image_url(0), None);
+    assert_eq!(run.steps[0].note.as_deref(), Some("sent without a screenshot: the screenshot is not valid base64"));
 }
 
 #[test]

@@ -29,7 +29,7 @@ pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> Str
         if e.occluded {
             covered += 1;
         } else if e.in_viewport > 0.0 {
-            if !is_punctuation_text(e) {
+            if e.is_listed() {
                 write_element(&mut out, e);
             }
         } else if e.rect.bottom() <= 0.0 || e.rect.right() <= 0.0 {
@@ -45,11 +45,6 @@ pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> Str
         let _ = writeln!(out, "({covered} elements in view are covered by something on top, such as a dialog)");
     }
     out
-}
-
-/// Separators such as `|` or `»`: nothing to act on, and many per page.
-fn is_punctuation_text(e: &Element) -> bool {
-    e.kind == ElementKind::Text && !e.content.chars().any(char::is_alphanumeric)
 }
 
 fn write_element(out: &mut String, e: &Element) {

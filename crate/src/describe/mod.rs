@@ -67,6 +67,13 @@ pub struct Element {
 }
 
 impl Element {
+    /// Listed for the model (compact description, screenshot markers): in view, not covered,
+    /// and not a bare separator such as `|` or `»` (nothing to act on, and many per page).
+    pub fn is_listed(&self) -> bool {
+        let separator = self.kind == ElementKind::Text && !self.content.chars().any(char::is_alphanumeric);
+        self.in_viewport > 0.0 && !self.occluded && !separator
+    }
+
     /// The part of the element its ancestors let show.
     pub fn shown_rect(&self) -> Rect {
         self.visible_rect.unwrap_or(self.rect)

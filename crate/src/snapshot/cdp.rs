@@ -121,12 +121,34 @@ struct Layout {
     paint_orders: Vec<i64>,
 }
 
+/// `Page.getLayoutMetrics`, the parts we read.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LayoutMetrics {
     css_visual_viewport: VisualViewport,
     visual_viewport: VisualViewport,
     css_content_size: Size,
+}
+
+impl LayoutMetrics {
+    /// Device pixels per CSS pixel: the visual viewport in device pixels over the same in
+    /// CSS pixels (this also covers browser zoom).
+    pub fn device_pixel_ratio(&self) -> f64 {
+        let (css, device) = (self.css_visual_viewport.client_width, self.visual_viewport.client_width);
+        if css > 0.0 && device > 0.0 { device / css } else { 1.0 }
+    }
+    /// The viewport's scroll offset in the document, CSS pixels.
+    pub fn scroll(&self) -> (f64, f64) {
+        (self.css_visual_viewport.page_x, self.css_visual_viewport.page_y)
+    }
+    /// The viewport's size, CSS pixels.
+    pub fn viewport_size(&self) -> (f64, f64) {
+        (self.css_visual_viewport.client_width, self.css_visual_viewport.client_height)
+    }
+    /// The document's size, CSS pixels.
+    pub fn content_size(&self) -> (f64, f64) {
+        (self.css_content_size.width, self.css_content_size.height)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -191,20 +213,16 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
     let top = capture.documents.first().ok_or(DecodeError::NoDocument)?;
     let top_strings = Strings(&capture.strings);
 
+    let ((width, height), (scroll_x, scroll_y), (content_w, content_h)) =
+        (metrics.viewport_size(), metrics.scroll(), metrics.content_size());
     let viewport = Viewport {
-        width: metrics.css_visual_viewport.client_width,
-        height: metrics.css_visual_viewport.client_height,
-        device_pixel_ratio: if metrics.css_visual_viewport.client_width > 0.0
-            && metrics.visual_viewport.client_width > 0.0
-        {
-            metrics.visual_viewport.client_width / metrics.css_visual_viewport.client_width
-        } else {
-            1.0
-        },
-        scroll_x: metrics.css_visual_viewport.page_x,
-        scroll_y: metrics.css_visual_viewport.page_y,
-        document_width: metrics.css_content_size.width.max(top.content_width),
-        document_height: metrics.css_content_size.height.max(top.content_height),
+        width,
+        height,
+        device_pixel_ratio: metrics.device_pixel_ratio(),
+        scroll_x,
+        scroll_y,
+        document_width: content_w.max(top.content_width),
+        document_height: content_h.max(top.content_height),
     };
     let mut decoder = Decoder {
         captures: std::iter::once(&capture).chain(remotes.iter().map(|r| &r.capture)).collect(),

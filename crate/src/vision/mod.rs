@@ -1,66 +1,41 @@
-//! Screenshots: what an image is and how its pixels relate to the page's CSS pixels.
+//! Screenshots for models: capture (`capture`) → fit to the model (`fit`, `mapping`) → markers (`labels`,
+//! `markers`, drawn with `draw` and `font`) → encoded image (`pipeline`).
+//!
+//! Runs in the service worker, in the same WASM module as the rest of the core: the capture
+//! arrives there from CDP, no DOM or canvas is needed, and the marked image goes straight into
+//! the model request without crossing to another context.
 
-use crate::agent::Screenshot;
+pub mod base64;
+pub mod capture;
+pub mod draw;
+pub mod fit;
+pub mod font;
+pub mod labels;
+pub mod mapping;
+pub mod markers;
+pub mod pipeline;
 
-/// Width and height from a base64 PNG's IHDR chunk, decoding only the first 24 bytes.
-pub fn png_size_from_base64(b64: &str) -> Option<(u32, u32)> {
-    let head = decode_base64_prefix(b64.as_bytes().get(..32)?)?;
-    if head.get(..8)? != b"\x89PNG\r\n\x1a\n" || head.get(12..16)? != b"IHDR" {
-        return None;
-    }
-    let be = |s: &[u8]| u32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-    Some((be(&head[16..20]), be(&head[20..24])))
-}
+pub use fit::{ImageFormat, ImageOptions, ImageRule};
+pub use mapping::ImageMapping;
+pub use markers::{Marker, Overlay};
+pub use capture::Capture;
+pub use pipeline::{model_image, Frame, ModelImage};
 
-fn decode_base64_prefix(chars: &[u8]) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(chars.len() / 4 * 3);
-    for quad in chars.chunks_exact(4) {
-        let n = quad.iter().try_fold(0u32, |acc, &c| Some(acc << 6 | value(c)?))?;
-        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
-    }
-    Some(out)
-}
-
-/// A captured PNG as the model will see it. The device-pixel ratio comes from CDP's layout
-/// metrics (device-pixel viewport over CSS viewport), which also covers page zoom.
-pub fn screenshot_from_capture(png_base64: &str, device_viewport_width: f64, css_viewport_width: f64) -> Option<Screenshot> {
-    let (width, height) = png_size_from_base64(png_base64)?;
-    let ratio = if device_viewport_width > 0.0 && css_viewport_width > 0.0 {
-        device_viewport_width / css_viewport_width
-    } else {
-        1.0
-    };
-    Some(Screenshot { data_url: format!("data:image/png;base64,{png_base64}"), width, height, device_pixel_ratio: ratio })
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VisionError {
+    #[error("the screenshot is not valid base64")]
+    Base64,
+    #[error("the screenshot could not be decoded: {0}")]
+    Decode(String),
+    #[error("the image could not be encoded: {0}")]
+    Encode(String),
+    #[error("the screenshot is empty")]
+    Empty,
+    #[error("the screenshot is {width}×{height} pixels, more than a model image may be")]
+    TooLarge { width: u32, height: u32 },
+    #[error("the image is {width}×{height}: vision models refuse images more elongated than 200:1")]
+    TooElongated { width: u32, height: u32 },
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    // A 3x2 PNG's first 33 bytes, base64.
-    const PNG_3X2: &str = "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAE0lEQVR4nGNgYGD4z8DAwMDAAAAPAAH/";
-
-    #[test]
-    fn reads_png_size() {
-        assert_eq!(png_size_from_base64(PNG_3X2), Some((3, 2)));
-        assert_eq!(png_size_from_base64("AAAA"), None);
-        assert_eq!(png_size_from_base64("/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDA"), None, "JPEG is not PNG");
-    }
-
-    #[test]
-    fn ratio_from_metrics() {
-        let s = screenshot_from_capture(PNG_3X2, 2560.0, 1280.0).unwrap();
-        assert_eq!(s.device_pixel_ratio, 2.0);
-        assert!(s.data_url.starts_with("data:image/png;base64,iVBOR"));
-    }
-}
+mod tests;

@@ -7,6 +7,7 @@ use crate::agent::{run_instruction, RunOptions};
 use crate::describe::{describe_with, DescribeOptions};
 use crate::model::ModelConfig;
 use crate::snapshot::cdp;
+use crate::vision::{self, Capture, Frame, ImageOptions, ModelImage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -117,26 +118,69 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Js
     to_js(&run)
 }
 
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct LayoutViewports {
-    visual_viewport: ViewportWidth,
-    css_visual_viewport: ViewportWidth,
+fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
 }
 
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct ViewportWidth {
-    client_width: f64,
+/// Service worker: the `Page.captureScreenshot` parameters for the viewport or the whole page,
+/// given `Page.getLayoutMetrics` as JSON text.
+#[wasm_bindgen(js_name = captureParams)]
+pub fn capture_params(metrics: &str, full_page: bool) -> Result<JsValue, JsError> {
+    to_js(&vision::capture::capture_params(&layout_metrics(metrics)?, full_page))
 }
 
-/// Service worker: `Page.captureScreenshot` data + `Page.getLayoutMetrics` → `{dataUrl, width, height, devicePixelRatio}`.
-#[wasm_bindgen(js_name = describeScreenshot)]
-pub fn describe_screenshot(png_base64: String, metrics: JsValue) -> Result<JsValue, JsError> {
-    let m: LayoutViewports = from_js(metrics, "the layout metrics").map_err(|e| JsError::new(&e))?;
-    let shot = crate::vision::screenshot_from_capture(&png_base64, m.visual_viewport.client_width, m.css_visual_viewport.client_width)
-        .ok_or_else(|| JsError::new("the screenshot is not a PNG"))?;
-    to_js(&shot)
+/// Service worker: a capture's base64 data + the layout metrics it was taken with → a
+/// `Capture` (`{base64, devicePixelRatio, origin}`).
+#[wasm_bindgen(js_name = captureFromCdp)]
+pub fn capture_from_cdp(base64: String, metrics: &str, full_page: bool) -> Result<JsValue, JsError> {
+    to_js(&Capture::from_cdp(base64, &layout_metrics(metrics)?, full_page))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MarkedImage {
+    #[serde(flatten)]
+    image: ModelImage,
+    labels: Vec<vision::markers::PlacedLabel>,
+    ms: f64,
+}
+
+fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
+    if opts.is_undefined() || opts.is_null() {
+        return Ok(ImageOptions::default());
+    }
+    from_js(opts, "the image options").map_err(|e| JsError::new(&e))
+}
+
+fn finish(frame: &Frame, img: &image::RgbImage, format: vision::ImageFormat) -> Result<ModelImage, JsError> {
+    let bytes = vision::pipeline::encode(img, format).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(ModelImage { data_url: vision::pipeline::data_url(&bytes, format), mapping: frame.mapping, bytes: bytes.len() })
+}
+
+/// Service worker: the capture fitted to the model and marked with the numbers of the given
+/// elements that a description lists (`elements` as in an extraction). What a model is sent.
+#[wasm_bindgen(js_name = markScreenshot)]
+pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
+    let t0 = now_ms();
+    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
+    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    let opts = image_options(opts)?;
+    let frame = Frame::from_capture(&capture, &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let (img, labels) = frame.with_markers(&vision::markers::markers_for(&elements));
+    let image = finish(&frame, &img, opts.format)?;
+    to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
+}
+
+/// Service worker: the capture with overlays (`[{kind: "highlight"|"bbox", rect} | {kind:
+/// "point", x, y}]`, CSS pixels) for the timeline and reports.
+#[wasm_bindgen(js_name = drawOverlays)]
+pub fn draw_overlays(capture: JsValue, overlays: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
+    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
+    let overlays: Vec<vision::Overlay> = from_js(overlays, "the overlays").map_err(|e| JsError::new(&e))?;
+    let opts = image_options(opts)?;
+    let frame = Frame::from_capture(&capture, &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let img = frame.with_overlays(&overlays);
+    to_js(&finish(&frame, &img, opts.format)?)
 }
 
 /// `descriptionOfTree` in Midscene's format for a tree in `describe::midscene::MsTree` shape

@@ -1,0 +1,108 @@
+//! Base64 for screenshots: CDP hands captures over as base64 and models take data URLs.
+//! Standard alphabet; decoding also accepts the URL-safe one and ignores whitespace.
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const INVALID: u8 = 0xff;
+
+const fn decode_table() -> [u8; 256] {
+    let mut t = [INVALID; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    t[b'-' as usize] = 62;
+    t[b'_' as usize] = 63;
+    t
+}
+const DECODE: [u8; 256] = decode_table();
+
+pub fn encode(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    let mut chunks = bytes.chunks_exact(3);
+    for c in &mut chunks {
+        let n = (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32;
+        out.extend_from_slice(&[
+            ALPHABET[(n >> 18) as usize & 63],
+            ALPHABET[(n >> 12) as usize & 63],
+            ALPHABET[(n >> 6) as usize & 63],
+            ALPHABET[n as usize & 63],
+        ]);
+    }
+    match *chunks.remainder() {
+        [a] => {
+            let n = (a as u32) << 16;
+            out.extend_from_slice(&[ALPHABET[(n >> 18) as usize & 63], ALPHABET[(n >> 12) as usize & 63], b'=', b'=']);
+        }
+        [a, b] => {
+            let n = (a as u32) << 16 | (b as u32) << 8;
+            out.extend_from_slice(&[
+                ALPHABET[(n >> 18) as usize & 63],
+                ALPHABET[(n >> 12) as usize & 63],
+                ALPHABET[(n >> 6) as usize & 63],
+                b'=',
+            ]);
+        }
+        _ => {}
+    }
+    // Only ASCII from ALPHABET was written.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Decodes base64 text; `None` on a character outside the alphabet or a dangling bit group.
+pub fn decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &c in text.as_bytes() {
+        if c == b'=' {
+            break;
+        }
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        let v = DECODE[c as usize];
+        if v == INVALID {
+            return None;
+        }
+        acc = acc << 6 | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    // One leftover character (6 bits) cannot be a whole byte.
+    (bits < 6).then_some(out)
+}
+
+/// Decodes at most the first `max_bytes` bytes (headers), without touching the rest.
+pub fn decode_prefix(text: &str, max_bytes: usize) -> Option<Vec<u8>> {
+    let chars = (max_bytes.div_ceil(3) * 4).min(text.len() / 4 * 4);
+    let mut bytes = decode(text.get(..chars)?)?;
+    bytes.truncate(max_bytes);
+    Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_length() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        for n in 0..40 {
+            assert_eq!(decode(&encode(&data[..n])).unwrap(), &data[..n], "length {n}");
+        }
+        assert_eq!(encode(b"Man"), "TWFu");
+        assert_eq!(encode(b"Ma"), "TWE=");
+        assert_eq!(decode("TW E=\n").unwrap(), b"Ma");
+        assert_eq!(decode("TWF-_w").unwrap(), [77, 97, 126, 255]);
+    }
+
+    #[test]
+    fn refuses_what_is_not_base64() {
+        assert_eq!(decode("TW*u"), None);
+        assert_eq!(decode("TWFuT"), None);
+        assert_eq!(decode_prefix("TWFuTWFu", 4).unwrap(), b"ManM");
+    }
+}

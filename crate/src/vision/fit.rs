@@ -1,0 +1,224 @@
+//! Sizing a capture for a model: back to CSS size on high-DPR screens, an optional shrink to
+//! save tokens, then the model family's own rule (Qwen2.5-VL's 28-pixel padding, UI-TARS's
+//! smart resize). Pure arithmetic: the result is an `ImageMapping`, and the pixels are made
+//! to match it elsewhere (`pipeline`).
+
+use super::mapping::ImageMapping;
+use super::VisionError;
+use serde::{Deserialize, Serialize};
+
+/// The patch size of Qwen-VL-family vision encoders: image sides must be multiples of it.
+pub const PATCH: u32 = 28;
+
+/// How a model family wants its images shaped.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ImageRule {
+    /// Sent as sized by the options.
+    #[default]
+    AsIs,
+    /// Qwen2.5-VL: white padding on the right and bottom up to multiples of 28, so the
+    /// content is not stretched and coordinates stay in the image's pixels.
+    QwenPad28,
+    /// Qwen2-VL / UI-TARS `smart_resize`: both sides rounded to multiples of 28, area kept
+    /// within [min_pixels, max_pixels]. Sending the image already at that size makes the
+    /// model server's own resize a no-op, so coordinates come back in our image's pixels.
+    #[serde(rename_all = "camelCase")]
+    SmartResize { min_pixels: u64, max_pixels: u64 },
+}
+
+impl ImageRule {
+    pub const UI_TARS_1_0: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 2700 * 784 };
+    pub const UI_TARS_1_5: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 16384 * 784 };
+    pub const DOUBAO_UI_TARS: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 5120 * 784 };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ImageOptions {
+    /// On screens with DPR > 1, scale the capture down to CSS pixels (fewer tokens, and
+    /// model coordinates land in the page's own units).
+    pub resize_to_css: bool,
+    /// Extra shrink, 0.25..=1: fewer image tokens at some cost in legibility.
+    pub shrink: f64,
+    pub rule: ImageRule,
+    pub format: ImageFormat,
+}
+
+impl Default for ImageOptions {
+    fn default() -> Self {
+        ImageOptions { resize_to_css: true, shrink: 1.0, rule: ImageRule::AsIs, format: ImageFormat::Png }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum ImageFormat {
+    /// Lossless: small digits on markers stay crisp.
+    #[default]
+    Png,
+    /// Smaller uploads; quality 1..=100.
+    Jpeg { quality: u8 },
+}
+
+pub const MIN_SHRINK: f64 = 0.25;
+/// UI-TARS and Qwen refuse images more elongated than this.
+const MAX_ASPECT: f64 = 200.0;
+
+/// The mapping for a capture of `width` × `height` device pixels at `device_pixel_ratio`,
+/// whose top-left corner lies at `origin` (viewport CSS pixels).
+pub fn fit(width: u32, height: u32, device_pixel_ratio: f64, origin: (f64, f64), opts: &ImageOptions) -> Result<ImageMapping, VisionError> {
+    if width == 0 || height == 0 {
+        return Err(VisionError::Empty);
+    }
+    let dpr = if device_pixel_ratio.is_finite() && device_pixel_ratio > 0.0 { device_pixel_ratio } else { 1.0 };
+    let shrink = if opts.shrink.is_finite() { opts.shrink.clamp(MIN_SHRINK, 1.0) } else { 1.0 };
+    let to_css = if opts.resize_to_css && dpr > 1.0 { 1.0 / dpr } else { 1.0 };
+    let sized = |side: u32| ((side as f64 * to_css * shrink).round() as u32).max(1);
+    let (mut content_w, mut content_h) = (sized(width), sized(height));
+    let (mut image_w, mut image_h) = (content_w, content_h);
+    match opts.rule {
+        ImageRule::AsIs => {}
+        ImageRule::QwenPad28 => {
+            image_w = content_w.div_ceil(PATCH) * PATCH;
+            image_h = content_h.div_ceil(PATCH) * PATCH;
+        }
+        ImageRule::SmartResize { min_pixels, max_pixels } => {
+            let (h, w) = smart_resize(content_h, content_w, min_pixels, max_pixels)?;
+            (content_w, content_h, image_w, image_h) = (w, h, w, h);
+        }
+    }
+    let css_w = width as f64 / dpr;
+    let css_h = height as f64 / dpr;
+    Ok(ImageMapping {
+        device_pixel_ratio: dpr,
+        scale_x: content_w as f64 / css_w,
+        scale_y: content_h as f64 / css_h,
+        origin_x: origin.0,
+        origin_y: origin.1,
+        width: image_w,
+        height: image_h,
+        content_width: content_w,
+        content_height: content_h,
+    })
+}
+
+/// Qwen2-VL's `smart_resize`: (height, width) as multiples of 28 closest to the input, with
+/// the area brought within the bounds while keeping the aspect ratio.
+pub fn smart_resize(height: u32, width: u32, min_pixels: u64, max_pixels: u64) -> Result<(u32, u32), VisionError> {
+    let (h, w) = (height as f64, width as f64);
+    if h.max(w) / h.min(w) > MAX_ASPECT {
+        return Err(VisionError::TooElongated { width, height });
+    }
+    let f = PATCH as f64;
+    // Python's round() rounds halves to even; screenshots rarely land on a half, but match it.
+    let round_by = |x: f64| (round_half_even(x / f) * f).max(f);
+    let floor_by = |x: f64| ((x / f).floor() * f).max(f);
+    let ceil_by = |x: f64| (x / f).ceil() * f;
+    let (mut h_bar, mut w_bar) = (round_by(h), round_by(w));
+    if h_bar * w_bar > max_pixels as f64 {
+        let beta = (h * w / max_pixels as f64).sqrt();
+        h_bar = floor_by(h / beta);
+        w_bar = floor_by(w / beta);
+    } else if h_bar * w_bar < min_pixels as f64 {
+        let beta = (min_pixels as f64 / (h * w)).sqrt();
+        h_bar = ceil_by(h * beta);
+        w_bar = ceil_by(w * beta);
+    }
+    Ok((h_bar as u32, w_bar as u32))
+}
+
+fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+        r - x.signum()
+    } else {
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(rule: ImageRule, resize_to_css: bool, shrink: f64) -> ImageOptions {
+        ImageOptions { resize_to_css, shrink, rule, format: ImageFormat::Png }
+    }
+
+    #[test]
+    fn smart_resize_matches_the_reference_arithmetic() {
+        // Expected values computed with the published Python reference.
+        assert_eq!(smart_resize(800, 1280, 100 * 784, 16384 * 784).unwrap(), (812, 1288));
+        assert_eq!(smart_resize(1600, 2560, 100 * 784, 2700 * 784).unwrap(), (1148, 1820));
+        assert_eq!(smart_resize(20, 30, 100 * 784, 16384 * 784).unwrap(), (252, 364));
+        assert!(matches!(smart_resize(10, 2100, 0, u64::MAX), Err(VisionError::TooElongated { .. })));
+        assert_eq!(round_half_even(2.5), 2.0);
+        assert_eq!(round_half_even(3.5), 4.0);
+    }
+
+    #[test]
+    fn high_dpr_captures_come_back_to_css_size() {
+        let m = fit(2560, 1600, 2.0, (0.0, 0.0), &ImageOptions::default()).unwrap();
+        assert_eq!((m.width, m.height), (1280, 800));
+        assert_eq!((m.scale_x, m.scale_y), (1.0, 1.0));
+        let kept = fit(2560, 1600, 2.0, (0.0, 0.0), &opts(ImageRule::AsIs, false, 1.0)).unwrap();
+        assert_eq!((kept.width, kept.scale_x), (2560, 2.0));
+    }
+
+    #[test]
+    fn qwen_padding_keeps_the_content_unscaled() {
+        let m = fit(1280, 800, 1.0, (0.0, 0.0), &opts(ImageRule::QwenPad28, true, 1.0)).unwrap();
+        assert_eq!((m.width, m.height, m.content_width, m.content_height), (1288, 812, 1280, 800));
+        assert_eq!(m.scale_x, 1.0);
+        assert!(m.shows_page((1279.0, 799.0)) && !m.shows_page((1280.0, 10.0)));
+    }
+
+    /// Every transform, every DPR: a CSS point → the image → back is exact; rounded to a whole
+    /// image pixel on the way (as a model answers) it lands within 1 CSS px wherever an image
+    /// pixel spans at most 2 CSS px, and within half an image pixel where a shrink makes it larger.
+    #[test]
+    fn every_transform_round_trips_within_one_css_pixel() {
+        let rules = [ImageRule::AsIs, ImageRule::QwenPad28, ImageRule::UI_TARS_1_0, ImageRule::UI_TARS_1_5, ImageRule::DOUBAO_UI_TARS];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for dpr in [1.0, 1.25, 2.0, 3.0] {
+            for (css_w, css_h) in [(1280.0, 800.0), (390.0, 844.0), (1920.0, 1080.0), (800.0, 7000.0)] {
+                let (w, h) = ((css_w * dpr) as u32, (css_h * dpr) as u32);
+                for rule in rules {
+                    for resize_to_css in [true, false] {
+                        for shrink in [1.0, 0.75, 0.5] {
+                            let m = fit(w, h, dpr, (0.0, -120.0), &opts(rule, resize_to_css, shrink)).unwrap();
+                            let bound = (0.5 / m.scale_x.min(m.scale_y)).max(1.0) + 1e-9;
+                            if shrink >= 0.75 {
+                                assert!(bound <= 1.0 + 1e-9, "{rule:?} dpr {dpr} shrink {shrink}: bound {bound}");
+                            }
+                            for _ in 0..200 {
+                                let p = (next() * css_w, next() * css_h - 120.0);
+                                let (ix, iy) = m.css_to_image(p);
+                                let back = m.image_to_css((ix.round(), iy.round()));
+                                let err = (back.0 - p.0).abs().max((back.1 - p.1).abs());
+                                assert!(err <= bound, "{rule:?} dpr {dpr} shrink {shrink} {p:?} → {back:?}");
+                                let exact = m.image_to_css((ix, iy));
+                                assert!((exact.0 - p.0).abs() < 1e-6 && (exact.1 - p.1).abs() < 1e-6);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_settings_fall_back_to_safe_values() {
+        let m = fit(1280, 800, f64::NAN, (0.0, 0.0), &opts(ImageRule::AsIs, true, 7.0)).unwrap();
+        assert_eq!((m.width, m.device_pixel_ratio), (1280, 1.0));
+        let m = fit(1280, 800, 1.0, (0.0, 0.0), &opts(ImageRule::AsIs, true, 0.01)).unwrap();
+        assert_eq!(m.width, 320);
+        assert!(matches!(fit(0, 800, 1.0, (0.0, 0.0), &ImageOptions::default()), Err(VisionError::Empty)));
+    }
+}

@@ -1,0 +1,154 @@
+//! Capture → model image: decode once, resize to the mapping `fit` chose, pad, draw, encode.
+//! A `Frame` keeps the decoded pixels, so markers, highlights and overlays never re-decode.
+
+use super::base64;
+use super::capture::Capture;
+use super::fit::{fit, ImageFormat, ImageOptions};
+use super::mapping::ImageMapping;
+use super::markers::{draw_markers, draw_overlay, markers_for, Marker, Overlay, PlacedLabel};
+use super::VisionError;
+use crate::describe::Extraction;
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
+use image::{ImageEncoder, ImageReader, RgbImage};
+use serde::{Deserialize, Serialize};
+use std::io::Cursor;
+
+/// Captures larger than this many device pixels are refused rather than decoded (a full-page
+/// capture of an endless page would need gigabytes).
+pub const MAX_CAPTURE_PIXELS: u64 = 40_000_000;
+
+/// The image a model receives and how its pixels map back to the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelImage {
+    pub data_url: String,
+    pub mapping: ImageMapping,
+    /// Encoded size in bytes.
+    pub bytes: usize,
+}
+
+/// Decoded pixels at the model's size (padding included), with their mapping.
+pub struct Frame {
+    pub image: RgbImage,
+    pub mapping: ImageMapping,
+}
+
+impl Frame {
+    pub fn from_capture(capture: &Capture, opts: &ImageOptions) -> Result<Frame, VisionError> {
+        let bytes = base64::decode(&capture.base64).ok_or(VisionError::Base64)?;
+        Frame::decode(&bytes, capture.device_pixel_ratio, capture.origin, opts)
+    }
+
+    pub fn decode(bytes: &[u8], device_pixel_ratio: f64, origin: (f64, f64), opts: &ImageOptions) -> Result<Frame, VisionError> {
+        let reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()))?;
+        let (w, h) = reader.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+        if w as u64 * h as u64 > MAX_CAPTURE_PIXELS {
+            return Err(VisionError::TooLarge { width: w, height: h });
+        }
+        let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
+        let reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()))?;
+        let decoded = reader.decode().map_err(|e| VisionError::Decode(e.to_string()))?.into_rgb8();
+        let content = resize(decoded, mapping.content_width, mapping.content_height);
+        Ok(Frame { image: pad(content, mapping.width, mapping.height), mapping })
+    }
+
+    /// A copy with markers drawn; the frame stays clean for the next drawing.
+    pub fn with_markers(&self, markers: &[Marker]) -> (RgbImage, Vec<PlacedLabel>) {
+        let mut img = self.image.clone();
+        let labels = draw_markers(&mut img, markers, &self.mapping);
+        (img, labels)
+    }
+
+    pub fn with_overlays(&self, overlays: &[Overlay]) -> RgbImage {
+        let mut img = self.image.clone();
+        for o in overlays {
+            draw_overlay(&mut img, o, &self.mapping);
+        }
+        img
+    }
+}
+
+/// The screenshot for one planning round: the capture fitted to the model and marked with the
+/// numbers of every element the description lists.
+pub fn model_image(capture: &Capture, extraction: &Extraction, opts: &ImageOptions) -> Result<ModelImage, VisionError> {
+    let frame = Frame::from_capture(capture, opts)?;
+    let (img, _) = frame.with_markers(&markers_for(&extraction.elements));
+    let bytes = encode(&img, opts.format)?;
+    Ok(ModelImage { data_url: data_url(&bytes, opts.format), mapping: frame.mapping, bytes: bytes.len() })
+}
+
+pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionError> {
+    let mut out = Vec::with_capacity(img.len() / 4);
+    let (w, h) = img.dimensions();
+    let result = match format {
+        // Fast deflate with the Up filter: screenshots are mostly flat runs, which compress
+        // nearly as well this way at a fraction of adaptive filtering's cost.
+        ImageFormat::Png => PngEncoder::new_with_quality(&mut out, CompressionType::Fast, PngFilter::Up)
+            .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8),
+        ImageFormat::Jpeg { quality } => {
+            JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100)).write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8)
+        }
+    };
+    result.map_err(|e| VisionError::Encode(e.to_string()))?;
+    Ok(out)
+}
+
+pub fn data_url(bytes: &[u8], format: ImageFormat) -> String {
+    let mime = match format {
+        ImageFormat::Png => "image/png",
+        ImageFormat::Jpeg { .. } => "image/jpeg",
+    };
+    format!("data:{mime};base64,{}", base64::encode(bytes))
+}
+
+/// Resamples to `w` × `h`. Whole-number reductions (DPR 2 or 3 back to CSS size, the common
+/// case) average each k×k block directly; anything else uses a triangle filter.
+fn resize(img: RgbImage, w: u32, h: u32) -> RgbImage {
+    if img.dimensions() == (w, h) {
+        return img;
+    }
+    let (iw, ih) = img.dimensions();
+    if iw % w == 0 && ih % h == 0 && iw / w == ih / h {
+        return box_reduce(&img, iw / w);
+    }
+    image::imageops::resize(&img, w, h, image::imageops::FilterType::Triangle)
+}
+
+fn box_reduce(img: &RgbImage, k: u32) -> RgbImage {
+    let (iw, ih) = img.dimensions();
+    let (w, h) = (iw / k, ih / k);
+    let src = img.as_raw();
+    let stride = iw as usize * 3;
+    let area = k * k;
+    let mut out = vec![0u8; w as usize * h as usize * 3];
+    let mut sums = vec![0u32; w as usize * 3];
+    for y in 0..h as usize {
+        sums.iter_mut().for_each(|s| *s = 0);
+        for row in 0..k as usize {
+            let line = &src[(y * k as usize + row) * stride..][..stride];
+            for (x, px) in line.chunks_exact(3 * k as usize).enumerate() {
+                for dx in 0..k as usize {
+                    sums[x * 3] += px[dx * 3] as u32;
+                    sums[x * 3 + 1] += px[dx * 3 + 1] as u32;
+                    sums[x * 3 + 2] += px[dx * 3 + 2] as u32;
+                }
+            }
+        }
+        let dst = &mut out[y * w as usize * 3..][..w as usize * 3];
+        for (d, s) in dst.iter_mut().zip(&sums) {
+            *d = ((s + area / 2) / area) as u8;
+        }
+    }
+    RgbImage::from_raw(w, h, out).unwrap_or_else(|| RgbImage::new(w, h))
+}
+
+/// White padding on the right and bottom (Qwen2.5-VL's 28-pixel blocks).
+fn pad(img: RgbImage, w: u32, h: u32) -> RgbImage {
+    if img.dimensions() == (w, h) {
+        return img;
+    }
+    let mut out = RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
+    image::imageops::replace(&mut out, &img, 0, 0);
+    out
+}

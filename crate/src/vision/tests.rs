@@ -1,0 +1,185 @@
+//! Pipeline tests on synthetic captures, and golden images checked with a tolerance.
+//! `UPDATE_GOLDEN=1 cargo test -p sightline vision` rewrites the golden files (look at them).
+
+use super::*;
+use crate::describe::{Element, ElementKind, Extraction};
+use crate::geometry::Rect;
+use image::{Rgb, RgbImage};
+use std::path::PathBuf;
+
+/// A page-like capture: white, a header bar, text-like stripes, some buttons.
+fn synthetic_page(w: u32, h: u32, dpr: f64) -> RgbImage {
+    let mut img = RgbImage::from_pixel(w, h, Rgb([255, 255, 255]));
+    let s = |v: f64| (v * dpr).round() as i64;
+    let fill = |img: &mut RgbImage, x: f64, y: f64, bw: f64, bh: f64, c: [u8; 3]| {
+        draw::fill_rect(img, draw::PixelRect { x: s(x), y: s(y), w: s(bw), h: s(bh) }, c)
+    };
+    fill(&mut img, 0.0, 0.0, 640.0, 48.0, [40, 44, 52]);
+    for line in 0..12 {
+        fill(&mut img, 24.0, 80.0 + line as f64 * 22.0, 300.0 + (line * 37 % 200) as f64, 10.0, [90, 90, 90]);
+    }
+    for b in 0..4 {
+        fill(&mut img, 400.0 + b as f64 * 56.0, 80.0, 48.0, 24.0, [220, 230, 245]);
+    }
+    img
+}
+
+fn png_base64(img: &RgbImage) -> String {
+    base64::encode(&pipeline::encode(img, ImageFormat::Png).unwrap())
+}
+
+fn element(index: u32, rect: Rect) -> Element {
+    Element {
+        index,
+        id: format!("e{index}"),
+        kind: ElementKind::Button,
+        tag: "button".into(),
+        attributes: vec![],
+        content: format!("Button {index}"),
+        rect,
+        center: rect.center(),
+        in_viewport: 1.0,
+        visible_rect: None,
+        occluded: false,
+        xpath: String::new(),
+        xpath_text: None,
+        node: index,
+    }
+}
+
+fn buttons() -> Vec<Element> {
+    (0..4).map(|b| element(b + 1, Rect::new(400.0 + b as f64 * 56.0, 80.0, 48.0, 24.0))).collect()
+}
+
+fn decode_data_url(url: &str) -> RgbImage {
+    let b64 = url.split_once(";base64,").unwrap().1;
+    image::load_from_memory(&base64::decode(b64).unwrap()).unwrap().into_rgb8()
+}
+
+#[test]
+fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
+    let capture = Capture { base64: png_base64(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+    let extraction = Extraction { elements: buttons(), ..Default::default() };
+    let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
+    assert_eq!((shot.mapping.width, shot.mapping.height), (640, 400));
+    let img = decode_data_url(&shot.data_url);
+    assert_eq!(img.dimensions(), (640, 400));
+    // Button 1's outline is in its palette colour at its CSS position.
+    assert_eq!(img.get_pixel(400, 90).0, markers::color_of(1));
+    // And its label sits left of it, in the same colour.
+    assert_eq!(img.get_pixel(399, 81).0, markers::color_of(1));
+}
+
+#[test]
+fn qwen_padding_is_white_and_outside_the_content() {
+    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let opts = ImageOptions { rule: ImageRule::QwenPad28, ..Default::default() };
+    let frame = Frame::from_capture(&capture, &opts).unwrap();
+    assert_eq!(frame.image.dimensions(), (644, 420));
+    assert_eq!(frame.image.get_pixel(643, 10).0, [255, 255, 255]);
+    assert_eq!(frame.image.get_pixel(10, 10).0, [40, 44, 52], "content is not moved or scaled");
+    assert_eq!(frame.image.get_pixel(10, 419).0, [255, 255, 255]);
+}
+
+#[test]
+fn bad_captures_are_errors_not_panics() {
+    let opts = ImageOptions::default();
+    let cap = |b64: &str| Capture { base64: b64.into(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    assert_eq!(Frame::from_capture(&cap("not*base64"), &opts).err(), Some(VisionError::Base64));
+    assert!(matches!(Frame::from_capture(&cap("AAAAAAAA"), &opts), Err(VisionError::Decode(_))));
+    // A PNG header claiming 100000 × 100000 pixels is refused before any decoding.
+    let mut huge = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    huge.extend_from_slice(&100_000u32.to_be_bytes());
+    huge.extend_from_slice(&100_000u32.to_be_bytes());
+    huge.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(matches!(Frame::from_capture(&cap(&base64::encode(&huge)), &opts), Err(VisionError::TooLarge { .. }) | Err(VisionError::Decode(_))));
+    // A truncated PNG.
+    let good = pipeline::encode(&synthetic_page(64, 64, 1.0), ImageFormat::Png).unwrap();
+    assert!(matches!(Frame::from_capture(&cap(&base64::encode(&good[..good.len() / 2])), &opts), Err(VisionError::Decode(_))));
+}
+
+#[test]
+fn hostile_element_rects_draw_nothing_wild() {
+    let capture = Capture { base64: png_base64(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let mut elements = buttons();
+    elements.push(element(9, Rect::new(f64::NAN, 5.0, 10.0, 10.0)));
+    elements.push(element(10, Rect::new(-1e300, 1e300, f64::INFINITY, 3.0)));
+    let extraction = Extraction { elements, ..Default::default() };
+    let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
+    assert_eq!(decode_data_url(&shot.data_url).dimensions(), (320, 200));
+}
+
+#[test]
+fn jpeg_output_is_smaller_and_decodes() {
+    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let opts = ImageOptions { format: ImageFormat::Jpeg { quality: 80 }, ..Default::default() };
+    let shot = model_image(&capture, &Extraction::default(), &opts).unwrap();
+    assert!(shot.data_url.starts_with("data:image/jpeg;base64,"));
+    assert_eq!(decode_data_url(&shot.data_url).dimensions(), (640, 400));
+}
+
+#[test]
+fn labels_on_a_dense_page_never_overlap_and_match_their_boxes() {
+    let capture = Capture { base64: png_base64(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let mut elements = Vec::new();
+    for row in 0..10 {
+        for col in 0..15 {
+            let n = row * 15 + col + 1;
+            elements.push(element(n, Rect::new(20.0 + col as f64 * 82.0, 30.0 + row as f64 * 74.0, 76.0, 26.0)));
+        }
+    }
+    let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
+    let (_, labels) = frame.with_markers(&markers::markers_for(&elements));
+    assert_eq!(labels.len(), 150);
+    for (i, a) in labels.iter().enumerate() {
+        assert_eq!(a.number, i as u32 + 1);
+        assert!(a.x >= 0 && a.y >= 0 && a.x + a.width <= 1280 && a.y + a.height <= 800);
+        for b in &labels[i + 1..] {
+            let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+            assert!(apart, "labels {} and {} overlap", a.number, b.number);
+        }
+    }
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+}
+
+/// Same size, and at most 0.5% of pixels differ by more than 24 in any channel.
+fn assert_like_golden(img: &RgbImage, name: &str) {
+    let path = golden_path(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        img.save(&path).unwrap();
+        return;
+    }
+    let golden = image::open(&path).unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display())).into_rgb8();
+    assert_eq!(img.dimensions(), golden.dimensions(), "{name}: size");
+    let off = img.pixels().zip(golden.pixels()).filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 24)).count();
+    let allowed = (img.len() / 3) / 200;
+    assert!(off <= allowed, "{name}: {off} pixels differ (allowed {allowed})");
+}
+
+#[test]
+fn golden_markers_at_dpr_1_and_2() {
+    let extraction = Extraction { elements: buttons(), ..Default::default() };
+    for (dpr, name) in [(1.0, "markers-dpr1.png"), (2.0, "markers-dpr2-kept.png")] {
+        let (w, h) = ((640.0 * dpr) as u32, (400.0 * dpr) as u32);
+        let capture = Capture { base64: png_base64(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
+        let opts = ImageOptions { resize_to_css: false, ..Default::default() };
+        let frame = Frame::from_capture(&capture, &opts).unwrap();
+        let (img, _) = frame.with_markers(&markers::markers_for(&extraction.elements));
+        assert_like_golden(&img, name);
+    }
+}
+
+#[test]
+fn golden_overlays() {
+    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
+    let img = frame.with_overlays(&[
+        Overlay::Highlight { rect: Rect::new(400.0, 80.0, 48.0, 24.0) },
+        Overlay::Bbox { rect: Rect::new(20.0, 70.0, 320.0, 40.0) },
+        Overlay::Point { x: 480.0, y: 200.0 },
+    ]);
+    assert_like_golden(&img, "overlays.png");
+}
