@@ -6,7 +6,7 @@ mod keys;
 pub use keys::key_events;
 
 use crate::describe::{Element, Extraction};
-use crate::parse::{PlannedAction, ScrollDirection};
+use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -31,6 +31,10 @@ pub enum ActionError {
     OutOfView { target: u32, summary: String },
     #[error("unknown key \"{0}\"")]
     UnknownKey(String),
+    #[error("the point ({x:.0}, {y:.0}) lies outside the visible area ({width:.0}×{height:.0})")]
+    PointOutOfView { x: f64, y: f64, width: f64, height: f64 },
+    #[error("\"{0}\" is not something Sightline can do on a page")]
+    NotAnInput(String),
 }
 
 /// Default scroll step: most of a viewport, so consecutive views overlap a little.
@@ -60,20 +64,74 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
                 Some(t) => visible_point(*t, page)?,
                 None => (vp.width / 2.0, vp.height / 2.0),
             };
-            let along_y = matches!(direction, ScrollDirection::Up | ScrollDirection::Down);
-            let step = distance.unwrap_or(if along_y { vp.height } else { vp.width } * SCROLL_FRACTION);
-            let (dx, dy) = match direction {
-                ScrollDirection::Up => (0.0, -step),
-                ScrollDirection::Down => (0.0, step),
-                ScrollDirection::Left => (-step, 0.0),
-                ScrollDirection::Right => (step, 0.0),
-            };
-            Ok(vec![InputCommand::new(
-                "Input.dispatchMouseEvent",
-                json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy }),
-            )])
+            Ok(vec![wheel(x, y, *direction, *distance, page)])
         }
+        PlannedAction::TapAt { x, y, button, clicks } => {
+            let (x, y) = in_view(*x, *y, page)?;
+            Ok(press(x, y, *button, (*clicks).clamp(1, 3)))
+        }
+        PlannedAction::HoverAt { x, y } => {
+            let (x, y) = in_view(*x, *y, page)?;
+            Ok(vec![InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }))])
+        }
+        PlannedAction::DragAt { from, to } => {
+            let (fx, fy) = in_view(from.0, from.1, page)?;
+            let (tx, ty) = in_view(to.0, to.1, page)?;
+            let mouse = |kind: &str, x: f64, y: f64, buttons: u8| {
+                InputCommand::new(
+                    "Input.dispatchMouseEvent",
+                    json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1 }),
+                )
+            };
+            let mut cmds = vec![mouse("mouseMoved", fx, fy, 0), mouse("mousePressed", fx, fy, 1)];
+            // Intermediate moves: drag-and-drop code listens for movement, not a jump.
+            for k in 1..=DRAG_STEPS {
+                let t = k as f64 / DRAG_STEPS as f64;
+                cmds.push(mouse("mouseMoved", fx + (tx - fx) * t, fy + (ty - fy) * t, 1));
+            }
+            cmds.push(mouse("mouseReleased", tx, ty, 0));
+            Ok(cmds)
+        }
+        PlannedAction::Type { value, submit } => {
+            let mut cmds = Vec::new();
+            if !value.is_empty() {
+                cmds.push(InputCommand::new("Input.insertText", json!({ "text": value })));
+            }
+            if *submit {
+                cmds.extend(key_events("Enter")?);
+            }
+            Ok(cmds)
+        }
+        PlannedAction::ScrollAt { x, y, direction, distance } => {
+            let (x, y) = in_view(*x, *y, page)?;
+            Ok(vec![wheel(x, y, *direction, *distance, page)])
+        }
+        PlannedAction::Wait { .. } => Ok(Vec::new()),
+        PlannedAction::AskUser { .. } => Err(ActionError::NotAnInput("ask the user".into())),
+        PlannedAction::Tool { name, .. } => Err(ActionError::NotAnInput(format!("tool {name}"))),
     }
+}
+
+const DRAG_STEPS: u32 = 5;
+
+fn wheel(x: f64, y: f64, direction: ScrollDirection, distance: Option<f64>, page: &Extraction) -> InputCommand {
+    let vp = &page.viewport;
+    let along_y = matches!(direction, ScrollDirection::Up | ScrollDirection::Down);
+    let step = distance.unwrap_or(if along_y { vp.height } else { vp.width } * SCROLL_FRACTION);
+    let (dx, dy) = match direction {
+        ScrollDirection::Up => (0.0, -step),
+        ScrollDirection::Down => (0.0, step),
+        ScrollDirection::Left => (-step, 0.0),
+        ScrollDirection::Right => (step, 0.0),
+    };
+    InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy }))
+}
+
+/// A model's point, checked against the viewport it saw.
+fn in_view(x: f64, y: f64, page: &Extraction) -> Result<(f64, f64), ActionError> {
+    let vp = &page.viewport;
+    let ok = x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0 && x < vp.width.max(1.0) && y < vp.height.max(1.0);
+    ok.then_some((x, y)).ok_or(ActionError::PointOutOfView { x, y, width: vp.width, height: vp.height })
 }
 
 pub fn find_element(target: u32, page: &Extraction) -> Result<&Element, ActionError> {
@@ -91,17 +149,25 @@ fn visible_point(target: u32, page: &Extraction) -> Result<(f64, f64), ActionErr
 }
 
 fn click(x: f64, y: f64) -> Vec<InputCommand> {
-    let ev = |kind: &str| {
-        InputCommand::new(
-            "Input.dispatchMouseEvent",
-            json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": if kind == "mousePressed" { 1 } else { 0 }, "clickCount": 1 }),
-        )
+    press(x, y, MouseButton::Left, 1)
+}
+
+/// Move, then press and release `clicks` times (the count rising, as a real double click does).
+fn press(x: f64, y: f64, button: MouseButton, clicks: u8) -> Vec<InputCommand> {
+    let (name, bit) = match button {
+        MouseButton::Left => ("left", 1),
+        MouseButton::Right => ("right", 2),
     };
-    vec![
-        InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y })),
-        ev("mousePressed"),
-        ev("mouseReleased"),
-    ]
+    let mut cmds = vec![InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }))];
+    for count in 1..=clicks {
+        for (kind, buttons) in [("mousePressed", bit), ("mouseReleased", 0)] {
+            cmds.push(InputCommand::new(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": name, "buttons": buttons, "clickCount": count }),
+            ));
+        }
+    }
+    cmds
 }
 
 #[cfg(test)]
@@ -143,6 +209,25 @@ mod tests {
         // Partly visible: click inside the visible part.
         let cmds = commands_for(&PlannedAction::Tap { target: 3 }, &p).unwrap();
         assert_eq!(cmds[0].params["x"].as_f64(), Some(1240.0));
+    }
+
+    #[test]
+    fn points_become_mouse_input_and_are_checked() {
+        let p = page();
+        let dbl = commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Left, clicks: 2 }, &p).unwrap();
+        let counts: Vec<_> = dbl.iter().filter(|c| c.params["type"] == "mousePressed").map(|c| c.params["clickCount"].clone()).collect();
+        assert_eq!(counts, [json!(1), json!(2)]);
+        let right = commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Right, clicks: 1 }, &p).unwrap();
+        assert_eq!(right[1].params["button"], "right");
+        let e = commands_for(&PlannedAction::TapAt { x: 1500.0, y: 20.0, button: MouseButton::Left, clicks: 1 }, &p).unwrap_err();
+        assert!(e.to_string().contains("outside the visible area"));
+        let drag = commands_for(&PlannedAction::DragAt { from: (10.0, 10.0), to: (110.0, 60.0) }, &p).unwrap();
+        assert_eq!(drag.last().unwrap().params["type"], "mouseReleased");
+        assert_eq!(drag.last().unwrap().params["x"].as_f64(), Some(110.0));
+        let typed = commands_for(&PlannedAction::Type { value: "hi".into(), submit: true }, &p).unwrap();
+        assert_eq!(typed[0].method, "Input.insertText");
+        assert_eq!(typed.last().unwrap().params["key"], "Enter");
+        assert!(commands_for(&PlannedAction::AskUser { question: "which?".into() }, &p).is_err());
     }
 
     #[test]

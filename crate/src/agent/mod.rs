@@ -247,7 +247,7 @@ fn action_target(action: &PlannedAction) -> Option<u32> {
     match action {
         PlannedAction::Tap { target } | PlannedAction::Input { target, .. } => Some(*target),
         PlannedAction::Scroll { target, .. } => *target,
-        PlannedAction::KeyPress { .. } => None,
+        _ => None,
     }
 }
 
@@ -263,6 +263,21 @@ pub fn describe_action(action: &PlannedAction) -> String {
             target.map(|t| format!(" in [{t}]")).unwrap_or_default(),
             distance.map(|d| format!(" by {d}px")).unwrap_or_default()
         ),
+        PlannedAction::TapAt { x, y, button, clicks } => {
+            let what = match (button, clicks) {
+                (crate::parse::MouseButton::Right, _) => "Right-click",
+                (_, 2) => "Double-click",
+                _ => "Tap",
+            };
+            format!("{what} at ({x:.0}, {y:.0})")
+        }
+        PlannedAction::HoverAt { x, y } => format!("Hover at ({x:.0}, {y:.0})"),
+        PlannedAction::DragAt { from, to } => format!("Drag from ({:.0}, {:.0}) to ({:.0}, {:.0})", from.0, from.1, to.0, to.1),
+        PlannedAction::Type { value, submit } => format!("Type \"{value}\"{}", if *submit { " and press Enter" } else { "" }),
+        PlannedAction::ScrollAt { x, y, direction, .. } => format!("Scroll {} at ({x:.0}, {y:.0})", direction.as_str()),
+        PlannedAction::Wait { ms } => format!("Wait {:.1} s", *ms as f64 / 1000.0),
+        PlannedAction::AskUser { question } => format!("Ask you: {question}"),
+        PlannedAction::Tool { name, .. } => format!("Call tool {name}"),
     }
 }
 

@@ -4,7 +4,10 @@
 //! code fence and preceded by `<think>` blocks. Every failure says what was wrong and where,
 //! so the message can go back to the model or to the person.
 
+pub mod coords;
 mod json_text;
+pub mod repair;
+pub mod ui_tars;
 
 pub use json_text::extract_json_object;
 
@@ -22,6 +25,31 @@ pub enum PlannedAction {
     KeyPress { key: String },
     /// Scroll the page (no target) or the element under `target`.
     Scroll { target: Option<u32>, direction: ScrollDirection, distance: Option<f64> },
+    // Grounding models name points, not elements. Coordinates are viewport CSS pixels,
+    // already mapped back from the image the model saw.
+    /// Click at a point: `clicks` 2 for a double click, `button` right for a context click.
+    TapAt { x: f64, y: f64, button: MouseButton, clicks: u8 },
+    /// Move the pointer over a point.
+    HoverAt { x: f64, y: f64 },
+    /// Press at `from`, move, release at `to`.
+    DragAt { from: (f64, f64), to: (f64, f64) },
+    /// Type into whatever has focus; `submit` presses Enter after.
+    Type { value: String, submit: bool },
+    /// Scroll with the pointer at a point.
+    ScrollAt { x: f64, y: f64, direction: ScrollDirection, distance: Option<f64> },
+    /// Give the page time (loading, animations).
+    Wait { ms: u32 },
+    /// The model needs the person: a question only they can answer.
+    AskUser { question: String },
+    /// A tool call we pass through by name (MCP-style); nothing here runs it.
+    Tool { name: String, arguments: Value },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    Left,
+    Right,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +92,10 @@ pub enum ParseError {
     BadJson(String),
     #[error("field `{field}`: {problem}")]
     Schema { field: String, problem: String },
+    #[error("the coordinates \"{text}\": {problem}")]
+    Coordinates { text: String, problem: String },
+    #[error("the action \"{text}\": {problem}")]
+    Action { text: String, problem: String },
 }
 
 fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
@@ -76,7 +108,12 @@ pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
         return Err(ParseError::Empty);
     }
     let json = extract_json_object(reply)?;
-    let v: Value = serde_json::from_str(&json).map_err(|e| ParseError::BadJson(e.to_string()))?;
+    // Valid JSON is read as is; otherwise the repaired text, and if even that fails, the error
+    // names the place in what the model wrote.
+    let v: Value = match serde_json::from_str(&json) {
+        Ok(v) => v,
+        Err(original) => serde_json::from_str(&repair::repair_json(&json)).map_err(|_| ParseError::BadJson(original.to_string()))?,
+    };
     let obj = v.as_object().ok_or_else(|| schema("(root)", "expected an object"))?;
     let thought = match obj.get("thought") {
         None | Some(Value::Null) => String::new(),
@@ -198,9 +235,16 @@ mod tests {
         assert!(e.to_string().contains("actions[0].value"));
         assert_eq!(parse_plan("  "), Err(ParseError::Empty));
         assert_eq!(parse_plan("I cannot help"), Err(ParseError::NoJson));
-        assert!(matches!(parse_plan(r#"{"actions": [}"#), Err(ParseError::BadJson(_))));
+        assert!(matches!(parse_plan(r#"{"actions": [{"type":"Tap","target":}"#), Err(ParseError::Schema { .. })), "repaired, then checked");
         let e = parse_plan(r#"{"actions":[]}"#).unwrap_err();
         assert!(e.to_string().contains("neither done nor an error"));
+    }
+
+    #[test]
+    fn broken_json_is_repaired() {
+        let plan = parse_plan("```json\n{'thought': 'tap it', 'actions': [{'type': 'Tap', 'target': 4,},], 'done': True\n```").unwrap();
+        assert_eq!(plan.actions, vec![PlannedAction::Tap { target: 4 }]);
+        assert!(plan.done);
     }
 
     #[test]

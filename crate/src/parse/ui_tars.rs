@@ -1,0 +1,356 @@
+//! UI-TARS replies: `Thought:` (or `Reflection:` + `Action_Summary:`) then `Action:` and one
+//! or more calls such as `click(start_box='(100,200)')`. Full-width colons are accepted, and
+//! every coordinate spelling `coords` reads. Coordinates are relative (0–1000) for UI-TARS
+//! 1.0 and pixels of the smart-resized image for 1.5; the caller says which.
+
+use super::coords::{spot, CoordSpace};
+use super::{MouseButton, ParseError, Plan, PlannedAction, ScrollDirection};
+use crate::vision::ImageMapping;
+
+/// One call as written: its name and its `key=value` arguments (values unquoted, unescaped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Vec<(String, String)>,
+    /// The call's source text, for error messages.
+    pub text: String,
+}
+
+impl Call {
+    fn arg(&self, names: &[&str]) -> Option<&str> {
+        self.args.iter().find(|(k, _)| names.contains(&k.as_str())).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Wait this long for `wait()`: UI-TARS's own agents pause five seconds.
+pub const WAIT_MS: u32 = 5_000;
+
+pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> Result<Plan, ParseError> {
+    if reply.trim().is_empty() {
+        return Err(ParseError::Empty);
+    }
+    let text = reply.replace('：', ":");
+    // The calls follow the last `Action:` (`Action_Summary:` is a different label).
+    let action_at = text.rfind("Action:");
+    let head = action_at.map_or(text.as_str(), |i| &text[..i]);
+    let mut thought = section(head, "Thought:")
+        .or_else(|| section(head, "Action_Summary:"))
+        .unwrap_or_default();
+    if let Some(reflection) = section(head, "Reflection:") {
+        if thought.is_empty() {
+            thought = reflection;
+        }
+    }
+    let body = action_at.map_or(text.as_str(), |i| &text[i + "Action:".len()..]);
+    let calls = scan_calls(body);
+    if calls.is_empty() {
+        return Err(ParseError::Action { text: body.trim().chars().take(120).collect(), problem: "no action call such as click(start_box='(x,y)') found".into() });
+    }
+    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
+    for call in &calls {
+        match to_action(call, space, mapping)? {
+            Step::Act(a) => plan.actions.push(a),
+            Step::Finished(message) => {
+                plan.done = true;
+                if !message.is_empty() {
+                    plan.thought = if plan.thought.is_empty() { message } else { format!("{}\n{message}", plan.thought) };
+                }
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// The text after `label` up to the next known label.
+fn section(head: &str, label: &str) -> Option<String> {
+    let start = head.find(label)? + label.len();
+    let rest = &head[start..];
+    let end = ["Reflection:", "Action_Summary:", "Thought:"].iter().filter_map(|l| rest.find(l)).min().unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string())
+}
+
+enum Step {
+    Act(PlannedAction),
+    Finished(String),
+}
+
+fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<Step, ParseError> {
+    let point = |names: &[&str]| -> Result<Option<(f64, f64)>, ParseError> {
+        call.arg(names).map(|v| spot(v, space, mapping).map(|s| s.center())).transpose()
+    };
+    let need = |names: &[&str]| -> Result<(f64, f64), ParseError> {
+        point(names)?.ok_or_else(|| ParseError::Action { text: call.text.clone(), problem: format!("missing {}", names[0]) })
+    };
+    const START: &[&str] = &["start_box", "start_point", "point", "box", "coordinate", "_0"];
+    const END: &[&str] = &["end_box", "end_point", "end_coordinate"];
+    let tap = |button, clicks| -> Result<Step, ParseError> {
+        let (x, y) = need(START)?;
+        Ok(Step::Act(PlannedAction::TapAt { x, y, button, clicks }))
+    };
+    match call.name.to_ascii_lowercase().as_str() {
+        "click" | "left_single" | "left_click" | "tap" => tap(MouseButton::Left, 1),
+        "left_double" | "double_click" | "doubleclick" => tap(MouseButton::Left, 2),
+        "right_single" | "right_click" => tap(MouseButton::Right, 1),
+        "hover" | "mouse_move" | "move_to" => {
+            let (x, y) = need(START)?;
+            Ok(Step::Act(PlannedAction::HoverAt { x, y }))
+        }
+        "drag" | "select" | "left_drag" => Ok(Step::Act(PlannedAction::DragAt { from: need(START)?, to: need(END)? })),
+        "hotkey" | "press" | "key" | "keydown" => {
+            let key = call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default();
+            let combo: Vec<&str> = key.split(|c: char| c.is_whitespace() || c == '+').filter(|k| !k.is_empty()).collect();
+            if combo.is_empty() {
+                return Err(ParseError::Action { text: call.text.clone(), problem: "missing key".into() });
+            }
+            Ok(Step::Act(PlannedAction::KeyPress { key: combo.join("+") }))
+        }
+        "type" | "input" | "type_text" => {
+            let content = call.arg(&["content", "text", "value", "_0"]).unwrap_or_default();
+            // A trailing newline means "and submit".
+            let submit = content.ends_with('\n');
+            Ok(Step::Act(PlannedAction::Type { value: content.trim_end_matches('\n').to_string(), submit }))
+        }
+        "scroll" => {
+            let direction = match call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase().as_str() {
+                "up" => ScrollDirection::Up,
+                "down" => ScrollDirection::Down,
+                "left" => ScrollDirection::Left,
+                "right" => ScrollDirection::Right,
+                other => {
+                    return Err(ParseError::Action { text: call.text.clone(), problem: format!("direction \"{other}\" is not up, down, left or right") })
+                }
+            };
+            Ok(Step::Act(match point(START)? {
+                Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
+                None => PlannedAction::Scroll { target: None, direction, distance: None },
+            }))
+        }
+        "wait" | "sleep" => Ok(Step::Act(PlannedAction::Wait { ms: WAIT_MS })),
+        "finished" | "finish" | "done" => Ok(Step::Finished(call.arg(&["content", "text", "_0"]).unwrap_or_default().to_string())),
+        "call_user" | "ask_user" => {
+            Ok(Step::Act(PlannedAction::AskUser { question: call.arg(&["content", "question", "text", "_0"]).unwrap_or_default().to_string() }))
+        }
+        other => Err(ParseError::Action {
+            text: call.text.clone(),
+            problem: format!("unknown action \"{other}\"; expected click, left_double, right_single, hover, drag, hotkey, type, scroll, wait, finished or call_user"),
+        }),
+    }
+}
+
+/// Finds every `name(args)` in `text`, quote- and bracket-aware.
+pub fn scan_calls(text: &str) -> Vec<Call> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut calls = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !(chars[i].is_ascii_alphabetic() || chars[i] == '_') || (i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        if chars.get(i) != Some(&'(') {
+            continue;
+        }
+        let name: String = chars[start..i].iter().collect();
+        let Some(end) = closing_paren(&chars, i) else { break };
+        let inner: String = chars[i + 1..end].iter().collect();
+        calls.push(Call { name, args: parse_args(&inner), text: chars[start..=end].iter().collect() });
+        i = end + 1;
+    }
+    calls
+}
+
+/// The index of the `)` matching the `(` at `open`; a call cut off at the end closes there.
+fn closing_paren(chars: &[char], open: usize) -> Option<usize> {
+    let (mut depth, mut quote, mut i) = (0i32, None::<char>, open);
+    while i < chars.len() {
+        let c = chars[i];
+        match quote {
+            Some(_) if c == '\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' => depth += 1,
+                ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    (chars.len() > open + 1).then_some(chars.len() - 1).filter(|&e| chars[e] == ')')
+}
+
+/// `a='x', b=(1,2)` → pairs; a value without `key=` is named `_0`, `_1`… by position.
+fn parse_args(inner: &str) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    let (mut depth, mut quote, mut current, mut escaped) = (0i32, None::<char>, String::new(), false);
+    for c in inner.chars() {
+        if let Some(q) = quote {
+            current.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                current.push(c);
+            }
+            '(' | '[' | '<' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' | ']' | '>' => {
+                depth -= 1;
+                current.push(c);
+            }
+            ',' if depth <= 0 => parts.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        parts.push(current);
+    }
+    let mut positional = 0;
+    parts
+        .into_iter()
+        .map(|part| {
+            let part = part.trim();
+            let key_end = part.find('=').filter(|&i| part[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && i > 0);
+            match key_end {
+                Some(i) => (part[..i].trim().to_string(), unquote(part[i + 1..].trim())),
+                None => {
+                    positional += 1;
+                    (format!("_{}", positional - 1), unquote(part))
+                }
+            }
+        })
+        .collect()
+}
+
+/// Strips one pair of matching quotes and undoes `\'`, `\"`, `\\` and `\n`.
+fn unquote(v: &str) -> String {
+    let inner = match (v.chars().next(), v.chars().last()) {
+        (Some(a), Some(b)) if v.len() >= 2 && a == b && (a == '\'' || a == '"') => &v[1..v.len() - 1],
+        _ => v,
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(other) => out.push(other),
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel() -> CoordSpace {
+        CoordSpace::Relative { range: 1000.0 }
+    }
+
+    fn m() -> ImageMapping {
+        ImageMapping::identity(1000, 500, 1.0)
+    }
+
+    #[test]
+    fn thought_and_one_click() {
+        let plan = parse_ui_tars("Thought: The button is at the top.\nAction: click(start_box='(100,200)')", rel(), &m()).unwrap();
+        assert_eq!(plan.thought, "The button is at the top.");
+        assert_eq!(plan.actions, vec![PlannedAction::TapAt { x: 100.0, y: 100.0, button: MouseButton::Left, clicks: 1 }]);
+    }
+
+    #[test]
+    fn every_coordinate_spelling() {
+        let want = PlannedAction::TapAt { x: 500.0, y: 250.0, button: MouseButton::Left, clicks: 1 };
+        for call in [
+            "click(start_box='(500,500)')",
+            "click(start_box='[500,500]')",
+            "click(start_box='[400,400,600,600]')",
+            "click(start_box='<bbox>400 400 600 600</bbox>')",
+            "click(point='<point>500 500</point>')",
+            "click(start_point='<point>500 500</point>')",
+            "click(start_box='<|box_start|>(500,500)<|box_end|>')",
+            "click(start_box=\"(500, 500)\")",
+        ] {
+            let plan = parse_ui_tars(&format!("Thought: x\nAction: {call}"), rel(), &m()).unwrap();
+            assert_eq!(plan.actions, vec![want.clone()], "{call}");
+        }
+    }
+
+    #[test]
+    fn every_action() {
+        let reply = "Reflection: it did not open\nAction_Summary: try again twice\nAction：left_double(start_box='(100,100)')\n\n\
+            right_single(start_box='(100,100)')\n\ndrag(start_box='(100,100)', end_box='(200,200)')\n\nhotkey(key='ctrl c')\n\n\
+            type(content='buy milk\\n')\n\nscroll(start_box='(500,500)', direction='up')\n\nwait()\n\nhover(start_box='(10,10)')\n\ncall_user()";
+        let plan = parse_ui_tars(reply, rel(), &m()).unwrap();
+        assert_eq!(plan.thought, "try again twice");
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::TapAt { x: 100.0, y: 50.0, button: MouseButton::Left, clicks: 2 },
+                PlannedAction::TapAt { x: 100.0, y: 50.0, button: MouseButton::Right, clicks: 1 },
+                PlannedAction::DragAt { from: (100.0, 50.0), to: (200.0, 100.0) },
+                PlannedAction::KeyPress { key: "ctrl+c".into() },
+                PlannedAction::Type { value: "buy milk".into(), submit: true },
+                PlannedAction::ScrollAt { x: 500.0, y: 250.0, direction: ScrollDirection::Up, distance: None },
+                PlannedAction::Wait { ms: WAIT_MS },
+                PlannedAction::HoverAt { x: 10.0, y: 5.0 },
+                PlannedAction::AskUser { question: String::new() },
+            ]
+        );
+    }
+
+    #[test]
+    fn finished_and_typed_quotes() {
+        let plan = parse_ui_tars("Thought: done\nAction: finished(content='It\\'s 42')", rel(), &m()).unwrap();
+        assert!(plan.done && plan.actions.is_empty());
+        assert_eq!(plan.thought, "done\nIt's 42");
+        let plan = parse_ui_tars("Action: type(content='say \"hi\", ok')", rel(), &m()).unwrap();
+        assert_eq!(plan.actions, vec![PlannedAction::Type { value: "say \"hi\", ok".into(), submit: false }]);
+    }
+
+    #[test]
+    fn absolute_pixels_for_1_5() {
+        let mapping = ImageMapping { scale_x: 1288.0 / 1280.0, scale_y: 812.0 / 800.0, ..ImageMapping::identity(1288, 812, 1.0) };
+        let plan = parse_ui_tars("Action: click(start_box='(644,406)')", CoordSpace::ImagePixels, &mapping).unwrap();
+        let PlannedAction::TapAt { x, y, .. } = plan.actions[0] else { panic!("{plan:?}") };
+        assert!((x - 640.0).abs() < 1e-9 && (y - 400.0).abs() < 1e-9, "({x}, {y})");
+    }
+
+    #[test]
+    fn errors_say_what_was_wrong() {
+        let e = parse_ui_tars("Action: fly(start_box='(1,1)')", rel(), &m()).unwrap_err();
+        assert!(e.to_string().contains("unknown action \"fly\""), "{e}");
+        let e = parse_ui_tars("Action: click()", rel(), &m()).unwrap_err();
+        assert!(e.to_string().contains("missing start_box"), "{e}");
+        let e = parse_ui_tars("Action: click(start_box='(1200,10)')", rel(), &m()).unwrap_err();
+        assert!(e.to_string().contains("outside 0–1000"), "{e}");
+        assert_eq!(parse_ui_tars("", rel(), &m()), Err(ParseError::Empty));
+        assert!(parse_ui_tars("I think we are done here.", rel(), &m()).is_err());
+    }
+}
