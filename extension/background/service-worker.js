@@ -15,6 +15,8 @@ self.sightline = {
   capture: (tabId, opts = {}) => capture(tabId, opts),
   screenshot: (tabId, opts = {}) => screenshot(tabId, opts),
   overlay: (tabId, overlays, opts = {}) => overlay(tabId, overlays, opts),
+  /** Reads a model reply as `family` does in a run: the plan (CSS px) or `{error}`. */
+  parse: async (family, reply, screen) => (await core()).parseReply(family, reply, screen),
   /** Marks a capture (from `capture`) with the listed ones of `elements` (from `extract`). */
   markScreenshot: async (shot, elements, image) => (await core()).markScreenshot(shot, elements, image),
   /** Runs one instruction to the end and resolves to its record. */

@@ -8,7 +8,7 @@ pub mod record;
 use crate::action::{commands_for, find_element, InputCommand};
 use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, Usage};
-use crate::parse::{parse_plan, PlannedAction};
+use crate::parse::{parse_reply, PlannedAction};
 use crate::prompt::{plan_messages, Turn};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, Capture, ImageOptions};
@@ -113,14 +113,18 @@ async fn drive<B: Browser, M: ModelClient>(
             return Ok(RunStatus::Stopped);
         }
         // A screenshot that cannot be prepared is left out, and the plan step says why.
+        let mut image_options = options.image;
+        if image_options.rule == vision::ImageRule::AsIs {
+            image_options.rule = config.family.image_rule();
+        }
         let (image, image_note) = match observation.capture.as_ref().filter(|_| options.include_screenshot) {
-            Some(capture) => match vision::model_image(capture, &observation.extraction, &options.image) {
+            Some(capture) => match vision::model_image(capture, &observation.extraction, &image_options) {
                 Ok(image) => (Some(image), None),
                 Err(e) => (None, Some(format!("sent without a screenshot: {e}"))),
             },
             None => (None, None),
         };
-        let messages = plan_messages(instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()));
+        let messages = plan_messages(config.family, instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()));
         let started = browser.now_ms();
         let reply = model.complete(config, &messages).await;
         run.model_calls += 1;
@@ -144,7 +148,7 @@ async fn drive<B: Browser, M: ModelClient>(
             usage,
             note: image_note,
         };
-        let plan = match parse_plan(&content) {
+        let plan = match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
             Ok(plan) => plan,
             Err(e) => {
                 plan_step.status = StepStatus::Failed;
@@ -181,6 +185,11 @@ async fn drive<B: Browser, M: ModelClient>(
             }
             let started = browser.now_ms();
             let label = describe_action(action);
+            if let PlannedAction::AskUser { question } = action {
+                // Only the person can continue: end here, saying what was asked.
+                let q = if question.trim().is_empty() { plan_thought_or(&run.steps) } else { question.clone() };
+                return Err(format!("the model needs your input: {q}"));
+            }
             let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(|e| TargetInfo {
                 index: e.index,
                 id: e.id.clone(),
@@ -249,6 +258,11 @@ fn action_target(action: &PlannedAction) -> Option<u32> {
         PlannedAction::Scroll { target, .. } => *target,
         _ => None,
     }
+}
+
+/// The latest plan step's thought, for a question the model left empty.
+fn plan_thought_or(steps: &[record::Step]) -> String {
+    steps.iter().rev().find(|s| s.kind == StepKind::Plan).map(|s| s.thought.clone()).filter(|t| !t.is_empty()).unwrap_or_else(|| "(no question given)".into())
 }
 
 /// The action as a person reads it in the timeline.

@@ -234,3 +234,25 @@ fn model_error_reason_surfaces() {
     assert_eq!(run.status, RunStatus::Failed);
     assert!(run.error.unwrap().contains("there is no cart on this page"));
 }
+
+#[test]
+fn ui_tars_replies_drive_the_page_through_the_fitted_image() {
+    let mut page = FakeTodoPage::new();
+    // UI-TARS 1.5 sees the 1280×800 capture smart-resized to 1288×812 and answers in its pixels.
+    let reply = "Thought: Type into the box.\nAction: click(start_box='(302,122)')\n\ntype(content='buy milk\\n')";
+    let model = ScriptedModel::new(vec![Ok(reply), Ok("Thought: done\nAction: finished(content='added')")]);
+    let config = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+    let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &RunOptions::default(), &config, &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(page.items, ["buy milk"]);
+    let click = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
+    let (x, y) = (click.params["x"].as_f64().unwrap(), click.params["y"].as_f64().unwrap());
+    assert!((x - 300.0).abs() < 1.0 && (y - 120.0).abs() < 1.0, "clicked at ({x}, {y})");
+    assert_eq!(run.steps[1].action, "Tap at (300, 120)");
+    // The model saw the smart-resized image and no element list.
+    let url = model.image_url(0).unwrap();
+    let png = vision::base64::decode(url.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+    let seen = image::load_from_memory(&png).unwrap();
+    assert_eq!((seen.width(), seen.height()), (1288, 812));
+    assert!(!model.user_text(0).contains("[1] input"));
+}

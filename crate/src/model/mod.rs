@@ -9,13 +9,104 @@ pub use sse::parse_sse_completion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// Which prompt style and reply parser a model needs.
+/// Which prompt style, reply parser and image shape a model needs. The names (kebab-case on
+/// the wire) are what settings and `self.sightline.parse` take.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum ModelFamily {
     /// Any chat model that reads a page description and a marked screenshot and answers a JSON plan.
     #[default]
+    #[serde(rename = "generic")]
     Generic,
+    /// Chat models with tool calling: the same element numbers, answered as `{"name", "arguments"}` calls.
+    #[serde(rename = "function-calling")]
+    FunctionCalling,
+    /// UI-TARS 1.0: `Thought:`/`Action:` text, coordinates relative on 0–1000.
+    #[serde(rename = "ui-tars-1.0")]
+    UiTars10,
+    /// UI-TARS 1.5: coordinates in pixels of the smart-resized image.
+    #[serde(rename = "ui-tars-1.5")]
+    UiTars15,
+    /// Doubao-1.5-UI-TARS (Volcengine Ark): UI-TARS text, 0–1000.
+    #[serde(rename = "doubao-ui-tars")]
+    DoubaoUiTars,
+    /// Qwen2.5-VL: tool calls with pixel coordinates on the image padded to multiples of 28.
+    #[serde(rename = "qwen2.5-vl")]
+    Qwen25Vl,
+    /// Qwen3-VL, GLM-4.xV and other 0–1000 grounding models: tool calls, relative coordinates.
+    #[serde(rename = "qwen3-vl")]
+    Qwen3Vl,
+    /// Gemini: tool calls with boxes as `[ymin, xmin, ymax, xmax]` on 0–1000.
+    #[serde(rename = "gemini")]
+    Gemini,
+    /// MAI-UI: `<thinking>` + `<tool_call>` tagged text, 0–999.
+    #[serde(rename = "mai-ui")]
+    MaiUi,
+}
+
+/// How a family's replies are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// One JSON object naming elements by number (`parse::parse_plan`).
+    JsonPlan,
+    /// `{"name", "arguments"}` calls (`parse::tool_calls::parse_function_calls`).
+    FunctionCalls,
+    /// `Thought:` / `Action:` text (`parse::ui_tars`).
+    UiTars,
+    /// `<thinking>` / `<tool_call>` tagged text (`parse::tool_calls::parse_mai_ui`).
+    MaiUi,
+}
+
+impl ModelFamily {
+    pub const ALL: [ModelFamily; 9] = [
+        ModelFamily::Generic,
+        ModelFamily::FunctionCalling,
+        ModelFamily::UiTars10,
+        ModelFamily::UiTars15,
+        ModelFamily::DoubaoUiTars,
+        ModelFamily::Qwen25Vl,
+        ModelFamily::Qwen3Vl,
+        ModelFamily::Gemini,
+        ModelFamily::MaiUi,
+    ];
+
+    pub fn protocol(self) -> Protocol {
+        match self {
+            ModelFamily::Generic => Protocol::JsonPlan,
+            ModelFamily::FunctionCalling | ModelFamily::Qwen25Vl | ModelFamily::Qwen3Vl | ModelFamily::Gemini => Protocol::FunctionCalls,
+            ModelFamily::UiTars10 | ModelFamily::UiTars15 | ModelFamily::DoubaoUiTars => Protocol::UiTars,
+            ModelFamily::MaiUi => Protocol::MaiUi,
+        }
+    }
+
+    /// How it writes coordinates; `None` for families that name elements by number.
+    pub fn coord_space(self) -> Option<crate::parse::coords::CoordSpace> {
+        use crate::parse::coords::CoordSpace;
+        let relative = CoordSpace::Relative { range: 1000.0 };
+        match self {
+            ModelFamily::Generic | ModelFamily::FunctionCalling => None,
+            ModelFamily::UiTars10 | ModelFamily::DoubaoUiTars | ModelFamily::Qwen3Vl => Some(relative),
+            ModelFamily::UiTars15 | ModelFamily::Qwen25Vl => Some(CoordSpace::ImagePixels),
+            ModelFamily::Gemini => Some(CoordSpace::GeminiYx),
+            ModelFamily::MaiUi => Some(CoordSpace::Relative { range: crate::parse::tool_calls::MAI_RANGE }),
+        }
+    }
+
+    /// The image shape the model was trained on.
+    pub fn image_rule(self) -> crate::vision::ImageRule {
+        use crate::vision::ImageRule;
+        match self {
+            ModelFamily::UiTars10 => ImageRule::UI_TARS_1_0,
+            ModelFamily::UiTars15 => ImageRule::UI_TARS_1_5,
+            ModelFamily::DoubaoUiTars => ImageRule::DOUBAO_UI_TARS,
+            ModelFamily::Qwen25Vl => ImageRule::QwenPad28,
+            _ => ImageRule::AsIs,
+        }
+    }
+
+    /// Families that see only the screenshot: the element list would cost tokens they do not use.
+    pub fn grounds_on_image(self) -> bool {
+        self.coord_space().is_some()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

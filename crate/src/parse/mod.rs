@@ -7,6 +7,7 @@
 pub mod coords;
 mod json_text;
 pub mod repair;
+pub mod tool_calls;
 pub mod ui_tars;
 
 pub use json_text::extract_json_object;
@@ -100,6 +101,22 @@ pub enum ParseError {
 
 fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
     ParseError::Schema { field: field.into(), problem: problem.into() }
+}
+
+/// Parses a reply in the protocol of `family`; coordinates are mapped to CSS pixels through
+/// the mapping of the screenshot the model saw (required by families that ground on images).
+pub fn parse_reply(family: crate::model::ModelFamily, reply: &str, mapping: Option<&crate::vision::ImageMapping>) -> Result<Plan, ParseError> {
+    use crate::model::Protocol;
+    let need_mapping = || {
+        mapping.ok_or_else(|| ParseError::Action { text: String::new(), problem: "this model family needs a screenshot to point at; switch screenshots on in Settings".into() })
+    };
+    match (family.protocol(), family.coord_space()) {
+        (Protocol::JsonPlan, _) => parse_plan(reply),
+        (Protocol::FunctionCalls, None) => tool_calls::parse_function_calls(reply, coords::CoordSpace::ImagePixels, &crate::vision::ImageMapping::identity(1, 1, 1.0)),
+        (Protocol::FunctionCalls, Some(space)) => tool_calls::parse_function_calls(reply, space, need_mapping()?),
+        (Protocol::UiTars, space) => ui_tars::parse_ui_tars(reply, space.unwrap_or(coords::CoordSpace::Relative { range: 1000.0 }), need_mapping()?),
+        (Protocol::MaiUi, _) => tool_calls::parse_mai_ui(reply, need_mapping()?),
+    }
 }
 
 /// Parses a JSON-plan reply.

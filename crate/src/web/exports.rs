@@ -195,3 +195,38 @@ pub fn midscene_description_of_tree(
     let tree: crate::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
     Ok(crate::describe::midscene::description_of_tree(&tree, truncate.map(|t| t as usize), filter_non_text, visible_only))
 }
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScreenFacts {
+    width: f64,
+    height: f64,
+    #[serde(default = "one")]
+    dpr: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Tooling: reads a reply as `family` would be read in a run, for a viewport of `width` ×
+/// `height` CSS px at `dpr`, the screenshot fitted as that family's runs fit it. Resolves to
+/// the plan (coordinates in CSS px) or `{error}` with the typed error's message.
+#[wasm_bindgen(js_name = parseReply)]
+pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, JsError> {
+    let family: crate::model::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
+    let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})").map_err(|e| JsError::new(&e))?;
+    let opts = ImageOptions { rule: family.image_rule(), ..Default::default() };
+    let (w, h) = ((s.width * s.dpr).round() as u32, (s.height * s.dpr).round() as u32);
+    let mapping = vision::fit::fit(w, h, s.dpr, (0.0, 0.0), &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    match crate::parse::parse_reply(family, reply, Some(&mapping)) {
+        Ok(plan) => to_js(&plan),
+        Err(e) => to_js(&serde_json::json!({ "error": e.to_string() })),
+    }
+}
+
+/// Tooling and differential tests: the JSON repair the parsers fall back to.
+#[wasm_bindgen(js_name = repairJson)]
+pub fn repair_json(text: &str) -> String {
+    crate::parse::repair::repair_json(text)
+}
