@@ -95,10 +95,10 @@ pub fn repair_json(text: &str) -> String {
                 i += 1;
             }
             ',' => {
-                drop_trailing_comma(&mut out);
                 if last == Last::Colon {
                     out.push_str("null");
                 }
+                // A comma right after `{`, `[` or another comma holds nothing: dropped.
                 if last != Last::Open {
                     out.push(',');
                 }
@@ -320,6 +320,8 @@ mod tests {
         assert_eq!(fixed(r#"[1, 2}"#), json!([1, 2]));
         assert_eq!(fixed("{“a”: “b”}"), json!({"a": "b"}));
         assert_eq!(fixed("{\"a\": \"line\nbreak\"}"), json!({"a": "line\nbreak"}));
+        assert_eq!(fixed(r#"{"a": "x",, "b": "y"}"#), json!({"a": "x", "b": "y"}));
+        assert_eq!(fixed(r#"[,1]"#), json!([1]));
     }
 
     #[test]
