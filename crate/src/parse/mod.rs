@@ -270,3 +270,53 @@ mod tests {
         assert_eq!(plan.error.as_deref(), Some("no such button"));
     }
 }
+
+/// Random damage to real replies must give plans or typed errors, never a panic.
+#[cfg(test)]
+mod robustness {
+    use super::*;
+    use crate::model::ModelFamily;
+    use crate::vision::ImageMapping;
+
+    const SEEDS: [&str; 6] = [
+        r#"```json
+{"thought":"t","actions":[{"type":"Input","target":3,"value":"milk"},{"type":"KeyPress","key":"Enter"}],"done":true}
+```"#,
+        "Thought: go\nAction: click(start_box='(100,200)')\n\ntype(content='a\\n')",
+        "Reflection: r\nAction_Summary: s\nAction：drag(start_box='<bbox>1 2 3 4</bbox>', end_box='<point>5 6</point>')",
+        r#"<thinking>x</thinking><tool_call>{"name":"m","arguments":{"action":"click","coordinate":[1,2]}}</tool_call>"#,
+        r#"<thinking>y</thinking>[{"name":"click","arguments":{"coordinate":[10,20]}},{"name":"finished","arguments":{}}]"#,
+        r#"<grounding_think>g</grounding_think><answer>{"coordinate":[5,5,9,9]}</answer>"#,
+    ];
+    const PIECES: [&str; 16] = ["{", "}", "[", "]", "(", ")", "'", "\"", ",", ":", "\\", "<", ">", "é中", "\n\n", "Action:"];
+
+    #[test]
+    fn damaged_replies_never_panic() {
+        let mapping = ImageMapping::identity(1280, 800, 1.0);
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let mut text: Vec<char> = SEEDS[next(SEEDS.len())].chars().collect();
+            for _ in 0..1 + next(4) {
+                let at = next(text.len() + 1);
+                match next(3) {
+                    0 if at < text.len() => {
+                        text.remove(at);
+                    }
+                    1 => text.splice(at..at, PIECES[next(PIECES.len())].chars()).for_each(drop),
+                    _ => text.truncate(at),
+                }
+            }
+            let reply: String = text.into_iter().collect();
+            for family in ModelFamily::ALL {
+                let _ = parse_reply(family, &reply, Some(&mapping));
+            }
+            let _ = repair::repair_json(&reply);
+        }
+    }
+}
