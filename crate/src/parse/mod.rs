@@ -112,7 +112,12 @@ pub fn parse_reply(family: crate::model::ModelFamily, reply: &str, mapping: Opti
     };
     match (family.protocol(), family.coord_space()) {
         (Protocol::JsonPlan, _) => parse_plan(reply),
-        (Protocol::FunctionCalls, None) => tool_calls::parse_function_calls(reply, coords::CoordSpace::ImagePixels, &crate::vision::ImageMapping::identity(1, 1, 1.0)),
+        // Element-numbering calls need no screenshot; a point, if one comes anyway, is read on
+        // the screenshot when there is one (without, it lies outside an empty image).
+        (Protocol::FunctionCalls, None) => {
+            let none = crate::vision::ImageMapping::identity(0, 0, 1.0);
+            tool_calls::parse_function_calls(reply, coords::CoordSpace::ImagePixels, mapping.unwrap_or(&none))
+        }
         (Protocol::FunctionCalls, Some(space)) => tool_calls::parse_function_calls(reply, space, need_mapping()?),
         (Protocol::UiTars, space) => ui_tars::parse_ui_tars(reply, space.unwrap_or(coords::CoordSpace::Relative { range: 1000.0 }), need_mapping()?),
         (Protocol::MaiUi, _) => tool_calls::parse_mai_ui(reply, need_mapping()?),

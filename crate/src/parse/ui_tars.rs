@@ -163,7 +163,7 @@ pub fn scan_calls(text: &str) -> Vec<Call> {
     calls
 }
 
-/// The index of the `)` matching the `(` at `open`; a call cut off at the end closes there.
+/// The index of the `)` matching the `(` at `open`; `None` for a call never closed.
 fn closing_paren(chars: &[char], open: usize) -> Option<usize> {
     let (mut depth, mut quote, mut i) = (0i32, None::<char>, open);
     while i < chars.len() {
@@ -186,7 +186,7 @@ fn closing_paren(chars: &[char], open: usize) -> Option<usize> {
         }
         i += 1;
     }
-    (chars.len() > open + 1).then_some(chars.len() - 1).filter(|&e| chars[e] == ')')
+    None
 }
 
 /// `a='x', b=(1,2)` → pairs; a value without `key=` is named `_0`, `_1`… by position.

@@ -99,7 +99,7 @@ pub fn ink_for(bg: Rgb) -> Rgb {
     if l > 150.0 { [0, 0, 0] } else { [255, 255, 255] }
 }
 
-/// A crosshair in a ring: where a model pointed.
+/// A crosshair in a square: where a model pointed.
 pub fn point(img: &mut RgbImage, (x, y): (i64, i64), radius: i64, color: Rgb) {
     let r = radius.max(3);
     let t = (r / 4).max(1);

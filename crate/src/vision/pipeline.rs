@@ -7,7 +7,7 @@ use super::fit::{fit, ImageFormat, ImageOptions};
 use super::mapping::ImageMapping;
 use super::markers::{draw_markers, draw_overlay, markers_for, Marker, Overlay, PlacedLabel};
 use super::VisionError;
-use crate::describe::Extraction;
+use crate::describe::{Element, Extraction};
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{ImageEncoder, ImageReader, RgbImage};
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,12 @@ impl Frame {
         (img, labels)
     }
 
+    /// An image drawn from this frame, encoded, with the frame's mapping.
+    pub fn finish(&self, img: &RgbImage, format: ImageFormat) -> Result<ModelImage, VisionError> {
+        let bytes = encode(img, format)?;
+        Ok(ModelImage { data_url: data_url(&bytes, format), mapping: self.mapping, bytes: bytes.len() })
+    }
+
     pub fn with_overlays(&self, overlays: &[Overlay]) -> RgbImage {
         let mut img = self.image.clone();
         for o in overlays {
@@ -71,10 +77,14 @@ impl Frame {
 /// The screenshot for one planning round: the capture fitted to the model and marked with the
 /// numbers of every element the description lists.
 pub fn model_image(capture: &Capture, extraction: &Extraction, opts: &ImageOptions) -> Result<ModelImage, VisionError> {
+    marked_image(capture, &extraction.elements, opts).map(|(image, _)| image)
+}
+
+/// `model_image` for any elements, with where each label went.
+pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
     let frame = Frame::from_capture(capture, opts)?;
-    let (img, _) = frame.with_markers(&markers_for(&extraction.elements));
-    let bytes = encode(&img, opts.format)?;
-    Ok(ModelImage { data_url: data_url(&bytes, opts.format), mapping: frame.mapping, bytes: bytes.len() })
+    let (img, labels) = frame.with_markers(&markers_for(elements));
+    Ok((frame.finish(&img, opts.format)?, labels))
 }
 
 pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionError> {

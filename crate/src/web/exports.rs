@@ -152,11 +152,6 @@ fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
     from_js(opts, "the image options").map_err(|e| JsError::new(&e))
 }
 
-fn finish(frame: &Frame, img: &image::RgbImage, format: vision::ImageFormat) -> Result<ModelImage, JsError> {
-    let bytes = vision::pipeline::encode(img, format).map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(ModelImage { data_url: vision::pipeline::data_url(&bytes, format), mapping: frame.mapping, bytes: bytes.len() })
-}
-
 /// Service worker: the capture fitted to the model and marked with the numbers of the given
 /// elements that a description lists (`elements` as in an extraction). What a model is sent.
 #[wasm_bindgen(js_name = markScreenshot)]
@@ -165,9 +160,7 @@ pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Re
     let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
     let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
     let opts = image_options(opts)?;
-    let frame = Frame::from_capture(&capture, &opts).map_err(|e| JsError::new(&e.to_string()))?;
-    let (img, labels) = frame.with_markers(&vision::markers::markers_for(&elements));
-    let image = finish(&frame, &img, opts.format)?;
+    let (image, labels) = vision::pipeline::marked_image(&capture, &elements, &opts).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
 }
 
@@ -180,7 +173,7 @@ pub fn draw_overlays(capture: JsValue, overlays: JsValue, opts: JsValue) -> Resu
     let opts = image_options(opts)?;
     let frame = Frame::from_capture(&capture, &opts).map_err(|e| JsError::new(&e.to_string()))?;
     let img = frame.with_overlays(&overlays);
-    to_js(&finish(&frame, &img, opts.format)?)
+    to_js(&frame.finish(&img, opts.format).map_err(|e| JsError::new(&e.to_string()))?)
 }
 
 /// `descriptionOfTree` in Midscene's format for a tree in `describe::midscene::MsTree` shape
