@@ -63,6 +63,26 @@ pub enum ScrollDirection {
 }
 
 impl ScrollDirection {
+    /// `up`, `down`, `left` or `right`, exactly.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "up" => Some(ScrollDirection::Up),
+            "down" => Some(ScrollDirection::Down),
+            "left" => Some(ScrollDirection::Left),
+            "right" => Some(ScrollDirection::Right),
+            _ => None,
+        }
+    }
+
+    pub fn opposite(self) -> Self {
+        match self {
+            ScrollDirection::Up => ScrollDirection::Down,
+            ScrollDirection::Down => ScrollDirection::Up,
+            ScrollDirection::Left => ScrollDirection::Right,
+            ScrollDirection::Right => ScrollDirection::Left,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ScrollDirection::Up => "up",
@@ -193,13 +213,9 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
         "Input" | "Type" => Ok(PlannedAction::Input { target: target(true)?.unwrap_or_default(), value: string("value")? }),
         "KeyPress" | "KeyboardPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
         "Scroll" => {
-            let direction = match v.get("direction").and_then(Value::as_str).unwrap_or("down") {
-                "up" => ScrollDirection::Up,
-                "down" => ScrollDirection::Down,
-                "left" => ScrollDirection::Left,
-                "right" => ScrollDirection::Right,
-                other => return Err(schema(format!("{at}.direction"), format!("\"{other}\" is not up, down, left or right"))),
-            };
+            let name = v.get("direction").and_then(Value::as_str).unwrap_or("down");
+            let direction = ScrollDirection::from_name(name)
+                .ok_or_else(|| schema(format!("{at}.direction"), format!("\"{name}\" is not up, down, left or right")))?;
             let distance = match v.get("distance") {
                 None | Some(Value::Null) => None,
                 Some(d) => Some(d.as_f64().filter(|d| *d > 0.0).ok_or_else(|| {
@@ -210,6 +226,16 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
         }
         other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected Tap, Input, KeyPress or Scroll"))),
     }
+}
+
+/// Keys as models write them (`ctrl c`, `ctrl+c`, `Enter`) → `ctrl+c`, as `action::key_events` reads them.
+fn key_combo(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || c == '+').filter(|k| !k.is_empty()).collect::<Vec<_>>().join("+")
+}
+
+/// Text to type into the focused field; a trailing newline means "and submit".
+fn typed(content: &str) -> PlannedAction {
+    PlannedAction::Type { value: content.trim_end_matches('\n').to_string(), submit: content.ends_with('\n') }
 }
 
 /// Element numbers arrive as 3, "3" or "[3]".

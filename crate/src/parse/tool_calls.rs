@@ -107,12 +107,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             "type" | "input" => PlannedAction::Input { target, value: text(&["value", "text", "content"]) },
             "scroll" => PlannedAction::Scroll {
                 target: Some(target),
-                direction: match text(&["direction"]).as_str() {
-                    "up" => ScrollDirection::Up,
-                    "left" => ScrollDirection::Left,
-                    "right" => ScrollDirection::Right,
-                    _ => ScrollDirection::Down,
-                },
+                direction: ScrollDirection::from_name(&text(&["direction"])).unwrap_or(ScrollDirection::Down),
                 distance: args.get("distance").and_then(Value::as_f64),
             },
             other => return Err(schema("name", &format!("\"{other}\" does not take an element; use tap, input or scroll"))),
@@ -137,27 +132,24 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             let (x, y) = need(POINT)?;
             PlannedAction::HoverAt { x, y }
         }
-        "type" | "input" | "type_text" => {
-            let value = text(&["text", "content", "value"]);
-            PlannedAction::Type { submit: value.ends_with('\n'), value: value.trim_end_matches('\n').to_string() }
-        }
+        "type" | "input" | "type_text" => super::typed(&text(&["text", "content", "value"])),
         "drag" | "left_click_drag" => PlannedAction::DragAt { from: need(&["start_coordinate", "start_box", "from"])?, to: need(&["end_coordinate", "end_box", "to"])? },
         "swipe" | "scroll" => {
             // MAI-UI swipes like a finger: swiping up brings what is below into view.
             let finger = action == "swipe";
-            let direction = match (text(&["direction"]).to_ascii_lowercase().as_str(), finger) {
-                ("up", true) | ("down", false) | ("", _) => ScrollDirection::Down,
-                ("down", true) | ("up", false) => ScrollDirection::Up,
-                ("left", true) | ("right", false) => ScrollDirection::Right,
-                ("right", true) | ("left", false) => ScrollDirection::Left,
-                (other, _) => return Err(schema("arguments.direction", &format!("\"{other}\" is not up, down, left or right"))),
+            let name = text(&["direction"]).to_ascii_lowercase();
+            let direction = match ScrollDirection::from_name(&name) {
+                Some(d) if finger => d.opposite(),
+                Some(d) => d,
+                None if name.is_empty() => ScrollDirection::Down,
+                None => return Err(schema("arguments.direction", &format!("\"{name}\" is not up, down, left or right"))),
             };
             match at(POINT)? {
                 Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
                 None => PlannedAction::Scroll { target: None, direction, distance: None },
             }
         }
-        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => PlannedAction::KeyPress { key: text(&["key", "keys", "text"]).split_whitespace().collect::<Vec<_>>().join("+") },
+        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => PlannedAction::KeyPress { key: super::key_combo(&text(&["key", "keys", "text"])) },
         "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
             "back" => PlannedAction::KeyPress { key: "Alt+ArrowLeft".into() },

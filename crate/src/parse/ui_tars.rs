@@ -97,29 +97,21 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
         }
         "drag" | "select" | "left_drag" => Ok(Step::Act(PlannedAction::DragAt { from: need(START)?, to: need(END)? })),
         "hotkey" | "press" | "key" | "keydown" => {
-            let key = call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default();
-            let combo: Vec<&str> = key.split(|c: char| c.is_whitespace() || c == '+').filter(|k| !k.is_empty()).collect();
-            if combo.is_empty() {
+            let key = super::key_combo(call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default());
+            if key.is_empty() {
                 return Err(ParseError::Action { text: call.text.clone(), problem: "missing key".into() });
             }
-            Ok(Step::Act(PlannedAction::KeyPress { key: combo.join("+") }))
+            Ok(Step::Act(PlannedAction::KeyPress { key }))
         }
         "type" | "input" | "type_text" => {
-            let content = call.arg(&["content", "text", "value", "_0"]).unwrap_or_default();
-            // A trailing newline means "and submit".
-            let submit = content.ends_with('\n');
-            Ok(Step::Act(PlannedAction::Type { value: content.trim_end_matches('\n').to_string(), submit }))
+            Ok(Step::Act(super::typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default())))
         }
         "scroll" => {
-            let direction = match call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase().as_str() {
-                "up" => ScrollDirection::Up,
-                "down" => ScrollDirection::Down,
-                "left" => ScrollDirection::Left,
-                "right" => ScrollDirection::Right,
-                other => {
-                    return Err(ParseError::Action { text: call.text.clone(), problem: format!("direction \"{other}\" is not up, down, left or right") })
-                }
-            };
+            let name = call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase();
+            let direction = ScrollDirection::from_name(&name).ok_or_else(|| ParseError::Action {
+                text: call.text.clone(),
+                problem: format!("direction \"{name}\" is not up, down, left or right"),
+            })?;
             Ok(Step::Act(match point(START)? {
                 Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
                 None => PlannedAction::Scroll { target: None, direction, distance: None },

@@ -35,11 +35,16 @@ struct ExtractResult {
     source: &'static str,
 }
 
-fn options(opts: JsValue) -> Result<DescribeOptions, JsError> {
+/// Optional options: absent means the defaults.
+fn options_or_default<T: serde::de::DeserializeOwned + Default>(opts: JsValue, what: &str) -> Result<T, JsError> {
     if opts.is_undefined() || opts.is_null() {
-        return Ok(DescribeOptions::default());
+        return Ok(T::default());
     }
-    from_js(opts, "the extract options").map_err(|e| JsError::new(&e))
+    from_js(opts, what).map_err(|e| JsError::new(&e))
+}
+
+fn options(opts: JsValue) -> Result<DescribeOptions, JsError> {
+    options_or_default(opts, "the extract options")
 }
 
 /// Results leave as one JSON string: far cheaper than building thousands of JS objects
@@ -146,10 +151,7 @@ struct MarkedImage {
 }
 
 fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
-    if opts.is_undefined() || opts.is_null() {
-        return Ok(ImageOptions::default());
-    }
-    from_js(opts, "the image options").map_err(|e| JsError::new(&e))
+    options_or_default(opts, "the image options")
 }
 
 /// Service worker: the capture fitted to the model and marked with the numbers of the given
