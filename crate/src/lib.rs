@@ -19,5 +19,8 @@ pub mod prompt;
 pub mod snapshot;
 pub mod vision;
 
+#[cfg(test)]
+mod test_util;
+
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -39,6 +39,31 @@ function broadcast(run) {
   chrome.runtime.sendMessage({ type: 'sightline/run-update', run }).catch(() => {}); // no panel open
 }
 
+function broadcastText(runId, text) {
+  chrome.runtime.sendMessage({ type: 'sightline/run-text', runId, text }).catch(() => {});
+}
+
+/** Calls `fn` with the latest arguments at most once per `ms`, always delivering the last. */
+function throttle(fn, ms) {
+  let last = 0;
+  let timer = null;
+  let pending = null;
+  return (...args) => {
+    pending = args;
+    const wait = last + ms - Date.now();
+    if (wait <= 0) {
+      last = Date.now();
+      fn(...pending);
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = null;
+        last = Date.now();
+        fn(...pending);
+      }, wait);
+    }
+  };
+}
+
 export async function listRuns() {
   await saving;
   return loadRuns();
@@ -53,6 +78,7 @@ export async function startRun(tabId, instruction, opts = {}) {
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot']) };
+  if (settings.prices) options.prices = settings.prices;
   const wasm = await core();
   const id = crypto.randomUUID();
   const controller = new AbortController();
@@ -71,6 +97,8 @@ export async function startRun(tabId, instruction, opts = {}) {
       for (const { method, params } of commands) await cdp(tabId, method, params);
     },
     settle: () => settle(tabId),
+    // The model's reply while it streams: for the panel only, at most ~8 updates a second.
+    modelText: throttle((text) => broadcastText(id, text), 120),
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     report(run) {

@@ -6,6 +6,8 @@ import { closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { core } from './wasm.js';
 
+// The API key is in chrome.storage.local; by default content scripts could read it there.
+chrome.storage.local.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => {});
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 closeOrphanedRuns();
 
@@ -19,6 +21,8 @@ self.sightline = {
   parse: async (family, reply, screen) => (await core()).parseReply(family, reply, screen),
   /** Marks a capture (from `capture`) with the listed ones of `elements` (from `extract`). */
   markScreenshot: async (shot, elements, image) => (await core()).markScreenshot(shot, elements, image),
+  /** One short request with these model settings (stored ones fill the gaps): the reply or a thrown error. */
+  checkModel: (model) => checkModel(model),
   /** Runs one instruction to the end and resolves to its record. */
   async act(tabId, instruction, opts = {}) {
     const { done } = await startRun(tabId, instruction, opts);
@@ -30,6 +34,12 @@ self.sightline = {
   setSettings,
   ready: () => core().then(() => true),
 };
+
+/** The stored model settings overlaid by unsaved ones; an empty key keeps the stored key. */
+async function checkModel(model = {}) {
+  const stored = (await getSettings()).model;
+  return (await core()).checkModel({ ...stored, ...model, apiKey: model.apiKey || stored.apiKey });
+}
 
 // Messages from the extension's own pages only (panel, options). Content scripts share our
 // sender.id but carry the page's URL; web pages cannot reach us without externally_connectable.
@@ -50,6 +60,11 @@ const handlers = {
     const s = await getSettings();
     return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };
   },
+  presets: async () => ({ presets: (await core()).providerPresets() }),
+  priceText: async ({ prices }) => ({ text: (await core()).priceTableText(prices ?? undefined) }),
+  /** Reads edited price text into rows, or answers {error} naming the line. */
+  parsePrices: async ({ text }) => ({ prices: (await core()).parsePriceTable(String(text ?? '')) }),
+  checkModel: async ({ model }) => ({ check: await checkModel(model) }),
 };
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {

@@ -1,9 +1,15 @@
 // Model settings live in chrome.storage.local, read only by extension pages and this worker.
 const KEY = 'settings';
 
+// Values the core's ModelConfig / RunOptions read; what is absent takes the core's default.
+// `prices` null means the core's default table.
 export const DEFAULT_SETTINGS = {
-  model: { baseUrl: '', apiKey: '', model: '', family: 'generic', stream: false },
+  model: {
+    provider: 'custom', baseUrl: '', apiKey: '', model: '', family: 'generic', stream: false,
+    temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
+  },
   run: { maxRounds: 10, includeScreenshot: true },
+  prices: null,
 };
 
 export async function getSettings() {
@@ -11,6 +17,7 @@ export async function getSettings() {
   return {
     model: { ...DEFAULT_SETTINGS.model, ...stored?.model },
     run: { ...DEFAULT_SETTINGS.run, ...stored?.run },
+    prices: stored?.prices ?? null,
   };
 }
 
@@ -19,6 +26,7 @@ export async function setSettings(patch) {
   const next = {
     model: { ...current.model, ...patch?.model },
     run: { ...current.run, ...patch?.run },
+    prices: patch?.prices !== undefined ? patch.prices : current.prices,
   };
   await chrome.storage.local.set({ [KEY]: next });
   return next;

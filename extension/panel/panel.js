@@ -6,6 +6,7 @@ const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null; // tests
 let targetTabId = null;
 let shownRunId = null;
 let runs = [];
+let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while it streams
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
@@ -91,17 +92,23 @@ function renderRun() {
     ...run.steps.map((step) => {
       const li = el('li', `step ${step.status}`);
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
-      const tokens = step.usage ? ` · ${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
+      const tokens = step.usage ? ` · ${step.usage.estimated ? '≈' : ''}${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
       li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
+      if (step.note) li.append(el('span', 'step-note', step.note));
       return li;
     }),
   );
+  const live = liveText.runId === run.id && liveText.steps === run.steps.length && run.status === 'running' ? liveText.text : '';
+  $('live-text').hidden = !live;
+  $('live-text').textContent = live;
   const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
   const tok = run.usage.promptTokens + run.usage.completionTokens;
-  $('run-totals').textContent = `${run.modelCalls} model call(s) · ${tok} tokens${took}`;
+  const approx = run.usage.estimated ? '≈' : '';
+  const cost = run.cost != null ? ` · ${approx}$${run.cost < 0.01 ? run.cost.toFixed(4) : run.cost.toFixed(2)}` : '';
+  $('run-totals').textContent = `${run.modelCalls} model call(s) · ${approx}${tok} tokens${cost}${took}`;
 }
 
 /** What to do next, for the errors a person can fix. */
@@ -164,6 +171,12 @@ $('stop').addEventListener('click', () => shownRunId && send('stop', { runId: sh
 $('open-settings').addEventListener('click', () => chrome.runtime.openOptionsPage());
 
 chrome.runtime.onMessage.addListener((message) => {
+  if (message?.type === 'sightline/run-text') {
+    const run = runs.find((r) => r.id === message.runId);
+    liveText = { runId: message.runId, steps: run?.steps.length ?? 0, text: String(message.text ?? '') };
+    if (message.runId === shownRunId) renderRun();
+    return;
+  }
   if (message?.type !== 'sightline/run-update') return;
   upsert(message.run);
   if (!shownRunId || message.run.id === shownRunId || message.run.tabId === targetTabId) shownRunId = message.run.id;

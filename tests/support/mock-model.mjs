@@ -110,12 +110,18 @@ async function answerCompletion(res, reply, body) {
   }
 
   const content = String(reply.content ?? '');
+  // [{name, arguments}] answered in the API's tool-calling field (arguments as JSON text).
+  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
+    index: i, id: `call_${i}`, type: 'function',
+    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+  }));
   const model = body?.model ?? 'mock-model';
   const id = `chatcmpl-mock-${++idCounter}`;
   const created = Math.floor(Date.now() / 1000);
   const promptTokens = estimateTokens(promptText(body));
   const completionTokens = estimateTokens(content);
-  const usage = reply.usage ?? {
+  // `usage: null` answers without any, as some local servers do.
+  const usage = reply.usage === null ? undefined : reply.usage ?? {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
@@ -134,12 +140,22 @@ async function answerCompletion(res, reply, body) {
       choices: [{ index: 0, delta, finish_reason: finishReason }],
     });
     const write = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
-    splitContent(content).forEach((piece, i) => {
+    const pieces = splitContent(content);
+    for (const [i, piece] of pieces.entries()) {
       // Only the first delta carries the role, as OpenAI does.
       write(chunk(i === 0 ? { role: 'assistant', content: piece } : { content: piece }));
-    });
-    write(chunk({}, 'stop'));
-    if (body?.stream_options?.include_usage) {
+      if (reply.chunkDelayMs) await delayUnlessClosed(res, reply.chunkDelayMs);
+      if (res.destroyed) return;
+    }
+    for (const call of toolCalls) {
+      // Name first, then the arguments in two halves, as real servers split them.
+      const args = call.function.arguments;
+      const half = Math.ceil(args.length / 2);
+      write(chunk({ tool_calls: [{ ...call, function: { name: call.function.name, arguments: args.slice(0, half) } }] }));
+      write(chunk({ tool_calls: [{ index: call.index, function: { arguments: args.slice(half) } }] }));
+    }
+    write(chunk({}, toolCalls.length ? 'tool_calls' : 'stop'));
+    if (body?.stream_options?.include_usage && usage) {
       write({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
     }
     res.write('data: [DONE]\n\n');
@@ -154,10 +170,62 @@ async function answerCompletion(res, reply, body) {
     model,
     choices: [{
       index: 0,
-      message: { role: 'assistant', content },
-      finish_reason: 'stop',
+      message: { role: 'assistant', content: toolCalls.length && !content ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls.map(({ index, ...c }) => c) } : {}) },
+      finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
     }],
     usage,
+  }, extraHeaders);
+}
+
+/** Anthropic Messages: the same scripted replies, in its JSON or its named stream events. */
+async function answerMessages(res, reply, body) {
+  if (reply.delayMs) await delayUnlessClosed(res, reply.delayMs);
+  if (res.destroyed) return;
+  const status = reply.status ?? 200;
+  const extraHeaders = reply.headers ?? {};
+  if (reply.rawBody !== undefined) {
+    send(res, status, String(reply.rawBody), extraHeaders);
+    return;
+  }
+  if (reply.error !== undefined) {
+    send(res, status === 200 ? 500 : status, { type: 'error', error: { type: 'api_error', message: String(reply.error) } }, extraHeaders);
+    return;
+  }
+  const content = String(reply.content ?? '');
+  const tools = (reply.toolCalls ?? []).map((c, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: c.name, input: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : (c.arguments ?? {}) }));
+  const system = typeof body?.system === 'string' ? body.system : '';
+  const inputTokens = estimateTokens(system + promptText(body));
+  const outputTokens = estimateTokens(content);
+  const id = `msg_mock_${++idCounter}`;
+  if (body?.stream === true) {
+    res.writeHead(status, { ...CORS_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', ...extraHeaders });
+    const ev = (name, data) => res.write(`event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`);
+    ev('message_start', { message: { id, type: 'message', role: 'assistant', content: [], model: body.model, usage: { input_tokens: inputTokens, output_tokens: 1 } } });
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    ev('ping', {});
+    for (const piece of splitContent(content)) {
+      ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+      if (reply.chunkDelayMs) await delayUnlessClosed(res, reply.chunkDelayMs);
+      if (res.destroyed) return;
+    }
+    ev('content_block_stop', { index: 0 });
+    tools.forEach((t, i) => {
+      const json = JSON.stringify(t.input);
+      ev('content_block_start', { index: i + 1, content_block: { ...t, input: {} } });
+      ev('content_block_delta', { index: i + 1, delta: { type: 'input_json_delta', partial_json: json.slice(0, 5) } });
+      ev('content_block_delta', { index: i + 1, delta: { type: 'input_json_delta', partial_json: json.slice(5) } });
+      ev('content_block_stop', { index: i + 1 });
+    });
+    ev('message_delta', { delta: { stop_reason: tools.length ? 'tool_use' : 'end_turn' }, usage: { output_tokens: outputTokens } });
+    ev('message_stop', {});
+    res.end();
+    return;
+  }
+  send(res, status, {
+    id, type: 'message', role: 'assistant', model: body?.model,
+    content: [...(content ? [{ type: 'text', text: content }] : []), ...tools],
+    stop_reason: tools.length ? 'tool_use' : 'end_turn',
+    usage: reply.usage ?? { input_tokens: inputTokens, output_tokens: outputTokens },
   }, extraHeaders);
 }
 
@@ -183,7 +251,8 @@ export async function startMockModel({ port = 0 } = {}) {
         send(res, 200, { object: 'list', data: [{ id: 'mock-model', object: 'model' }] });
         return;
       }
-      if (req.method === 'POST' && path === '/v1/chat/completions') {
+      const route = { '/v1/chat/completions': answerCompletion, '/v1/messages': answerMessages }[path];
+      if (req.method === 'POST' && route) {
         const raw = await readBody(req);
         let body;
         try {
@@ -205,7 +274,7 @@ export async function startMockModel({ port = 0 } = {}) {
           return;
         }
         const reply = await normalizeReply(next, body, request);
-        await answerCompletion(res, reply, body);
+        await route(res, reply, body);
         return;
       }
       send(res, 404, openAiError(`mock model: no route for ${req.method} ${path}`, 'invalid_request_error'));

@@ -7,7 +7,7 @@ pub mod record;
 
 use crate::action::{commands_for, find_element, InputCommand};
 use crate::describe::Extraction;
-use crate::model::{ChatReply, ModelClient, ModelConfig, Usage};
+use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable, Usage};
 use crate::parse::{parse_reply, PlannedAction};
 use crate::prompt::{plan_messages, Turn};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
@@ -49,11 +49,13 @@ pub struct RunOptions {
     pub include_screenshot: bool,
     /// How screenshots are sized and encoded for the model.
     pub image: ImageOptions,
+    /// Prices per million tokens, for the run's cost.
+    pub prices: PriceTable,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true, image: ImageOptions::default() }
+        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true, image: ImageOptions::default(), prices: PriceTable::default() }
     }
 }
 
@@ -76,6 +78,7 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
         ended_ms: None,
         model_calls: 0,
         usage: Usage::default(),
+        cost: None,
     };
     browser.report(&run);
     let outcome = drive(&mut run, instruction, options, config, browser, model).await;
@@ -131,11 +134,15 @@ async fn drive<B: Browser, M: ModelClient>(
         if browser.stop_requested() {
             return Ok(RunStatus::Stopped);
         }
-        let ChatReply { content, usage } = reply.map_err(|e| e.to_string())?;
+        let reply: ChatReply = reply.map_err(|e| e.to_string())?;
+        let content = reply.parser_text();
+        let usage = reply.usage.clone();
         if let Some(u) = &usage {
-            run.usage.prompt_tokens += u.prompt_tokens;
-            run.usage.completion_tokens += u.completion_tokens;
+            run.usage.add(u);
+            run.cost = options.prices.cost(&config.model, &run.usage);
         }
+        // Retries and a left-out screenshot are worth knowing; neither failed the step.
+        let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
         let mut plan_step = Step {
             kind: StepKind::Plan,
             status: StepStatus::Ok,
@@ -146,7 +153,7 @@ async fn drive<B: Browser, M: ModelClient>(
             started_ms: started,
             duration_ms: browser.now_ms() - started,
             usage,
-            note: image_note,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
         };
         let plan = match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
             Ok(plan) => plan,

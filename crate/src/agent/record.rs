@@ -70,4 +70,7 @@ pub struct Run {
     pub ended_ms: Option<f64>,
     pub model_calls: u32,
     pub usage: Usage,
+    /// From the price table, when it lists the model (estimated when the usage is).
+    #[serde(default)]
+    pub cost: Option<f64>,
 }

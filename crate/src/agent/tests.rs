@@ -4,19 +4,7 @@ use crate::geometry::Rect;
 use crate::model::{ChatMessage, ContentPart, ModelError};
 use crate::snapshot::test_support::Builder;
 use std::cell::RefCell;
-use std::future::Future;
-use std::task::{Context, Poll, Waker};
-
-/// The fakes never wait, so polling once per loop suffices.
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-    }
-}
+use crate::test_util::block_on;
 
 /// A todo page that gains an item when Enter is pressed after text was inserted.
 struct FakeTodoPage {
@@ -114,7 +102,7 @@ impl ModelClient for ScriptedModel {
     async fn complete(&self, _c: &ModelConfig, messages: &[ChatMessage]) -> Result<ChatReply, ModelError> {
         self.seen.borrow_mut().push(messages.to_vec());
         let next = self.replies.borrow_mut().pop().expect("the loop asked more often than scripted");
-        next.map(|content| ChatReply { content, usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10 }) })
+        next.map(|content| ChatReply { usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10, estimated: false }), ..ChatReply::text(content) })
     }
 }
 
@@ -140,6 +128,7 @@ fn adds_a_todo_in_one_plan() {
     assert_eq!(run.steps[2].action, "Press Enter");
     assert_eq!(run.model_calls, 1);
     assert_eq!(run.usage.prompt_tokens, 100);
+    assert_eq!(run.cost, None, "\"mock\" is not in the price table");
     let sent = model.user_text(0);
     assert!(sent.contains("add a todo 'buy milk'") && sent.contains("[1] input placeholder=\"What needs to be done?\""));
     assert!(page.reports >= 4, "the panel hears of every step");
@@ -255,4 +244,14 @@ fn ui_tars_replies_drive_the_page_through_the_fitted_image() {
     let seen = image::load_from_memory(&png).unwrap();
     assert_eq!((seen.width(), seen.height()), (1288, 812));
     assert!(!model.user_text(0).contains("[1] input"));
+}
+
+#[test]
+fn priced_models_get_a_cost() {
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let options = RunOptions { prices: crate::model::PriceTable::parse("mock 10 100").unwrap(), ..Default::default() };
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    // 100 prompt tokens at 10 per million + 10 completion tokens at 100 per million.
+    assert_eq!(run.cost, Some(0.002));
 }

@@ -1,13 +1,23 @@
-//! Talking to a model: configuration, the chat-completions wire format, and reading replies
-//! (plain JSON or an SSE stream). The HTTP call itself is behind [`ModelClient`]; the
-//! service worker implements it with gloo-net (`web::bridge`), tests with fakes.
+//! Talking to a model. The path of one call:
+//! [`provider`] (where it goes, how it is signed) → [`openai`] / [`anthropic`] (the wire
+//! format, both ways) → [`bridge`] (retries, streaming, usage) over a [`bridge::Transport`]
+//! that the service worker implements with gloo-net (`web::bridge`) and tests with fakes.
+//! [`usage`] estimates tokens a server did not count and prices them.
 
-mod sse;
+pub mod anthropic;
+pub mod bridge;
+pub mod openai;
+pub mod provider;
+pub mod retry;
+pub mod sse;
+pub mod usage;
 
-pub use sse::parse_sse_completion;
+pub use bridge::{Bridge, HttpResponse, ResponseBody, Transport};
+pub use provider::{HttpRequest, Preset, Provider, Wire};
+pub use usage::{Price, PriceTable, Usage};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Which prompt style, reply parser and image shape a model needs. The names (kebab-case on
 /// the wire) are what settings and `self.sightline.parse` take.
@@ -112,8 +122,11 @@ impl ModelFamily {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelConfig {
-    /// OpenAI-compatible base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    /// Which preset the endpoint came from: decides the wire format and the auth header.
+    pub provider: Provider,
+    /// The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
     pub base_url: String,
+    /// Read from settings in the service worker; never serialized, so no record carries it.
     #[serde(skip_serializing)]
     pub api_key: String,
     pub model: String,
@@ -122,11 +135,16 @@ pub struct ModelConfig {
     pub max_tokens: Option<u32>,
     pub stream: bool,
     pub timeout_ms: u32,
+    /// Azure's `api-version` query parameter, for deployment-style URLs.
+    pub api_version: String,
+    /// Retries after 429, 5xx and network errors (0 turns them off).
+    pub max_retries: u32,
 }
 
 impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig {
+            provider: Provider::Custom,
             base_url: String::new(),
             api_key: String::new(),
             model: String::new(),
@@ -135,6 +153,8 @@ impl Default for ModelConfig {
             max_tokens: Some(2048),
             stream: false,
             timeout_ms: 120_000,
+            api_version: String::new(),
+            max_retries: 3,
         }
     }
 }
@@ -154,17 +174,20 @@ impl ModelConfig {
         if self.model.trim().is_empty() {
             return Err(ModelError::Config("no model name is set: open Settings and enter one".into()));
         }
-        Ok(())
+        if let Some(t) = self.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(ModelError::Config(format!("temperature {t} is outside 0–2")));
+            }
+        }
+        if self.max_tokens == Some(0) {
+            return Err(ModelError::Config("max tokens must be at least 1".into()));
+        }
+        provider::check(self)
     }
 
-    /// `{base}/chat/completions`, accepting a base that already names the endpoint.
-    pub fn chat_url(&self) -> String {
-        let base = self.base_url.trim().trim_end_matches('/');
-        if base.ends_with("/chat/completions") {
-            base.to_string()
-        } else {
-            format!("{base}/chat/completions")
-        }
+    /// The endpoint this configuration posts to.
+    pub fn endpoint_url(&self) -> String {
+        provider::endpoint_url(self)
     }
 }
 
@@ -192,33 +215,62 @@ impl ChatMessage {
     }
 }
 
-/// The body of an OpenAI-compatible chat-completions request.
-pub fn request_body(config: &ModelConfig, messages: &[ChatMessage]) -> Value {
-    let mut body = json!({ "model": config.model, "messages": messages, "stream": config.stream });
-    if let Some(t) = config.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(m) = config.max_tokens {
-        body["max_tokens"] = json!(m);
-    }
-    if config.stream {
-        body["stream_options"] = json!({ "include_usage": true });
-    }
-    body
+/// A tool the model may call through the API's own tool-calling field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// A call the API returned in its tool-calling field (not in the text).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub name: String,
+    /// JSON text, as the wire carries it.
+    pub arguments: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct ChatReply {
     pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
     pub usage: Option<Usage>,
+    /// What happened on the way that did not fail the call, e.g. a retry after HTTP 429.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl ChatReply {
+    pub fn text(content: impl Into<String>) -> Self {
+        ChatReply { content: content.into(), ..Default::default() }
+    }
+
+    /// What the parser reads: the text, plus API tool calls written as the `{"name",
+    /// "arguments"}` list that `parse::tool_calls` reads from text, so both arrive one way.
+    pub fn parser_text(&self) -> String {
+        if self.tool_calls.is_empty() {
+            return self.content.clone();
+        }
+        let calls: Vec<Value> = self
+            .tool_calls
+            .iter()
+            .map(|c| {
+                let args = serde_json::from_str::<Value>(&c.arguments).unwrap_or_else(|_| Value::String(c.arguments.clone()));
+                serde_json::json!({ "name": c.name, "arguments": args })
+            })
+            .collect();
+        let thought = self.content.trim();
+        let calls = Value::Array(calls).to_string();
+        if thought.is_empty() {
+            calls
+        } else {
+            format!("<thinking>{thought}</thinking>\n{calls}")
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -235,6 +287,8 @@ pub enum ModelError {
     Aborted,
     #[error("the model's answer could not be read: {0}")]
     BadResponse(String),
+    #[error("{last} (gave up after {retries} retries)")]
+    GaveUp { retries: u32, last: Box<ModelError> },
 }
 
 /// The model call, implemented per platform.
@@ -243,52 +297,8 @@ pub trait ModelClient {
     async fn complete(&self, config: &ModelConfig, messages: &[ChatMessage]) -> Result<ChatReply, ModelError>;
 }
 
-/// Reads a finished HTTP response: SSE when the server streamed, JSON otherwise.
-pub fn read_response(status: u16, content_type: &str, body: &str) -> Result<ChatReply, ModelError> {
-    if !(200..300).contains(&status) {
-        return Err(ModelError::Http { status, message: error_message(body) });
-    }
-    if content_type.contains("text/event-stream") || body.trim_start().starts_with("data:") {
-        return parse_sse_completion(body);
-    }
-    parse_json_completion(body)
-}
-
-fn parse_json_completion(body: &str) -> Result<ChatReply, ModelError> {
-    let v: Value = serde_json::from_str(body)
-        .map_err(|e| ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120))))?;
-    if let Some(err) = v.get("error") {
-        return Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err))));
-    }
-    let message = v
-        .pointer("/choices/0/message")
-        .ok_or_else(|| ModelError::BadResponse("no choices[0].message in the answer".into()))?;
-    Ok(ChatReply { content: message_content(message), usage: usage_of(&v) })
-}
-
-/// Message content may be a string or an array of text parts.
-pub(crate) fn message_content(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
-    }
-}
-
-pub(crate) fn usage_of(v: &Value) -> Option<Usage> {
-    let u = v.get("usage")?;
-    Some(Usage {
-        prompt_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        completion_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
-    })
-}
-
-/// The readable part of an error body: OpenAI's `{"error":{"message":…}}`, else the text.
-fn error_message(body: &str) -> String {
+/// The readable part of an error body: `{"error":{"message":…}}` (OpenAI, Anthropic), else the text.
+pub(crate) fn error_message(body: &str) -> String {
     match serde_json::from_str::<Value>(body) {
         Ok(v) => v.get("error").map(error_text).unwrap_or_else(|| crate::describe::truncate_chars(body, 200)),
         Err(_) if body.trim().is_empty() => "(empty body)".into(),
@@ -296,7 +306,7 @@ fn error_message(body: &str) -> String {
     }
 }
 
-fn error_text(err: &Value) -> String {
+pub(crate) fn error_text(err: &Value) -> String {
     err.get("message")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -309,19 +319,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chat_url_joins_once() {
-        let mut c = ModelConfig { base_url: "http://127.0.0.1:1/v1/".into(), ..Default::default() };
-        assert_eq!(c.chat_url(), "http://127.0.0.1:1/v1/chat/completions");
-        c.base_url = "https://x/v1/chat/completions".into();
-        assert_eq!(c.chat_url(), "https://x/v1/chat/completions");
-    }
-
-    #[test]
     fn config_errors_say_what_to_do() {
         let c = ModelConfig::default();
         assert!(c.validate().unwrap_err().to_string().contains("Settings"));
         let c = ModelConfig { base_url: "ftp://x".into(), model: "m".into(), ..Default::default() };
         assert!(c.validate().unwrap_err().to_string().contains("http://"));
+        let c = ModelConfig { base_url: "http://x".into(), model: "m".into(), temperature: Some(7.0), ..Default::default() };
+        assert!(c.validate().unwrap_err().to_string().contains("temperature"));
     }
 
     #[test]
@@ -331,31 +335,14 @@ mod tests {
     }
 
     #[test]
-    fn request_body_has_messages_and_image() {
-        let c = ModelConfig { model: "m".into(), ..Default::default() };
-        let msgs = vec![ChatMessage {
-            role: "user".into(),
-            content: vec![
-                ContentPart::Text { text: "hi".into() },
-                ContentPart::ImageUrl { image_url: ImageUrl { url: "data:image/png;base64,AA".into() } },
-            ],
-        }];
-        let b = request_body(&c, &msgs);
-        assert_eq!(b["messages"][0]["content"][1]["type"], "image_url");
-        assert_eq!(b["messages"][0]["content"][1]["image_url"]["url"], "data:image/png;base64,AA");
-        assert_eq!(b["model"], "m");
-        assert_eq!(b["stream"], false);
-    }
-
-    #[test]
-    fn reads_json_and_errors() {
-        let ok = r#"{"choices":[{"message":{"role":"assistant","content":"hello"}}],"usage":{"prompt_tokens":5,"completion_tokens":2}}"#;
-        let r = read_response(200, "application/json", ok).unwrap();
-        assert_eq!(r.content, "hello");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 5, completion_tokens: 2 }));
-        let e = read_response(429, "application/json", r#"{"error":{"message":"slow down"}}"#).unwrap_err();
-        assert_eq!(e, ModelError::Http { status: 429, message: "slow down".into() });
-        assert!(matches!(read_response(200, "", "<html>"), Err(ModelError::BadResponse(_))));
-        assert!(matches!(read_response(200, "", "{}"), Err(ModelError::BadResponse(_))));
+    fn api_tool_calls_reach_the_parser_as_text() {
+        let reply = ChatReply {
+            content: "Tap the box.".into(),
+            tool_calls: vec![ToolCall { name: "tap".into(), arguments: r#"{"target":3}"#.into() }],
+            ..Default::default()
+        };
+        let plan = crate::parse::parse_reply(ModelFamily::FunctionCalling, &reply.parser_text(), None).unwrap();
+        assert_eq!(plan.thought, "Tap the box.");
+        assert_eq!(plan.actions, vec![crate::parse::PlannedAction::Tap { target: 3 }]);
     }
 }

@@ -1,11 +1,11 @@
 //! Entry points for the extension's JS. Names are camelCase on the JS side.
 
-use super::bridge::FetchModel;
+use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
 use super::{dom, from_js, now_ms, to_js};
 use crate::agent::{run_instruction, RunOptions};
 use crate::describe::{describe_with, DescribeOptions};
-use crate::model::ModelConfig;
+use crate::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use crate::snapshot::cdp;
 use crate::vision::{self, Capture, Frame, ImageOptions, ModelImage};
 use serde::Serialize;
@@ -117,7 +117,8 @@ struct RunArgs {
 pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
     let args: RunArgs = from_js(args, "the run request").map_err(|e| JsError::new(&e))?;
     // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
-    let client = FetchModel { stop: Some(host.stop_signal()) };
+    let on_text = js_sys::Reflect::get(&host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let client = Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } };
     let mut browser = HostBrowser { host };
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
     to_js(&run)
@@ -224,4 +225,46 @@ pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<J
 #[wasm_bindgen(js_name = repairJson)]
 pub fn repair_json(text: &str) -> String {
     crate::parse::repair::repair_json(text)
+}
+
+/// Settings: the provider presets (base URL, a model to start from, the family to use).
+#[wasm_bindgen(js_name = providerPresets)]
+pub fn provider_presets() -> Result<JsValue, JsError> {
+    to_js(&Provider::ALL.map(Provider::preset))
+}
+
+/// Settings: the price table as editable text, from its rows (or the defaults when absent).
+#[wasm_bindgen(js_name = priceTableText)]
+pub fn price_table_text(rows: JsValue) -> Result<String, JsError> {
+    let table: PriceTable = options_or_default(rows, "the price table")?;
+    Ok(table.to_text())
+}
+
+/// Settings: reads edited price text into rows, or throws saying which line is wrong.
+#[wasm_bindgen(js_name = parsePriceTable)]
+pub fn parse_price_table(text: &str) -> Result<JsValue, JsError> {
+    to_js(&PriceTable::parse(text).map_err(|e| JsError::new(&e.to_string()))?)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ModelCheck {
+    reply: String,
+    usage: Option<crate::model::Usage>,
+    notes: Vec<String>,
+    ms: f64,
+    endpoint: String,
+}
+
+/// Settings' "Test connection": one short request with these settings, through the same
+/// bridge a run uses. Resolves to the reply, or rejects with the readable error.
+#[wasm_bindgen(js_name = checkModel)]
+pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
+    let config: ModelConfig = from_js(config, "the model settings").map_err(|e| JsError::new(&e))?;
+    let config = ModelConfig { max_tokens: Some(16), stream: false, ..config };
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
+    let t0 = now_ms();
+    let messages = [ChatMessage::text("user", "This is a connection test. Reply with the single word OK.")];
+    let reply = client.complete(&config, &messages).await.map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&ModelCheck { reply: reply.parser_text(), usage: reply.usage, notes: reply.notes, ms: now_ms() - t0, endpoint: config.endpoint_url() })
 }

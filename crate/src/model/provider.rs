@@ -1,0 +1,241 @@
+//! Where a request goes and how it is signed: one preset per provider a person picks in
+//! Settings. A preset fills the base URL and suggests a family; the wire format and the
+//! auth header follow from the provider alone.
+
+use super::{ModelConfig, ModelError, ModelFamily};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    /// Any OpenAI-compatible endpoint the person points at.
+    #[default]
+    Custom,
+    Openai,
+    Azure,
+    /// Alibaba DashScope, OpenAI-compatible mode (Qwen).
+    Dashscope,
+    /// Volcengine Ark (Doubao).
+    Ark,
+    /// Gemini's OpenAI-compatible endpoint.
+    Gemini,
+    Openrouter,
+    /// Anthropic's own Messages API.
+    Anthropic,
+    Ollama,
+    LmStudio,
+    Vllm,
+}
+
+/// The request and reply format spoken on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// `POST {base}/chat/completions`.
+    OpenAiChat,
+    /// `POST {base}/messages`.
+    AnthropicMessages,
+}
+
+/// What Settings fills in when a provider is picked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preset {
+    pub provider: Provider,
+    pub label: &'static str,
+    pub base_url: &'static str,
+    /// A model name to start from; the person can type any other.
+    pub model_hint: &'static str,
+    pub family: ModelFamily,
+    pub needs_key: bool,
+    /// Shown under the base URL: what to replace or where to find it.
+    pub help: &'static str,
+}
+
+/// Anthropic's API version header; the Messages format has been stable under it.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+impl Provider {
+    pub const ALL: [Provider; 11] = [
+        Provider::Openai,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::Azure,
+        Provider::Dashscope,
+        Provider::Ark,
+        Provider::Openrouter,
+        Provider::Ollama,
+        Provider::LmStudio,
+        Provider::Vllm,
+        Provider::Custom,
+    ];
+
+    pub fn wire(self) -> Wire {
+        match self {
+            Provider::Anthropic => Wire::AnthropicMessages,
+            _ => Wire::OpenAiChat,
+        }
+    }
+
+    pub fn preset(self) -> Preset {
+        let p = |label, base_url, model_hint, family, needs_key, help| Preset { provider: self, label, base_url, model_hint, family, needs_key, help };
+        use ModelFamily as F;
+        match self {
+            Provider::Openai => p("OpenAI", "https://api.openai.com/v1", "gpt-4.1", F::FunctionCalling, true, "Keys at platform.openai.com."),
+            Provider::Anthropic => p("Anthropic", "https://api.anthropic.com/v1", "claude-sonnet-4-5", F::Generic, true, "Messages API; keys at console.anthropic.com."),
+            Provider::Gemini => p(
+                "Google Gemini",
+                "https://generativelanguage.googleapis.com/v1beta/openai",
+                "gemini-2.5-flash",
+                F::Gemini,
+                true,
+                "Gemini's OpenAI-compatible endpoint; keys at aistudio.google.com.",
+            ),
+            Provider::Azure => p(
+                "Azure OpenAI",
+                "https://YOUR-RESOURCE.openai.azure.com/openai/v1",
+                "your deployment name",
+                F::FunctionCalling,
+                true,
+                "Replace YOUR-RESOURCE; the model name is your deployment's name. Older deployment URLs need an API version.",
+            ),
+            Provider::Dashscope => p(
+                "Qwen (DashScope)",
+                "https://dashscope.aliyuncs.com/compatible-mode/v1",
+                "qwen3-vl-plus",
+                F::Qwen3Vl,
+                true,
+                "Outside mainland China use dashscope-intl.aliyuncs.com.",
+            ),
+            Provider::Ark => p(
+                "Doubao (Volcengine Ark)",
+                "https://ark.cn-beijing.volces.com/api/v3",
+                "doubao-1-5-ui-tars-250428",
+                F::DoubaoUiTars,
+                true,
+                "The model name may be your endpoint id (ep-…).",
+            ),
+            Provider::Openrouter => p("OpenRouter", "https://openrouter.ai/api/v1", "openai/gpt-4.1", F::FunctionCalling, true, "One key for many providers."),
+            Provider::Ollama => p("Ollama (local)", "http://127.0.0.1:11434/v1", "qwen2.5vl:7b", F::Qwen25Vl, false, "Start Ollama with OLLAMA_ORIGINS=chrome-extension://* so it accepts the extension."),
+            Provider::LmStudio => p("LM Studio (local)", "http://127.0.0.1:1234/v1", "ui-tars-1.5-7b", F::UiTars15, false, "Start the server in LM Studio's Developer tab."),
+            Provider::Vllm => p("vLLM (local)", "http://127.0.0.1:8000/v1", "ByteDance-Seed/UI-TARS-1.5-7B", F::UiTars15, false, "vllm serve MODEL; the base URL ends in /v1."),
+            Provider::Custom => p("Other (OpenAI-compatible)", "", "", F::Generic, false, "Any server that speaks chat completions; the base URL usually ends in /v1."),
+        }
+    }
+}
+
+/// One HTTP request, ready for any transport.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpRequest {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl HttpRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The endpoint URL for the configured provider, accepting a base that already names it.
+pub fn endpoint_url(config: &ModelConfig) -> String {
+    let base = config.base_url.trim().trim_end_matches('/');
+    let path = match config.provider.wire() {
+        Wire::OpenAiChat => "/chat/completions",
+        Wire::AnthropicMessages => "/messages",
+    };
+    let mut url = if base.ends_with(path) { base.to_string() } else { format!("{base}{path}") };
+    let version = config.api_version.trim();
+    if !version.is_empty() && !url.contains("api-version=") {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str("api-version=");
+        url.push_str(version);
+    }
+    url
+}
+
+/// Headers for the provider: its auth scheme plus the JSON content type.
+pub fn headers(config: &ModelConfig) -> Vec<(String, String)> {
+    let key = config.api_key.trim();
+    let mut h = vec![("Content-Type".to_string(), "application/json".to_string())];
+    let mut add = |n: &str, v: &str| h.push((n.to_string(), v.to_string()));
+    match config.provider {
+        Provider::Anthropic => {
+            if !key.is_empty() {
+                add("x-api-key", key);
+            }
+            add("anthropic-version", ANTHROPIC_VERSION);
+            // Anthropic refuses browser-origin calls without this opt-in; the key never leaves
+            // the service worker, which is the risk the header is about.
+            add("anthropic-dangerous-direct-browser-access", "true");
+        }
+        Provider::Azure if !key.is_empty() => add("api-key", key),
+        _ if !key.is_empty() => add("Authorization", &format!("Bearer {key}")),
+        _ => {}
+    }
+    if config.provider == Provider::Openrouter {
+        add("X-Title", "Sightline");
+    }
+    h
+}
+
+/// Checks what the provider needs beyond [`ModelConfig::validate`].
+pub fn check(config: &ModelConfig) -> Result<(), ModelError> {
+    let preset = config.provider.preset();
+    if preset.needs_key && config.api_key.trim().is_empty() {
+        return Err(ModelError::Config(format!("{} needs an API key: open Settings and paste one", preset.label)));
+    }
+    if config.base_url.contains("YOUR-RESOURCE") {
+        return Err(ModelError::Config("replace YOUR-RESOURCE in the base URL with your Azure resource name".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(provider: Provider, base: &str) -> ModelConfig {
+        ModelConfig { provider, base_url: base.into(), api_key: "k-123".into(), model: "m".into(), ..Default::default() }
+    }
+
+    #[test]
+    fn urls_per_wire_and_azure_versions() {
+        assert_eq!(endpoint_url(&config(Provider::Openai, "https://api.openai.com/v1/")), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(endpoint_url(&config(Provider::Anthropic, "https://api.anthropic.com/v1")), "https://api.anthropic.com/v1/messages");
+        assert_eq!(endpoint_url(&config(Provider::Custom, "http://h/v1/chat/completions")), "http://h/v1/chat/completions");
+        let mut c = config(Provider::Azure, "https://r.openai.azure.com/openai/deployments/d");
+        c.api_version = "2024-10-21".into();
+        assert_eq!(endpoint_url(&c), "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21");
+    }
+
+    #[test]
+    fn auth_headers_per_provider() {
+        let h = headers(&config(Provider::Openai, "x"));
+        assert!(h.contains(&("Authorization".into(), "Bearer k-123".into())));
+        let a = HttpRequest { url: String::new(), headers: headers(&config(Provider::Anthropic, "x")), body: String::new() };
+        assert_eq!(a.header("x-api-key"), Some("k-123"));
+        assert_eq!(a.header("anthropic-version"), Some(ANTHROPIC_VERSION));
+        assert_eq!(a.header("authorization"), None);
+        let z = HttpRequest { url: String::new(), headers: headers(&config(Provider::Azure, "x")), body: String::new() };
+        assert_eq!(z.header("api-key"), Some("k-123"));
+        let mut local = config(Provider::Ollama, "x");
+        local.api_key.clear();
+        assert_eq!(headers(&local).len(), 1, "no auth header without a key");
+    }
+
+    #[test]
+    fn every_preset_is_usable() {
+        for p in Provider::ALL {
+            let preset = p.preset();
+            assert!(!preset.label.is_empty());
+            if p != Provider::Custom {
+                assert!(preset.base_url.starts_with("http"), "{p:?}");
+            }
+        }
+        let mut c = config(Provider::Anthropic, "https://api.anthropic.com/v1");
+        c.api_key.clear();
+        assert!(check(&c).unwrap_err().to_string().contains("API key"));
+        assert!(check(&config(Provider::Azure, Provider::Azure.preset().base_url)).is_err());
+    }
+}
