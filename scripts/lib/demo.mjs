@@ -18,6 +18,7 @@ try {
         model: process.env.SIGHTLINE_MODEL,
         apiKey: process.env.SIGHTLINE_API_KEY ?? '',
         family: process.env.SIGHTLINE_FAMILY ?? 'generic',
+        provider: process.env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
       }
     : { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: '', family: 'generic' };
   await browser.sw.evaluate((m) => self.sightline.setSettings({ model: m }), model);
