@@ -115,6 +115,12 @@ export async function overlay(tabId, overlays, { fullPage = false, image } = {})
   return wasm.drawOverlays(shot, overlays, image);
 }
 
+/** Scrolls an element (`{xpath, rect}` from an extraction) into view. */
+export async function reveal(tabId, element) {
+  const how = await inPage(tabId, 'reveal', { xpath: element.xpath, rect: element.rect });
+  if (!how) throw new Error('the page did not answer while scrolling an element into view');
+}
+
 /** Waits for the page to react to input; a navigation that drops the content script counts as settled. */
 export async function settle(tabId) {
   try {

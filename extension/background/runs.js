@@ -1,7 +1,7 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { cdp, detach } from './debugger.js';
-import { assertUsable, capture, extract, settle } from './page.js';
+import { assertUsable, capture, extract, reveal, settle } from './page.js';
 import { getSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -70,10 +70,12 @@ export async function listRuns() {
 }
 
 /**
- * Starts a run. Resolves at once to { runId, done }, where `done` resolves to the final record.
- * opts.model overrides the stored endpoint ({baseUrl, apiKey, model, family}); opts.maxRounds etc. override run settings.
+ * Starts a run: `request` is an instruction (the planning loop) or a task object
+ * (`{type: "aiTap", locate}`, `{type: "aiQuery", demand}`, …). Resolves at once to
+ * { runId, done }, where `done` resolves to the final record.
+ * opts.model overrides the stored endpoint; opts.maxRounds etc. override run settings.
  */
-export async function startRun(tabId, instruction, opts = {}) {
+export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
@@ -97,6 +99,8 @@ export async function startRun(tabId, instruction, opts = {}) {
       for (const { method, params } of commands) await cdp(tabId, method, params);
     },
     settle: () => settle(tabId),
+    reveal: (element) => reveal(tabId, element),
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
     stopRequested: () => controller.signal.aborted,
@@ -110,9 +114,11 @@ export async function startRun(tabId, instruction, opts = {}) {
     },
   };
 
-  const done = wasm
-    .runInstruction({ id, instruction, model, options }, host)
-    .catch((e) => failedRecord(entry, id, instruction, tab, e))
+  const work = typeof request === 'string'
+    ? wasm.runInstruction({ id, instruction: request, model, options }, host)
+    : wasm.runTask({ id, task: request, model, options }, host);
+  const done = work
+    .catch((e) => failedRecord(entry, id, typeof request === 'string' ? request : String(request?.type), tab, e))
     .then(async (run) => {
       run.tabId = tabId;
       run.title = tab.title;

@@ -28,6 +28,11 @@ self.sightline = {
     const { done } = await startRun(tabId, instruction, opts);
     return done;
   },
+  /** Runs one AI task (`{type: "aiTap", locate}`, …) and resolves to its record. */
+  async ai(tabId, task, opts = {}) {
+    const { done } = await startRun(tabId, task, opts);
+    return done;
+  },
   stop: (runId) => stopRun(runId),
   runs: () => listRuns(),
   getSettings,
@@ -41,12 +46,35 @@ async function checkModel(model = {}) {
   return (await core()).checkModel({ ...stored, ...model, apiKey: model.apiKey || stored.apiKey });
 }
 
+// Each AI task by name, with its fields in order and options last: `aiInput(tabId, locate,
+// value, {mode})`. Resolves to what the task returns (data, a verdict, a location) and throws
+// the run's error, as a script expects; `ai()` gives the whole record instead.
+const TASK_FIELDS = {
+  aiTap: ['locate'], aiDoubleClick: ['locate'], aiRightClick: ['locate'], aiHover: ['locate'], aiLocate: ['locate'],
+  aiInput: ['locate', 'value'], aiKeyboardPress: ['key'], aiScroll: [], aiDrag: ['from', 'to'],
+  aiQuery: ['demand'], aiBoolean: ['question'], aiNumber: ['question'], aiString: ['question'], aiAsk: ['question'],
+  aiAssert: ['assertion'], aiWaitFor: ['assertion'],
+};
+for (const [type, fields] of Object.entries(TASK_FIELDS)) {
+  self.sightline[type] = async (tabId, ...args) => {
+    const task = { type };
+    fields.forEach((f, i) => { task[f] = args[i]; });
+    const extra = args[fields.length];
+    const { model, maxRounds, maxFailures, includeScreenshot, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
+    Object.assign(task, taskOptions);
+    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot });
+    if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
+    return run.result;
+  };
+}
+
 // Messages from the extension's own pages only (panel, options). Content scripts share our
 // sender.id but carry the page's URL; web pages cannot reach us without externally_connectable.
 const OWN_PAGES = chrome.runtime.getURL('');
 const handlers = {
-  async run({ tabId, instruction }) {
-    const { runId } = await startRun(tabId, instruction);
+  /** An instruction for the planning loop, or one AI task (`task: {type, …}`). */
+  async run({ tabId, instruction, task }) {
+    const { runId } = await startRun(tabId, task ?? instruction);
     return { runId };
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),

@@ -36,6 +36,26 @@
       }
     },
 
+    /**
+     * Brings an element into view: found by its XPath, else by scrolling the page by its box
+     * (XPaths into shadow roots or frames do not resolve with document.evaluate).
+     */
+    reveal({ xpath, rect }) {
+      let node = null;
+      try {
+        node = document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      } catch { /* not an XPath this document can read */ }
+      const el = node?.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+      if (el instanceof Element) {
+        el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+        return 'element';
+      }
+      const cx = rect.x + rect.width / 2 - innerWidth / 2;
+      const cy = rect.y + rect.height / 2 - innerHeight / 2;
+      scrollBy({ left: cx, top: cy, behavior: 'instant' });
+      return 'page';
+    },
+
     /** Resolves once the DOM has had no mutations for quietMs, or after maxMs. */
     settle({ quietMs = 150, maxMs = 3000 } = {}) {
       return new Promise((resolve) => {

@@ -85,6 +85,7 @@ function renderRun() {
   $('run-status').textContent = run.status;
   $('run-status').className = `pill ${run.status}`;
   $('run-instruction').textContent = run.instruction;
+  renderResult(run);
   $('run-error').hidden = !run.error;
   $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
   const list = $('steps');
@@ -120,6 +121,65 @@ function advice(error) {
   return ' — you can edit the instruction and run again.';
 }
 
+/**
+ * What each task asks of the form: the main box's meaning, and the second field's, if any.
+ * `null` main box: the task works without one (a page scroll).
+ */
+const TASK_FORM = {
+  '': { main: 'What should happen on this page? e.g. add a todo ‘buy milk’', field: 'instruction' },
+  aiTap: { main: 'Which element? e.g. the Save button', field: 'locate' },
+  aiDoubleClick: { main: 'Which element?', field: 'locate' },
+  aiRightClick: { main: 'Which element?', field: 'locate' },
+  aiHover: { main: 'Which element?', field: 'locate' },
+  aiLocate: { main: 'Which element?', field: 'locate' },
+  aiInput: { main: 'Which field? e.g. the search box', field: 'locate', value: 'Text to type', mode: true },
+  aiKeyboardPress: { main: 'Key or combination, e.g. Enter or Control+A', field: 'key', value: 'In which element? (optional)', valueField: 'locate' },
+  aiScroll: { main: 'Scroll inside which element? (empty: the page)', field: 'locate', optional: true, direction: true },
+  aiDrag: { main: 'Drag which element?', field: 'from', value: 'Drop on which element?', valueField: 'to' },
+  aiQuery: { main: 'What to extract, and its shape, e.g. the product names and prices as [{name, price}]', field: 'demand' },
+  aiString: { main: 'Which text? e.g. the order number', field: 'question' },
+  aiNumber: { main: 'Which number? e.g. how many results are shown', field: 'question' },
+  aiBoolean: { main: 'A yes-or-no question about the page', field: 'question' },
+  aiAsk: { main: 'A question about the page', field: 'question' },
+  aiAssert: { main: 'What must be true, e.g. the cart shows 2 items', field: 'assertion' },
+  aiWaitFor: { main: 'Wait until… e.g. the report has loaded', field: 'assertion' },
+};
+
+function updateTaskForm() {
+  const form = TASK_FORM[$('task-type').value];
+  $('instruction').placeholder = form.main;
+  $('instruction').required = !form.optional;
+  $('task-value').hidden = !form.value;
+  $('task-value').placeholder = form.value ?? '';
+  $('task-mode').hidden = !form.mode;
+  $('task-direction').hidden = !form.direction;
+  $('task-edge-label').hidden = !form.direction;
+}
+
+/** The form as a request: an instruction string, or a task object. */
+function formRequest() {
+  const type = $('task-type').value;
+  const text = $('instruction').value.trim();
+  if (!type) return { instruction: text };
+  const form = TASK_FORM[type];
+  const task = { type };
+  if (text) task[form.field] = text;
+  const value = $('task-value').value;
+  if (form.value && value.trim()) task[form.valueField ?? 'value'] = form.valueField ? value.trim() : value;
+  if (form.mode) task.mode = $('task-mode').value;
+  if (form.direction) {
+    task.direction = $('task-direction').value;
+    task.scrollType = $('task-edge').checked ? 'untilEdge' : 'once';
+  }
+  return { task };
+}
+
+function renderResult(run) {
+  const has = run.result !== undefined && run.result !== null;
+  $('run-result').hidden = !has;
+  $('run-result').textContent = !has ? '' : typeof run.result === 'string' ? run.result : JSON.stringify(run.result, null, 2);
+}
+
 function renderHistory() {
   const list = $('history');
   $('history-empty').hidden = runs.length > 0;
@@ -147,11 +207,12 @@ function upsert(run) {
 
 $('prompt-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const instruction = $('instruction').value.trim();
-  if (!instruction || targetTabId == null) return;
+  const request = formRequest();
+  const instruction = request.instruction ?? request.task.type;
+  if ((request.instruction === '' || targetTabId == null)) return;
   $('run-button').disabled = true;
   try {
-    const { runId } = await send('run', { tabId: targetTabId, instruction });
+    const { runId } = await send('run', { tabId: targetTabId, ...request });
     shownRunId = runId;
     if (!currentRun()) {
       upsert({ id: runId, instruction, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
@@ -163,6 +224,9 @@ $('prompt-form').addEventListener('submit', async (e) => {
     updateButtons();
   }
 });
+
+$('task-type').addEventListener('change', updateTaskForm);
+updateTaskForm();
 
 $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();

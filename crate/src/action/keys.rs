@@ -84,7 +84,13 @@ pub fn key_events(spec: &str) -> Result<Vec<InputCommand>, ActionError> {
     };
     // With Control/Alt/Meta held, no text is typed; Shift alone still types.
     let typed = if modifier_bits & 0b111 != 0 { String::new() } else { text };
-    let command = (modifier_bits & 2 != 0 && k.eq_ignore_ascii_case("a")).then_some("selectAll");
+    // Editing commands Chrome needs spelled out to act on a synthetic key.
+    let command = match (modifier_bits & 2 != 0, k.to_ascii_lowercase().as_str()) {
+        (true, "a") => Some("selectAll"),
+        (true, "end") => Some("moveToEndOfDocument"),
+        (true, "home") => Some("moveToBeginningOfDocument"),
+        _ => None,
+    };
     let down = if typed.is_empty() { "rawKeyDown" } else { "keyDown" };
     cmds.push(raw(down, &k, &code, vk, &typed, modifier_bits, command));
     cmds.push(raw("keyUp", &k, &code, vk, "", modifier_bits, None));

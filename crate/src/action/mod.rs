@@ -112,6 +112,41 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
     }
 }
 
+/// How typed text meets what a field already holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputMode {
+    /// Select all, then type over it.
+    #[default]
+    Replace,
+    /// Type after what is there.
+    Append,
+    /// Empty the field.
+    Clear,
+}
+
+/// Click into the field at a point, then replace, extend or empty its text.
+pub fn fill_at(x: f64, y: f64, value: &str, mode: InputMode, page: &Extraction) -> Result<Vec<InputCommand>, ActionError> {
+    let (x, y) = in_view(x, y, page)?;
+    let mut cmds = click(x, y);
+    match mode {
+        InputMode::Replace | InputMode::Clear => {
+            cmds.extend(key_events("Control+A")?);
+            cmds.extend(key_events("Backspace")?);
+        }
+        InputMode::Append => cmds.extend(key_events("Control+End")?),
+    }
+    if mode != InputMode::Clear && !value.is_empty() {
+        cmds.push(InputCommand::new("Input.insertText", json!({ "text": value })));
+    }
+    Ok(cmds)
+}
+
+/// Where to put the pointer on an element: the middle of its part visible in the viewport.
+pub fn element_point(e: &Element, page: &Extraction) -> Option<(f64, f64)> {
+    crate::describe::visibility::hit_point(&e.shown_rect(), &page.viewport.rect())
+}
+
 const DRAG_STEPS: u32 = 5;
 
 fn wheel(x: f64, y: f64, direction: ScrollDirection, distance: Option<f64>, page: &Extraction) -> InputCommand {
@@ -144,8 +179,7 @@ pub fn find_element(target: u32, page: &Extraction) -> Result<&Element, ActionEr
 /// The middle of the part of the element a person can see in the viewport.
 fn visible_point(target: u32, page: &Extraction) -> Result<(f64, f64), ActionError> {
     let e = find_element(target, page)?;
-    crate::describe::visibility::hit_point(&e.shown_rect(), &page.viewport.rect())
-        .ok_or_else(|| ActionError::OutOfView { target, summary: e.summary() })
+    element_point(e, page).ok_or_else(|| ActionError::OutOfView { target, summary: e.summary() })
 }
 
 fn click(x: f64, y: f64) -> Vec<InputCommand> {

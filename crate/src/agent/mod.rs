@@ -4,10 +4,11 @@
 //! the content script) and the model behind [`ModelClient`], so the loop is tested on the host.
 
 pub mod record;
+pub mod tasks;
 
 use crate::action::{commands_for, find_element, InputCommand};
 use crate::describe::Extraction;
-use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable, Usage};
+use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
 use crate::parse::{parse_reply, PlannedAction};
 use crate::prompt::{plan_messages, Turn};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
@@ -33,6 +34,10 @@ pub trait Browser {
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
     /// Waits until the page has reacted to input (DOM quiet, capped).
     async fn settle(&mut self) -> Result<(), PageError>;
+    /// Scrolls the page (and any scrolling ancestors) until the element is in view.
+    async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
+    /// Lets time pass (polling waits).
+    async fn wait(&mut self, ms: u32);
     fn now_ms(&self) -> f64;
     fn stop_requested(&self) -> bool;
     /// Called whenever the run record changes, for live display and persistence.
@@ -67,21 +72,14 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
     browser: &mut B,
     model: &M,
 ) -> Run {
-    let mut run = Run {
-        id,
-        instruction: instruction.to_string(),
-        url: String::new(),
-        status: RunStatus::Running,
-        steps: Vec::new(),
-        error: None,
-        started_ms: browser.now_ms(),
-        ended_ms: None,
-        model_calls: 0,
-        usage: Usage::default(),
-        cost: None,
-    };
+    let mut run = Run::new(id, instruction, browser.now_ms());
     browser.report(&run);
     let outcome = drive(&mut run, instruction, options, config, browser, model).await;
+    conclude(run, outcome, browser)
+}
+
+/// Ends a run with the outcome of its work and reports it one last time.
+pub(crate) fn conclude<B: Browser>(mut run: Run, outcome: Result<RunStatus, String>, browser: &mut B) -> Run {
     run.status = match outcome {
         Ok(status) => status,
         Err(message) => {
@@ -115,45 +113,10 @@ async fn drive<B: Browser, M: ModelClient>(
         if browser.stop_requested() {
             return Ok(RunStatus::Stopped);
         }
-        // A screenshot that cannot be prepared is left out, and the plan step says why.
-        let mut image_options = options.image;
-        if image_options.rule == vision::ImageRule::AsIs {
-            image_options.rule = config.family.image_rule();
-        }
-        let (image, image_note) = match observation.capture.as_ref().filter(|_| options.include_screenshot) {
-            Some(capture) => match vision::model_image(capture, &observation.extraction, &image_options) {
-                Ok(image) => (Some(image), None),
-                Err(e) => (None, Some(format!("sent without a screenshot: {e}"))),
-            },
-            None => (None, None),
-        };
+        let (image, image_note) = model_image(&observation, options, config);
         let messages = plan_messages(config.family, instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()));
-        let started = browser.now_ms();
-        let reply = model.complete(config, &messages).await;
-        run.model_calls += 1;
-        if browser.stop_requested() {
+        let Some((content, mut plan_step)) = ask_model(run, options, config, browser, model, &messages, image_note).await? else {
             return Ok(RunStatus::Stopped);
-        }
-        let reply: ChatReply = reply.map_err(|e| e.to_string())?;
-        let content = reply.parser_text();
-        let usage = reply.usage.clone();
-        if let Some(u) = &usage {
-            run.usage.add(u);
-            run.cost = options.prices.cost(&config.model, &run.usage);
-        }
-        // Retries and a left-out screenshot are worth knowing; neither failed the step.
-        let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
-        let mut plan_step = Step {
-            kind: StepKind::Plan,
-            status: StepStatus::Ok,
-            thought: String::new(),
-            action: "Plan".into(),
-            target: None,
-            error: None,
-            started_ms: started,
-            duration_ms: browser.now_ms() - started,
-            usage,
-            note: (!notes.is_empty()).then(|| notes.join("; ")),
         };
         let plan = match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
             Ok(plan) => plan,
@@ -197,13 +160,7 @@ async fn drive<B: Browser, M: ModelClient>(
                 let q = if question.trim().is_empty() { plan_thought_or(&run.steps) } else { question.clone() };
                 return Err(format!("the model needs your input: {q}"));
             }
-            let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(|e| TargetInfo {
-                index: e.index,
-                id: e.id.clone(),
-                summary: e.summary(),
-                xpath: e.xpath.clone(),
-                rect: e.rect,
-            });
+            let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
             let result = match commands_for(action, &observation.extraction) {
                 Ok(cmds) => {
                     browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
@@ -257,6 +214,61 @@ async fn drive<B: Browser, M: ModelClient>(
         "the instruction was not finished within {} model calls; try a smaller instruction or raise the step limit",
         options.max_rounds
     ))
+}
+
+/// The screenshot as the model gets it (fitted to the family, marked), or why it was left out.
+pub(crate) fn model_image(observation: &Observation, options: &RunOptions, config: &ModelConfig) -> (Option<vision::ModelImage>, Option<String>) {
+    let mut image_options = options.image;
+    if image_options.rule == vision::ImageRule::AsIs {
+        image_options.rule = config.family.image_rule();
+    }
+    match observation.capture.as_ref().filter(|_| options.include_screenshot) {
+        Some(capture) => match vision::model_image(capture, &observation.extraction, &image_options) {
+            Ok(image) => (Some(image), None),
+            Err(e) => (None, Some(format!("sent without a screenshot: {e}"))),
+        },
+        None => (None, None),
+    }
+}
+
+/// One model call, counted and priced on the run. Returns the text to parse and the step
+/// that records the call (the caller fills in its thought and action), or `None` when the
+/// person stopped the run meanwhile.
+pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+    messages: &[crate::model::ChatMessage],
+    image_note: Option<String>,
+) -> Result<Option<(String, Step)>, String> {
+    let started = browser.now_ms();
+    let reply = model.complete(config, messages).await;
+    run.model_calls += 1;
+    if browser.stop_requested() {
+        return Ok(None);
+    }
+    let reply: ChatReply = reply.map_err(|e| e.to_string())?;
+    if let Some(u) = &reply.usage {
+        run.usage.add(u);
+        run.cost = options.prices.cost(&config.model, &run.usage);
+    }
+    // Retries and a left-out screenshot are worth knowing; neither failed the step.
+    let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
+    let step = Step {
+        kind: StepKind::Plan,
+        status: StepStatus::Ok,
+        thought: String::new(),
+        action: "Plan".into(),
+        target: None,
+        error: None,
+        started_ms: started,
+        duration_ms: browser.now_ms() - started,
+        usage: reply.usage.clone(),
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+    };
+    Ok(Some((reply.parser_text(), step)))
 }
 
 fn action_target(action: &PlannedAction) -> Option<u32> {

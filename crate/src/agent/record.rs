@@ -38,6 +38,12 @@ pub struct TargetInfo {
     pub rect: crate::geometry::Rect,
 }
 
+impl TargetInfo {
+    pub fn of(e: &crate::describe::Element) -> Self {
+        TargetInfo { index: e.index, id: e.id.clone(), summary: e.summary(), xpath: e.xpath.clone(), rect: e.rect }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
@@ -73,4 +79,26 @@ pub struct Run {
     /// From the price table, when it lists the model (estimated when the usage is).
     #[serde(default)]
     pub cost: Option<f64>,
+    /// What a task returned: the data of a query, the verdict of an assertion, a located element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+}
+
+impl Run {
+    pub fn new(id: String, instruction: &str, started_ms: f64) -> Self {
+        Run {
+            id,
+            instruction: instruction.to_string(),
+            url: String::new(),
+            status: RunStatus::Running,
+            steps: Vec::new(),
+            error: None,
+            started_ms,
+            ended_ms: None,
+            model_calls: 0,
+            usage: Usage::default(),
+            cost: None,
+            result: None,
+        }
+    }
 }

@@ -1,7 +1,7 @@
 use super::*;
 use crate::describe::{describe, DescribeOptions};
 use crate::geometry::Rect;
-use crate::model::{ChatMessage, ContentPart, ModelError};
+use crate::model::{ChatMessage, ContentPart, ModelError, Usage};
 use crate::snapshot::test_support::Builder;
 use std::cell::RefCell;
 use crate::test_util::block_on;
@@ -16,6 +16,9 @@ struct FakeTodoPage {
     stop_after_dispatches: Option<usize>,
     /// The base64 capture observe() hands over.
     capture: String,
+    /// The page scrolls; a "Load more" button sits below the fold at y = 1500.
+    scroll_y: f64,
+    reveals: usize,
 }
 
 /// A 1280 × 800 white PNG, base64, as CDP would return it.
@@ -26,7 +29,7 @@ fn blank_capture() -> String {
 
 impl FakeTodoPage {
     fn new() -> Self {
-        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture() }
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0 }
     }
 }
 
@@ -39,6 +42,9 @@ impl Browser for FakeTodoPage {
             let li = b.el(Some(body), "li", &[], Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
             b.text(li, item, Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
         }
+        let more = b.el(Some(body), "button", &[], Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
+        b.text(more, "Load more", Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
+        b.snap.viewport.scroll_y = self.scroll_y;
         Ok(Observation {
             capture: Some(Capture { base64: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
             extraction: describe(&b.snap, &DescribeOptions::default()),
@@ -59,6 +65,14 @@ impl Browser for FakeTodoPage {
     async fn settle(&mut self) -> Result<(), PageError> {
         self.clock += 5.0;
         Ok(())
+    }
+    async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
+        self.reveals += 1;
+        self.scroll_y += element.rect.y - 400.0;
+        Ok(())
+    }
+    async fn wait(&mut self, ms: u32) {
+        self.clock += ms as f64;
     }
     fn now_ms(&self) -> f64 {
         self.clock
@@ -254,4 +268,121 @@ fn priced_models_get_a_cost() {
     let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
     // 100 prompt tokens at 10 per million + 10 completion tokens at 100 per million.
     assert_eq!(run.cost, Some(0.002));
+}
+
+mod tasks {
+    use super::*;
+    use crate::agent::tasks::{run_task, Task};
+    use serde_json::json;
+
+    fn task(v: serde_json::Value) -> Task {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn run(t: Task, page: &mut FakeTodoPage, model: &ScriptedModel, config: &ModelConfig) -> Run {
+        block_on(run_task("t".into(), &t, &RunOptions::default(), config, page, model))
+    }
+
+    #[test]
+    fn ai_input_then_keyboard_press_add_a_todo() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(r#"{"thought":"the new-todo box","element":1}"#)]);
+        let r = run(task(json!({"type":"aiInput","locate":"the new todo box","value":"buy milk"})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(r.instruction, "aiInput \u{201c}buy milk\u{201d} into \u{201c}the new todo box\u{201d}");
+        assert_eq!(page.typed, "buy milk");
+        assert!(model.user_text(0).contains("<element>\nthe new todo box\n</element>"));
+        assert_eq!(r.steps[0].target.as_ref().unwrap().summary, "input \"What needs to be done?\"");
+        let none = ScriptedModel::new(vec![]);
+        let r = run(task(json!({"type":"aiKeyboardPress","key":"Enter"})), &mut page, &none, &config());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(page.items, ["buy milk"]);
+        assert_eq!(r.model_calls, 0, "a key needs no model");
+    }
+
+    #[test]
+    fn off_screen_elements_are_scrolled_into_view_first() {
+        let mut page = FakeTodoPage::new();
+        let more = |p: &mut FakeTodoPage| block_on(p.observe()).unwrap().extraction.elements.iter().find(|e| e.content == "Load more").unwrap().index;
+        let n = more(&mut page);
+        let reply = format!(r#"{{"element":{n}}}"#);
+        let model = ScriptedModel::new(vec![Ok(&reply)]);
+        let r = run(task(json!({"type":"aiTap","locate":"Load more"})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(page.reveals, 1);
+        assert!(r.steps[0].note.as_deref().unwrap().contains("scrolled into view"));
+        let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
+        assert_eq!(press.params["y"], 415.0, "clicked where the button is after scrolling");
+    }
+
+    #[test]
+    fn ai_locate_returns_the_element_and_grounding_points_snap_to_it() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok("Thought: the input.\nAction: click(start_box='(302,121)')")]);
+        let c = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+        let r = run(task(json!({"type":"aiLocate","locate":"the todo input"})), &mut page, &model, &c);
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        let result = r.result.unwrap();
+        assert_eq!(result["element"]["summary"], "input \"What needs to be done?\"");
+        assert_eq!(result["rect"], json!({"x":100.0,"y":100.0,"width":400.0,"height":40.0}));
+        assert!(model.user_text(0).contains("Click on: the todo input"));
+    }
+
+    #[test]
+    fn not_found_fails_with_the_models_reason() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(r#"{"element":null,"error":"there is no delete button"}"#)]);
+        let r = run(task(json!({"type":"aiTap","locate":"the delete button"})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert_eq!(r.error.as_deref(), Some("not found: there is no delete button"));
+        assert!(page.dispatched.is_empty());
+    }
+
+    #[test]
+    fn queries_return_typed_data() {
+        let mut page = FakeTodoPage::new();
+        page.items = vec!["a".into(), "b".into()];
+        let model = ScriptedModel::new(vec![Ok(r#"{"thought":"two items","data":{"titles":["a","b"]}}"#), Ok(r#"{"data":"2"}"#), Ok(r#"{"data":"no"}"#)]);
+        let r = run(task(json!({"type":"aiQuery","demand":{"titles":"string[]"}})), &mut page, &model, &config());
+        assert_eq!(r.result, Some(json!({"titles":["a","b"]})));
+        assert!(model.user_text(0).contains("\"titles\": \"string[]\""));
+        let r = run(task(json!({"type":"aiNumber","question":"how many todos?"})), &mut page, &model, &config());
+        assert_eq!(r.result, Some(json!(2.0)));
+        let r = run(task(json!({"type":"aiBoolean","question":"is the list empty?"})), &mut page, &model, &config());
+        assert_eq!(r.result, Some(json!(false)));
+    }
+
+    #[test]
+    fn assert_fails_the_run_with_the_reason() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(r#"{"pass":false,"reason":"the list is empty"}"#)]);
+        let r = run(task(json!({"type":"aiAssert","assertion":"there are 3 todos"})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert_eq!(r.error.as_deref(), Some("assertion failed: the list is empty"));
+        assert_eq!(r.result, Some(json!({"pass":false,"reason":"the list is empty"})));
+    }
+
+    #[test]
+    fn wait_for_polls_until_it_holds_or_times_out() {
+        let mut page = FakeTodoPage::new();
+        let no = r#"{"pass":false,"reason":"still loading"}"#;
+        let model = ScriptedModel::new(vec![Ok(no), Ok(no), Ok(r#"{"pass":true,"reason":"loaded"}"#)]);
+        let r = run(task(json!({"type":"aiWaitFor","assertion":"the list has loaded","intervalMs":500})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(r.model_calls, 3);
+        assert!(page.clock >= 1000.0);
+        let model = ScriptedModel::new(vec![Ok(no), Ok(no), Ok(no)]);
+        let r = run(task(json!({"type":"aiWaitFor","assertion":"the list has loaded","timeoutMs":2500})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert!(r.error.unwrap().contains("still does not hold: still loading"));
+    }
+
+    #[test]
+    fn empty_tasks_are_refused_before_any_call() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![]);
+        let r = run(task(json!({"type":"aiTap","locate":"  "})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert!(r.error.unwrap().contains("say which element"));
+    }
 }

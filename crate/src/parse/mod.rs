@@ -4,6 +4,7 @@
 //! code fence and preceded by `<think>` blocks. Every failure says what was wrong and where,
 //! so the message can go back to the model or to the person.
 
+pub mod answer;
 pub mod coords;
 mod json_text;
 pub mod repair;

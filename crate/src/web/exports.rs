@@ -101,6 +101,13 @@ pub fn describe_cdp_snapshot(capture: &str, metrics: &str, remote_frames: &str, 
     })
 }
 
+/// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to
+/// the host's `modelText`.
+fn model_client(host: &Host) -> Bridge<FetchTransport> {
+    let on_text = js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } }
+}
+
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RunArgs {
@@ -117,10 +124,30 @@ struct RunArgs {
 pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
     let args: RunArgs = from_js(args, "the run request").map_err(|e| JsError::new(&e))?;
     // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
-    let on_text = js_sys::Reflect::get(&host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let client = Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } };
+    let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
+    to_js(&run)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskArgs {
+    id: String,
+    task: crate::agent::tasks::Task,
+    model: ModelConfig,
+    #[serde(default)]
+    options: RunOptions,
+}
+
+/// Service worker: one AI task (`{type: "aiTap", locate}`, `{type: "aiQuery", demand}`, …) on
+/// the host's tab. Resolves to its run record; the task's answer is in `result`.
+#[wasm_bindgen(js_name = runTask)]
+pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
+    let args: TaskArgs = from_js(args, "the task").map_err(|e| JsError::new(&e))?;
+    let client = model_client(&host);
+    let mut browser = HostBrowser { host };
+    let run = crate::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
     to_js(&run)
 }
 

@@ -24,6 +24,14 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn settle(this: &Host) -> Result<JsValue, JsValue>;
 
+    /// Scrolls `{xpath, rect}` into view.
+    #[wasm_bindgen(method, catch)]
+    async fn reveal(this: &Host, element: JsValue) -> Result<JsValue, JsValue>;
+
+    /// Resolves after `ms`.
+    #[wasm_bindgen(method, catch)]
+    async fn wait(this: &Host, ms: u32) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(method, js_name = stopRequested)]
     fn stop_requested(this: &Host) -> bool;
 
@@ -60,6 +68,15 @@ impl Browser for HostBrowser {
 
     async fn settle(&mut self) -> Result<(), PageError> {
         self.host.settle().await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
+        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(|e| PageError(format!("{e:?}")))?;
+        self.host.reveal(js).await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn wait(&mut self, ms: u32) {
+        let _ = self.host.wait(ms).await;
     }
 
     fn now_ms(&self) -> f64 {

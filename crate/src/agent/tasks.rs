@@ -1,0 +1,491 @@
+//! Single AI tasks: act on one element found by description (aiTap, aiInput, …), read data
+//! off the page (aiQuery, aiBoolean, …), judge it (aiAssert, aiWaitFor). Each is recorded
+//! as a run, like an instruction, so the panel, storage and exports treat both alike.
+
+use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use super::{ask_model, conclude, model_image, Browser, Observation, RunOptions};
+use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand, InputMode};
+use crate::describe::{Element, ElementKind};
+use crate::geometry::Rect;
+use crate::model::{ModelClient, ModelConfig};
+use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
+use crate::parse::{parse_reply, MouseButton, PlannedAction, ScrollDirection};
+use crate::prompt::{task_messages, Ask};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ScrollType {
+    /// One step (`distance`, or most of a viewport).
+    #[default]
+    Once,
+    /// Until the page (or the element) stops moving: its top, bottom, left or right edge.
+    UntilEdge,
+}
+
+fn down() -> ScrollDirection {
+    ScrollDirection::Down
+}
+fn wait_timeout() -> u32 {
+    15_000
+}
+fn wait_interval() -> u32 {
+    1_000
+}
+
+/// A task as `self.sightline.ai(tabId, task)` takes it: `{type: "aiTap", locate: "…"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Task {
+    #[serde(rename = "aiTap")]
+    Tap { locate: String },
+    #[serde(rename = "aiDoubleClick")]
+    DoubleClick { locate: String },
+    #[serde(rename = "aiRightClick")]
+    RightClick { locate: String },
+    #[serde(rename = "aiHover")]
+    Hover { locate: String },
+    #[serde(rename = "aiInput")]
+    Input {
+        locate: String,
+        #[serde(default)]
+        value: String,
+        #[serde(default)]
+        mode: InputMode,
+    },
+    #[serde(rename = "aiKeyboardPress")]
+    KeyboardPress {
+        key: String,
+        /// Focus this element first (a click), else the key goes to what has focus.
+        #[serde(default)]
+        locate: Option<String>,
+    },
+    #[serde(rename = "aiScroll", rename_all = "camelCase")]
+    Scroll {
+        /// Scroll inside this element, else the page.
+        #[serde(default)]
+        locate: Option<String>,
+        #[serde(default = "down")]
+        direction: ScrollDirection,
+        #[serde(default)]
+        scroll_type: ScrollType,
+        #[serde(default)]
+        distance: Option<f64>,
+    },
+    #[serde(rename = "aiDrag")]
+    Drag { from: String, to: String },
+    #[serde(rename = "aiLocate")]
+    Locate { locate: String },
+    /// `demand`: the data wanted, in words or as a JSON shape / JSON Schema.
+    #[serde(rename = "aiQuery")]
+    Query { demand: Value },
+    #[serde(rename = "aiBoolean")]
+    Boolean { question: String },
+    #[serde(rename = "aiNumber")]
+    Number { question: String },
+    #[serde(rename = "aiString")]
+    Text { question: String },
+    #[serde(rename = "aiAsk")]
+    Ask { question: String },
+    #[serde(rename = "aiAssert")]
+    Assert { assertion: String },
+    #[serde(rename = "aiWaitFor", rename_all = "camelCase")]
+    WaitFor {
+        assertion: String,
+        #[serde(default = "wait_timeout")]
+        timeout_ms: u32,
+        #[serde(default = "wait_interval")]
+        interval_ms: u32,
+    },
+}
+
+impl Task {
+    /// How the task reads in the panel and the run list.
+    pub fn title(&self) -> String {
+        let q = |s: &str| format!("\u{201c}{}\u{201d}", s.trim());
+        match self {
+            Task::Tap { locate } => format!("aiTap {}", q(locate)),
+            Task::DoubleClick { locate } => format!("aiDoubleClick {}", q(locate)),
+            Task::RightClick { locate } => format!("aiRightClick {}", q(locate)),
+            Task::Hover { locate } => format!("aiHover {}", q(locate)),
+            Task::Input { locate, value, mode } => match mode {
+                InputMode::Clear => format!("aiInput clear {}", q(locate)),
+                InputMode::Append => format!("aiInput append {} to {}", q(value), q(locate)),
+                InputMode::Replace => format!("aiInput {} into {}", q(value), q(locate)),
+            },
+            Task::KeyboardPress { key, locate } => format!("aiKeyboardPress {key}{}", locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()),
+            Task::Scroll { locate, direction, scroll_type, .. } => format!(
+                "aiScroll {}{}{}",
+                direction.as_str(),
+                if *scroll_type == ScrollType::UntilEdge { " to the end" } else { "" },
+                locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()
+            ),
+            Task::Drag { from, to } => format!("aiDrag {} to {}", q(from), q(to)),
+            Task::Locate { locate } => format!("aiLocate {}", q(locate)),
+            Task::Query { demand } => format!("aiQuery {}", q(&demand_text(demand))),
+            Task::Boolean { question } => format!("aiBoolean {}", q(question)),
+            Task::Number { question } => format!("aiNumber {}", q(question)),
+            Task::Text { question } => format!("aiString {}", q(question)),
+            Task::Ask { question } => format!("aiAsk {}", q(question)),
+            Task::Assert { assertion } => format!("aiAssert {}", q(assertion)),
+            Task::WaitFor { assertion, .. } => format!("aiWaitFor {}", q(assertion)),
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let empty = |s: &str, what: &str| if s.trim().is_empty() { Err(format!("{what} is empty: say which element")) } else { Ok(()) };
+        match self {
+            Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } | Task::Locate { locate } | Task::Input { locate, .. } => {
+                empty(locate, "the element description")
+            }
+            Task::Drag { from, to } => empty(from, "the drag source").and(empty(to, "the drop target")),
+            Task::KeyboardPress { key, .. } if key.trim().is_empty() => Err("no key given: say which key to press, e.g. Enter".into()),
+            Task::Query { demand } if demand_text(demand).trim().is_empty() => Err("the query is empty: say what to read".into()),
+            Task::Boolean { question } | Task::Number { question } | Task::Text { question } | Task::Ask { question } if question.trim().is_empty() => {
+                Err("the question is empty".into())
+            }
+            Task::Assert { assertion } | Task::WaitFor { assertion, .. } if assertion.trim().is_empty() => Err("the assertion is empty".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn demand_text(demand: &Value) -> String {
+    match demand {
+        Value::String(s) => s.clone(),
+        other => format!("JSON of this shape (a JSON Schema, or an example whose values say what goes there):\n{}", serde_json::to_string_pretty(other).unwrap_or_default()),
+    }
+}
+
+/// Scrolling to an edge stops after this many steps even on an endless page.
+const MAX_EDGE_STEPS: u32 = 25;
+
+pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+    let mut run = Run::new(id, &task.title(), browser.now_ms());
+    browser.report(&run);
+    let outcome = match task.check().and(config.validate().map_err(|e| e.to_string())) {
+        Ok(()) => {
+            let mut ctx = Ctx { run: &mut run, options, config, browser, model };
+            ctx.perform(task).await
+        }
+        Err(e) => Err(e),
+    };
+    conclude(run, outcome, browser)
+}
+
+/// Where an element was found: the point to act at, and the element when the page has one there.
+struct Found {
+    point: (f64, f64),
+    element: Option<Element>,
+}
+
+struct Ctx<'a, B, M> {
+    run: &'a mut Run,
+    options: &'a RunOptions,
+    config: &'a ModelConfig,
+    browser: &'a mut B,
+    model: &'a M,
+}
+
+impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
+    async fn observe(&mut self) -> Result<Observation, String> {
+        let o = self.browser.observe().await.map_err(|e| e.to_string())?;
+        if self.run.url.is_empty() {
+            self.run.url = o.extraction.url.clone();
+        }
+        Ok(o)
+    }
+
+    async fn perform(&mut self, task: &Task) -> Result<RunStatus, String> {
+        let obs = self.observe().await?;
+        let point_action = |found: &Found, kind: &Task| -> PlannedAction {
+            let (x, y) = found.point;
+            match kind {
+                Task::DoubleClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 2 },
+                Task::RightClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Right, clicks: 1 },
+                Task::Hover { .. } => PlannedAction::HoverAt { x, y },
+                _ => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 },
+            }
+        };
+        match task {
+            Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } => {
+                let (found, obs) = self.locate(locate, obs).await?;
+                let cmds = commands_for(&point_action(&found, task), &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &found, &cmds).await?;
+            }
+            Task::Input { locate, value, mode } => {
+                let (found, obs) = self.locate(locate, obs).await?;
+                let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &found, &cmds).await?;
+            }
+            Task::KeyboardPress { key, locate } => {
+                let mut cmds = Vec::new();
+                let mut found = None;
+                if let Some(l) = locate {
+                    let (f, obs) = self.locate(l, obs).await?;
+                    cmds = commands_for(&point_action(&f, task), &obs.extraction).map_err(|e| e.to_string())?;
+                    found = Some(f);
+                }
+                cmds.extend(key_events(key).map_err(|e| e.to_string())?);
+                let found = found.unwrap_or(Found { point: (0.0, 0.0), element: None });
+                self.act(&task.title(), &found, &cmds).await?;
+            }
+            Task::Scroll { locate, direction, scroll_type, distance } => {
+                let (found, mut obs) = match locate {
+                    Some(l) => {
+                        let (f, o) = self.locate(l, obs).await?;
+                        (Some(f), o)
+                    }
+                    None => (None, obs),
+                };
+                let vp = obs.extraction.viewport.clone();
+                let at = found.as_ref().map(|f| f.point).unwrap_or((vp.width / 2.0, vp.height / 2.0));
+                let far = matches!(scroll_type, ScrollType::UntilEdge);
+                // To an edge: long wheel steps until nothing moves any more.
+                let step = if far { Some(vp.height.max(vp.width) * 4.0) } else { *distance };
+                let action = PlannedAction::ScrollAt { x: at.0, y: at.1, direction: *direction, distance: step };
+                let target = found.unwrap_or(Found { point: at, element: None });
+                for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
+                    let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                    let before = (obs.extraction.viewport.scroll_x, obs.extraction.viewport.scroll_y, std::mem::take(&mut obs.extraction.description));
+                    self.act(&task.title(), &target, &cmds).await?;
+                    if !far {
+                        break;
+                    }
+                    obs = self.observe().await?;
+                    let v = &obs.extraction.viewport;
+                    if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
+                        self.note_last(format!("reached the edge after {} step(s)", i + 1));
+                        break;
+                    }
+                }
+            }
+            Task::Drag { from, to } => {
+                let (a, obs) = self.locate(from, obs).await?;
+                let (b, obs) = self.locate(to, obs).await?;
+                let cmds = commands_for(&PlannedAction::DragAt { from: a.point, to: b.point }, &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &a, &cmds).await?;
+            }
+            Task::Locate { locate } => {
+                let (found, _) = self.locate(locate, obs).await?;
+                let (x, y) = found.point;
+                self.run.result = Some(json!({
+                    "center": [x, y],
+                    "rect": found.element.as_ref().map(|e| e.rect).unwrap_or(Rect::new(x - 8.0, y - 8.0, 16.0, 16.0)),
+                    "element": found.element.as_ref().map(TargetInfo::of),
+                }));
+            }
+            Task::Query { demand } => self.read(&demand_text(demand), Expect::Any, obs).await?,
+            Task::Boolean { question } => self.read(&format!("{question}\nANSWER is true or false."), Expect::Boolean, obs).await?,
+            Task::Number { question } => self.read(&format!("{question}\nANSWER is a number."), Expect::Number, obs).await?,
+            Task::Text { question } => self.read(&format!("{question}\nANSWER is a string."), Expect::Text, obs).await?,
+            Task::Ask { question } => self.read(&format!("{question}\nANSWER is your answer as a string, in the language of the question."), Expect::Text, obs).await?,
+            Task::Assert { assertion } => {
+                let (pass, reason) = self.judge(assertion, obs).await?;
+                self.run.result = Some(json!({ "pass": pass, "reason": reason }));
+                if !pass {
+                    return Err(format!("assertion failed: {reason}"));
+                }
+            }
+            Task::WaitFor { assertion, timeout_ms, interval_ms } => {
+                let started = self.browser.now_ms();
+                let mut obs = obs;
+                loop {
+                    let (pass, reason) = self.judge(assertion, obs).await?;
+                    self.run.result = Some(json!({ "pass": pass, "reason": reason }));
+                    if pass {
+                        break;
+                    }
+                    let waited = self.browser.now_ms() - started;
+                    if waited + *interval_ms as f64 > *timeout_ms as f64 {
+                        return Err(format!("waited {:.1} s and it still does not hold: {reason}", waited / 1000.0));
+                    }
+                    self.browser.wait(*interval_ms).await;
+                    if self.browser.stop_requested() {
+                        return Ok(RunStatus::Stopped);
+                    }
+                    obs = self.observe().await?;
+                }
+            }
+        }
+        Ok(if self.browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
+    }
+
+    /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
+    async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
+        let (image, note) = model_image(obs, self.options, self.config);
+        let messages = task_messages(self.config.family, ask, &obs.extraction, image.as_ref().map(|i| i.data_url.as_str()));
+        match ask_model(self.run, self.options, self.config, self.browser, self.model, &messages, note).await? {
+            Some((text, mut step)) => {
+                step.action = label.to_string();
+                Ok((text, step, image.map(|i| i.mapping)))
+            }
+            None => Err("stopped".into()),
+        }
+    }
+
+    fn push(&mut self, step: Step) {
+        self.run.steps.push(step);
+        self.browser.report(self.run);
+    }
+
+    fn note_last(&mut self, note: String) {
+        if let Some(s) = self.run.steps.last_mut() {
+            s.note = Some(match s.note.take() {
+                Some(n) => format!("{n}; {note}"),
+                None => note,
+            });
+        }
+        self.browser.report(self.run);
+    }
+
+    fn fail(&mut self, mut step: Step, error: String) -> String {
+        step.status = StepStatus::Failed;
+        step.error = Some(error.clone());
+        self.push(step);
+        error
+    }
+
+    /// Finds the element a description names: by number for element-reading families, by a
+    /// point for grounding families (snapped to the element under it). Off-screen elements
+    /// are scrolled into view first.
+    async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), String> {
+        let label = format!("Locate \u{201c}{}\u{201d}", what.trim());
+        let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
+        if self.config.family.grounds_on_image() {
+            let plan = match parse_reply(self.config.family, &text, mapping.as_ref()) {
+                Ok(p) => p,
+                Err(e) => return Err(self.fail(step, format!("could not read the model's reply: {e}"))),
+            };
+            step.thought = plan.thought.clone();
+            let Some(point) = plan.actions.iter().find_map(pointed_at) else {
+                let why = plan.error.clone().unwrap_or_else(|| format!("the model pointed at nothing for \u{201c}{}\u{201d}", what.trim()));
+                return Err(self.fail(step, why));
+            };
+            let element = element_at(point, &obs.extraction.elements).cloned();
+            step.target = element.as_ref().map(TargetInfo::of);
+            step.note = Some(format!("pointed at ({:.0}, {:.0})", point.0, point.1));
+            self.push(step);
+            // A point is on screen by construction: it came from the screenshot.
+            return Ok((Found { point, element }, obs));
+        }
+        let number = match parse_located(&text) {
+            Ok(Located::Element { thought, number }) => {
+                step.thought = thought;
+                number
+            }
+            Ok(Located::NotFound { thought, reason }) => {
+                step.thought = thought;
+                return Err(self.fail(step, format!("not found: {reason}")));
+            }
+            Err(e) => return Err(self.fail(step, format!("could not read the model's reply: {e}"))),
+        };
+        let Some(element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
+            let count = obs.extraction.elements.len();
+            return Err(self.fail(step, format!("the model named element [{number}], which the page does not have ({count} elements)")));
+        };
+        step.target = Some(TargetInfo::of(&element));
+        self.push(step);
+        if let Some(point) = element_point(&element, &obs.extraction) {
+            return Ok((Found { point, element: Some(element) }, obs));
+        }
+        self.reveal(element).await
+    }
+
+    /// Scrolls an element into view and finds it again (by its stable id, else its XPath).
+    async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), String> {
+        self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
+        self.browser.settle().await.map_err(|e| e.to_string())?;
+        let obs = self.observe().await?;
+        let again = obs.extraction.elements.iter().find(|e| e.id == element.id).or_else(|| obs.extraction.elements.iter().find(|e| e.xpath == element.xpath)).cloned();
+        let Some(again) = again else {
+            return Err(format!("{} disappeared while being scrolled into view", element.summary()));
+        };
+        let Some(point) = element_point(&again, &obs.extraction) else {
+            return Err(format!("{} cannot be scrolled into view", again.summary()));
+        };
+        self.note_last("scrolled into view first".into());
+        Ok((Found { point, element: Some(again) }, obs))
+    }
+
+    /// Sends the commands, waits for the page, and records the step.
+    async fn act(&mut self, label: &str, found: &Found, cmds: &[InputCommand]) -> Result<(), String> {
+        let started = self.browser.now_ms();
+        let result = async {
+            self.browser.dispatch(cmds).await?;
+            self.browser.settle().await
+        }
+        .await
+        .map_err(|e| e.to_string());
+        self.push(Step {
+            kind: StepKind::Action,
+            status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
+            thought: String::new(),
+            action: label.to_string(),
+            target: found.element.as_ref().map(TargetInfo::of),
+            error: result.as_ref().err().cloned(),
+            started_ms: started,
+            duration_ms: self.browser.now_ms() - started,
+            usage: None,
+            note: None,
+        });
+        result
+    }
+
+    async fn read(&mut self, demand: &str, expect: Expect, obs: Observation) -> Result<(), String> {
+        let (text, mut step, _) = self.ask(&Ask::Query(demand), &obs, "Read the page").await?;
+        match parse_answer(&text, expect) {
+            Ok(answer) => {
+                step.thought = answer.thought;
+                self.push(step);
+                self.run.result = Some(answer.data);
+                Ok(())
+            }
+            Err(e) => Err(self.fail(step, format!("could not read the model's answer: {e}"))),
+        }
+    }
+
+    async fn judge(&mut self, statement: &str, obs: Observation) -> Result<(bool, String), String> {
+        let (text, mut step, _) = self.ask(&Ask::Assert(statement), &obs, "Check the page").await?;
+        match parse_verdict(&text) {
+            Ok(v) => {
+                step.thought = v.thought;
+                step.status = if v.pass { StepStatus::Ok } else { StepStatus::Failed };
+                let reason = if v.reason.is_empty() { (if v.pass { "holds" } else { "does not hold" }).to_string() } else { v.reason };
+                step.note = Some(format!("{}: {reason}", if v.pass { "passes" } else { "fails" }));
+                self.push(step);
+                Ok((v.pass, reason))
+            }
+            Err(e) => Err(self.fail(step, format!("could not read the model's verdict: {e}"))),
+        }
+    }
+}
+
+/// The point a grounding model's action names.
+fn pointed_at(a: &PlannedAction) -> Option<(f64, f64)> {
+    match a {
+        PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } | PlannedAction::ScrollAt { x, y, .. } => Some((*x, *y)),
+        PlannedAction::DragAt { from, .. } => Some(*from),
+        _ => None,
+    }
+}
+
+/// The element under a point: the smallest one that contains it, preferring what a person
+/// acts on (controls, links, images) over the text and containers around them.
+pub fn element_at(point: (f64, f64), elements: &[Element]) -> Option<&Element> {
+    let (x, y) = point;
+    let rank = |e: &Element| match e.kind {
+        ElementKind::FormItem | ElementKind::Button | ElementKind::Anchor | ElementKind::Img => 0,
+        ElementKind::Text => 1,
+        ElementKind::Container => 2,
+    };
+    elements
+        .iter()
+        .filter(|e| e.is_listed())
+        .filter(|e| {
+            let r = e.shown_rect();
+            x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height
+        })
+        .min_by(|a, b| rank(a).cmp(&rank(b)).then((a.rect.width * a.rect.height).total_cmp(&(b.rect.width * b.rect.height))))
+}
