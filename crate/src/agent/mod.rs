@@ -6,7 +6,7 @@
 pub mod record;
 pub mod tasks;
 
-use crate::action::{commands_for, find_element, InputCommand};
+use crate::action::{commands_for, find_element, ActionError, InputCommand};
 use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
 use crate::parse::{parse_reply, PlannedAction};
@@ -161,7 +161,24 @@ async fn drive<B: Browser, M: ModelClient>(
                 return Err(format!("the model needs your input: {q}"));
             }
             let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
-            let result = match commands_for(action, &observation.extraction) {
+            let mut note = None;
+            let mut commands = commands_for(action, &observation.extraction);
+            // A target out of view (scrolled away, or clipped) is scrolled into view first.
+            if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) =
+                (&commands, action_target(action).map_or(Err(()), |t| find_element(t, &observation.extraction).cloned().map_err(|_| ())))
+            {
+                let number = *number;
+                browser.reveal(&element).await.map_err(|e| e.to_string())?;
+                browser.settle().await.map_err(|e| e.to_string())?;
+                observation = browser.observe().await.map_err(|e| e.to_string())?;
+                let again = observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
+                commands = match again {
+                    Some(n) => commands_for(&retarget(action, n), &observation.extraction),
+                    None => Err(ActionError::UnknownTarget { target: number, count: observation.extraction.elements.len() }),
+                };
+                note = Some("scrolled into view first".to_string());
+            }
+            let result = match commands {
                 Ok(cmds) => {
                     browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
                     browser.settle().await.map_err(|e| e.to_string())?;
@@ -179,7 +196,7 @@ async fn drive<B: Browser, M: ModelClient>(
                 started_ms: started,
                 duration_ms: browser.now_ms() - started,
                 usage: None,
-                note: None,
+                note,
             });
             browser.report(run);
             match result {
@@ -269,6 +286,17 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
         note: (!notes.is_empty()).then(|| notes.join("; ")),
     };
     Ok(Some((reply.parser_text(), step)))
+}
+
+/// The same action aimed at element `n` (its number after the page was read again).
+fn retarget(action: &PlannedAction, n: u32) -> PlannedAction {
+    let mut a = action.clone();
+    match &mut a {
+        PlannedAction::Tap { target } | PlannedAction::Input { target, .. } => *target = n,
+        PlannedAction::Scroll { target, .. } => *target = Some(n),
+        _ => {}
+    }
+    a
 }
 
 fn action_target(action: &PlannedAction) -> Option<u32> {

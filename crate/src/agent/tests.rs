@@ -270,6 +270,20 @@ fn priced_models_get_a_cost() {
     assert_eq!(run.cost, Some(0.002));
 }
 
+#[test]
+fn the_loop_scrolls_an_out_of_view_target_into_view() {
+    let mut page = FakeTodoPage::new();
+    let n = block_on(page.observe()).unwrap().extraction.elements.iter().find(|e| e.content == "Load more").unwrap().index;
+    let plan = format!(r#"{{"thought":"load more","actions":[{{"type":"Tap","target":{n}}}],"done":true}}"#);
+    let model = ScriptedModel::new(vec![Ok(&plan)]);
+    let run = block_on(run_instruction("r".into(), "load more", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(page.reveals, 1);
+    assert_eq!(run.steps[1].note.as_deref(), Some("scrolled into view first"));
+    let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
+    assert_eq!(press.params["y"], 415.0);
+}
+
 mod tasks {
     use super::*;
     use crate::agent::tasks::{run_task, Task};
