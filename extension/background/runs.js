@@ -101,6 +101,12 @@ export async function startRun(tabId, request, opts = {}) {
     settle: () => settle(tabId),
     reveal: (element) => reveal(tabId, element),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    // The question is on the run record (reported just before); the panel answers with answerRun.
+    // opts.interactive === false: nobody will answer, the run ends saying what was asked.
+    askUser: () => (opts.interactive === false ? Promise.resolve(null) : new Promise((resolve) => {
+      entry.answer = resolve;
+      controller.signal.addEventListener('abort', () => resolve(null), { once: true });
+    })),
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
     stopRequested: () => controller.signal.aborted,
@@ -141,6 +147,16 @@ function failedRecord(entry, id, instruction, tab, e) {
     usage: { promptTokens: 0, completionTokens: 0 },
   };
   return { ...base, status: 'failed', error: String(e?.message ?? e), endedMs: Date.now() };
+}
+
+/** The person's answer to the question a run is waiting on. */
+export function answerRun(runId, text) {
+  const entry = active.get(runId);
+  if (!entry?.answer) return false;
+  const resolve = entry.answer;
+  entry.answer = null;
+  resolve(String(text ?? ''));
+  return true;
 }
 
 export function stopRun(runId) {

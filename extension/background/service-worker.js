@@ -2,7 +2,7 @@
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
 import { capture, extract, extractViaCdp, overlay, restrictedReason, screenshot } from './page.js';
-import { closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
+import { answerRun, closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -34,6 +34,8 @@ self.sightline = {
     return done;
   },
   stop: (runId) => stopRun(runId),
+  /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
+  answer: (runId, text) => answerRun(runId, text),
   runs: () => listRuns(),
   getSettings,
   setSettings,
@@ -78,6 +80,7 @@ const handlers = {
     return { runId };
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),
+  answer: ({ runId, text }) => ({ answered: answerRun(runId, text) }),
   runs: async () => ({ runs: await listRuns() }),
   async target({ tabId }) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);

@@ -86,6 +86,15 @@ function renderRun() {
   $('run-status').className = `pill ${run.status}`;
   $('run-instruction').textContent = run.instruction;
   renderResult(run);
+  const asking = run.status === 'running' && !!run.question;
+  if ($('question-form').hidden === asking) {
+    $('question-form').hidden = !asking;
+    if (asking) {
+      $('answer').value = '';
+      $('answer').focus();
+    }
+  }
+  $('question-text').textContent = asking ? `The model asks: ${run.question}` : '';
   $('run-error').hidden = !run.error;
   $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
   const list = $('steps');
@@ -223,6 +232,14 @@ $('prompt-form').addEventListener('submit', async (e) => {
     showNotice([`Could not start: ${err.message}`.replace(/</g, '&lt;')]);
     updateButtons();
   }
+});
+
+$('question-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const text = $('answer').value.trim();
+  if (!text || !shownRunId) return;
+  await send('answer', { runId: shownRunId, text });
+  $('question-form').hidden = true;
 });
 
 $('task-type').addEventListener('change', updateTaskForm);

@@ -165,3 +165,27 @@ test('the panel runs a task and shows its answer', async () => {
   assert.match(await panel.textContent('#run-instruction'), /aiNumber/);
   await panel.close();
 });
+
+test('ask_user: the panel shows the question and the answer continues the run', async () => {
+  mock.script(
+    '{"thought": "I need the name", "actions": [{"type": "AskUser", "question": "What name should I type?"}], "done": false}',
+    (body) => {
+      const { text } = userMessage(body);
+      const answer = text.match(/they answered "([^"]*)"/)?.[1];
+      const line = text.split('\n').find((l) => /^\s*\[\d+\] input/.test(l));
+      const target = Number(line.match(/\[(\d+)\]/)[1]);
+      return JSON.stringify({ thought: 'type it', actions: [{ type: 'Input', target, value: answer ?? 'NO ANSWER' }], done: true });
+    },
+  );
+  const panel = await browser.openPanel(tabId);
+  await panel.fill('#instruction', 'type my name into the name field');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#question-form:not([hidden])', { timeout: 15_000 });
+  assert.equal(await panel.textContent('#question-text'), 'The model asks: What name should I type?');
+  await panel.fill('#answer', 'Grace');
+  await panel.click('#question-form button[type=submit]');
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 15_000 });
+  assert.equal((await state()).name, 'Grace');
+  assert.ok(await panel.isHidden('#question-form'));
+  await panel.close();
+});

@@ -38,6 +38,9 @@ pub trait Browser {
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
     /// Lets time pass (polling waits).
     async fn wait(&mut self, ms: u32);
+    /// Shows the model's question to the person and waits for the answer; `None` when there
+    /// is nobody to ask (a headless run) or the run was stopped.
+    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError>;
     fn now_ms(&self) -> f64;
     fn stop_requested(&self) -> bool;
     /// Called whenever the run record changes, for live display and persistence.
@@ -156,9 +159,32 @@ async fn drive<B: Browser, M: ModelClient>(
             let started = browser.now_ms();
             let label = describe_action(action);
             if let PlannedAction::AskUser { question } = action {
-                // Only the person can continue: end here, saying what was asked.
+                // Only the person can continue: the panel shows the question and the run
+                // waits for their answer, which the model gets in the next round.
                 let q = if question.trim().is_empty() { plan_thought_or(&run.steps) } else { question.clone() };
-                return Err(format!("the model needs your input: {q}"));
+                let started = browser.now_ms();
+                run.question = Some(q.clone());
+                browser.report(run);
+                let answer = browser.ask_user(&q).await.map_err(|e| e.to_string())?;
+                run.question = None;
+                let Some(answer) = answer else {
+                    return if browser.stop_requested() { Ok(RunStatus::Stopped) } else { Err(format!("the model needs your input: {q}")) };
+                };
+                run.steps.push(Step {
+                    kind: StepKind::Action,
+                    status: StepStatus::Ok,
+                    thought: String::new(),
+                    action: label.clone(),
+                    target: None,
+                    error: None,
+                    started_ms: started,
+                    duration_ms: browser.now_ms() - started,
+                    usage: None,
+                    note: Some(format!("you answered: {answer}")),
+                });
+                browser.report(run);
+                done_here.push(format!("asked the person \"{q}\"; they answered \"{answer}\""));
+                continue;
             }
             let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
             let mut note = None;

@@ -79,6 +79,9 @@ pub struct Run {
     /// From the price table, when it lists the model (estimated when the usage is).
     #[serde(default)]
     pub cost: Option<f64>,
+    /// The model's question while the run waits for the person's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
     /// What a task returned: the data of a query, the verdict of an assertion, a located element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<serde_json::Value>,
@@ -98,6 +101,7 @@ impl Run {
             model_calls: 0,
             usage: Usage::default(),
             cost: None,
+            question: None,
             result: None,
         }
     }

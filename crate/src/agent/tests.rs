@@ -19,6 +19,9 @@ struct FakeTodoPage {
     /// The page scrolls; a "Load more" button sits below the fold at y = 1500.
     scroll_y: f64,
     reveals: usize,
+    /// Answers the person gives, last first; and the questions they were asked.
+    answers: Vec<String>,
+    asked: Vec<String>,
 }
 
 /// A 1280 × 800 white PNG, base64, as CDP would return it.
@@ -29,7 +32,7 @@ fn blank_capture() -> String {
 
 impl FakeTodoPage {
     fn new() -> Self {
-        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0 }
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0, answers: vec![], asked: vec![] }
     }
 }
 
@@ -73,6 +76,10 @@ impl Browser for FakeTodoPage {
     }
     async fn wait(&mut self, ms: u32) {
         self.clock += ms as f64;
+    }
+    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError> {
+        self.asked.push(question.to_string());
+        Ok(self.answers.pop())
     }
     fn now_ms(&self) -> f64 {
         self.clock
@@ -282,6 +289,28 @@ fn the_loop_scrolls_an_out_of_view_target_into_view() {
     assert_eq!(run.steps[1].note.as_deref(), Some("scrolled into view first"));
     let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
     assert_eq!(press.params["y"], 415.0);
+}
+
+#[test]
+fn ask_user_waits_for_the_answer_and_the_model_gets_it() {
+    let mut page = FakeTodoPage::new();
+    page.answers = vec!["buy oat milk".into()];
+    let ask = "[{\"name\":\"ask_user\",\"arguments\":{\"question\":\"Which milk?\"}}]";
+    let add = r#"[{"name":"input","arguments":{"target":1,"value":"buy oat milk"}},{"name":"key","arguments":{"key":"Enter"}},{"name":"finished","arguments":{"text":"added"}}]"#;
+    let model = ScriptedModel::new(vec![Ok(ask), Ok(add)]);
+    let c = ModelConfig { family: crate::model::ModelFamily::FunctionCalling, ..config() };
+    let run = block_on(run_instruction("r".into(), "add the milk todo", &RunOptions::default(), &c, &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(page.asked, ["Which milk?"]);
+    assert_eq!(page.items, ["buy oat milk"]);
+    assert!(model.user_text(1).contains("they answered \"buy oat milk\""), "{}", model.user_text(1));
+    assert_eq!(run.steps[1].note.as_deref(), Some("you answered: buy oat milk"));
+    assert_eq!(run.question, None);
+    // Nobody to ask: the run ends saying what the model wanted.
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(ask)]);
+    let run = block_on(run_instruction("r".into(), "add the milk todo", &RunOptions::default(), &c, &mut page, &model));
+    assert_eq!(run.error.as_deref(), Some("the model needs your input: Which milk?"));
 }
 
 mod tasks {

@@ -193,7 +193,7 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
     let kind = v
         .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| schema(format!("{at}.type"), "missing; expected Tap, Input, KeyPress or Scroll"))?;
+        .ok_or_else(|| schema(format!("{at}.type"), "missing; expected Tap, Input, KeyPress, Scroll or AskUser"))?;
     let target = |required: bool| -> Result<Option<u32>, ParseError> {
         let field = format!("{at}.target");
         match v.get("target") {
@@ -225,7 +225,8 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             };
             Ok(PlannedAction::Scroll { target: target(false)?, direction, distance })
         }
-        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected Tap, Input, KeyPress or Scroll"))),
+        "AskUser" | "Ask" => Ok(PlannedAction::AskUser { question: string("question")? }),
+        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected Tap, Input, KeyPress, Scroll or AskUser"))),
     }
 }
 

@@ -32,6 +32,7 @@ Actions:
   {"type": "Input", "target": N, "value": "text"}  replace the content of field N with text ("" clears it)
   {"type": "KeyPress", "key": "Enter"}            press a key or combination such as "Control+A"
   {"type": "Scroll", "target": N or null, "direction": "down"|"up"|"left"|"right", "distance": pixels or null}
+  {"type": "AskUser", "question": "..."}           only when the person alone can decide (a choice, a password); put it last
 
 Rules:
 - Use only element numbers from the list. The list shows what is in view; to reach more of the page, Scroll and you will see the new view next.

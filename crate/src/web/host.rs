@@ -32,6 +32,10 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn wait(this: &Host, ms: u32) -> Result<JsValue, JsValue>;
 
+    /// Shows the question in the panel; resolves to the answer, or null when stopped.
+    #[wasm_bindgen(method, catch, js_name = askUser)]
+    async fn ask_user(this: &Host, question: &str) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(method, js_name = stopRequested)]
     fn stop_requested(this: &Host) -> bool;
 
@@ -77,6 +81,11 @@ impl Browser for HostBrowser {
 
     async fn wait(&mut self, ms: u32) {
         let _ = self.host.wait(ms).await;
+    }
+
+    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError> {
+        let answer = self.host.ask_user(question).await.map_err(page_error)?;
+        Ok(answer.as_string().filter(|a| !a.trim().is_empty()))
     }
 
     fn now_ms(&self) -> f64 {
