@@ -98,6 +98,21 @@ for (const family of ['generic', 'function-calling', 'ui-tars-1.5', 'ui-tars-1.0
     const grounding = !['generic', 'function-calling'].includes(family);
     assert.equal(/\[\d+\] input/.test(text), !grounding, 'element list only for element-numbering families');
     assert.deepEqual(pngSize(images[0]), IMAGE_SIZE[family] ?? [1280, 800]);
+    // The second call: grounding models converse (their own reply, then the result with the
+    // new screen, the earlier screen kept); the others get the rounds as text.
+    const second = mock.requests[1]?.body;
+    if (second) {
+      const roles = second.messages.map((m) => m.role);
+      const shots = second.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
+      if (grounding) {
+        assert.deepEqual(roles, ['system', 'user', 'assistant', 'user']);
+        assert.equal(second.messages[2].content[0].text, replies(family, input.index, input.center)[0].trim());
+        assert.equal(shots.length, 2);
+      } else {
+        assert.deepEqual(roles, ['system', 'user']);
+        assert.match(userMessage(second).text, /Done so far:\n1\. /);
+      }
+    }
     await page.close();
   });
 }

@@ -10,7 +10,7 @@ use crate::action::{commands_for, find_element, ActionError, InputCommand};
 use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
 use crate::parse::{parse_reply, PlannedAction};
-use crate::prompt::{plan_messages, Turn};
+use crate::prompt::{plan_messages, Memory, Turn};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, Capture, ImageOptions};
 use serde::{Deserialize, Serialize};
@@ -59,11 +59,24 @@ pub struct RunOptions {
     pub image: ImageOptions,
     /// Prices per million tokens, for the run's cost.
     pub prices: PriceTable,
+    /// Screenshots a grounding model sees per call (the current one and recent ones).
+    pub keep_screenshots: usize,
+    /// Estimated tokens the rounds so far may take in a prompt; the oldest go first.
+    pub history_tokens: u64,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { max_rounds: 10, max_failures: 2, include_screenshot: true, image: ImageOptions::default(), prices: PriceTable::default() }
+        let memory = Memory::default();
+        RunOptions {
+            max_rounds: 10,
+            max_failures: 2,
+            include_screenshot: true,
+            image: ImageOptions::default(),
+            prices: PriceTable::default(),
+            keep_screenshots: memory.keep_screenshots,
+            history_tokens: memory.history_tokens,
+        }
     }
 }
 
@@ -111,13 +124,19 @@ async fn drive<B: Browser, M: ModelClient>(
     run.url = observation.extraction.url.clone();
     let mut history: Vec<Turn> = Vec::new();
     let mut failures = 0;
+    let memory = Memory { keep_screenshots: options.keep_screenshots.max(1), history_tokens: options.history_tokens };
+    // Loop detection: the same actions again on an unchanged page.
+    let mut last_round: Option<String> = None;
+    let mut repeats = 0;
 
     for _round in 0..options.max_rounds {
         if browser.stop_requested() {
             return Ok(RunStatus::Stopped);
         }
         let (image, image_note) = model_image(&observation, options, config);
-        let messages = plan_messages(config.family, instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()));
+        let messages = plan_messages(config.family, instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()), &memory);
+        // Grounding models look back at recent screens; the others never need them again.
+        let seen = image.as_ref().filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
         let Some((content, mut plan_step)) = ask_model(run, options, config, browser, model, &messages, image_note).await? else {
             return Ok(RunStatus::Stopped);
         };
@@ -134,7 +153,9 @@ async fn drive<B: Browser, M: ModelClient>(
                 }
                 history.push(Turn {
                     actions: vec!["(no action)".into()],
-                    outcome: format!("your reply was rejected ({e}); answer with the JSON object described"),
+                    outcome: format!("your reply was rejected ({e}); answer in the format described"),
+                    reply: content.clone(),
+                    screenshot: seen,
                 });
                 continue;
             }
@@ -251,7 +272,19 @@ async fn drive<B: Browser, M: ModelClient>(
                 return Ok(RunStatus::Succeeded);
             }
         }
-        history.push(Turn { actions: done_here, outcome });
+        // The same actions on a page they did not change: say so once, then stop.
+        let round = done_here.join("; ");
+        if !changed && action_failed.is_none() && !round.is_empty() && last_round.as_deref() == Some(round.as_str()) {
+            repeats += 1;
+            if repeats >= 2 {
+                return Err(format!("stopped a loop: \"{round}\" ran three times in a row without changing the page"));
+            }
+            outcome.push_str("; you did exactly this last round too, with no effect: try something different");
+        } else {
+            repeats = 0;
+        }
+        last_round = Some(round);
+        history.push(Turn { actions: done_here, outcome, reply: content, screenshot: seen });
     }
     Err(format!(
         "the instruction was not finished within {} model calls; try a smaller instruction or raise the step limit",

@@ -313,6 +313,18 @@ fn ask_user_waits_for_the_answer_and_the_model_gets_it() {
     assert_eq!(run.error.as_deref(), Some("the model needs your input: Which milk?"));
 }
 
+#[test]
+fn a_loop_is_nudged_once_then_stopped() {
+    let mut page = FakeTodoPage::new();
+    let tap = r#"{"thought":"tap the box","actions":[{"type":"Tap","target":1}],"done":false}"#;
+    let model = ScriptedModel::new(vec![Ok(tap), Ok(tap), Ok(tap), Ok(tap)]);
+    let run = block_on(run_instruction("r".into(), "do something", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.error.as_deref(), Some("stopped a loop: \"Tap [1]\" ran three times in a row without changing the page"));
+    assert_eq!(run.model_calls, 3);
+    assert!(model.user_text(2).contains("you did exactly this last round too"));
+}
+
 mod tasks {
     use super::*;
     use crate::agent::tasks::{run_task, Task};

@@ -212,35 +212,102 @@ fn page_section(page: &Extraction, with_elements: bool) -> String {
 pub struct Turn {
     pub actions: Vec<String>,
     pub outcome: String,
+    /// What the model answered (replayed as its own turn to models that converse).
+    pub reply: String,
+    /// The screenshot it saw, kept for models that look back at recent screens.
+    pub screenshot: Option<String>,
 }
 
-/// The user message: instruction, history, then the page (description fenced as page content).
+/// How much of the past goes into a prompt.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Memory {
+    /// Screenshots in a grounding model's conversation, the current one included.
+    pub keep_screenshots: usize,
+    /// Estimated tokens the history may take; the oldest rounds go first.
+    pub history_tokens: u64,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory { keep_screenshots: 4, history_tokens: 3000 }
+    }
+}
+
+/// How many of the oldest turns to leave out so the rest fit the budget (the latest always stays).
+fn left_out(history: &[Turn], budget: u64) -> usize {
+    let cost = |t: &Turn| crate::model::usage::text_tokens(&t.outcome) + t.actions.iter().map(|a| crate::model::usage::text_tokens(a)).sum::<u64>() + crate::model::usage::text_tokens(&t.reply) + 8;
+    let mut total = 0;
+    let mut keep = 0;
+    for t in history.iter().rev() {
+        total += cost(t);
+        if total > budget && keep > 0 {
+            break;
+        }
+        keep += 1;
+    }
+    history.len() - keep
+}
+
+fn instruction_text(instruction: &str) -> String {
+    format!("Instruction:\n<instruction>\n{}\n</instruction>\n\n", instruction.trim())
+}
+
+fn user(text: String, image: Option<&str>) -> ChatMessage {
+    let mut content = vec![ContentPart::Text { text }];
+    if let Some(url) = image {
+        content.push(ContentPart::ImageUrl { image_url: ImageUrl { url: url.to_string() } });
+    }
+    ChatMessage { role: "user".into(), content }
+}
+
+/// The messages for one planning round. Element-reading families get one user message:
+/// instruction, the rounds so far as text, the page. Grounding families converse: each
+/// earlier round is their own reply and the outcome that followed, with the last few
+/// screenshots, as they were trained.
 pub fn plan_messages(
     family: ModelFamily,
     instruction: &str,
     history: &[Turn],
     page: &Extraction,
     screenshot_data_url: Option<&str>,
+    memory: &Memory,
 ) -> Vec<ChatMessage> {
-    let mut text = format!("Instruction:\n<instruction>\n{}\n</instruction>\n\n", instruction.trim());
-    if history.is_empty() {
-        text.push_str("Nothing has been done yet.\n\n");
-    } else {
-        text.push_str("Done so far:\n");
-        for (i, turn) in history.iter().enumerate() {
-            text.push_str(&format!("{}. {} → {}\n", i + 1, turn.actions.join("; "), turn.outcome));
+    let skip = left_out(history, memory.history_tokens);
+    let kept = &history[skip..];
+    let omitted = if skip > 0 { format!("({skip} earlier round(s) left out.)\n") } else { String::new() };
+    let system = ChatMessage::text("system", system_prompt(family));
+    if !family.grounds_on_image() || kept.is_empty() {
+        let mut text = instruction_text(instruction);
+        if history.is_empty() {
+            text.push_str("Nothing has been done yet.\n\n");
+        } else {
+            text.push_str("Done so far:\n");
+            text.push_str(&omitted);
+            for (i, turn) in kept.iter().enumerate() {
+                text.push_str(&format!("{}. {} → {}\n", skip + i + 1, turn.actions.join("; "), turn.outcome));
+            }
+            text.push('\n');
         }
-        text.push('\n');
+        text.push_str(&page_section(page, !family.grounds_on_image()));
+        return vec![system, user(text, screenshot_data_url)];
     }
-    text.push_str(&page_section(page, !family.grounds_on_image()));
-    let mut content = vec![ContentPart::Text { text }];
-    if let Some(url) = screenshot_data_url {
-        content.push(ContentPart::ImageUrl { image_url: ImageUrl { url: url.to_string() } });
+    // Screenshots: the current one plus the most recent earlier ones.
+    let earlier_images = memory.keep_screenshots.saturating_sub(1);
+    let first_with_image = kept.len().saturating_sub(earlier_images);
+    let mut messages = vec![system];
+    for (i, turn) in kept.iter().enumerate() {
+        let image = if i >= first_with_image { turn.screenshot.as_deref() } else { None };
+        let text = if i == 0 {
+            format!("{}{omitted}", instruction_text(instruction))
+        } else {
+            format!("Result: {}\n", kept[i - 1].outcome)
+        };
+        messages.push(user(text, image));
+        messages.push(ChatMessage::text("assistant", turn.reply.trim()));
     }
-    vec![
-        ChatMessage::text("system", system_prompt(family)),
-        ChatMessage { role: "user".into(), content },
-    ]
+    let last = kept.last().map(|t| t.outcome.as_str()).unwrap_or_default();
+    messages.push(user(format!("Result: {last}\n{}", page_section(page, false)), screenshot_data_url));
+    messages
 }
 
 #[cfg(test)]
@@ -250,8 +317,8 @@ mod tests {
     #[test]
     fn user_message_carries_instruction_history_page_and_image() {
         let page = Extraction { description: "[1] input placeholder=\"x\" @5,5\n".into(), ..Default::default() };
-        let history = vec![Turn { actions: vec!["Tap [1]".into()], outcome: "page changed".into() }];
-        let m = plan_messages(ModelFamily::Generic, "add a todo", &history, &page, Some("data:image/png;base64,AA"));
+        let history = vec![Turn { actions: vec!["Tap [1]".into()], outcome: "page changed".into(), ..Default::default() }];
+        let m = plan_messages(ModelFamily::Generic, "add a todo", &history, &page, Some("data:image/png;base64,AA"), &Memory::default());
         assert_eq!(m[0].role, "system");
         let ContentPart::Text { text } = &m[1].content[0] else { panic!("text first") };
         assert!(text.contains("<instruction>\nadd a todo\n</instruction>"));
@@ -268,7 +335,7 @@ mod tests {
             _ => panic!(),
         };
         for family in ModelFamily::ALL {
-            let m = plan_messages(family, "buy it", &[], &page, Some("data:image/png;base64,AA"));
+            let m = plan_messages(family, "buy it", &[], &page, Some("data:image/png;base64,AA"), &Memory::default());
             let (system, user) = (text_of(&m, 0), text_of(&m, 1));
             assert_eq!(user.contains("[1] button"), !family.grounds_on_image(), "{family:?}");
             let expected = match family.protocol() {
@@ -283,5 +350,52 @@ mod tests {
         assert!(system_prompt(ModelFamily::UiTars15).contains("pixels of the screenshot"));
         assert!(system_prompt(ModelFamily::MaiUi).contains("0 to 999"));
         assert!(system_prompt(ModelFamily::Gemini).contains("[ymin, xmin, ymax, xmax]"));
+    }
+
+    fn turn(n: usize) -> Turn {
+        Turn {
+            actions: vec![format!("Tap [{n}]")],
+            outcome: format!("outcome {n}"),
+            reply: format!("Thought: step {n}\nAction: click(start_box='({n},{n})')"),
+            screenshot: Some(format!("data:image/png;base64,IMG{n}")),
+        }
+    }
+
+    fn images(m: &[ChatMessage]) -> Vec<String> {
+        m.iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|p| match p {
+                ContentPart::ImageUrl { image_url } => Some(image_url.url.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn grounding_models_converse_with_their_last_screens() {
+        let page = Extraction { title: "Shop".into(), ..Default::default() };
+        let history: Vec<Turn> = (1..=5).map(turn).collect();
+        let m = plan_messages(ModelFamily::UiTars15, "buy it", &history, &page, Some("data:image/png;base64,NOW"), &Memory::default());
+        let roles: Vec<&str> = m.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant", "user"]);
+        assert_eq!(images(&m), ["data:image/png;base64,IMG3", "data:image/png;base64,IMG4", "data:image/png;base64,IMG5", "data:image/png;base64,NOW"]);
+        let ContentPart::Text { text } = &m[2].content[0] else { panic!() };
+        assert!(text.starts_with("Thought: step 1"));
+        let ContentPart::Text { text } = &m[11].content[0] else { panic!() };
+        assert!(text.starts_with("Result: outcome 5"));
+    }
+
+    #[test]
+    fn the_oldest_rounds_go_first_when_the_budget_is_spent() {
+        let page = Extraction::default();
+        let history: Vec<Turn> = (1..=40).map(turn).collect();
+        let memory = Memory { keep_screenshots: 4, history_tokens: 200 };
+        let m = plan_messages(ModelFamily::Generic, "x", &history, &page, None, &memory);
+        let ContentPart::Text { text } = &m[1].content[0] else { panic!() };
+        assert!(text.contains("earlier round(s) left out"));
+        assert!(text.contains("40. Tap [40] → outcome 40") && !text.contains("1. Tap [1] →"));
+        let m = plan_messages(ModelFamily::MaiUi, "x", &history, &page, None, &memory);
+        let ContentPart::Text { text } = &m[1].content[0] else { panic!() };
+        assert!(text.contains("<instruction>") && text.contains("left out"), "the instruction always stays");
     }
 }
