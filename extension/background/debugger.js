@@ -5,6 +5,9 @@ const attached = new Set();
 /** tabId → Map(sessionId → targetId) of the tab's cross-process frames. */
 const frameSessions = new Map();
 
+/** tabId → { inflight: Map(requestId → startedAt), lastActivity }: requests the page has open. */
+const network = new Map();
+
 chrome.debugger.onDetach.addListener(({ tabId }) => forget(tabId));
 chrome.tabs.onRemoved.addListener((tabId) => forget(tabId));
 chrome.debugger.onEvent.addListener(({ tabId }, method, params) => {
@@ -14,12 +17,42 @@ chrome.debugger.onEvent.addListener(({ tabId }, method, params) => {
     frameSessions.get(tabId).set(params.sessionId, params.targetInfo.targetId);
   } else if (method === 'Target.detachedFromTarget') {
     frameSessions.get(tabId)?.delete(params.sessionId);
+  } else if (method.startsWith('Network.')) {
+    const net = network.get(tabId);
+    if (!net) return;
+    net.lastActivity = Date.now();
+    if (method === 'Network.requestWillBeSent' && !LONG_LIVED.has(params.type)) net.inflight.set(params.requestId, Date.now());
+    else if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') net.inflight.delete(params.requestId);
   }
 });
+
+// Connections that stay open by design never count against idleness.
+const LONG_LIVED = new Set(['WebSocket', 'EventSource']);
+/** A request open longer than this is a long poll or a stream: idleness ignores it. */
+const STUCK_MS = 4000;
+
+/**
+ * Resolves once the tab has had no request start or end for `quietMs` (ignoring long-lived
+ * ones), or after `maxMs`. Resolves to true when idle was reached.
+ */
+export async function networkIdle(tabId, { quietMs = 400, maxMs = 5000 } = {}) {
+  await attach(tabId);
+  const started = Date.now();
+  for (;;) {
+    const net = network.get(tabId);
+    const now = Date.now();
+    if (!net) return true;
+    const open = [...net.inflight.values()].filter((t) => now - t < STUCK_MS).length;
+    if (open === 0 && now - net.lastActivity >= quietMs) return true;
+    if (now - started >= maxMs) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 function forget(tabId) {
   attached.delete(tabId);
   frameSessions.delete(tabId);
+  network.delete(tabId);
 }
 
 async function attach(tabId) {
@@ -32,6 +65,11 @@ async function attach(tabId) {
     }
   }
   attached.add(tabId);
+  network.set(tabId, { inflight: new Map(), lastActivity: 0 });
+  // Small buffers: we only count requests, never read bodies.
+  await chrome.debugger
+    .sendCommand({ tabId }, 'Network.enable', { maxTotalBufferSize: 100_000, maxResourceBufferSize: 10_000 })
+    .catch(() => network.delete(tabId));
   // Existing cross-process frames are announced before this command answers.
   await chrome.debugger
     .sendCommand({ tabId }, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true })

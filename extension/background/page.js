@@ -1,7 +1,7 @@
 // Reading a tab: screenshot through CDP, elements through the content script's WASM, or —
 // where the page's CSP refuses WebAssembly in content scripts — through CDP DOMSnapshot fed
 // to the same Rust classifier.
-import { cdp, remoteFrames } from './debugger.js';
+import { cdp, networkIdle, remoteFrames } from './debugger.js';
 import { core } from './wasm.js';
 
 const RESTRICTED = [
@@ -121,11 +121,32 @@ export async function reveal(tabId, element) {
   if (!how) throw new Error('the page did not answer while scrolling an element into view');
 }
 
-/** Waits for the page to react to input; a navigation that drops the content script counts as settled. */
+/**
+ * Waits for the page to react to input: the DOM quiet, a navigation loaded, the network idle,
+ * each capped so a busy page cannot stall a run.
+ */
 export async function settle(tabId) {
   try {
     await inPage(tabId, 'settle', { quietMs: 150, maxMs: 3000 });
   } catch {
-    await new Promise((r) => setTimeout(r, 500));
+    // A navigation dropped the content script: the load wait below covers it.
   }
+  await tabLoaded(tabId, 10_000);
+  await networkIdle(tabId, { quietMs: 400, maxMs: 5000 }).catch(() => {});
+}
+
+/** Resolves once the tab is no longer loading, or after `maxMs`. */
+export function tabLoaded(tabId, maxMs) {
+  return new Promise((resolve) => {
+    let timer = null;
+    const done = () => {
+      clearTimeout(timer);
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      resolve();
+    };
+    const onUpdated = (id, change) => id === tabId && change.status === 'complete' && done();
+    chrome.tabs.onUpdated.addListener(onUpdated);
+    timer = setTimeout(done, maxMs);
+    chrome.tabs.get(tabId).then((t) => t.status !== 'loading' && done(), done);
+  });
 }

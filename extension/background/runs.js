@@ -1,7 +1,7 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { cdp, detach } from './debugger.js';
-import { assertUsable, capture, extract, reveal, settle } from './page.js';
+import { assertUsable, capture, extract, reveal, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -64,6 +64,11 @@ function throttle(fn, ms) {
   };
 }
 
+// A tab opened by the tab a run is acting on (a target=_blank link, window.open).
+chrome.tabs.onCreated.addListener((tab) => {
+  for (const entry of active.values()) if (tab.openerTabId === entry.tabId) entry.opened = tab.id;
+});
+
 export async function listRuns() {
   await saving;
   return loadRuns();
@@ -84,22 +89,45 @@ export async function startRun(tabId, request, opts = {}) {
   const wasm = await core();
   const id = crypto.randomUUID();
   const controller = new AbortController();
-  const entry = { controller, tabId, latest: null };
+  // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
+  const entry = { controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, latest: null };
   active.set(id, entry);
   updateKeepAlive();
 
   const host = {
     async observe() {
       // Elements first, then the capture: markers are drawn from this extraction.
-      const extraction = await extract(tabId, { viewportOnly: false });
-      const shot = options.includeScreenshot === false ? null : await capture(tabId);
+      const extraction = await extract(entry.tabId, { viewportOnly: false });
+      const shot = options.includeScreenshot === false ? null : await capture(entry.tabId);
       return { capture: shot, extraction };
     },
     async dispatch(commands) {
-      for (const { method, params } of commands) await cdp(tabId, method, params);
+      entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
+      entry.opened = null;
+      for (const { method, params } of commands) await cdp(entry.tabId, method, params);
     },
-    settle: () => settle(tabId),
-    reveal: (element) => reveal(tabId, element),
+    /** Waits for the page; says when the action navigated or opened a tab the run now follows. */
+    async settle() {
+      await settle(entry.tabId);
+      if (entry.opened != null) {
+        const next = entry.opened;
+        entry.opened = null;
+        await tabLoaded(next, 10_000);
+        const opened = await assertUsable(next).catch(() => null);
+        if (opened) {
+          entry.tabId = next;
+          entry.tabs.add(next);
+          await chrome.tabs.update(next, { active: true }).catch(() => {});
+          await settle(next);
+          entry.title = (await chrome.tabs.get(next)).title;
+          return `followed the new tab it opened: ${opened.url}`;
+        }
+      }
+      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
+      if (now) entry.title = now.title;
+      return now && entry.urlBefore && now.url !== entry.urlBefore ? `the page navigated to ${now.url}` : null;
+    },
+    reveal: (element) => reveal(entry.tabId, element),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The question is on the run record (reported just before); the panel answers with answerRun.
     // opts.interactive === false: nobody will answer, the run ends saying what was asked.
@@ -112,8 +140,8 @@ export async function startRun(tabId, request, opts = {}) {
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     report(run) {
-      run.tabId = tabId;
-      run.title = tab.title;
+      run.tabId = entry.tabId;
+      run.title = entry.title;
       entry.latest = run;
       saveRun(run);
       broadcast(run);
@@ -126,8 +154,8 @@ export async function startRun(tabId, request, opts = {}) {
   const done = work
     .catch((e) => failedRecord(entry, id, typeof request === 'string' ? request : String(request?.type), tab, e))
     .then(async (run) => {
-      run.tabId = tabId;
-      run.title = tab.title;
+      run.tabId = entry.tabId;
+      run.title = entry.title;
       await saveRun(run);
       broadcast(run);
       return run;
@@ -135,7 +163,7 @@ export async function startRun(tabId, request, opts = {}) {
     .finally(async () => {
       active.delete(id);
       updateKeepAlive();
-      if (![...active.values()].some((r) => r.tabId === tabId)) await detach(tabId);
+      for (const t of entry.tabs) if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
     });
   return { runId: id, done };
 }

@@ -189,3 +189,24 @@ test('ask_user: the panel shows the question and the answer continues the run', 
   assert.ok(await panel.isHidden('#question-form'));
   await panel.close();
 });
+
+test('after an action the run waits for the network, and follows navigations and new tabs', async () => {
+  mock.script(names(/Fetch prices/));
+  const fetched = await browser.sw.evaluate(([id]) => self.sightline.ai(id, { type: 'aiTap', locate: 'Fetch prices' }), [tabId]);
+  assert.equal(fetched.status, 'succeeded', fetched.error);
+  // No DOM change for 1.2 s after the click: the DOM-quiet wait alone would have returned.
+  assert.equal((await state()).fetched, 'slow answer after 1200 ms');
+
+  mock.script(names(/Open the todo list in a new tab/));
+  const opened = await browser.sw.evaluate(([id]) => self.sightline.ai(id, { type: 'aiTap', locate: 'the new-tab link' }), [tabId]);
+  assert.equal(opened.status, 'succeeded', opened.error);
+  assert.match(opened.steps[1].note, /followed the new tab it opened: .*todo\.html\?from=actions/);
+  assert.notEqual(opened.tabId, tabId, 'the record names the tab the run moved to');
+
+  mock.script(names(/Go to the todo list/));
+  const went = await browser.sw.evaluate(([id]) => self.sightline.ai(id, { type: 'aiTap', locate: 'the todo list link' }), [tabId]);
+  assert.equal(went.status, 'succeeded', went.error);
+  assert.match(went.steps[1].note, /the page navigated to .*todo\.html\?same=1/);
+  await page.waitForURL(/todo\.html\?same=1/);
+  for (const p of browser.context.pages()) if (/from=actions/.test(p.url())) await p.close();
+});

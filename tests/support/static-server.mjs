@@ -57,6 +57,13 @@ export async function startStaticServer({ root = DEFAULT_ROOT, port = 0 } = {}) 
       return reply(403, 'forbidden');
     }
 
+    // /slow?ms=N answers after N ms: pages that fetch, for waits on network idle.
+    if (pathname === '/slow') {
+      const ms = Math.min(Number(new URL(req.url, 'http://x').searchParams.get('ms')) || 1000, 10_000);
+      const timer = setTimeout(() => reply(200, `slow answer after ${ms} ms`, { 'Cache-Control': 'no-store' }), ms);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
     const headers = { 'Cache-Control': 'no-store' };
     if (pathname === STRICT_PREFIX || pathname.startsWith(STRICT_PREFIX + '/')) {
       pathname = pathname.slice(STRICT_PREFIX.length) || '/';

@@ -32,8 +32,10 @@ pub struct PageError(pub String);
 pub trait Browser {
     async fn observe(&mut self) -> Result<Observation, PageError>;
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
-    /// Waits until the page has reacted to input (DOM quiet, capped).
-    async fn settle(&mut self) -> Result<(), PageError>;
+    /// Waits until the page has reacted to input: DOM quiet, a navigation loaded, the
+    /// network idle (each capped). Returns what happened worth noting (a navigation, a new
+    /// tab followed).
+    async fn settle(&mut self) -> Result<Option<String>, PageError>;
     /// Scrolls the page (and any scrolling ancestors) until the element is in view.
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
     /// Lets time pass (polling waits).
@@ -228,7 +230,8 @@ async fn drive<B: Browser, M: ModelClient>(
             let result = match commands {
                 Ok(cmds) => {
                     browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
-                    browser.settle().await.map_err(|e| e.to_string())?;
+                    let happened = browser.settle().await.map_err(|e| e.to_string())?;
+                    note = join_notes(note, happened);
                     Ok(())
                 }
                 Err(e) => Err(e.to_string()),
@@ -345,6 +348,13 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
         note: (!notes.is_empty()).then(|| notes.join("; ")),
     };
     Ok(Some((reply.parser_text(), step)))
+}
+
+pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The same action aimed at element `n` (its number after the page was read again).

@@ -418,6 +418,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         }
         .await
         .map_err(|e| e.to_string());
+        let note = result.as_ref().ok().cloned().flatten();
+        let result = result.map(|_| ());
         self.push(Step {
             kind: StepKind::Action,
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
@@ -428,7 +430,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             started_ms: started,
             duration_ms: self.browser.now_ms() - started,
             usage: None,
-            note: None,
+            note,
         });
         result
     }

@@ -65,9 +65,9 @@ impl Browser for FakeTodoPage {
         self.dispatched.extend_from_slice(commands);
         Ok(())
     }
-    async fn settle(&mut self) -> Result<(), PageError> {
+    async fn settle(&mut self) -> Result<Option<String>, PageError> {
         self.clock += 5.0;
-        Ok(())
+        Ok(None)
     }
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
         self.reveals += 1;

@@ -20,7 +20,8 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn dispatch(this: &Host, commands: JsValue) -> Result<JsValue, JsValue>;
 
-    /// Resolves once the page's DOM has been quiet briefly (capped).
+    /// Resolves once the page has reacted (DOM quiet, load, network idle; capped), to a note
+    /// about what happened (a navigation, a new tab followed) or nothing.
     #[wasm_bindgen(method, catch)]
     async fn settle(this: &Host) -> Result<JsValue, JsValue>;
 
@@ -70,8 +71,8 @@ impl Browser for HostBrowser {
         self.host.dispatch(js).await.map(|_| ()).map_err(page_error)
     }
 
-    async fn settle(&mut self) -> Result<(), PageError> {
-        self.host.settle().await.map(|_| ()).map_err(page_error)
+    async fn settle(&mut self) -> Result<Option<String>, PageError> {
+        self.host.settle().await.map(|v| v.as_string()).map_err(page_error)
     }
 
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
