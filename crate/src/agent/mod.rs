@@ -209,8 +209,15 @@ async fn drive<B: Browser, M: ModelClient>(
                 done_here.push(format!("asked the person \"{q}\"; they answered \"{answer}\""));
                 continue;
             }
-            let target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
+            let mut target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
             let mut note = None;
+            // A grounding model's point snaps to the control under it, when there is one: the
+            // click lands on its visible middle and the record names the element (XPath and all).
+            let snapped = snap_to_control(action, &observation.extraction);
+            if let Some((_, e)) = &snapped {
+                target = Some(TargetInfo::of(e));
+            }
+            let action = snapped.as_ref().map_or(action, |(a, _)| a);
             let mut commands = commands_for(action, &observation.extraction);
             // A target out of view (scrolled away, or clipped) is scrolled into view first.
             if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) =
@@ -355,6 +362,22 @@ pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String>
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
     }
+}
+
+/// A point action moved to the middle of the control (button, field, link, image) under it.
+fn snap_to_control(action: &PlannedAction, page: &Extraction) -> Option<(PlannedAction, crate::describe::Element)> {
+    use crate::describe::ElementKind;
+    let (x, y) = match action {
+        PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } => (*x, *y),
+        _ => return None,
+    };
+    let e = tasks::element_at((x, y), &page.elements).filter(|e| matches!(e.kind, ElementKind::Button | ElementKind::FormItem | ElementKind::Anchor | ElementKind::Img))?;
+    let (cx, cy) = crate::action::element_point(e, page)?;
+    let moved = match action {
+        PlannedAction::TapAt { button, clicks, .. } => PlannedAction::TapAt { x: cx, y: cy, button: *button, clicks: *clicks },
+        _ => PlannedAction::HoverAt { x: cx, y: cy },
+    };
+    Some((moved, e.clone()))
 }
 
 /// The same action aimed at element `n` (its number after the page was read again).

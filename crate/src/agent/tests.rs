@@ -325,6 +325,19 @@ fn a_loop_is_nudged_once_then_stopped() {
     assert!(model.user_text(2).contains("you did exactly this last round too"));
 }
 
+#[test]
+fn a_grounding_point_snaps_to_the_control_under_it() {
+    let mut page = FakeTodoPage::new();
+    // 1280×800 → UI-TARS 1.5's smart resize is 1288×812; (131, 107) there is near the input's corner.
+    let model = ScriptedModel::new(vec![Ok("Thought: the box.\nAction: click(start_box='(131,107)')"), Ok("Thought: done.\nAction: finished(content='ok')")]);
+    let c = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+    let run = block_on(run_instruction("r".into(), "click the box", &RunOptions::default(), &c, &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(run.steps[1].target.as_ref().unwrap().summary, "input \"What needs to be done?\"");
+    let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
+    assert_eq!((press.params["x"].as_f64(), press.params["y"].as_f64()), (Some(300.0), Some(120.0)), "the input's middle");
+}
+
 mod tasks {
     use super::*;
     use crate::agent::tasks::{run_task, Task};
