@@ -93,21 +93,30 @@ function delayUnlessClosed(res, ms) {
   });
 }
 
-async function answerCompletion(res, reply, body) {
+/**
+ * What both wires answer alike: a delay, a verbatim body (garbage or truncated JSON for the
+ * client), an error in the wire's own shape. True when the reply was answered here.
+ */
+async function answeredAlike(res, reply, errorBody) {
   if (reply.delayMs) await delayUnlessClosed(res, reply.delayMs);
-  if (res.destroyed) return;
+  if (res.destroyed) return true;
   const status = reply.status ?? 200;
-  const extraHeaders = reply.headers ?? {};
-
-  // Verbatim body: lets tests feed garbage / truncated JSON to the client.
+  const headers = reply.headers ?? {};
   if (reply.rawBody !== undefined) {
-    send(res, status, String(reply.rawBody), extraHeaders);
-    return;
+    send(res, status, String(reply.rawBody), headers);
+    return true;
   }
   if (reply.error !== undefined) {
-    send(res, status === 200 ? 500 : status, openAiError(String(reply.error)), extraHeaders);
-    return;
+    send(res, status === 200 ? 500 : status, errorBody(String(reply.error)), headers);
+    return true;
   }
+  return false;
+}
+
+async function answerCompletion(res, reply, body) {
+  if (await answeredAlike(res, reply, (m) => openAiError(m))) return;
+  const status = reply.status ?? 200;
+  const extraHeaders = reply.headers ?? {};
 
   const content = String(reply.content ?? '');
   // [{name, arguments}] answered in the API's tool-calling field (arguments as JSON text).
@@ -179,18 +188,9 @@ async function answerCompletion(res, reply, body) {
 
 /** Anthropic Messages: the same scripted replies, in its JSON or its named stream events. */
 async function answerMessages(res, reply, body) {
-  if (reply.delayMs) await delayUnlessClosed(res, reply.delayMs);
-  if (res.destroyed) return;
+  if (await answeredAlike(res, reply, (message) => ({ type: 'error', error: { type: 'api_error', message } }))) return;
   const status = reply.status ?? 200;
   const extraHeaders = reply.headers ?? {};
-  if (reply.rawBody !== undefined) {
-    send(res, status, String(reply.rawBody), extraHeaders);
-    return;
-  }
-  if (reply.error !== undefined) {
-    send(res, status === 200 ? 500 : status, { type: 'error', error: { type: 'api_error', message: String(reply.error) } }, extraHeaders);
-    return;
-  }
   const content = String(reply.content ?? '');
   const tools = (reply.toolCalls ?? []).map((c, i) => ({ type: 'tool_use', id: `toolu_${i}`, name: c.name, input: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : (c.arguments ?? {}) }));
   const system = typeof body?.system === 'string' ? body.system : '';
