@@ -6,6 +6,7 @@ import { getSettings } from './settings.js';
 import { core } from './wasm.js';
 
 const STORE_KEY = 'runs';
+const CACHE_KEY = 'cache';
 const KEEP_RUNS = 50;
 const active = new Map(); // run id → { controller, tabId, latest }
 let keepAlive = null;
@@ -69,6 +70,24 @@ chrome.tabs.onCreated.addListener((tab) => {
   for (const entry of active.values()) if (tab.openerTabId === entry.tabId) entry.opened = tab.id;
 });
 
+/** The locate and plan cache: survives restarts; exported and imported as JSON. */
+export async function loadCache() {
+  const { [CACHE_KEY]: cache = [] } = await chrome.storage.local.get(CACHE_KEY);
+  return cache;
+}
+
+let cacheSaving = Promise.resolve();
+/** Applies `change(cache, core)` → new cache, one change at a time. */
+export function updateCache(change) {
+  const next = cacheSaving.then(async () => {
+    const updated = await change(await loadCache(), await core());
+    await chrome.storage.local.set({ [CACHE_KEY]: updated });
+    return updated;
+  });
+  cacheSaving = next.catch((e) => console.error('updating the cache failed', e));
+  return next;
+}
+
 export async function listRuns() {
   await saving;
   return loadRuns();
@@ -86,6 +105,8 @@ export async function startRun(tabId, request, opts = {}) {
   const model = { ...settings.model, ...opts.model };
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot']) };
   if (settings.prices) options.prices = settings.prices;
+  options.useCache = opts.useCache ?? settings.run.useCache ?? true;
+  if (options.useCache) options.cache = await loadCache();
   const wasm = await core();
   const id = crypto.randomUUID();
   const controller = new AbortController();
@@ -137,6 +158,7 @@ export async function startRun(tabId, request, opts = {}) {
     })),
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
+    remember: (entry) => updateCache((cache, wasm) => wasm.cachePut(cache, entry)),
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     report(run) {

@@ -2,7 +2,7 @@
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
 import { capture, extract, extractViaCdp, overlay, restrictedReason, screenshot } from './page.js';
-import { answerRun, closeOrphanedRuns, listRuns, startRun, stopRun } from './runs.js';
+import { answerRun, closeOrphanedRuns, listRuns, loadCache, startRun, stopRun, updateCache } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -37,6 +37,19 @@ self.sightline = {
   /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
   answer: (runId, text) => answerRun(runId, text),
   runs: () => listRuns(),
+  /** The cache of located elements and replayable plans, as JSON text. */
+  exportCache: async () => JSON.stringify(await loadCache(), null, 1),
+  /** Merges exported JSON into the cache; throws saying what is wrong with it. Resolves to the entry count. */
+  async importCache(json) {
+    let parsed;
+    try {
+      parsed = JSON.parse(String(json));
+    } catch (e) {
+      throw new Error(`not a Sightline cache export: ${e.message}`);
+    }
+    return (await updateCache((cache, wasm) => wasm.cacheImport(cache, parsed))).length;
+  },
+  clearCache: async () => (await updateCache(() => [])).length,
   getSettings,
   setSettings,
   ready: () => core().then(() => true),
@@ -81,6 +94,10 @@ const handlers = {
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),
   answer: ({ runId, text }) => ({ answered: answerRun(runId, text) }),
+  cacheInfo: async () => ({ entries: (await loadCache()).length }),
+  exportCache: async () => ({ json: await self.sightline.exportCache() }),
+  importCache: async ({ json }) => ({ entries: await self.sightline.importCache(json) }),
+  clearCache: async () => ({ entries: await self.sightline.clearCache() }),
   runs: async () => ({ runs: await listRuns() }),
   async target({ tabId }) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);

@@ -8,7 +8,7 @@ export const DEFAULT_SETTINGS = {
     provider: 'custom', baseUrl: '', apiKey: '', model: '', family: 'generic', stream: false,
     temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
   },
-  run: { maxRounds: 10, includeScreenshot: true },
+  run: { maxRounds: 10, includeScreenshot: true, useCache: true },
   prices: null,
 };
 

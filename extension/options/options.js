@@ -39,6 +39,8 @@ async function load() {
   $('apiKey').value = '';
   $('maxRounds').value = run.maxRounds;
   $('includeScreenshot').checked = !!run.includeScreenshot;
+  $('useCache').checked = run.useCache !== false;
+  await showCache();
   $('prices').value = (await send('priceText', { prices })).text;
   showPresetHelp();
 }
@@ -84,7 +86,7 @@ $('settings').addEventListener('submit', async (e) => {
   }
   await setSettings({
     model: formModel(),
-    run: { maxRounds: Number($('maxRounds').value), includeScreenshot: $('includeScreenshot').checked },
+    run: { maxRounds: Number($('maxRounds').value), includeScreenshot: $('includeScreenshot').checked, useCache: $('useCache').checked },
     prices,
   });
   await load();
@@ -111,6 +113,37 @@ $('check').addEventListener('click', async () => {
 
 $('resetPrices').addEventListener('click', async () => {
   $('prices').value = (await send('priceText', { prices: null })).text;
+});
+
+async function showCache(note = '') {
+  const { entries } = await send('cacheInfo');
+  $('cacheInfo').textContent = `${entries} cached ${entries === 1 ? 'entry' : 'entries'}${note ? ` — ${note}` : ''}`;
+}
+
+$('exportCache').addEventListener('click', async () => {
+  const { json } = await send('exportCache');
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+  a.download = 'sightline-cache.json';
+  a.click();
+  URL.revokeObjectURL(a.href);
+});
+
+$('importCache').addEventListener('change', async (e) => {
+  const file = e.target.files?.[0];
+  if (!file) return;
+  try {
+    await send('importCache', { json: await file.text() });
+    await showCache(`imported ${file.name}`);
+  } catch (err) {
+    await showCache(err.message);
+  }
+  e.target.value = '';
+});
+
+$('clearCache').addEventListener('click', async () => {
+  await send('clearCache');
+  await showCache('cleared');
 });
 
 $('clearKey').addEventListener('click', async () => {

@@ -210,3 +210,37 @@ test('after an action the run waits for the network, and follows navigations and
   await page.waitForURL(/todo\.html\?same=1/);
   for (const p of browser.context.pages()) if (/from=actions/.test(p.url())) await p.close();
 });
+
+test('the cache: a repeated task and a repeated instruction reach the model zero times; export and import', async () => {
+  await browser.sw.evaluate(() => self.sightline.clearCache());
+  mock.script(names(/Count taps/));
+  await call('aiTap', 'the Count taps button');
+  assert.equal(mock.requests.length, 1);
+  await call('aiTap', 'the  count taps button'); // case and spacing do not matter
+  assert.equal(mock.requests.length, 1, 'the second tap came from the cache');
+  assert.equal((await state()).taps, '2');
+
+  // A plan: type a name, replayed on a fresh load of the page.
+  mock.script((body) => {
+    const line = userMessage(body).text.split('\n').find((l) => /^\s*\[\d+\] input/.test(l));
+    return JSON.stringify({ thought: 'type', actions: [{ type: 'Input', target: Number(line.match(/\[(\d+)\]/)[1]), value: 'Grace' }], done: true });
+  });
+  const first = await browser.sw.evaluate(([id]) => self.sightline.act(id, 'type Grace into the name field'), [tabId]);
+  assert.equal(first.status, 'succeeded', first.error);
+  await page.reload();
+  await page.waitForFunction(() => window.fixture);
+  const replay = await browser.sw.evaluate(([id]) => self.sightline.act(id, 'type Grace into the name field'), [tabId]);
+  assert.equal(replay.status, 'succeeded', replay.error);
+  assert.equal(replay.modelCalls, 0);
+  assert.equal((await state()).name, 'Grace');
+  assert.equal(mock.requests.length, 2);
+
+  // Export, clear, import: the cache comes back whole; a bad file is refused readably.
+  const json = await browser.sw.evaluate(() => self.sightline.exportCache());
+  assert.equal(JSON.parse(json).length, 2);
+  assert.equal(await browser.sw.evaluate(() => self.sightline.clearCache()), 0);
+  assert.equal(await browser.sw.evaluate((j) => self.sightline.importCache(j), json), 2);
+  await assert.rejects(browser.sw.evaluate(() => self.sightline.importCache('{"hello": 1}')), /not a Sightline cache export/);
+  await call('aiTap', 'the Count taps button');
+  assert.equal(mock.requests.length, 2, 'the imported entry is used');
+});

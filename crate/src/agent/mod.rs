@@ -3,6 +3,7 @@
 //! The page is behind [`Browser`] (the service worker implements it with chrome.debugger and
 //! the content script) and the model behind [`ModelClient`], so the loop is tested on the host.
 
+pub mod cache;
 pub mod record;
 pub mod tasks;
 
@@ -11,6 +12,7 @@ use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
 use crate::parse::{parse_reply, PlannedAction};
 use crate::prompt::{plan_messages, Memory, Turn};
+use cache::{Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, Capture, ImageOptions};
 use serde::{Deserialize, Serialize};
@@ -47,6 +49,8 @@ pub trait Browser {
     fn stop_requested(&self) -> bool;
     /// Called whenever the run record changes, for live display and persistence.
     fn report(&mut self, run: &Run);
+    /// Keeps a cache entry (replacing one with the same key) for later runs.
+    fn remember(&mut self, entry: &CacheEntry);
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -65,6 +69,10 @@ pub struct RunOptions {
     pub keep_screenshots: usize,
     /// Estimated tokens the rounds so far may take in a prompt; the oldest go first.
     pub history_tokens: u64,
+    /// Use what earlier runs found (and keep what this one finds) instead of asking again.
+    pub use_cache: bool,
+    /// The cache entries the host has (usually those of this page).
+    pub cache: Cache,
 }
 
 impl Default for RunOptions {
@@ -78,6 +86,8 @@ impl Default for RunOptions {
             prices: PriceTable::default(),
             keep_screenshots: memory.keep_screenshots,
             history_tokens: memory.history_tokens,
+            use_cache: true,
+            cache: Cache::default(),
         }
     }
 }
@@ -92,8 +102,98 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
 ) -> Run {
     let mut run = Run::new(id, instruction, browser.now_ms());
     browser.report(&run);
-    let outcome = drive(&mut run, instruction, options, config, browser, model).await;
+    let mut rounds = Rounds::default();
+    let outcome = drive(&mut run, instruction, options, config, browser, model, &mut rounds).await;
+    // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
+    if options.use_cache && outcome == Ok(RunStatus::Succeeded) && rounds.storable && rounds.changed && !rounds.kept.is_empty() {
+        browser.remember(&CacheEntry::Plan {
+            page: cache::page_key(&run.url),
+            prompt: cache::prompt_key(instruction),
+            rounds: rounds.kept,
+            updated_ms: browser.now_ms(),
+        });
+    }
     conclude(run, outcome, browser)
+}
+
+enum PlanRound {
+    Planned { plan: crate::parse::Plan, content: String, seen: Option<String>, step: Step },
+    /// The reply could not be read; its step is recorded as failed.
+    Unreadable { error: crate::parse::ParseError, content: String, seen: Option<String> },
+    Stopped,
+}
+
+/// Asks the model for the next round's plan.
+#[allow(clippy::too_many_arguments)]
+async fn plan_round<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    instruction: &str,
+    history: &[Turn],
+    observation: &Observation,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+    memory: &Memory,
+) -> Result<PlanRound, String> {
+    let (image, image_note) = model_image(observation, options, config);
+    let messages = plan_messages(config.family, instruction, history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()), memory);
+    // Grounding models look back at recent screens; the others never need them again.
+    let seen = image.as_ref().filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
+    let Some((content, mut step)) = ask_model(run, options, config, browser, model, &messages, image_note).await? else {
+        return Ok(PlanRound::Stopped);
+    };
+    match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
+        Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
+        Err(error) => {
+            step.status = StepStatus::Failed;
+            step.error = Some(format!("could not read the model's reply: {error}"));
+            run.steps.push(step);
+            browser.report(run);
+            Ok(PlanRound::Unreadable { error, content, seen })
+        }
+    }
+}
+
+/// The rounds of a run as the cache keeps them.
+struct Rounds {
+    kept: Vec<CachedRound>,
+    /// False once a round did something a replay could not repeat faithfully (asked the
+    /// person, clicked a point on no element).
+    storable: bool,
+    /// The model planned at least one round, or a cached target had moved.
+    changed: bool,
+}
+
+impl Default for Rounds {
+    fn default() -> Self {
+        Rounds { kept: Vec::new(), storable: true, changed: false }
+    }
+}
+
+/// A cached round aimed at the page as it is now, or `None` when any target is gone.
+fn replay_round(round: &CachedRound, page: &Extraction) -> Option<(Vec<PlannedAction>, bool)> {
+    let mut moved_any = false;
+    let actions = round
+        .actions
+        .iter()
+        .map(|c| match &c.target {
+            None => Some(c.action.clone()),
+            Some(key) => {
+                let (e, moved) = key.resolve(page)?;
+                moved_any |= moved;
+                match &c.action {
+                    PlannedAction::TapAt { button, clicks, .. } => {
+                        let (x, y) = crate::action::element_point(e, page)?;
+                        Some(PlannedAction::TapAt { x, y, button: *button, clicks: *clicks })
+                    }
+                    PlannedAction::HoverAt { .. } => crate::action::element_point(e, page).map(|(x, y)| PlannedAction::HoverAt { x, y }),
+                    other => Some(retarget(other, e.index)),
+                }
+            }
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((actions, moved_any))
 }
 
 /// Ends a run with the outcome of its work and reports it one last time.
@@ -117,6 +217,7 @@ async fn drive<B: Browser, M: ModelClient>(
     config: &ModelConfig,
     browser: &mut B,
     model: &M,
+    rounds: &mut Rounds,
 ) -> Result<RunStatus, String> {
     config.validate().map_err(|e| e.to_string())?;
     if instruction.trim().is_empty() {
@@ -131,35 +232,53 @@ async fn drive<B: Browser, M: ModelClient>(
     let mut last_round: Option<String> = None;
     let mut repeats = 0;
 
-    for _round in 0..options.max_rounds {
+    // Replaying a cached plan while every target still resolves; the model takes over at the first miss.
+    let cached: Vec<CachedRound> = if options.use_cache { options.cache.plan(&run.url, instruction).map(<[_]>::to_vec).unwrap_or_default() } else { Vec::new() };
+    let mut replaying = !cached.is_empty();
+
+    for round in 0..options.max_rounds {
         if browser.stop_requested() {
             return Ok(RunStatus::Stopped);
         }
-        let (image, image_note) = model_image(&observation, options, config);
-        let messages = plan_messages(config.family, instruction, &history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()), &memory);
-        // Grounding models look back at recent screens; the others never need them again.
-        let seen = image.as_ref().filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
-        let Some((content, mut plan_step)) = ask_model(run, options, config, browser, model, &messages, image_note).await? else {
-            return Ok(RunStatus::Stopped);
-        };
-        let plan = match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
-            Ok(plan) => plan,
-            Err(e) => {
-                plan_step.status = StepStatus::Failed;
-                plan_step.error = Some(format!("could not read the model's reply: {e}"));
-                run.steps.push(plan_step);
-                browser.report(run);
-                failures += 1;
-                if failures > options.max_failures {
-                    return Err(format!("the model's reply could not be read {failures} times in a row; last problem: {e}"));
+        let from_cache = if replaying { cached.get(round as usize).and_then(|r| replay_round(r, &observation.extraction).map(|a| (a, r.done))) } else { None };
+        replaying = from_cache.is_some();
+        let (plan, content, seen, mut plan_step) = match from_cache {
+            Some(((actions, moved), done)) => {
+                rounds.changed |= moved;
+                let started = browser.now_ms();
+                let step = Step {
+                    kind: StepKind::Plan,
+                    status: StepStatus::Ok,
+                    thought: String::new(),
+                    action: String::new(),
+                    target: None,
+                    error: None,
+                    started_ms: started,
+                    duration_ms: 0.0,
+                    usage: None,
+                    note: Some(format!("from the cache: no model call{}", if moved { "; a target had moved and was found again" } else { "" })),
+                };
+                (crate::parse::Plan { thought: String::new(), actions, done, error: None }, String::new(), None, step)
+            }
+            None => {
+                rounds.changed = true;
+                match plan_round(run, instruction, &history, &observation, options, config, browser, model, &memory).await? {
+                    PlanRound::Stopped => return Ok(RunStatus::Stopped),
+                    PlanRound::Planned { plan, content, seen, step } => (plan, content, seen, step),
+                    PlanRound::Unreadable { error, content, seen } => {
+                        failures += 1;
+                        if failures > options.max_failures {
+                            return Err(format!("the model's reply could not be read {failures} times in a row; last problem: {error}"));
+                        }
+                        history.push(Turn {
+                            actions: vec!["(no action)".into()],
+                            outcome: format!("your reply was rejected ({error}); answer in the format described"),
+                            reply: content,
+                            screenshot: seen,
+                        });
+                        continue;
+                    }
                 }
-                history.push(Turn {
-                    actions: vec!["(no action)".into()],
-                    outcome: format!("your reply was rejected ({e}); answer in the format described"),
-                    reply: content.clone(),
-                    screenshot: seen,
-                });
-                continue;
             }
         };
         plan_step.thought = plan.thought.clone();
@@ -169,9 +288,13 @@ async fn drive<B: Browser, M: ModelClient>(
         if plan.actions.is_empty() {
             return match plan.error {
                 Some(reason) => Err(format!("the model could not carry out the instruction: {reason}")),
-                None => Ok(RunStatus::Succeeded),
+                None => {
+                    rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
+                    Ok(RunStatus::Succeeded)
+                }
             };
         }
+        let mut kept_actions = Vec::new();
 
         let mut done_here = Vec::new();
         let mut action_failed = None;
@@ -187,6 +310,7 @@ async fn drive<B: Browser, M: ModelClient>(
                 let q = if question.trim().is_empty() { plan_thought_or(&run.steps) } else { question.clone() };
                 let started = browser.now_ms();
                 run.question = Some(q.clone());
+                rounds.storable = false; // the answer may differ next time
                 browser.report(run);
                 let answer = browser.ask_user(&q).await.map_err(|e| e.to_string())?;
                 run.question = None;
@@ -209,14 +333,15 @@ async fn drive<B: Browser, M: ModelClient>(
                 done_here.push(format!("asked the person \"{q}\"; they answered \"{answer}\""));
                 continue;
             }
-            let mut target = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).map(TargetInfo::of);
+            let mut target_element = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).cloned();
             let mut note = None;
             // A grounding model's point snaps to the control under it, when there is one: the
             // click lands on its visible middle and the record names the element (XPath and all).
             let snapped = snap_to_control(action, &observation.extraction);
             if let Some((_, e)) = &snapped {
-                target = Some(TargetInfo::of(e));
+                target_element = Some(e.clone());
             }
+            let target = target_element.as_ref().map(TargetInfo::of);
             let action = snapped.as_ref().map_or(action, |(a, _)| a);
             let mut commands = commands_for(action, &observation.extraction);
             // A target out of view (scrolled away, or clipped) is scrolled into view first.
@@ -256,6 +381,12 @@ async fn drive<B: Browser, M: ModelClient>(
                 note,
             });
             browser.report(run);
+            if result.is_ok() {
+                if matches!(action, PlannedAction::TapAt { .. } | PlannedAction::HoverAt { .. } | PlannedAction::DragAt { .. } | PlannedAction::ScrollAt { .. }) && target_element.is_none() {
+                    rounds.storable = false; // a bare point: nothing to verify on replay
+                }
+                kept_actions.push(CachedAction { action: action.clone(), target: target_element.as_ref().map(ElementKey::of) });
+            }
             match result {
                 Ok(()) => done_here.push(label),
                 Err(e) => {
@@ -278,6 +409,7 @@ async fn drive<B: Browser, M: ModelClient>(
             outcome = format!("{fail}; {outcome}");
         } else {
             failures = 0;
+            rounds.kept.push(CachedRound { actions: std::mem::take(&mut kept_actions), done: plan.done });
             if plan.done {
                 return Ok(RunStatus::Succeeded);
             }

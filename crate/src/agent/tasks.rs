@@ -3,6 +3,7 @@
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use super::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::{ask_model, conclude, model_image, Browser, Observation, RunOptions};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand, InputMode};
 use crate::describe::{Element, ElementKind};
@@ -352,6 +353,12 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// are scrolled into view first.
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), String> {
         let label = format!("Locate \u{201c}{}\u{201d}", what.trim());
+        if let Some(found) = self.from_cache(what, &obs, &label) {
+            return match found {
+                Found { element: Some(e), .. } if element_point(&e, &obs.extraction).is_none() => self.reveal(e).await,
+                found => Ok((found, obs)),
+            };
+        }
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
         if self.config.family.grounds_on_image() {
             let plan = match parse_reply(self.config.family, &text, mapping.as_ref()) {
@@ -365,6 +372,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             };
             let element = element_at(point, &obs.extraction.elements).cloned();
             step.target = element.as_ref().map(TargetInfo::of);
+            if let Some(e) = &element {
+                self.keep(what, e, &obs);
+            }
             step.note = Some(format!("pointed at ({:.0}, {:.0})", point.0, point.1));
             self.push(step);
             // A point is on screen by construction: it came from the screenshot.
@@ -387,10 +397,50 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         };
         step.target = Some(TargetInfo::of(&element));
         self.push(step);
+        self.keep(what, &element, &obs);
         if let Some(point) = element_point(&element, &obs.extraction) {
             return Ok((Found { point, element: Some(element) }, obs));
         }
         self.reveal(element).await
+    }
+
+    /// The element an earlier run located for this description, if it still matches.
+    fn from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+        if !self.options.use_cache {
+            return None;
+        }
+        let key = self.options.cache.locate(&obs.extraction.url, what)?;
+        let (element, moved) = key.resolve(&obs.extraction)?;
+        let element = element.clone();
+        if moved {
+            self.keep(what, &element, obs); // heal: it is found where it is now
+        }
+        let point = element_point(&element, &obs.extraction).unwrap_or_default();
+        let now = self.browser.now_ms();
+        self.push(Step {
+            kind: StepKind::Plan,
+            status: StepStatus::Ok,
+            thought: String::new(),
+            action: label.to_string(),
+            target: Some(TargetInfo::of(&element)),
+            error: None,
+            started_ms: now,
+            duration_ms: 0.0,
+            usage: None,
+            note: Some(format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" })),
+        });
+        Some(Found { point, element: Some(element) })
+    }
+
+    fn keep(&mut self, what: &str, element: &Element, obs: &Observation) {
+        if self.options.use_cache {
+            self.browser.remember(&CacheEntry::Locate {
+                page: page_key(&obs.extraction.url),
+                prompt: prompt_key(what),
+                element: ElementKey::of(element),
+                updated_ms: self.browser.now_ms(),
+            });
+        }
     }
 
     /// Scrolls an element into view and finds it again (by its stable id, else its XPath).

@@ -1,4 +1,5 @@
 use super::*;
+use crate::agent::cache;
 use crate::describe::{describe, DescribeOptions};
 use crate::geometry::Rect;
 use crate::model::{ChatMessage, ContentPart, ModelError, Usage};
@@ -22,6 +23,8 @@ struct FakeTodoPage {
     /// Answers the person gives, last first; and the questions they were asked.
     answers: Vec<String>,
     asked: Vec<String>,
+    /// What the run asked the host to keep.
+    cache: cache::Cache,
 }
 
 /// A 1280 × 800 white PNG, base64, as CDP would return it.
@@ -32,7 +35,7 @@ fn blank_capture() -> String {
 
 impl FakeTodoPage {
     fn new() -> Self {
-        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0, answers: vec![], asked: vec![] }
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0, answers: vec![], asked: vec![], cache: cache::Cache::default() }
     }
 }
 
@@ -89,6 +92,9 @@ impl Browser for FakeTodoPage {
     }
     fn report(&mut self, _run: &Run) {
         self.reports += 1;
+    }
+    fn remember(&mut self, entry: &cache::CacheEntry) {
+        self.cache.put(entry.clone());
     }
 }
 
@@ -452,5 +458,67 @@ mod tasks {
         let r = run(task(json!({"type":"aiTap","locate":"  "})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Failed);
         assert!(r.error.unwrap().contains("say which element"));
+    }
+}
+
+mod caching {
+    use super::*;
+    use crate::agent::cache::CacheEntry;
+    use crate::agent::tasks::{run_task, Task};
+
+    fn with_cache(cache: &cache::Cache) -> RunOptions {
+        RunOptions { cache: cache.clone(), ..Default::default() }
+    }
+
+    #[test]
+    fn a_cached_plan_replays_with_no_model_call() {
+        let mut first = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+        let run = block_on(run_instruction("a".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut first, &model));
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+        assert!(matches!(first.cache.0.as_slice(), [CacheEntry::Plan { rounds, .. }] if rounds.len() == 1 && rounds[0].done));
+
+        let mut again = FakeTodoPage::new();
+        let silent = ScriptedModel::new(vec![]);
+        let run = block_on(run_instruction("b".into(), "Add a todo 'buy milk'", &with_cache(&first.cache), &config(), &mut again, &silent));
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+        assert_eq!((run.model_calls, again.items.clone()), (0, vec!["buy milk".to_string()]));
+        assert!(run.steps[0].note.as_deref().unwrap().starts_with("from the cache"));
+        assert!(again.cache.0.is_empty(), "an unchanged replay rewrites nothing");
+    }
+
+    #[test]
+    fn a_stale_plan_falls_back_to_the_model_and_is_healed() {
+        let mut first = FakeTodoPage::new();
+        block_on(run_instruction("a".into(), "add a todo 'buy milk'", &RunOptions::default(), &config(), &mut first, &ScriptedModel::new(vec![Ok(ADD_MILK)])));
+        // The input's fingerprint no longer matches: its target cannot be verified.
+        let mut stale = first.cache.clone();
+        if let Some(CacheEntry::Plan { rounds, .. }) = stale.0.first_mut() {
+            rounds[0].actions[0].target.as_mut().unwrap().summary = "input \"Search\"".into();
+        }
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+        let run = block_on(run_instruction("b".into(), "add a todo 'buy milk'", &with_cache(&stale), &config(), &mut page, &model));
+        assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 1));
+        assert_eq!(page.cache, first.cache, "healed: the entry is what the model found again");
+    }
+
+    #[test]
+    fn a_located_element_is_reused_and_ask_user_plans_are_not_kept() {
+        let mut page = FakeTodoPage::new();
+        let tap = || serde_json::from_value::<Task>(serde_json::json!({"type": "aiTap", "locate": "the todo box"})).unwrap();
+        let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
+        block_on(run_task("a".into(), &tap(), &RunOptions::default(), &config(), &mut page, &model));
+        let mut page2 = FakeTodoPage::new();
+        let run = block_on(run_task("b".into(), &tap(), &with_cache(&page.cache), &config(), &mut page2, &ScriptedModel::new(vec![])));
+        assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 0));
+        assert!(page2.dispatched.iter().any(|c| c.params["type"] == "mousePressed"));
+
+        let mut asked = FakeTodoPage::new();
+        asked.answers = vec!["oat".into()];
+        let ask = r#"{"actions":[{"type":"AskUser","question":"which milk?"}],"done":false}"#;
+        let model = ScriptedModel::new(vec![Ok(ask), Ok(ADD_MILK)]);
+        block_on(run_instruction("c".into(), "add milk", &RunOptions::default(), &config(), &mut asked, &model));
+        assert!(asked.cache.0.is_empty(), "an answer may differ next time: not replayed");
     }
 }

@@ -295,3 +295,26 @@ pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
     let reply = client.complete(&config, &messages).await.map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&ModelCheck { reply: reply.parser_text(), usage: reply.usage, notes: reply.notes, ms: now_ms() - t0, endpoint: config.endpoint_url() })
 }
+
+/// The cache with `entry` added (replacing the entry with the same key; the oldest dropped
+/// past the limit). The worker keeps the result in chrome.storage.local.
+#[wasm_bindgen(js_name = cachePut)]
+pub fn cache_put(cache: JsValue, entry: JsValue) -> Result<JsValue, JsError> {
+    let mut cache: crate::agent::cache::Cache = options_or_default(cache, "the cache")?;
+    let entry: crate::agent::cache::CacheEntry = from_js(entry, "the cache entry").map_err(|e| JsError::new(&e))?;
+    cache.put(entry);
+    to_js(&cache)
+}
+
+/// Merges an exported cache (the parsed JSON) into `cache`; throws saying what is wrong with a
+/// bad file. (Parsed in JS: one deserializer for cache entries keeps the module small.)
+#[wasm_bindgen(js_name = cacheImport)]
+pub fn cache_import(cache: JsValue, imported: JsValue) -> Result<JsValue, JsError> {
+    let mut cache: crate::agent::cache::Cache = options_or_default(cache, "the cache")?;
+    let imported: crate::agent::cache::Cache =
+        from_js(imported, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
+    for entry in imported.0 {
+        cache.put(entry);
+    }
+    to_js(&cache)
+}

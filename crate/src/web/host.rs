@@ -45,6 +45,10 @@ extern "C" {
 
     #[wasm_bindgen(method)]
     fn report(this: &Host, run: JsValue);
+
+    /// Keeps a cache entry for later runs (chrome.storage.local).
+    #[wasm_bindgen(method)]
+    fn remember(this: &Host, entry: JsValue);
 }
 
 pub struct HostBrowser {
@@ -100,6 +104,12 @@ impl Browser for HostBrowser {
     fn report(&mut self, run: &Run) {
         if let Ok(js) = to_js(run) {
             self.host.report(js);
+        }
+    }
+
+    fn remember(&mut self, entry: &crate::agent::cache::CacheEntry) {
+        if let Ok(js) = to_js(entry) {
+            self.host.remember(js);
         }
     }
 }
