@@ -75,9 +75,9 @@ for (const [type, fields] of Object.entries(TASK_FIELDS)) {
     const task = { type };
     fields.forEach((f, i) => { task[f] = args[i]; });
     const extra = args[fields.length];
-    const { model, maxRounds, maxFailures, includeScreenshot, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
+    const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
     Object.assign(task, taskOptions);
-    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot });
+    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive });
     if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
     return run.result;
   };

@@ -24,7 +24,8 @@ beforeEach(() => mock.reset());
 
 async function configure(model = {}, extra = {}) {
   await browser.sw.evaluate(
-    ([m, e]) => self.sightline.setSettings({ model: m, ...e }),
+    // The model path is under test: no replays from the cache.
+    ([m, e]) => self.sightline.setSettings({ model: m, run: { useCache: false }, ...e }),
     [{ provider: 'custom', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: API_KEY, family: 'generic', stream: false, maxRetries: 3, ...model }, extra],
   );
 }

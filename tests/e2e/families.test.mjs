@@ -75,7 +75,8 @@ function pngSize(dataUrl) {
 for (const family of ['generic', 'function-calling', 'ui-tars-1.5', 'ui-tars-1.0', 'doubao-ui-tars', 'qwen2.5-vl', 'qwen3-vl', 'gemini', 'mai-ui']) {
   test(`family ${family}: its prompt, its image, its parser, and the todo is added`, async () => {
     await browser.sw.evaluate(
-      (model) => self.sightline.setSettings({ model }),
+      // The model path is under test: no replays from the cache.
+      (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
       { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-test-families', family },
     );
     const page = await browser.context.newPage();

@@ -13,7 +13,8 @@ before(async () => {
   [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
   browser = await launchWithExtension();
   await browser.sw.evaluate(
-    (model) => self.sightline.setSettings({ model }),
+    // Each test proves the model path; the cache has its own test, which switches it on.
+    (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
     { provider: 'custom', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-test-tasks', family: 'generic', stream: false },
   );
 });
@@ -212,6 +213,7 @@ test('after an action the run waits for the network, and follows navigations and
 });
 
 test('the cache: a repeated task and a repeated instruction reach the model zero times; export and import', async () => {
+  await browser.sw.evaluate(() => self.sightline.setSettings({ run: { useCache: true } }));
   await browser.sw.evaluate(() => self.sightline.clearCache());
   mock.script(names(/Count taps/));
   await call('aiTap', 'the Count taps button');
@@ -243,4 +245,8 @@ test('the cache: a repeated task and a repeated instruction reach the model zero
   await assert.rejects(browser.sw.evaluate(() => self.sightline.importCache('{"hello": 1}')), /not a Sightline cache export/);
   await call('aiTap', 'the Count taps button');
   assert.equal(mock.requests.length, 2, 'the imported entry is used');
+  mock.script(names(/Count taps/));
+  await call('aiTap', 'the Count taps button', { useCache: false });
+  assert.equal(mock.requests.length, 3, 'useCache: false asks the model');
+  await browser.sw.evaluate(() => self.sightline.setSettings({ run: { useCache: false } }));
 });

@@ -14,7 +14,8 @@ before(async () => {
   [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
   browser = await launchWithExtension();
   await browser.sw.evaluate(
-    (model) => self.sightline.setSettings({ model }),
+    // The model path is under test: no replays from the cache.
+    (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
     { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-test-vision', family: 'generic' },
   );
 });
