@@ -172,6 +172,11 @@ pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, optio
         }
         Err(e) => Err(e),
     };
+    // Whatever a task was doing when the person pressed Stop, it ends as stopped, not failed.
+    let outcome = match outcome {
+        Err(_) if browser.stop_requested() => Ok(RunStatus::Stopped),
+        other => other,
+    };
     conclude(run, outcome, browser)
 }
 

@@ -452,6 +452,16 @@ mod tasks {
     }
 
     #[test]
+    fn a_task_stopped_during_its_model_call_ends_as_stopped() {
+        let mut page = FakeTodoPage::new();
+        page.stop_after_dispatches = Some(0);
+        let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
+        let r = run(task(json!({"type":"aiTap","locate":"the todo box"})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Stopped, "{:?}", r.error);
+        assert!(page.dispatched.is_empty());
+    }
+
+    #[test]
     fn empty_tasks_are_refused_before_any_call() {
         let mut page = FakeTodoPage::new();
         let model = ScriptedModel::new(vec![]);
