@@ -1,26 +1,15 @@
 // The model bridge in real Chromium against the mock server: Anthropic's own API, API tool
 // calls, retries honouring Retry-After, a streamed answer shown live and stopped mid-way,
 // usage estimated and priced, and the key kept out of pages, records and errors.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchWithExtension } from '../support/browser.mjs';
-import { startMockModel, todoPlanReply } from '../support/mock-model.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
 const API_KEY = 'sk-test-bridge-0123456789abcdef';
 
-before(async () => {
-  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
-  browser = await launchWithExtension();
-});
-
-after(async () => {
-  await browser?.close();
-  await Promise.all([mock?.close(), site?.close()]);
-});
-
-beforeEach(() => mock.reset());
+modelSuite((env) => ({ browser, mock, site } = env));
 
 async function configure(model = {}, extra = {}) {
   await browser.sw.evaluate(

@@ -1,25 +1,14 @@
 // One instruction per model family against the mock server answering in that family's own
 // format: choosing the family in settings changes the prompt, the image the model sees and
 // the parser used, and the todo gets added every time.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchWithExtension, userMessage } from '../support/browser.mjs';
-import { startMockModel } from '../support/mock-model.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { userMessage } from '../support/browser.mjs';
+import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
 
-before(async () => {
-  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
-  browser = await launchWithExtension();
-});
-
-after(async () => {
-  await browser?.close();
-  await Promise.all([mock?.close(), site?.close()]);
-});
-
-beforeEach(() => mock.reset());
+modelSuite((env) => ({ browser, mock, site } = env));
 
 const round = (v) => Math.round(v);
 // CSS point → what each family writes, for a 1280×800 viewport at DPR 1.

@@ -1,31 +1,18 @@
 // One instruction end to end in real Chromium: panel → service worker → screenshot (CDP) →
 // description (content-script WASM, or CDP on strict-CSP pages) → mock model → parse →
 // trusted CDP input → the page changed.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchWithExtension, userMessage } from '../support/browser.mjs';
-import { startMockModel, todoPlanReply } from '../support/mock-model.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { userMessage } from '../support/browser.mjs';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
 const API_KEY = 'sk-test-skeleton-0123456789';
 
-before(async () => {
-  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
-  browser = await launchWithExtension();
-  await browser.sw.evaluate(
-    // The model path is under test: no replays from the cache.
-    (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
-    { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: API_KEY, family: 'generic' },
-  );
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ baseUrl: m.baseUrl, model: 'mock-model', apiKey: API_KEY, family: 'generic' }),
 });
-
-after(async () => {
-  await browser?.close();
-  await Promise.all([mock?.close(), site?.close()]);
-});
-
-beforeEach(() => mock.reset());
 
 async function openTodo(pathname) {
   const page = await browser.context.newPage();

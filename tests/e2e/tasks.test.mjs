@@ -1,32 +1,20 @@
 // Every single AI task in real Chromium on a fixture page, each proven by page state: the
 // mock model names the element (found by the test in the same extraction the model sees)
 // or answers the query, and the page must show the effect.
-import { test, before, after, beforeEach } from 'node:test';
+import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchWithExtension, userMessage } from '../support/browser.mjs';
-import { startMockModel } from '../support/mock-model.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { userMessage } from '../support/browser.mjs';
+import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site, page, tabId;
 
-before(async () => {
-  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
-  browser = await launchWithExtension();
-  await browser.sw.evaluate(
-    // Each test proves the model path; the cache has its own test, which switches it on.
-    (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
-    { provider: 'custom', baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-test-tasks', family: 'generic', stream: false },
-  );
-});
-
-after(async () => {
-  await browser?.close();
-  await Promise.all([mock?.close(), site?.close()]);
+// Each test proves the model path; the cache has its own test, which switches it on.
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ provider: 'custom', baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-test-tasks', family: 'generic', stream: false }),
 });
 
 let opened = 0;
 beforeEach(async () => {
-  mock.reset();
   await page?.close();
   page = await browser.context.newPage();
   await page.goto(site.url(`/actions.html?n=${++opened}`));

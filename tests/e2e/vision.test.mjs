@@ -1,31 +1,17 @@
 // Screenshots for models in real Chromium: the image the mock model receives carries marker
 // labels whose numbers are exactly the description's element numbers, next to their
 // elements; dense pages get labels that never overlap; DPR 2 and full-page captures map back.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchWithExtension, userMessage } from '../support/browser.mjs';
 import { readMarkerLabels } from '../support/markers.mjs';
-import { startMockModel } from '../support/mock-model.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
 
-before(async () => {
-  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
-  browser = await launchWithExtension();
-  await browser.sw.evaluate(
-    // The model path is under test: no replays from the cache.
-    (model) => self.sightline.setSettings({ model, run: { useCache: false } }),
-    { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-test-vision', family: 'generic' },
-  );
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-test-vision', family: 'generic' }),
 });
-
-after(async () => {
-  await browser?.close();
-  await Promise.all([mock?.close(), site?.close()]);
-});
-
-beforeEach(() => mock.reset());
 
 async function open(pathname) {
   const page = await browser.context.newPage();

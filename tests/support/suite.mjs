@@ -1,0 +1,29 @@
+// The usual e2e file: a mock model, the fixture server and Chromium with the extension,
+// started once for the file and closed after it; the mock's script is reset before each test.
+import { after, before, beforeEach } from 'node:test';
+import { launchWithExtension } from './browser.mjs';
+import { startMockModel } from './mock-model.mjs';
+import { startStaticServer } from './static-server.mjs';
+
+/**
+ * @param {(env: {browser, mock, site}) => void} bind receives the three once they are up
+ * @param {{model?: (mock) => object}} [opts] `model`: model settings to store. The cache is
+ *   switched off: these files test the model path (the cache test switches it on itself).
+ */
+export function modelSuite(bind, { model } = {}) {
+  let env = {};
+  before(async () => {
+    const [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
+    const browser = await launchWithExtension();
+    env = { browser, mock, site };
+    bind(env);
+    if (model) {
+      await browser.sw.evaluate((m) => self.sightline.setSettings({ model: m, run: { useCache: false } }), model(mock));
+    }
+  });
+  after(async () => {
+    await env.browser?.close();
+    await Promise.all([env.mock?.close(), env.site?.close()]);
+  });
+  beforeEach(() => env.mock?.reset());
+}
