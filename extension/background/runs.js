@@ -3,9 +3,9 @@
 import { cdp, detach } from './debugger.js';
 import { assertUsable, capture, extract, reveal, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
+import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
 
-const STORE_KEY = 'runs';
 const CACHE_KEY = 'cache';
 const KEEP_RUNS = 50;
 const active = new Map(); // run id → { controller, tabId, latest }
@@ -20,24 +20,20 @@ function updateKeepAlive() {
   }
 }
 
-async function loadRuns() {
-  const { [STORE_KEY]: runs = [] } = await chrome.storage.local.get(STORE_KEY);
-  return runs;
-}
-
 let saving = Promise.resolve();
 function saveRun(run) {
-  // Serialized so two quick reports cannot overwrite each other.
-  saving = saving.then(async () => {
-    const runs = (await loadRuns()).filter((r) => r.id !== run.id);
-    runs.unshift(run);
-    await chrome.storage.local.set({ [STORE_KEY]: runs.slice(0, KEEP_RUNS) });
-  }).catch((e) => console.error('saving the run failed', e));
+  // In order, so a late write of an older report cannot land over a newer one.
+  saving = saving.then(() => putRun(run)).catch((e) => console.error('saving the run failed', e));
   return saving;
 }
 
+/** The run without the prompts it sent (long, and only the report and the step details need them). */
+export function lean(run) {
+  return { ...run, steps: run.steps.map(({ exchange, ...step }) => (exchange ? { ...step, reply: exchange.reply } : step)) };
+}
+
 function broadcast(run) {
-  chrome.runtime.sendMessage({ type: 'sightline/run-update', run }).catch(() => {}); // no panel open
+  chrome.runtime.sendMessage({ type: 'sightline/run-update', run: lean(run) }).catch(() => {}); // no panel open
 }
 
 function broadcastText(runId, text) {
@@ -88,9 +84,61 @@ export function updateCache(change) {
   return next;
 }
 
+/** Every kept run, newest first, without the prompts they sent. */
 export async function listRuns() {
   await saving;
-  return loadRuns();
+  return (await allRuns()).map(lean);
+}
+
+/** One run in full: every step's model call included. */
+export async function fullRun(id) {
+  await saving;
+  return getRun(id);
+}
+
+/** A run and its screenshots as a trajectory file (JSON text). */
+export async function saveTrajectory(id) {
+  const run = await fullRun(id);
+  if (!run) throw new Error(`there is no run ${id}: it may have been deleted as one of the oldest`);
+  const wasm = await core();
+  const text = JSON.stringify(run);
+  return wasm.saveTrajectory(text, JSON.stringify(await getImages(wasm.trajectoryReferences(text))));
+}
+
+/** Keeps a trajectory file's run and screenshots; resolves to the run (its images stored). */
+export async function loadTrajectory(json) {
+  const { run, images } = (await core()).loadTrajectory(typeof json === 'string' ? json : JSON.stringify(json));
+  if (run.status === 'running') {
+    run.status = 'stopped'; // saved mid-run: nothing is driving it here
+    run.endedMs ??= run.startedMs;
+  }
+  await Promise.all(Object.entries(images).map(([ref, url]) => putImage(ref, url)));
+  await saveRun(run);
+  await pruneRuns(KEEP_RUNS);
+  return run;
+}
+
+/**
+ * Runs a kept run again (by id, or a trajectory file's JSON): its steps first, without the
+ * model, where their targets still match; the model takes over where one does not.
+ */
+export async function replayRun(tabId, source, opts = {}) {
+  const run = typeof source === 'string' && !source.trimStart().startsWith('{') ? await fullRun(source) : await loadTrajectory(source);
+  if (!run) throw new Error(`there is no run ${source}`);
+  const replay = (await core()).replayCache(JSON.stringify(run));
+  const tab = await chrome.tabs.get(tabId);
+  if (run.url && pageOf(tab.url) !== pageOf(run.url)) {
+    // The steps belong to the run's page: start where it started.
+    await chrome.tabs.update(tabId, { url: run.url });
+    await tabLoaded(tabId, 30_000);
+    await settle(tabId);
+  }
+  return startRun(tabId, run.task ?? run.instruction, { ...opts, replay });
+}
+
+/** Origin and path: what a cache entry's page is (the query and fragment vary). */
+function pageOf(url) {
+  return String(url ?? '').replace(/[?#].*$/, '').replace(/\/+$/, '');
 }
 
 /**
@@ -107,11 +155,16 @@ export async function startRun(tabId, request, opts = {}) {
   if (settings.prices) options.prices = settings.prices;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
+  if (opts.replay) {
+    // A replay's own steps come first; what the cache knows helps where they miss.
+    options.cache = [...opts.replay, ...(options.useCache ? options.cache : [])];
+    options.useCache = true;
+  }
   const wasm = await core();
   const id = crypto.randomUUID();
   const controller = new AbortController();
   // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
-  const entry = { controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, latest: null };
+  const entry = { controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, latest: null, images: 0 };
   active.set(id, entry);
   updateKeepAlive();
 
@@ -159,6 +212,11 @@ export async function startRun(tabId, request, opts = {}) {
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
     remember: (entry) => updateCache((cache, wasm) => wasm.cachePut(cache, entry)),
+    keepImage(dataUrl) {
+      const ref = `${id}/${entry.images++}`;
+      putImage(ref, dataUrl).catch((e) => console.error('keeping a screenshot failed', e));
+      return ref;
+    },
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     report(run) {
@@ -180,6 +238,7 @@ export async function startRun(tabId, request, opts = {}) {
       run.title = entry.title;
       await saveRun(run);
       broadcast(run);
+      await pruneRuns(KEEP_RUNS).catch((e) => console.error('pruning old runs failed', e));
       return run;
     })
     .finally(async () => {
@@ -218,17 +277,14 @@ export function stopRun(runId) {
 
 /** After a worker restart, runs stored as running can no longer be driven: end them, keep their steps. */
 export async function closeOrphanedRuns() {
-  const runs = await loadRuns();
-  let changed = false;
-  for (const run of runs) {
+  for (const run of await allRuns()) {
     if (run.status === 'running' && !active.has(run.id)) {
       run.status = 'failed';
       run.error = 'the extension restarted while this run was active; the steps so far are kept';
       run.endedMs = Date.now();
-      changed = true;
+      await saveRun(run);
     }
   }
-  if (changed) await chrome.storage.local.set({ [STORE_KEY]: runs });
 }
 
 function pick(obj, keys) {

@@ -2,7 +2,9 @@
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
 import { capture, extract, extractViaCdp, overlay, restrictedReason, screenshot } from './page.js';
-import { answerRun, closeOrphanedRuns, listRuns, loadCache, startRun, stopRun, updateCache } from './runs.js';
+import {
+  answerRun, closeOrphanedRuns, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
+} from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { core } from './wasm.js';
 
@@ -36,7 +38,22 @@ self.sightline = {
   stop: (runId) => stopRun(runId),
   /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
   answer: (runId, text) => answerRun(runId, text),
+  /** Kept runs, newest first (without the prompts sent; `run(id)` has them). */
   runs: () => listRuns(),
+  /** One kept run in full, or null. */
+  run: (runId) => fullRun(runId),
+  /** A kept run with its screenshots as trajectory JSON text, to save as a file. */
+  saveTrajectory: (runId) => saveTrajectory(runId),
+  /** Keeps a trajectory file's run (JSON text or object); resolves to it. Throws saying what is wrong. */
+  loadTrajectory: (json) => loadTrajectory(json),
+  /**
+   * Runs a kept run (its id) or a trajectory (JSON) again on `tabId`, resolving to the new
+   * run's record: its steps without the model while their targets match, the model after.
+   */
+  async replay(tabId, source, opts = {}) {
+    const { done } = await replayRun(tabId, source, opts);
+    return done;
+  },
   /** The cache of located elements and replayable plans, as JSON text. */
   exportCache: async () => JSON.stringify(await loadCache(), null, 1),
   /** Merges exported JSON into the cache; throws saying what is wrong with it. Resolves to the entry count. */
@@ -99,6 +116,13 @@ const handlers = {
   importCache: async ({ json }) => ({ entries: await self.sightline.importCache(json) }),
   clearCache: async () => ({ entries: await self.sightline.clearCache() }),
   runs: async () => ({ runs: await listRuns() }),
+  runDetails: async ({ runId }) => ({ run: await fullRun(runId) }),
+  saveTrajectory: async ({ runId }) => ({ json: await saveTrajectory(runId) }),
+  loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
+  async replay({ tabId, runId, json }) {
+    const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId));
+    return { runId: id };
+  },
   async target({ tabId }) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
     if (!tab) return { error: `tab ${tabId} no longer exists` };

@@ -64,6 +64,8 @@ function updateButtons() {
   const running = currentRun()?.status === 'running';
   $('run-button').disabled = running || targetTabId == null;
   $('stop').disabled = !running;
+  $('replay').disabled = running || targetTabId == null;
+  $('save-run').disabled = running;
 }
 
 function fmtMs(ms) {
@@ -222,15 +224,9 @@ $('prompt-form').addEventListener('submit', async (e) => {
   $('run-button').disabled = true;
   try {
     const { runId } = await send('run', { tabId: targetTabId, ...request });
-    shownRunId = runId;
-    if (!currentRun()) {
-      upsert({ id: runId, instruction, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
-    }
-    renderRun();
-    renderHistory();
+    showStarted(runId, instruction);
   } catch (err) {
-    showNotice([`Could not start: ${err.message}`.replace(/</g, '&lt;')]);
-    updateButtons();
+    failed('Could not start', err);
   }
 });
 
@@ -249,6 +245,66 @@ $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
 });
 $('stop').addEventListener('click', () => shownRunId && send('stop', { runId: shownRunId }));
+
+/** Starts a run and shows it at once (the worker's reports fill it in). */
+function showStarted(runId, instruction) {
+  shownRunId = runId;
+  refreshTarget(); // clears an earlier failure's notice
+  if (!currentRun()) {
+    upsert({ id: runId, instruction, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+  }
+  renderRun();
+  renderHistory();
+}
+
+function failed(what, err) {
+  showNotice([`${what}: ${err.message}`.replace(/</g, '&lt;')]);
+  updateButtons();
+}
+
+$('replay').addEventListener('click', async () => {
+  const run = currentRun();
+  if (!run || targetTabId == null) return;
+  $('replay').disabled = true;
+  try {
+    const { runId } = await send('replay', { tabId: targetTabId, runId: run.id });
+    showStarted(runId, run.instruction);
+  } catch (err) {
+    failed('Could not replay', err);
+  }
+});
+
+$('save-run').addEventListener('click', async () => {
+  const run = currentRun();
+  if (!run) return;
+  try {
+    const { json } = await send('saveTrajectory', { runId: run.id });
+    const link = el('a');
+    link.href = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+    link.download = `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  } catch (err) {
+    failed('Could not save the run', err);
+  }
+});
+
+$('load-run').addEventListener('click', () => $('load-run-file').click());
+$('load-run-file').addEventListener('change', async () => {
+  const file = $('load-run-file').files[0];
+  $('load-run-file').value = '';
+  if (!file) return;
+  try {
+    const { run } = await send('loadTrajectory', { json: await file.text() });
+    upsert(run);
+    shownRunId = run.id;
+    showNotice([]);
+    renderRun();
+    renderHistory();
+  } catch (err) {
+    failed(`Could not load ${file.name}`, err);
+  }
+});
 $('open-settings').addEventListener('click', () => chrome.runtime.openOptionsPage());
 
 chrome.runtime.onMessage.addListener((message) => {

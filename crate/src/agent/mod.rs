@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod record;
 pub mod tasks;
+pub mod trajectory;
 
 use crate::action::{commands_for, find_element, ActionError, InputCommand};
 use crate::describe::Extraction;
@@ -14,7 +15,8 @@ use crate::parse::{parse_reply, PlannedAction};
 use crate::prompt::{plan_messages, Memory, Turn};
 use cache::{Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
-use crate::vision::{self, Capture, ImageOptions};
+use crate::vision::{self, Capture, ImageOptions, ModelImage};
+use trajectory::Album;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,6 +53,8 @@ pub trait Browser {
     fn report(&mut self, run: &Run);
     /// Keeps a cache entry (replacing one with the same key) for later runs.
     fn remember(&mut self, entry: &CacheEntry);
+    /// Keeps a screenshot (a data URL) with the run and returns its reference.
+    fn keep_image(&mut self, data_url: &str) -> String;
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -116,11 +120,28 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
     conclude(run, outcome, browser)
 }
 
+#[allow(clippy::large_enum_variant)] // one per round
 enum PlanRound {
     Planned { plan: crate::parse::Plan, content: String, seen: Option<String>, step: Step },
     /// The reply could not be read; its step is recorded as failed.
     Unreadable { error: crate::parse::ParseError, content: String, seen: Option<String> },
     Stopped,
+}
+
+/// The screenshot of one observation as the model gets it, and its reference in the record.
+struct Shown {
+    image: Option<ModelImage>,
+    /// Why there is no image, when one was wanted.
+    note: Option<String>,
+    reference: Option<String>,
+}
+
+impl Shown {
+    fn of<B: Browser>(observation: &Observation, options: &RunOptions, config: &ModelConfig, browser: &mut B, album: &mut Album) -> Self {
+        let (image, note) = model_image(observation, options, config);
+        let reference = image.as_ref().map(|i| album.keep(browser, &i.data_url));
+        Shown { image, note, reference }
+    }
 }
 
 /// Asks the model for the next round's plan.
@@ -130,20 +151,22 @@ async fn plan_round<B: Browser, M: ModelClient>(
     instruction: &str,
     history: &[Turn],
     observation: &Observation,
-    options: &RunOptions,
-    config: &ModelConfig,
+    shown: &Shown,
+    ctx: (&RunOptions, &ModelConfig, &Memory),
     browser: &mut B,
     model: &M,
-    memory: &Memory,
+    album: &mut Album,
 ) -> Result<PlanRound, String> {
-    let (image, image_note) = model_image(observation, options, config);
-    let messages = plan_messages(config.family, instruction, history, &observation.extraction, image.as_ref().map(|i| i.data_url.as_str()), memory);
+    let (options, config, memory) = ctx;
+    let (image, image_note) = (shown.image.as_ref(), shown.note.clone());
+    let messages = plan_messages(config.family, instruction, history, &observation.extraction, image.map(|i| i.data_url.as_str()), memory);
     // Grounding models look back at recent screens; the others never need them again.
-    let seen = image.as_ref().filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
-    let Some((content, mut step)) = ask_model(run, options, config, browser, model, &messages, image_note).await? else {
+    let seen = image.filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
+    let Some((content, mut step)) = ask_model(run, options, config, browser, model, album, &messages, image_note).await? else {
         return Ok(PlanRound::Stopped);
     };
-    match parse_reply(config.family, &content, image.as_ref().map(|i| &i.mapping)) {
+    step.screenshot = shown.reference.clone();
+    match parse_reply(config.family, &content, image.map(|i| &i.mapping)) {
         Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
         Err(error) => {
             step.status = StepStatus::Failed;
@@ -225,6 +248,8 @@ async fn drive<B: Browser, M: ModelClient>(
     }
     let mut observation = browser.observe().await.map_err(|e| e.to_string())?;
     run.url = observation.extraction.url.clone();
+    let mut album = Album::default();
+    let mut shown = Shown::of(&observation, options, config, browser, &mut album);
     let mut history: Vec<Turn> = Vec::new();
     let mut failures = 0;
     let memory = Memory { keep_screenshots: options.keep_screenshots.max(1), history_tokens: options.history_tokens };
@@ -245,24 +270,16 @@ async fn drive<B: Browser, M: ModelClient>(
         let (plan, content, seen, mut plan_step) = match from_cache {
             Some(((actions, moved), done)) => {
                 rounds.changed |= moved;
-                let started = browser.now_ms();
                 let step = Step {
-                    kind: StepKind::Plan,
-                    status: StepStatus::Ok,
-                    thought: String::new(),
-                    action: String::new(),
-                    target: None,
-                    error: None,
-                    started_ms: started,
-                    duration_ms: 0.0,
-                    usage: None,
                     note: Some(format!("from the cache: no model call{}", if moved { "; a target had moved and was found again" } else { "" })),
+                    screenshot: shown.reference.clone(),
+                    ..Step::new(StepKind::Plan, browser.now_ms())
                 };
                 (crate::parse::Plan { thought: String::new(), actions, done, error: None }, String::new(), None, step)
             }
             None => {
                 rounds.changed = true;
-                match plan_round(run, instruction, &history, &observation, options, config, browser, model, &memory).await? {
+                match plan_round(run, instruction, &history, &observation, &shown, (options, config, &memory), browser, model, &mut album).await? {
                     PlanRound::Stopped => return Ok(RunStatus::Stopped),
                     PlanRound::Planned { plan, content, seen, step } => (plan, content, seen, step),
                     PlanRound::Unreadable { error, content, seen } => {
@@ -318,16 +335,10 @@ async fn drive<B: Browser, M: ModelClient>(
                     return if browser.stop_requested() { Ok(RunStatus::Stopped) } else { Err(format!("the model needs your input: {q}")) };
                 };
                 run.steps.push(Step {
-                    kind: StepKind::Action,
-                    status: StepStatus::Ok,
-                    thought: String::new(),
                     action: label.clone(),
-                    target: None,
-                    error: None,
-                    started_ms: started,
                     duration_ms: browser.now_ms() - started,
-                    usage: None,
                     note: Some(format!("you answered: {answer}")),
+                    ..Step::new(StepKind::Action, started)
                 });
                 browser.report(run);
                 done_here.push(format!("asked the person \"{q}\"; they answered \"{answer}\""));
@@ -344,6 +355,8 @@ async fn drive<B: Browser, M: ModelClient>(
             let target = target_element.as_ref().map(TargetInfo::of);
             let action = snapped.as_ref().map_or(action, |(a, _)| a);
             let mut commands = commands_for(action, &observation.extraction);
+            // What runs, aimed at the element's number as the page was read last.
+            let mut executed = action.clone();
             // A target out of view (scrolled away, or clipped) is scrolled into view first.
             if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) =
                 (&commands, action_target(action).map_or(Err(()), |t| find_element(t, &observation.extraction).cloned().map_err(|_| ())))
@@ -354,7 +367,10 @@ async fn drive<B: Browser, M: ModelClient>(
                 observation = browser.observe().await.map_err(|e| e.to_string())?;
                 let again = observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
                 commands = match again {
-                    Some(n) => commands_for(&retarget(action, n), &observation.extraction),
+                    Some(n) => {
+                        executed = retarget(action, n);
+                        commands_for(&executed, &observation.extraction)
+                    }
                     None => Err(ActionError::UnknownTarget { target: number, count: observation.extraction.elements.len() }),
                 };
                 note = Some("scrolled into view first".to_string());
@@ -369,23 +385,21 @@ async fn drive<B: Browser, M: ModelClient>(
                 Err(e) => Err(e.to_string()),
             };
             run.steps.push(Step {
-                kind: StepKind::Action,
                 status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
-                thought: String::new(),
                 action: label.clone(),
                 target,
                 error: result.as_ref().err().cloned(),
-                started_ms: started,
                 duration_ms: browser.now_ms() - started,
-                usage: None,
                 note,
+                planned: result.is_ok().then(|| executed.clone()),
+                ..Step::new(StepKind::Action, started)
             });
             browser.report(run);
             if result.is_ok() {
                 if matches!(action, PlannedAction::TapAt { .. } | PlannedAction::HoverAt { .. } | PlannedAction::DragAt { .. } | PlannedAction::ScrollAt { .. }) && target_element.is_none() {
                     rounds.storable = false; // a bare point: nothing to verify on replay
                 }
-                kept_actions.push(CachedAction { action: action.clone(), target: target_element.as_ref().map(ElementKey::of) });
+                kept_actions.push(CachedAction { action: executed, target: target_element.as_ref().map(ElementKey::of) });
             }
             match result {
                 Ok(()) => done_here.push(label),
@@ -399,9 +413,17 @@ async fn drive<B: Browser, M: ModelClient>(
         // Verify after acting: the next round plans from what the page really shows now.
         let before = std::mem::take(&mut observation.extraction.description);
         observation = browser.observe().await.map_err(|e| e.to_string())?;
+        shown = Shown::of(&observation, options, config, browser, &mut album);
+        if let Some(last) = run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
+            last.screenshot = shown.reference.clone();
+        }
         let changed = observation.extraction.description != before;
         let mut outcome = if changed { "the page changed".to_string() } else { "nothing on the page changed".to_string() };
         if let Some(fail) = &action_failed {
+            // What did run before the failure changed the page: a replay repeats it too.
+            if !kept_actions.is_empty() {
+                rounds.kept.push(CachedRound { actions: std::mem::take(&mut kept_actions), done: false });
+            }
             failures += 1;
             if failures > options.max_failures {
                 return Err(fail.clone());
@@ -452,12 +474,14 @@ pub(crate) fn model_image(observation: &Observation, options: &RunOptions, confi
 /// One model call, counted and priced on the run. Returns the text to parse and the step
 /// that records the call (the caller fills in its thought and action), or `None` when the
 /// person stopped the run meanwhile.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
     run: &mut Run,
     options: &RunOptions,
     config: &ModelConfig,
     browser: &mut B,
     model: &M,
+    album: &mut Album,
     messages: &[crate::model::ChatMessage],
     image_note: Option<String>,
 ) -> Result<Option<(String, Step)>, String> {
@@ -474,19 +498,16 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
     }
     // Retries and a left-out screenshot are worth knowing; neither failed the step.
     let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
+    let text = reply.parser_text();
     let step = Step {
-        kind: StepKind::Plan,
-        status: StepStatus::Ok,
-        thought: String::new(),
         action: "Plan".into(),
-        target: None,
-        error: None,
-        started_ms: started,
         duration_ms: browser.now_ms() - started,
         usage: reply.usage.clone(),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        exchange: Some(album.exchange(browser, messages, &text)),
+        ..Step::new(StepKind::Plan, started)
     };
-    Ok(Some((reply.parser_text(), step)))
+    Ok(Some((text, step)))
 }
 
 pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {

@@ -1,6 +1,9 @@
 //! The run record: what happened, step by step, as the panel shows it and exports read it.
 
-use crate::model::Usage;
+use super::cache::ElementKey;
+use super::tasks::Task;
+use crate::model::{ChatMessage, Usage};
+use crate::parse::PlannedAction;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,13 +38,39 @@ pub struct TargetInfo {
     pub id: String,
     pub summary: String,
     pub xpath: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xpath_text: Option<String>,
+    #[serde(default)]
+    pub tag: String,
     pub rect: crate::geometry::Rect,
 }
 
 impl TargetInfo {
     pub fn of(e: &crate::describe::Element) -> Self {
-        TargetInfo { index: e.index, id: e.id.clone(), summary: e.summary(), xpath: e.xpath.clone(), rect: e.rect }
+        TargetInfo {
+            index: e.index,
+            id: e.id.clone(),
+            summary: e.summary(),
+            xpath: e.xpath.clone(),
+            xpath_text: e.xpath_text.clone(),
+            tag: e.tag.clone(),
+            rect: e.rect,
+        }
     }
+
+    /// How a replay finds this element again.
+    pub fn key(&self) -> ElementKey {
+        ElementKey { xpath: self.xpath.clone(), xpath_text: self.xpath_text.clone(), tag: self.tag.clone(), summary: self.summary.clone() }
+    }
+}
+
+/// One model call as it went: the messages sent (each screenshot replaced by its image
+/// reference, `sightline-image:<ref>`) and the reply as the parser read it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exchange {
+    pub request: Vec<ChatMessage>,
+    pub reply: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,6 +90,40 @@ pub struct Step {
     /// Something worth knowing that did not fail the step (e.g. a screenshot left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Action steps: the action as executed, in CSS pixels (what a replay or an export repeats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned: Option<PlannedAction>,
+    /// Locate steps of a task: the description that was located (its cache key on replay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locate: Option<String>,
+    /// The screenshot, by image reference: what the model saw (plan steps), or the page
+    /// after the round (its last action step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<Exchange>,
+}
+
+impl Step {
+    /// A step that went fine so far, with nothing filled in yet.
+    pub fn new(kind: StepKind, started_ms: f64) -> Self {
+        Step {
+            kind,
+            status: StepStatus::Ok,
+            thought: String::new(),
+            action: String::new(),
+            target: None,
+            error: None,
+            started_ms,
+            duration_ms: 0.0,
+            usage: None,
+            note: None,
+            planned: None,
+            locate: None,
+            screenshot: None,
+            exchange: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +148,9 @@ pub struct Run {
     /// What a task returned: the data of a query, the verdict of an assertion, a located element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<serde_json::Value>,
+    /// The task this run carried out; `None` for an instruction (the planning loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Task>,
 }
 
 impl Run {
@@ -103,6 +169,7 @@ impl Run {
             cost: None,
             question: None,
             result: None,
+            task: None,
         }
     }
 }

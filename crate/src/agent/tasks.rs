@@ -4,6 +4,7 @@
 
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::cache::{page_key, prompt_key, CacheEntry, ElementKey};
+use super::trajectory::Album;
 use super::{ask_model, conclude, model_image, Browser, Observation, RunOptions};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand, InputMode};
 use crate::describe::{Element, ElementKind};
@@ -164,10 +165,11 @@ const MAX_EDGE_STEPS: u32 = 25;
 
 pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
     let mut run = Run::new(id, &task.title(), browser.now_ms());
+    run.task = Some(task.clone());
     browser.report(&run);
     let outcome = match task.check().and(config.validate().map_err(|e| e.to_string())) {
         Ok(()) => {
-            let mut ctx = Ctx { run: &mut run, options, config, browser, model };
+            let mut ctx = Ctx { run: &mut run, options, config, browser, model, album: Album::default() };
             ctx.perform(task).await
         }
         Err(e) => Err(e),
@@ -192,6 +194,7 @@ struct Ctx<'a, B, M> {
     config: &'a ModelConfig,
     browser: &'a mut B,
     model: &'a M,
+    album: Album,
 }
 
 impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
@@ -217,13 +220,18 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         match task {
             Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } => {
                 let (found, obs) = self.locate(locate, obs).await?;
-                let cmds = commands_for(&point_action(&found, task), &obs.extraction).map_err(|e| e.to_string())?;
-                self.act(&task.title(), &found, &cmds).await?;
+                let action = point_action(&found, task);
+                let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &found, Some(&action), &cmds).await?;
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
-                self.act(&task.title(), &found, &cmds).await?;
+                let typed = match mode {
+                    InputMode::Replace => found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() }),
+                    _ => None, // appending and clearing are not one plan action
+                };
+                self.act(&task.title(), &found, typed.as_ref(), &cmds).await?;
             }
             Task::KeyboardPress { key, locate } => {
                 let mut cmds = Vec::new();
@@ -235,7 +243,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 }
                 cmds.extend(key_events(key).map_err(|e| e.to_string())?);
                 let found = found.unwrap_or(Found { point: (0.0, 0.0), element: None });
-                self.act(&task.title(), &found, &cmds).await?;
+                self.act(&task.title(), &found, None, &cmds).await?;
             }
             Task::Scroll { locate, direction, scroll_type, distance } => {
                 let (found, mut obs) = match locate {
@@ -255,7 +263,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
                     let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
                     let before = (obs.extraction.viewport.scroll_x, obs.extraction.viewport.scroll_y, std::mem::take(&mut obs.extraction.description));
-                    self.act(&task.title(), &target, &cmds).await?;
+                    self.act(&task.title(), &target, Some(&action), &cmds).await?;
                     if !far {
                         break;
                     }
@@ -270,8 +278,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             Task::Drag { from, to } => {
                 let (a, obs) = self.locate(from, obs).await?;
                 let (b, obs) = self.locate(to, obs).await?;
-                let cmds = commands_for(&PlannedAction::DragAt { from: a.point, to: b.point }, &obs.extraction).map_err(|e| e.to_string())?;
-                self.act(&task.title(), &a, &cmds).await?;
+                let action = PlannedAction::DragAt { from: a.point, to: b.point };
+                let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &a, Some(&action), &cmds).await?;
             }
             Task::Locate { locate } => {
                 let (found, _) = self.locate(locate, obs).await?;
@@ -322,13 +331,20 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
         let (image, note) = model_image(obs, self.options, self.config);
         let messages = task_messages(self.config.family, ask, &obs.extraction, image.as_ref().map(|i| i.data_url.as_str()));
-        match ask_model(self.run, self.options, self.config, self.browser, self.model, &messages, note).await? {
+        match ask_model(self.run, self.options, self.config, self.browser, self.model, &mut self.album, &messages, note).await? {
             Some((text, mut step)) => {
                 step.action = label.to_string();
+                step.screenshot = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
                 Ok((text, step, image.map(|i| i.mapping)))
             }
             None => Err("stopped".into()),
         }
+    }
+
+    /// The reference of the screenshot of `obs` as a model would get it (for the record).
+    fn screenshot(&mut self, obs: &Observation) -> Option<String> {
+        let (image, _) = model_image(obs, self.options, self.config);
+        image.map(|i| self.album.keep(self.browser, &i.data_url))
     }
 
     fn push(&mut self, step: Step) {
@@ -365,6 +381,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             };
         }
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
+        step.locate = Some(what.to_string());
         if self.config.family.grounds_on_image() {
             let plan = match parse_reply(self.config.family, &text, mapping.as_ref()) {
                 Ok(p) => p,
@@ -422,17 +439,14 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         }
         let point = element_point(&element, &obs.extraction).unwrap_or_default();
         let now = self.browser.now_ms();
+        let screenshot = self.screenshot(obs);
         self.push(Step {
-            kind: StepKind::Plan,
-            status: StepStatus::Ok,
-            thought: String::new(),
             action: label.to_string(),
             target: Some(TargetInfo::of(&element)),
-            error: None,
-            started_ms: now,
-            duration_ms: 0.0,
-            usage: None,
             note: Some(format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" })),
+            locate: Some(what.to_string()),
+            screenshot,
+            ..Step::new(StepKind::Plan, now)
         });
         Some(Found { point, element: Some(element) })
     }
@@ -465,7 +479,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// Sends the commands, waits for the page, and records the step.
-    async fn act(&mut self, label: &str, found: &Found, cmds: &[InputCommand]) -> Result<(), String> {
+    /// `planned`: the action as one plan action, where it is one (what an export repeats).
+    async fn act(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, cmds: &[InputCommand]) -> Result<(), String> {
         let started = self.browser.now_ms();
         let result = async {
             self.browser.dispatch(cmds).await?;
@@ -476,16 +491,14 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         let note = result.as_ref().ok().cloned().flatten();
         let result = result.map(|_| ());
         self.push(Step {
-            kind: StepKind::Action,
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
-            thought: String::new(),
             action: label.to_string(),
             target: found.element.as_ref().map(TargetInfo::of),
             error: result.as_ref().err().cloned(),
-            started_ms: started,
             duration_ms: self.browser.now_ms() - started,
-            usage: None,
             note,
+            planned: result.is_ok().then(|| planned.cloned()).flatten(),
+            ..Step::new(StepKind::Action, started)
         });
         result
     }

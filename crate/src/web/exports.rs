@@ -3,6 +3,7 @@
 use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
 use super::{dom, from_js, now_ms, to_js};
+use crate::agent::trajectory::{self, Trajectory};
 use crate::agent::{run_instruction, RunOptions};
 use crate::describe::{describe_with, DescribeOptions};
 use crate::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
@@ -127,7 +128,7 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Js
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
-    to_js(&run)
+    super::record_to_js(&run)
 }
 
 #[derive(serde::Deserialize)]
@@ -148,7 +149,7 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = crate::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
-    to_js(&run)
+    super::record_to_js(&run)
 }
 
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
@@ -317,4 +318,38 @@ pub fn cache_import(cache: JsValue, imported: JsValue) -> Result<JsValue, JsErro
         cache.put(entry);
     }
     to_js(&cache)
+}
+
+// Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module.
+fn run_of(json: &str) -> Result<crate::agent::record::Run, JsError> {
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+}
+
+/// The image references a run's steps use (the worker fetches them to save the run).
+#[wasm_bindgen(js_name = trajectoryReferences)]
+pub fn trajectory_references(run_json: &str) -> Result<Vec<String>, JsError> {
+    Ok(Trajectory::references(&run_of(run_json)?))
+}
+
+/// A run and its images (JSON text of reference → data URL) as a trajectory file's JSON text.
+#[wasm_bindgen(js_name = saveTrajectory)]
+pub fn save_trajectory(run_json: &str, images_json: &str) -> Result<String, JsError> {
+    let images = serde_json::from_str(images_json).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))?;
+    to_json(&Trajectory { format: trajectory::FORMAT, run: run_of(run_json)?, images })
+}
+
+/// Reads a trajectory file's text, its images renamed to live under its run; throws saying
+/// what is wrong with a file that cannot be used.
+#[wasm_bindgen(js_name = loadTrajectory)]
+pub fn load_trajectory(text: &str) -> Result<JsValue, JsError> {
+    let mut t = Trajectory::from_json(text).map_err(|e| JsError::new(&e.to_string()))?;
+    let prefix = format!("{}/", t.run.id);
+    t.rekey(&prefix);
+    super::record_to_js(&t)
+}
+
+/// The cache entries that repeat a run (JSON text) without the model where its targets still match.
+#[wasm_bindgen(js_name = replayCache)]
+pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
+    to_js(&trajectory::replay_cache(&run_of(run_json)?, now_ms()).map_err(|e| JsError::new(&e.to_string()))?)
 }

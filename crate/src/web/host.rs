@@ -49,6 +49,9 @@ extern "C" {
     /// Keeps a cache entry for later runs (chrome.storage.local).
     #[wasm_bindgen(method)]
     fn remember(this: &Host, entry: JsValue);
+    /// Keeps a screenshot with the run (IndexedDB) and returns its reference.
+    #[wasm_bindgen(method, js_name = keepImage)]
+    fn keep_image(this: &Host, data_url: &str) -> String;
 }
 
 pub struct HostBrowser {
@@ -102,7 +105,7 @@ impl Browser for HostBrowser {
     }
 
     fn report(&mut self, run: &Run) {
-        if let Ok(js) = to_js(run) {
+        if let Ok(js) = super::record_to_js(run) {
             self.host.report(js);
         }
     }
@@ -111,5 +114,9 @@ impl Browser for HostBrowser {
         if let Ok(js) = to_js(entry) {
             self.host.remember(js);
         }
+    }
+
+    fn keep_image(&mut self, data_url: &str) -> String {
+        self.host.keep_image(data_url)
     }
 }

@@ -17,6 +17,13 @@ fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_b
         .map_err(|e| wasm_bindgen::JsError::new(&format!("could not pass a result to JavaScript: {e}")))
 }
 
+/// Records (runs, trajectories) cross as JSON parsed on the JS side: the module then holds one
+/// serializer for them (serde_json, needed for saved files anyway) instead of two.
+fn record_to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsError> {
+    let text = serde_json::to_string(value).map_err(|e| wasm_bindgen::JsError::new(&format!("could not encode the record: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| wasm_bindgen::JsError::new("could not pass the record to JavaScript"))
+}
+
 fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, String> {
     serde_wasm_bindgen::from_value(value).map_err(|e| format!("{what} is not in the expected form: {e}"))
 }

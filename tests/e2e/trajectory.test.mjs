@@ -1,0 +1,128 @@
+// Trajectories in real Chromium: a run keeps its screenshots by reference and its model calls;
+// saved as a file, loaded again and replayed on a fresh page with no model request; a
+// damaged file is refused saying why; the panel saves, loads and replays.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite } from '../support/suite.mjs';
+
+let browser, mock, site;
+
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-test-trajectory', family: 'generic' }),
+});
+
+async function openTodo(query) {
+  const page = await browser.context.newPage();
+  await page.goto(site.url(`/todo.html?${query}`));
+  await page.waitForSelector('.new-todo');
+  return { page, tabId: await browser.tabIdOf(page) };
+}
+
+const titles = (page) => page.evaluate(() => window.todoApp.items().map((i) => i.title));
+const sw = (fn, arg) => browser.sw.evaluate(fn, arg);
+
+test('a run saved as a file replays on a fresh page with no model call', async () => {
+  const first = await openTodo('t=record');
+  mock.script(todoPlanReply());
+  const run = await sw(([id]) => self.sightline.act(id, "add a todo 'buy milk'"), [first.tabId]);
+  assert.equal(run.status, 'succeeded', run.error);
+  assert.equal(mock.requests.length, 1);
+
+  // The record names screenshots; the full run has the model call with them by reference.
+  const full = await sw((id) => self.sightline.run(id), run.id);
+  const [plan, input, enter] = full.steps;
+  assert.match(plan.screenshot, new RegExp(`^${run.id}/\\d+$`));
+  assert.match(enter.screenshot, new RegExp(`^${run.id}/\\d+$`), 'the page after the round');
+  assert.notEqual(enter.screenshot, plan.screenshot);
+  assert.equal(plan.exchange.request.at(-1).content.find((p) => p.image_url).image_url.url, `sightline-image:${plan.screenshot}`);
+  assert.match(plan.exchange.reply, /"actions"/);
+  assert.equal(input.planned.type, 'Input');
+  const listed = (await sw(() => self.sightline.runs())).find((r) => r.id === run.id);
+  assert.equal(listed.steps[0].exchange, undefined, 'the run list leaves the prompts out');
+
+  const json = await sw((id) => self.sightline.saveTrajectory(id), run.id);
+  const file = JSON.parse(json);
+  assert.equal(file.format, 1);
+  assert.deepEqual(Object.keys(file.images).sort(), [plan.screenshot, enter.screenshot].sort());
+  assert.ok(Object.values(file.images).every((u) => u.startsWith('data:image/png;base64,')));
+
+  // Loaded (as if on another machine: its runs cleared) and replayed on a fresh page.
+  const fresh = await openTodo('t=replay');
+  mock.reset();
+  const replay = await sw(([id, text]) => self.sightline.replay(id, text), [fresh.tabId, json]);
+  assert.equal(replay.status, 'succeeded', replay.error);
+  assert.equal(mock.requests.length, 0, 'every step came from the file');
+  assert.equal(replay.modelCalls, 0);
+  assert.deepEqual(await titles(fresh.page), ['buy milk']);
+  assert.match(replay.steps[0].note, /from the cache/);
+  await Promise.all([first.page.close(), fresh.page.close()]);
+});
+
+test('a replay on another page goes to the run\'s page first, and falls back to the model where a step no longer matches', async () => {
+  const start = await openTodo('t=record2');
+  mock.script(addTodo('walk the dog'));
+  const run = await sw(([id]) => self.sightline.act(id, 'add a todo about the dog'), [start.tabId]);
+  assert.equal(run.status, 'succeeded', run.error);
+
+  // The tab is elsewhere; the todo input has a new label, so its fingerprint no longer matches.
+  const elsewhere = await browser.context.newPage();
+  await elsewhere.goto(site.url('/actions.html'));
+  const tabId = await browser.tabIdOf(elsewhere);
+  await elsewhere.addInitScript(() => {
+    addEventListener('DOMContentLoaded', () => { const i = document.querySelector('.new-todo'); if (i) i.setAttribute('aria-label', 'Something to do'); });
+  });
+  mock.reset();
+  mock.script(addTodo('walk the dog'));
+  const replay = await sw(([id, runId]) => self.sightline.replay(id, runId), [tabId, run.id]);
+  assert.equal(replay.status, 'succeeded', replay.error);
+  assert.match(elsewhere.url(), /todo\.html/);
+  assert.equal(mock.requests.length, 1, 'the changed field sent the replay to the model');
+  assert.deepEqual(await titles(elsewhere), ['walk the dog']);
+  await Promise.all([start.page.close(), elsewhere.close()]);
+});
+
+test('damaged files are refused saying why; the panel saves, loads and replays', async () => {
+  await assert.rejects(sw(() => self.sightline.loadTrajectory('{"format": 7, "run": {}}')), /format 7/);
+  await assert.rejects(sw(() => self.sightline.loadTrajectory('not json')), /not a Sightline trajectory/);
+  await assert.rejects(sw(() => self.sightline.loadTrajectory('{"format": 1, "run": {"id": 5}}')), /not a Sightline trajectory/);
+
+  const { page, tabId } = await openTodo('t=panel');
+  mock.script(todoPlanReply());
+  const panel = await browser.openPanel(tabId);
+  await panel.fill('#instruction', 'add a todo ‘buy milk’');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('#save-run')]);
+  const saved = JSON.parse(await streamText(await download.createReadStream()));
+  assert.equal(saved.run.instruction, 'add a todo ‘buy milk’');
+
+  // A bad file gets a readable notice; a good one shows its run, which replays with no model.
+  await panel.setInputFiles('#load-run-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format":2}') });
+  await panel.waitForFunction(() => /Could not load broken\.json: .*format 2/.test(document.getElementById('notice').textContent));
+  await page.reload(); // the fixture keeps its todos in memory: empty again
+  await page.waitForSelector('.new-todo');
+  mock.reset();
+  await panel.click('#replay');
+  await panel.waitForFunction(() => document.getElementById('run-status').textContent === 'succeeded' && document.querySelector('#steps .step-note')?.textContent.includes('from the cache'), null, { timeout: 30_000 });
+  assert.equal(mock.requests.length, 0);
+  assert.deepEqual(await titles(page), ['buy milk']);
+  await panel.screenshot({ path: 'out/e2e-panel-replayed.png', fullPage: true });
+  await Promise.all([panel.close(), page.close()]);
+});
+
+/** Plays the model: types `text` into the todo input, whatever its placeholder says, and submits. */
+function addTodo(text) {
+  return (body) => {
+    const user = JSON.stringify(body.messages);
+    const n = user.match(/\[(\d+)\] input\.new-todo/)?.[1];
+    if (!n) return JSON.stringify({ thought: 'no input', actions: [], done: true, error: 'no todo input' });
+    return JSON.stringify({ thought: 'type and submit', actions: [{ type: 'Input', target: Number(n), value: text }, { type: 'KeyPress', key: 'Enter' }], done: true });
+  };
+}
+
+async function streamText(stream) {
+  const chunks = [];
+  for await (const c of stream) chunks.push(c);
+  return Buffer.concat(chunks).toString('utf8');
+}
