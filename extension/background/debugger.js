@@ -96,3 +96,31 @@ export async function detach(tabId) {
   forget(tabId);
   await chrome.debugger.detach({ tabId }).catch(() => {});
 }
+
+/**
+ * Sends `click` (CDP input commands) with Chrome's file chooser intercepted, then answers the
+ * chooser the click opened with `files` (absolute paths). Under chrome.debugger,
+ * DOM.setFileInputFiles is allowed only as that answer (crbug.com/928255).
+ */
+export async function chooseFiles(tabId, click, files, { timeoutMs = 5000 } = {}) {
+  await attach(tabId);
+  let opened;
+  const chooser = new Promise((resolve) => { opened = resolve; });
+  const listener = (source, method, params) => {
+    if (source.tabId === tabId && !source.sessionId && method === 'Page.fileChooserOpened') opened(params);
+  };
+  chrome.debugger.onEvent.addListener(listener);
+  try {
+    await cdp(tabId, 'Page.enable');
+    await cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: true });
+    for (const { method, params } of click) await cdp(tabId, method, params);
+    const event = await Promise.race([chooser, new Promise((resolve) => setTimeout(resolve, timeoutMs, null))]);
+    if (!event) throw new Error('the click opened no file chooser: name the file field or the button that opens it');
+    if (event.backendNodeId == null) throw new Error('the page opened a file picker that is not a file field; it cannot be answered');
+    if (event.mode === 'selectSingle' && files.length > 1) throw new Error(`this field takes one file, and ${files.length} were given`);
+    await cdp(tabId, 'DOM.setFileInputFiles', { files, backendNodeId: event.backendNodeId });
+  } finally {
+    chrome.debugger.onEvent.removeListener(listener);
+    await cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: false }).catch(() => {});
+  }
+}

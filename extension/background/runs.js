@@ -1,6 +1,6 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
-import { cdp, detach } from './debugger.js';
+import { cdp, chooseFiles, detach } from './debugger.js';
 import { assertUsable, capture, extract, reveal, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -179,6 +179,11 @@ export async function startRun(tabId, request, opts = {}) {
       entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
       entry.opened = null;
       for (const { method, params } of commands) await cdp(entry.tabId, method, params);
+    },
+    async chooseFiles(click, files) {
+      entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
+      entry.opened = null;
+      await chooseFiles(entry.tabId, click, files);
     },
     /** Waits for the page; says when the action navigated or opened a tab the run now follows. */
     async settle() {

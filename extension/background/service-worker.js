@@ -83,7 +83,7 @@ async function checkModel(model = {}) {
 // the run's error, as a script expects; `ai()` gives the whole record instead.
 const TASK_FIELDS = {
   aiTap: ['locate'], aiDoubleClick: ['locate'], aiRightClick: ['locate'], aiHover: ['locate'], aiLocate: ['locate'],
-  aiInput: ['locate', 'value'], aiKeyboardPress: ['key'], aiScroll: [], aiDrag: ['from', 'to'],
+  aiInput: ['locate', 'value'], aiKeyboardPress: ['key'], aiScroll: [], aiDrag: ['from', 'to'], aiUpload: ['locate', 'files'],
   aiQuery: ['demand'], aiBoolean: ['question'], aiNumber: ['question'], aiString: ['question'], aiAsk: ['question'],
   aiAssert: ['assertion'], aiWaitFor: ['assertion'],
 };
@@ -91,6 +91,7 @@ for (const [type, fields] of Object.entries(TASK_FIELDS)) {
   self.sightline[type] = async (tabId, ...args) => {
     const task = { type };
     fields.forEach((f, i) => { task[f] = args[i]; });
+    if (type === 'aiUpload' && typeof task.files === 'string') task.files = [task.files]; // one path
     const extra = args[fields.length];
     const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
     Object.assign(task, taskOptions);

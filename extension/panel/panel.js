@@ -147,6 +147,7 @@ const TASK_FORM = {
   aiKeyboardPress: { main: 'Key or combination, e.g. Enter or Control+A', field: 'key', value: 'In which element? (optional)', valueField: 'locate' },
   aiScroll: { main: 'Scroll inside which element? (empty: the page)', field: 'locate', optional: true, direction: true },
   aiDrag: { main: 'Drag which element?', field: 'from', value: 'Drop on which element?', valueField: 'to' },
+  aiUpload: { main: 'Which file field or upload button?', field: 'locate', value: 'Full path of each file, separated by ; e.g. /home/me/report.pdf', valueField: 'files', list: true },
   aiQuery: { main: 'What to extract, and its shape, e.g. the product names and prices as [{name, price}]', field: 'demand' },
   aiString: { main: 'Which text? e.g. the order number', field: 'question' },
   aiNumber: { main: 'Which number? e.g. how many results are shown', field: 'question' },
@@ -177,6 +178,7 @@ function formRequest() {
   if (text) task[form.field] = text;
   const value = $('task-value').value;
   if (form.value && value.trim()) task[form.valueField ?? 'value'] = form.valueField ? value.trim() : value;
+  if (form.list) task[form.valueField] = value.split(';').map((p) => p.trim()).filter(Boolean);
   if (form.mode) task.mode = $('task-mode').value;
   if (form.direction) {
     task.direction = $('task-direction').value;

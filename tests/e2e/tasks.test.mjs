@@ -3,6 +3,9 @@
 // or answers the query, and the page must show the effect.
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { userMessage } from '../support/browser.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
@@ -67,6 +70,19 @@ test('aiKeyboardPress sends a combination to the focused element', async () => {
   await call('aiKeyboardPress', 'Backspace');
   assert.equal((await state()).name, '');
   assert.equal(mock.requests.length, 1, 'a key without a target needs no model');
+});
+
+test('aiUpload answers the file chooser a button opens; a click that opens none says so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-upload-'));
+  const files = [join(dir, 'a.txt'), join(dir, 'b.txt')];
+  writeFileSync(files[0], 'hello');
+  writeFileSync(files[1], 'world');
+  mock.script(names(/Attach files/), names(/Count taps/));
+  await call('aiUpload', 'the attach button', files);
+  assert.equal((await state()).attached, 'a.txt (hello), b.txt (world)');
+  await assert.rejects(call('aiUpload', 'the count button', files[0]), /opened no file chooser/);
+  assert.equal((await state()).taps, '1', 'it was clicked, and nothing else happened');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('aiDrag moves from one element to another', async () => {

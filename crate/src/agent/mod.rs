@@ -53,6 +53,9 @@ pub trait Browser {
     fn report(&mut self, run: &Run);
     /// Keeps a cache entry (replacing one with the same key) for later runs.
     fn remember(&mut self, entry: &CacheEntry);
+    /// Sends `click` with the browser's file chooser intercepted and answers the chooser the
+    /// click opens with `files` (paths on the machine the browser runs on).
+    async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError>;
     /// Keeps a screenshot (a data URL) with the run and returns its reference.
     fn keep_image(&mut self, data_url: &str) -> String;
 }

@@ -77,6 +77,10 @@ pub enum Task {
     },
     #[serde(rename = "aiDrag")]
     Drag { from: String, to: String },
+    /// Clicks the element (a file field, or the button that opens one) and gives the file
+    /// chooser it opens these files: absolute paths on the machine the browser runs on.
+    #[serde(rename = "aiUpload")]
+    Upload { locate: String, files: Vec<String> },
     #[serde(rename = "aiLocate")]
     Locate { locate: String },
     /// `demand`: the data wanted, in words or as a JSON shape / JSON Schema.
@@ -124,6 +128,10 @@ impl Task {
                 locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()
             ),
             Task::Drag { from, to } => format!("aiDrag {} to {}", q(from), q(to)),
+            Task::Upload { locate, files } => {
+                let names: Vec<&str> = files.iter().map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f)).collect();
+                format!("aiUpload {} to {}", q(&names.join(", ")), q(locate))
+            }
             Task::Locate { locate } => format!("aiLocate {}", q(locate)),
             Task::Query { demand } => format!("aiQuery {}", q(&demand_text(demand))),
             Task::Boolean { question } => format!("aiBoolean {}", q(question)),
@@ -142,6 +150,16 @@ impl Task {
                 empty(locate, "the element description")
             }
             Task::Drag { from, to } => empty(from, "the drag source").and(empty(to, "the drop target")),
+            Task::Upload { locate, files } => {
+                empty(locate, "the element description")?;
+                if files.is_empty() {
+                    return Err("no file given: list the paths of the files to upload".into());
+                }
+                match files.iter().find(|f| !is_absolute_path(f)) {
+                    Some(f) => Err(format!("\u{201c}{f}\u{201d} is not an absolute path: the browser needs the full path of each file, e.g. /home/me/report.pdf")),
+                    None => Ok(()),
+                }
+            }
             Task::KeyboardPress { key, .. } if key.trim().is_empty() => Err("no key given: say which key to press, e.g. Enter".into()),
             Task::Query { demand } if demand_text(demand).trim().is_empty() => Err("the query is empty: say what to read".into()),
             Task::Boolean { question } | Task::Number { question } | Task::Text { question } | Task::Ask { question } if question.trim().is_empty() => {
@@ -151,6 +169,12 @@ impl Task {
             _ => Ok(()),
         }
     }
+}
+
+/// `/home/me/a.pdf`, `C:\\Users\\me\\a.pdf`, `\\\\server\\share\\a.pdf`.
+fn is_absolute_path(p: &str) -> bool {
+    let b = p.as_bytes();
+    p.starts_with('/') || p.starts_with("\\\\") || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
 }
 
 fn demand_text(demand: &Value) -> String {
@@ -180,6 +204,13 @@ pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, optio
         other => other,
     };
     conclude(run, outcome, browser)
+}
+
+/// How a task's action reaches the page.
+enum Delivery<'a> {
+    Input(&'a [InputCommand]),
+    /// A click that opens a file chooser, answered with these paths.
+    Files(&'a [InputCommand], &'a [String]),
 }
 
 /// Where an element was found: the point to act at, and the element when the page has one there.
@@ -281,6 +312,12 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let action = PlannedAction::DragAt { from: a.point, to: b.point };
                 let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
                 self.act(&task.title(), &a, Some(&action), &cmds).await?;
+            }
+            Task::Upload { locate, files } => {
+                let (found, obs) = self.locate(locate, obs).await?;
+                let (x, y) = found.point;
+                let cmds = commands_for(&PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }, &obs.extraction).map_err(|e| e.to_string())?;
+                self.deliver(&task.title(), &found, None, Delivery::Files(&cmds, files)).await?;
             }
             Task::Locate { locate } => {
                 let (found, _) = self.locate(locate, obs).await?;
@@ -481,9 +518,16 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// Sends the commands, waits for the page, and records the step.
     /// `planned`: the action as one plan action, where it is one (what an export repeats).
     async fn act(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, cmds: &[InputCommand]) -> Result<(), String> {
+        self.deliver(label, found, planned, Delivery::Input(cmds)).await
+    }
+
+    async fn deliver(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, delivery: Delivery<'_>) -> Result<(), String> {
         let started = self.browser.now_ms();
         let result = async {
-            self.browser.dispatch(cmds).await?;
+            match delivery {
+                Delivery::Input(cmds) => self.browser.dispatch(cmds).await?,
+                Delivery::Files(click, files) => self.browser.choose_files(click, files).await?,
+            }
             self.browser.settle().await
         }
         .await

@@ -27,6 +27,8 @@ struct FakeTodoPage {
     cache: cache::Cache,
     /// Screenshots handed over to keep with the run, by position (reference `img-N`).
     images: Vec<String>,
+    /// Files given to a file chooser.
+    uploaded: Vec<String>,
 }
 
 /// A 1280 × 800 white PNG, base64, as CDP would return it.
@@ -37,7 +39,7 @@ fn blank_capture() -> String {
 
 impl FakeTodoPage {
     fn new() -> Self {
-        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0, answers: vec![], asked: vec![], cache: cache::Cache::default(), images: vec![] }
+        FakeTodoPage { typed: String::new(), items: vec![], dispatched: vec![], reports: 0, clock: 0.0, stop_after_dispatches: None, capture: blank_capture(), scroll_y: 0.0, reveals: 0, answers: vec![], asked: vec![], cache: cache::Cache::default(), images: vec![], uploaded: vec![] }
     }
 }
 
@@ -97,6 +99,11 @@ impl Browser for FakeTodoPage {
     }
     fn remember(&mut self, entry: &cache::CacheEntry) {
         self.cache.put(entry.clone());
+    }
+    async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
+        self.dispatched.extend_from_slice(click);
+        self.uploaded.extend_from_slice(files);
+        Ok(())
     }
     fn keep_image(&mut self, data_url: &str) -> String {
         self.images.push(data_url.to_string());
@@ -378,6 +385,24 @@ mod tasks {
         assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
         assert_eq!(page.items, ["buy milk"]);
         assert_eq!(r.model_calls, 0, "a key needs no model");
+    }
+
+    #[test]
+    fn ai_upload_clicks_the_element_and_answers_the_chooser() {
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
+        let files = ["/tmp/a.txt", "C:\\Users\\me\\b.pdf"];
+        let r = run(task(json!({"type":"aiUpload","locate":"the attach button","files":files})), &mut page, &model, &config());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(page.uploaded, files);
+        assert!(page.dispatched.iter().any(|c| c.params["type"] == "mousePressed"), "the chooser opens by a click");
+        assert_eq!(r.instruction, "aiUpload \u{201c}a.txt, b.pdf\u{201d} to \u{201c}the attach button\u{201d}");
+        // Paths the browser could not open fail before any model call.
+        for (files, why) in [(json!([]), "no file given"), (json!(["report.pdf"]), "not an absolute path")] {
+            let none = ScriptedModel::new(vec![]);
+            let r = run(task(json!({"type":"aiUpload","locate":"x","files":files})), &mut page, &none, &config());
+            assert!(r.error.as_deref().unwrap().contains(why), "{:?}", r.error);
+        }
     }
 
     #[test]

@@ -49,6 +49,9 @@ extern "C" {
     /// Keeps a cache entry for later runs (chrome.storage.local).
     #[wasm_bindgen(method)]
     fn remember(this: &Host, entry: JsValue);
+    /// Clicks with the file chooser intercepted and answers it with these paths.
+    #[wasm_bindgen(method, catch, js_name = chooseFiles)]
+    async fn choose_files(this: &Host, click: JsValue, files: JsValue) -> Result<JsValue, JsValue>;
     /// Keeps a screenshot with the run (IndexedDB) and returns its reference.
     #[wasm_bindgen(method, js_name = keepImage)]
     fn keep_image(this: &Host, data_url: &str) -> String;
@@ -114,6 +117,12 @@ impl Browser for HostBrowser {
         if let Ok(js) = to_js(entry) {
             self.host.remember(js);
         }
+    }
+
+    async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
+        let click = to_js(&click).map_err(|_| PageError("could not pass the click to the page".into()))?;
+        let files = to_js(&files).map_err(|_| PageError("could not pass the file list to the page".into()))?;
+        self.host.choose_files(click, files).await.map(|_| ()).map_err(page_error)
     }
 
     fn keep_image(&mut self, data_url: &str) -> String {
