@@ -104,6 +104,11 @@ function renderRun() {
     ...run.steps.map((step) => {
       const li = el('li', `step ${step.status}`);
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
+      if (step.cached) {
+        const badge = el('span', 'badge cached', 'cached');
+        badge.title = 'Answered from what an earlier run found: no model call';
+        li.querySelector('.what').append(' ', badge);
+      }
       const tokens = step.usage ? ` · ${step.usage.estimated ? '≈' : ''}${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
       li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));

@@ -254,3 +254,24 @@ test('the cache: a repeated task and a repeated instruction reach the model zero
   assert.equal(mock.requests.length, 3, 'useCache: false asks the model');
   await browser.sw.evaluate(() => self.sightline.setSettings({ run: { useCache: false } }));
 });
+
+test('the cache keeps elements inside frames: a repeated tap in an iframe needs no model', async () => {
+  await browser.sw.evaluate(() => self.sightline.setSettings({ run: { useCache: true } }));
+  await browser.sw.evaluate(() => self.sightline.clearCache());
+  await page.goto(site.url('/frames.html'));
+  const frame = () => page.frames().find((f) => f.url().includes('frame-inner.html'));
+  await page.waitForFunction(() => document.querySelector('#same').contentDocument?.querySelector('#inner-input'));
+  mock.script(names(/Inside the frame/));
+  await call('aiInput', 'the input inside the frame', 'first');
+  assert.equal(await frame().evaluate(() => document.querySelector('#inner-input').value), 'first');
+  assert.equal(mock.requests.length, 1);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#same').contentDocument?.querySelector('#inner-input'));
+  const run = await browser.sw.evaluate(([id]) => self.sightline.ai(id, { type: 'aiInput', locate: 'the input inside the frame', value: 'again' }), [tabId]);
+  assert.equal(run.status, 'succeeded', run.error);
+  assert.equal(mock.requests.length, 1, 'the element in the frame came from the cache');
+  assert.ok(run.steps[0].cached);
+  assert.match(run.steps[0].target.xpath, /iframe/i, 'its XPath goes through the frame');
+  assert.equal(await frame().evaluate(() => document.querySelector('#inner-input').value), 'again');
+  await browser.sw.evaluate(() => self.sightline.setSettings({ run: { useCache: false } }));
+});

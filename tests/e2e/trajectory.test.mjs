@@ -104,7 +104,7 @@ test('damaged files are refused saying why; the panel saves, loads and replays',
   await page.waitForSelector('.new-todo');
   mock.reset();
   await panel.click('#replay');
-  await panel.waitForFunction(() => document.getElementById('run-status').textContent === 'succeeded' && document.querySelector('#steps .step-note')?.textContent.includes('from the cache'), null, { timeout: 30_000 });
+  await panel.waitForFunction(() => document.getElementById('run-status').textContent === 'succeeded' && document.querySelector('#steps .step .badge.cached'), null, { timeout: 30_000 });
   assert.equal(mock.requests.length, 0);
   assert.deepEqual(await titles(page), ['buy milk']);
   await panel.screenshot({ path: 'out/e2e-panel-replayed.png', fullPage: true });

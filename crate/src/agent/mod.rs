@@ -270,11 +270,12 @@ async fn drive<B: Browser, M: ModelClient>(
         }
         let from_cache = if replaying { cached.get(round as usize).and_then(|r| replay_round(r, &observation.extraction).map(|a| (a, r.done))) } else { None };
         replaying = from_cache.is_some();
-        let (plan, content, seen, mut plan_step) = match from_cache {
+        let (mut plan, content, seen, mut plan_step) = match from_cache {
             Some(((actions, moved), done)) => {
                 rounds.changed |= moved;
                 let step = Step {
                     note: Some(format!("from the cache: no model call{}", if moved { "; a target had moved and was found again" } else { "" })),
+                    cached: true,
                     screenshot: shown.reference.clone(),
                     ..Step::new(StepKind::Plan, browser.now_ms())
                 };
@@ -301,6 +302,14 @@ async fn drive<B: Browser, M: ModelClient>(
                 }
             }
         };
+        // Vision agents act one step per turn and look again: a second action in the same
+        // reply was aimed at a screen that the first one may change.
+        if config.family.grounds_on_image() && !plan_step.cached && plan.actions.len() > 1 {
+            let more = plan.actions.len() - 1;
+            plan.actions.truncate(1);
+            plan.done = false;
+            plan_step.note = join_notes(plan_step.note.take(), Some(format!("one action per turn for this model: {more} more left to the next turn, planned on the page as it is then")));
+        }
         plan_step.thought = plan.thought.clone();
         plan_step.action = format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
         run.steps.push(plan_step);

@@ -102,6 +102,9 @@ pub struct Step {
     pub screenshot: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange: Option<Exchange>,
+    /// A plan or locate step answered by the cache instead of the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
 }
 
 impl Step {
@@ -122,6 +125,7 @@ impl Step {
             locate: None,
             screenshot: None,
             exchange: None,
+            cached: false,
         }
     }
 }

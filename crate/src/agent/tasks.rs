@@ -481,6 +481,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             action: label.to_string(),
             target: Some(TargetInfo::of(&element)),
             note: Some(format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" })),
+            cached: true,
             locate: Some(what.to_string()),
             screenshot,
             ..Step::new(StepKind::Plan, now)

@@ -269,11 +269,15 @@ fn ui_tars_replies_drive_the_page_through_the_fitted_image() {
     let mut page = FakeTodoPage::new();
     // UI-TARS 1.5 sees the 1280×800 capture smart-resized to 1288×812 and answers in its pixels.
     let reply = "Thought: Type into the box.\nAction: click(start_box='(302,122)')\n\ntype(content='buy milk\\n')";
-    let model = ScriptedModel::new(vec![Ok(reply), Ok("Thought: done\nAction: finished(content='added')")]);
+    // One action per turn: the typing planned with the click waits for the next look.
+    let type_it = "Thought: Now type.\nAction: type(content='buy milk\\n')";
+    let model = ScriptedModel::new(vec![Ok(reply), Ok(type_it), Ok("Thought: done\nAction: finished(content='added')")]);
     let config = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
     let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &RunOptions::default(), &config, &mut page, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(run.model_calls, 3);
+    assert!(run.steps[0].note.as_deref().unwrap().contains("one action per turn"), "{:?}", run.steps[0].note);
     let click = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
     let (x, y) = (click.params["x"].as_f64().unwrap(), click.params["y"].as_f64().unwrap());
     assert!((x - 300.0).abs() < 1.0 && (y - 120.0).abs() < 1.0, "clicked at ({x}, {y})");
