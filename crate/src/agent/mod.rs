@@ -4,6 +4,7 @@
 //! the content script) and the model behind [`ModelClient`], so the loop is tested on the host.
 
 pub mod cache;
+pub mod change;
 pub mod record;
 pub mod tasks;
 pub mod trajectory;
@@ -429,8 +430,16 @@ async fn drive<B: Browser, M: ModelClient>(
         if let Some(last) = run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
             last.screenshot = shown.reference.clone();
         }
-        let changed = observation.extraction.description != before;
-        let mut outcome = if changed { "the page changed".to_string() } else { "nothing on the page changed".to_string() };
+        let change = change::describe_change(&before, &observation.extraction.description);
+        let changed = change.is_some();
+        let mut outcome = change.unwrap_or_else(|| "nothing on the page changed".to_string());
+        // The person sees it too: a round that changed nothing is no silent success.
+        if !changed && action_failed.is_none() {
+            if let Some(last) = run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some()) {
+                last.note = join_notes(last.note.take(), Some("nothing on the page changed".into()));
+                browser.report(run);
+            }
+        }
         if let Some(fail) = &action_failed {
             // What did run before the failure changed the page: a replay repeats it too.
             if !kept_actions.is_empty() {

@@ -1,0 +1,102 @@
+//! What an action changed on the page, as the next round's model reads it: lines of the
+//! description that appeared and went, compared without element numbers (which shift when
+//! anything is inserted above).
+
+use std::collections::HashMap;
+
+/// Lines listed per side before the rest is counted.
+const SHOWN: usize = 3;
+/// Characters of one listed line.
+const LINE_CHARS: usize = 80;
+
+/// `None` when the description is the same; else a short account of what appeared and went.
+pub fn describe_change(before: &str, after: &str) -> Option<String> {
+    if before == after {
+        return None;
+    }
+    let mut count: HashMap<&str, i64> = HashMap::new();
+    for line in before.lines().map(unnumbered).filter(|l| !l.is_empty()) {
+        *count.entry(line).or_default() -= 1;
+    }
+    let mut added = Vec::new();
+    for line in after.lines().map(unnumbered).filter(|l| !l.is_empty()) {
+        let n = count.entry(line).or_default();
+        if *n < 0 {
+            *n += 1;
+        } else {
+            added.push(line);
+        }
+    }
+    // What is left below zero went away; kept in the order it was listed.
+    let mut removed = Vec::new();
+    for line in before.lines().map(unnumbered).filter(|l| !l.is_empty()) {
+        if let Some(n) = count.get_mut(line).filter(|n| **n < 0) {
+            *n += 1;
+            removed.push(line);
+        }
+    }
+    if added.is_empty() && removed.is_empty() {
+        return Some("the page changed (elements moved or were renumbered; nothing appeared or went)".into());
+    }
+    let side = |what: &str, lines: &[&str]| -> Option<String> {
+        if lines.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = lines.iter().take(SHOWN).map(|l| format!("\u{201c}{}\u{201d}", clip(l))).collect();
+        let more = lines.len().saturating_sub(SHOWN);
+        Some(format!("{what} {}{}", shown.join(", "), if more > 0 { format!(" and {more} more") } else { String::new() }))
+    };
+    let parts: Vec<String> = [side("appeared:", &added), side("went:", &removed)].into_iter().flatten().collect();
+    Some(format!("the page changed; {}", parts.join("; ")))
+}
+
+/// The line without its indentation and `[n]` element number.
+fn unnumbered(line: &str) -> &str {
+    let t = line.trim();
+    match t.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((n, rest)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => rest.trim_start(),
+        _ => t,
+    }
+}
+
+fn clip(line: &str) -> String {
+    match line.char_indices().nth(LINE_CHARS) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_page_is_no_change() {
+        assert_eq!(describe_change("[1] input\n[2] button \"Add\"", "[1] input\n[2] button \"Add\""), None);
+    }
+
+    #[test]
+    fn renumbering_alone_is_not_reported_as_new_content() {
+        let before = "[1] input\n[2] button \"Add\"";
+        let after = "[3] input\n[4] button \"Add\"";
+        assert!(describe_change(before, after).unwrap().contains("renumbered"));
+    }
+
+    #[test]
+    fn new_and_gone_lines_are_named_without_their_numbers() {
+        let before = "[1] input placeholder=\"What needs to be done?\"\n[2] span \"0 items left\"";
+        let after = "[1] input placeholder=\"What needs to be done?\"\n  [2] li \"buy milk\"\n[3] span \"1 item left\"";
+        assert_eq!(
+            describe_change(before, after).unwrap(),
+            "the page changed; appeared: \u{201c}li \"buy milk\"\u{201d}, \u{201c}span \"1 item left\"\u{201d}; went: \u{201c}span \"0 items left\"\u{201d}"
+        );
+    }
+
+    #[test]
+    fn long_changes_are_cut_short() {
+        let after: String = (0..50).map(|i| format!("[{i}] li \"row {i} {}\"\n", "x".repeat(200))).collect();
+        let text = describe_change("", &after).unwrap();
+        assert!(text.contains("and 47 more"));
+        assert!(text.chars().count() < 400, "{}", text.len());
+    }
+}
