@@ -31,20 +31,23 @@ function replies(family, index, point) {
         `<thinking>type it</thinking>\n[{"name":"input","arguments":{"target":${index},"value":"buy milk"}},{"name":"key","arguments":{"key":"Enter"}}]`,
         '[{"name":"finished","arguments":{"text":"added"}}]',
       ];
+    // Vision agents: one action per turn, each on a fresh screenshot.
     case 'ui-tars-1.5': case 'ui-tars-1.0': case 'doubao-ui-tars':
       return [
-        `Thought: The input is at the top.\nAction: click(start_box='${native[family](point)}')\n\ntype(content='buy milk\\n')`,
+        `Thought: The input is at the top.\nAction: click(start_box='${native[family](point)}')`,
+        "Thought: Now type.\nAction: type(content='buy milk\\n')",
         "Thought: Added.\nAction: finished(content='added buy milk')",
       ];
     case 'mai-ui':
       return [
-        `<thinking>Tap the input.</thinking><tool_call>{"name":"browser_use","arguments":{"action":"click","coordinate":${JSON.stringify(native[family](point))}}}</tool_call>`
-          + '<tool_call>{"name":"browser_use","arguments":{"action":"type","text":"buy milk\\n"}}</tool_call>',
+        `<thinking>Tap the input.</thinking><tool_call>{"name":"browser_use","arguments":{"action":"click","coordinate":${JSON.stringify(native[family](point))}}}</tool_call>`,
+        '<thinking>Type.</thinking><tool_call>{"name":"browser_use","arguments":{"action":"type","text":"buy milk\\n"}}</tool_call>',
         '<thinking>done</thinking><tool_call>{"name":"browser_use","arguments":{"action":"terminate","status":"success"}}</tool_call>',
       ];
     default:
       return [
-        `<thinking>tap, then type</thinking>\n[{"name":"click","arguments":{"coordinate":${JSON.stringify(native[family](point))}}},{"name":"type","arguments":{"text":"buy milk\\n"}}]`,
+        `<thinking>tap the input</thinking>\n[{"name":"click","arguments":{"coordinate":${JSON.stringify(native[family](point))}}}]`,
+        '<thinking>type</thinking>\n[{"name":"type","arguments":{"text":"buy milk\\n"}}]',
         '[{"name":"finished","arguments":{"text":"added"}}]',
       ];
   }
