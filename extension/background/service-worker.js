@@ -6,6 +6,7 @@ import {
   answerRun, closeOrphanedRuns, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
 } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
+import { getImages } from './store.js';
 import { core } from './wasm.js';
 
 // The API key is in chrome.storage.local; by default content scripts could read it there.
@@ -118,6 +119,8 @@ const handlers = {
   clearCache: async () => ({ entries: await self.sightline.clearCache() }),
   runs: async () => ({ runs: await listRuns() }),
   runDetails: async ({ runId }) => ({ run: await fullRun(runId) }),
+  /** Screenshots of kept runs by reference (a few at a time: each is hundreds of KB). */
+  images: async ({ refs }) => ({ images: await getImages((Array.isArray(refs) ? refs : []).slice(0, 8).map(String)) }),
   saveTrajectory: async ({ runId }) => ({ json: await saveTrajectory(runId) }),
   loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
   async replay({ tabId, runId, json }) {

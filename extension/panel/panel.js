@@ -4,6 +4,7 @@ const params = new URLSearchParams(location.search);
 const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null; // tests and tools open the panel as a tab
 
 let targetTabId = null;
+let targetUrl = '';
 let shownRunId = null;
 let runs = [];
 let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while it streams
@@ -34,6 +35,10 @@ async function refreshTarget() {
     notice.push('Open a web page in this window, then come back here.');
   } else {
     const { tab, restricted } = await send('target', { tabId: targetTabId });
+    if (tab.url !== targetUrl) {
+      targetUrl = tab.url;
+      renderHistory();
+    }
     $('target-title').textContent = tab.title || tab.url;
     $('target-title').title = tab.url;
     if (restricted) notice.push(`Sightline can't work on this page: ${restricted}. Switch to a normal web page.`);
@@ -66,6 +71,41 @@ function updateButtons() {
   $('stop').disabled = !running;
   $('replay').disabled = running || targetTabId == null;
   $('save-run').disabled = running;
+}
+
+function fmtCost(usd) {
+  return `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+// Screenshots come from the worker by reference, once each.
+const images = new Map(); // ref → Promise<dataUrl | null>
+function imageOf(ref) {
+  if (!images.has(ref)) images.set(ref, send('images', { refs: [ref] }).then((r) => r.images[ref] ?? null, () => null));
+  return images.get(ref);
+}
+
+/** The step's screenshot, small; a click shows it large. */
+function thumbnail(step) {
+  const button = el('button', 'shot');
+  button.type = 'button';
+  const what = step.kind === 'plan' ? 'what the model saw' : 'the page after this step';
+  button.setAttribute('aria-label', `Screenshot: ${what}. Open it large`);
+  const img = el('img');
+  img.alt = '';
+  button.append(img);
+  imageOf(step.screenshot).then((url) => {
+    if (url) img.src = url;
+    else button.replaceWith(el('span', 'muted', 'screenshot no longer kept'));
+  });
+  button.addEventListener('click', async () => {
+    const url = await imageOf(step.screenshot);
+    if (!url) return;
+    $('shot-large').src = url;
+    $('shot-large').alt = `Screenshot: ${what}`;
+    $('shot-caption').textContent = `${step.action || 'Step'} — ${what}`;
+    $('shot-dialog').showModal();
+  });
+  return button;
 }
 
 function fmtMs(ms) {
@@ -109,12 +149,15 @@ function renderRun() {
         badge.title = 'Answered from what an earlier run found: no model call';
         li.querySelector('.what').append(' ', badge);
       }
-      const tokens = step.usage ? ` · ${step.usage.estimated ? '≈' : ''}${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
-      li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}`));
+      const approx = step.usage?.estimated ? '≈' : '';
+      const tokens = step.usage ? ` · ${approx}${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
+      const cost = step.cost != null ? ` · ${approx}${fmtCost(step.cost)}` : '';
+      li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}${cost}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
       if (step.note) li.append(el('span', 'step-note', step.note));
+      if (step.screenshot) li.append(thumbnail(step));
       return li;
     }),
   );
@@ -124,7 +167,7 @@ function renderRun() {
   const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
   const tok = run.usage.promptTokens + run.usage.completionTokens;
   const approx = run.usage.estimated ? '≈' : '';
-  const cost = run.cost != null ? ` · ${approx}$${run.cost < 0.01 ? run.cost.toFixed(4) : run.cost.toFixed(2)}` : '';
+  const cost = run.cost != null ? ` · ${approx}${fmtCost(run.cost)}` : '';
   $('run-totals').textContent = `${run.modelCalls} model call(s) · ${approx}${tok} tokens${cost}${took}`;
 }
 
@@ -198,25 +241,56 @@ function renderResult(run) {
   $('run-result').textContent = !has ? '' : typeof run.result === 'string' ? run.result : JSON.stringify(run.result, null, 2);
 }
 
+function siteOf(url) {
+  try {
+    const u = new URL(url);
+    return /^https?:$/.test(u.protocol) ? u.host : u.protocol === 'file:' ? 'local files' : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Runs on the target tab's site (or all), newest first; each can be opened or run again. */
 function renderHistory() {
   const list = $('history');
-  $('history-empty').hidden = runs.length > 0;
+  const site = siteOf(targetUrl);
+  const all = $('history-all').checked || !site;
+  const shown = runs.filter((r) => all || siteOf(r.url) === site).slice(0, 20);
+  $('history-title').textContent = all ? 'Recent runs' : `Recent runs on ${site}`;
+  $('history-empty').textContent = all ? 'No runs yet.' : `No runs on ${site} yet.`;
+  $('history-empty').hidden = shown.length > 0;
   list.replaceChildren(
-    ...runs.slice(0, 20).map((run) => {
+    ...shown.map((run) => {
       const li = el('li');
       const pill = el('span', `pill ${run.status}`, run.status);
-      const open = el('button', null, run.instruction);
+      const open = el('button', 'open-run', run.instruction);
       open.type = 'button';
-      open.title = `${run.instruction}\n${run.url ?? ''}`;
+      open.title = `Show this run\n${run.url ?? ''}`;
       open.addEventListener('click', () => {
         shownRunId = run.id;
-        $('instruction').value = run.instruction;
         renderRun();
       });
-      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString()));
+      const again = el('button', 'ghost again', '↻');
+      again.type = 'button';
+      again.title = 'Run it again on this page (asks the model; Replay repeats the steps)';
+      again.setAttribute('aria-label', `Run again: ${run.instruction}`);
+      again.addEventListener('click', () => rerun(run));
+      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString()), again);
       return li;
     }),
   );
+}
+
+/** The same request as an earlier run (its instruction, or its task) on the target tab. */
+async function rerun(run) {
+  if (targetTabId == null || currentRun()?.status === 'running') return;
+  try {
+    const request = run.task ? { task: run.task } : { instruction: run.instruction };
+    const { runId } = await send('run', { tabId: targetTabId, ...request });
+    showStarted(runId, run.instruction);
+  } catch (err) {
+    failed('Could not start', err);
+  }
 }
 
 function upsert(run) {
@@ -246,6 +320,7 @@ $('question-form').addEventListener('submit', async (e) => {
 });
 
 $('task-type').addEventListener('change', updateTaskForm);
+$('history-all').addEventListener('change', renderHistory);
 updateTaskForm();
 
 $('instruction').addEventListener('keydown', (e) => {

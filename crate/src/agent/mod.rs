@@ -524,6 +524,7 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
         action: "Plan".into(),
         duration_ms: browser.now_ms() - started,
         usage: reply.usage.clone(),
+        cost: reply.usage.as_ref().and_then(|u| options.prices.cost(&config.model, u)),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
         exchange: Some(album.exchange(browser, messages, &text)),
         ..Step::new(StepKind::Plan, started)

@@ -87,6 +87,9 @@ pub struct Step {
     pub started_ms: f64,
     pub duration_ms: f64,
     pub usage: Option<Usage>,
+    /// What this step's model call cost, from the price table (estimated when its usage is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// Something worth knowing that did not fail the step (e.g. a screenshot left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -120,6 +123,7 @@ impl Step {
             started_ms,
             duration_ms: 0.0,
             usage: None,
+            cost: None,
             note: None,
             planned: None,
             locate: None,

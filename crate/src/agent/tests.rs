@@ -298,6 +298,8 @@ fn priced_models_get_a_cost() {
     let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
     // 100 prompt tokens at 10 per million + 10 completion tokens at 100 per million.
     assert_eq!(run.cost, Some(0.002));
+    assert_eq!(run.steps[0].cost, Some(0.002), "the plan step carries its own call's cost");
+    assert_eq!(run.steps[1].cost, None, "actions call no model");
 }
 
 #[test]

@@ -1,0 +1,63 @@
+// The side panel as a person uses it: the timeline's screenshots open large, each step shows
+// its cost, and the history lists this site's runs, each runnable again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite } from '../support/suite.mjs';
+
+let browser, mock, site;
+
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-test-panel', family: 'generic' }),
+});
+
+test('screenshots in the timeline open large; steps show their cost; history is per site and re-runnable', async () => {
+  await browser.sw.evaluate(() => self.sightline.setSettings({ prices: [{ model: 'mock-model', input: 2, output: 8 }] }));
+  // A run on another site first: it must not be listed for this one.
+  const other = await browser.context.newPage();
+  await other.goto(site.url('/todo.html?site=other').replace('127.0.0.1', 'localhost'));
+  await other.waitForSelector('.new-todo');
+  mock.script(todoPlanReply());
+  const elsewhere = await browser.sw.evaluate((id) => self.sightline.act(id, "add a todo 'elsewhere'"), await browser.tabIdOf(other));
+  assert.equal(elsewhere.status, 'succeeded', elsewhere.error);
+
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/todo.html?site=this'));
+  await page.waitForSelector('.new-todo');
+  const panel = await browser.openPanel(await browser.tabIdOf(page));
+  mock.script(todoPlanReply());
+  await panel.fill('#instruction', 'add a todo ‘buy milk’');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+
+  // Two screenshots: what the model saw (plan) and the page after the round (last action).
+  await panel.waitForFunction(() => [...document.querySelectorAll('#steps .shot img')].filter((i) => i.complete && i.naturalWidth > 0).length === 2);
+  assert.match(await panel.textContent('#steps .step:first-child .meta'), /tok · \$0\.\d{4}/);
+  await panel.focus('#steps .shot');
+  await panel.keyboard.press('Enter');
+  await panel.waitForFunction(() => document.getElementById('shot-dialog').open && document.getElementById('shot-large').naturalWidth === 1280);
+  assert.match(await panel.textContent('#shot-caption'), /what the model saw/);
+  await panel.screenshot({ path: 'out/e2e-panel-screenshot-open.png' });
+  await panel.keyboard.press('Escape');
+  await panel.waitForFunction(() => !document.getElementById('shot-dialog').open);
+
+  // History: this site only, until "all sites" is ticked.
+  const host = new URL(site.url('/')).host;
+  assert.equal(await panel.textContent('#history-title'), `Recent runs on ${host}`);
+  const listed = () => panel.$$eval('#history .open-run', (b) => b.map((x) => x.textContent));
+  assert.deepEqual(await listed(), ['add a todo ‘buy milk’']);
+  await panel.check('#history-all');
+  assert.deepEqual(await listed(), ['add a todo ‘buy milk’', "add a todo 'elsewhere'"]);
+  await panel.uncheck('#history-all');
+
+  // Run again: the same instruction, asking the model again.
+  mock.reset();
+  mock.script(todoPlanReply());
+  await panel.click('#history li:first-child .again');
+  await panel.waitForFunction(() => document.querySelectorAll('#history .open-run').length === 2);
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  assert.equal(mock.requests.length, 1);
+  assert.deepEqual(await page.evaluate(() => window.todoApp.items().map((i) => i.title)), ['buy milk', 'buy milk']);
+  await panel.screenshot({ path: 'out/e2e-panel-history.png', fullPage: true });
+  await Promise.all([panel.close(), page.close(), other.close()]);
+});
