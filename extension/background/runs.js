@@ -125,9 +125,10 @@ export async function loadTrajectory(json) {
 export async function replayRun(tabId, source, opts = {}) {
   const run = typeof source === 'string' && !source.trimStart().startsWith('{') ? await fullRun(source) : await loadTrajectory(source);
   if (!run) throw new Error(`there is no run ${source}`);
-  const replay = (await core()).replayCache(JSON.stringify(run));
+  const wasm = await core();
+  const replay = wasm.replayCache(JSON.stringify(run));
   const tab = await chrome.tabs.get(tabId);
-  if (run.url && pageOf(tab.url) !== pageOf(run.url)) {
+  if (run.url && wasm.pageKey(tab.url ?? '') !== wasm.pageKey(run.url)) {
     // The steps belong to the run's page: start where it started.
     await chrome.tabs.update(tabId, { url: run.url });
     await tabLoaded(tabId, 30_000);
@@ -136,10 +137,6 @@ export async function replayRun(tabId, source, opts = {}) {
   return startRun(tabId, run.task ?? run.instruction, { ...opts, replay });
 }
 
-/** Origin and path: what a cache entry's page is (the query and fragment vary). */
-function pageOf(url) {
-  return String(url ?? '').replace(/[?#].*$/, '').replace(/\/+$/, '');
-}
 
 /**
  * Starts a run: `request` is an instruction (the planning loop) or a task object
@@ -168,6 +165,11 @@ export async function startRun(tabId, request, opts = {}) {
   active.set(id, entry);
   updateKeepAlive();
 
+  /** What `settle` compares against: the URL before the input, and no tab opened yet. */
+  const beforeInput = async () => {
+    entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
+    entry.opened = null;
+  };
   const host = {
     async observe() {
       // Elements first, then the capture: markers are drawn from this extraction.
@@ -176,13 +178,11 @@ export async function startRun(tabId, request, opts = {}) {
       return { capture: shot, extraction };
     },
     async dispatch(commands) {
-      entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
-      entry.opened = null;
+      await beforeInput();
       for (const { method, params } of commands) await cdp(entry.tabId, method, params);
     },
     async chooseFiles(click, files) {
-      entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
-      entry.opened = null;
+      await beforeInput();
       await chooseFiles(entry.tabId, click, files);
     },
     /** Waits for the page; says when the action navigated or opened a tab the run now follows. */

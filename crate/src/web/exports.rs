@@ -353,3 +353,9 @@ pub fn load_trajectory(text: &str) -> Result<JsValue, JsError> {
 pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
     to_js(&trajectory::replay_cache(&run_of(run_json)?, now_ms()).map_err(|e| JsError::new(&e.to_string()))?)
 }
+
+/// Which page a URL is, as the cache keys it (origin and path).
+#[wasm_bindgen(js_name = pageKey)]
+pub fn page_key(url: &str) -> String {
+    crate::agent::cache::page_key(url)
+}
