@@ -4,25 +4,26 @@
 import { cdp, networkIdle, remoteFrames } from './debugger.js';
 import { core } from './wasm.js';
 
+// Pages Chrome keeps extensions off, each with a code the panel words in its own language.
 const RESTRICTED = [
-  [/^(chrome|edge|about|devtools|view-source|chrome-untrusted):/i, 'Chrome does not let extensions act on its own pages'],
-  [/^chrome-extension:/i, 'extension pages cannot be controlled'],
-  [/^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i, 'Chrome does not let extensions act on the Web Store'],
-  [/\.pdf($|[?#])/i, 'the PDF viewer cannot be read or controlled'],
+  [/^(chrome|edge|about|devtools|view-source|chrome-untrusted):/i, 'browser', 'Chrome does not let extensions act on its own pages'],
+  [/^chrome-extension:/i, 'extension', 'extension pages cannot be controlled'],
+  [/^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i, 'store', 'Chrome does not let extensions act on the Web Store'],
+  [/\.pdf($|[?#])/i, 'pdf', 'the PDF viewer cannot be read or controlled'],
 ];
 
-/** Why Sightline cannot work on this URL, or null. */
-export function restrictedReason(url) {
-  if (!url) return 'this tab has no page loaded';
-  for (const [pattern, reason] of RESTRICTED) if (pattern.test(url)) return reason;
+/** Why Sightline cannot work on this URL (`{code, reason}`), or null. */
+export function restriction(url) {
+  if (!url) return { code: 'empty', reason: 'this tab has no page loaded' };
+  for (const [pattern, code, reason] of RESTRICTED) if (pattern.test(url)) return { code, reason };
   return null;
 }
 
 export async function assertUsable(tabId) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   if (!tab) throw new Error(`tab ${tabId} no longer exists`);
-  const reason = restrictedReason(tab.url || tab.pendingUrl);
-  if (reason) throw new Error(`Sightline cannot work on ${tab.url}: ${reason}.`);
+  const restricted = restriction(tab.url || tab.pendingUrl);
+  if (restricted) throw new Error(`Sightline cannot work on ${tab.url}: ${restricted.reason}.`);
   return tab;
 }
 

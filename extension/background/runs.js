@@ -7,7 +7,11 @@ import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store
 import { core } from './wasm.js';
 
 const CACHE_KEY = 'cache';
-const KEEP_RUNS = 50;
+/** How many runs the history keeps (Settings), at least 1. */
+async function keepRuns() {
+  const n = Math.round(Number((await getSettings()).ui.historyLimit));
+  return Number.isFinite(n) ? Math.max(1, n) : 50;
+}
 const active = new Map(); // run id → { controller, tabId, latest }
 let keepAlive = null;
 
@@ -114,7 +118,7 @@ export async function loadTrajectory(json) {
   }
   await Promise.all(Object.entries(images).map(([ref, url]) => putImage(ref, url)));
   await saveRun(run);
-  await pruneRuns(KEEP_RUNS);
+  await pruneRuns(await keepRuns());
   return run;
 }
 
@@ -148,7 +152,7 @@ export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot']) };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription']) };
   if (settings.prices) options.prices = settings.prices;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
@@ -227,6 +231,7 @@ export async function startRun(tabId, request, opts = {}) {
     report(run) {
       run.tabId = entry.tabId;
       run.title = entry.title;
+      run.url ||= tab.url; // before the first look at the page, the page it started on
       entry.latest = run;
       saveRun(run);
       broadcast(run);
@@ -243,7 +248,7 @@ export async function startRun(tabId, request, opts = {}) {
       run.title = entry.title;
       await saveRun(run);
       broadcast(run);
-      await pruneRuns(KEEP_RUNS).catch((e) => console.error('pruning old runs failed', e));
+      await pruneRuns(await keepRuns()).catch((e) => console.error('pruning old runs failed', e));
       return run;
     })
     .finally(async () => {

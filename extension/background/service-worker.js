@@ -1,7 +1,7 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
-import { capture, extract, extractViaCdp, overlay, restrictedReason, screenshot } from './page.js';
+import { capture, extract, extractViaCdp, overlay, restriction, screenshot } from './page.js';
 import {
   answerRun, closeOrphanedRuns, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
 } from './runs.js';
@@ -130,7 +130,7 @@ const handlers = {
   async target({ tabId }) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
     if (!tab) return { error: `tab ${tabId} no longer exists` };
-    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: restrictedReason(tab.url) };
+    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: restriction(tab.url) };
   },
   async settings() {
     const s = await getSettings();

@@ -8,7 +8,13 @@ export const DEFAULT_SETTINGS = {
     provider: 'custom', baseUrl: '', apiKey: '', model: '', family: 'generic', stream: false,
     temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
   },
-  run: { maxRounds: 10, includeScreenshot: true, useCache: true },
+  // `image` is the core's ImageOptions subset a person sets: format and extra shrink.
+  run: {
+    maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3,
+    image: { format: { type: 'png' }, shrink: 1 },
+  },
+  // The panel's own settings: interface language ("auto" follows the browser), runs kept.
+  ui: { language: 'auto', historyLimit: 50 },
   prices: null,
 };
 
@@ -17,6 +23,7 @@ export async function getSettings() {
   return {
     model: { ...DEFAULT_SETTINGS.model, ...stored?.model },
     run: { ...DEFAULT_SETTINGS.run, ...stored?.run },
+    ui: { ...DEFAULT_SETTINGS.ui, ...stored?.ui },
     prices: stored?.prices ?? null,
   };
 }
@@ -26,6 +33,7 @@ export async function setSettings(patch) {
   const next = {
     model: { ...current.model, ...patch?.model },
     run: { ...current.run, ...patch?.run },
+    ui: { ...current.ui, ...patch?.ui },
     prices: patch?.prices !== undefined ? patch.prices : current.prices,
   };
   await chrome.storage.local.set({ [KEY]: next });

@@ -1,6 +1,7 @@
 // Options page: edits the settings the service worker reads (chrome.storage.local).
 // Presets and price parsing come from the core, through the worker.
 import { getSettings, maskKey, setSettings } from '../background/settings.js';
+import { loadLanguage, t, translate } from '../shared/i18n.js';
 
 const $ = (id) => document.getElementById(id);
 let storedKey = '';
@@ -16,7 +17,7 @@ function send(type, payload = {}) {
 function showPresetHelp() {
   const p = presets.find((x) => x.provider === $('provider').value);
   $('providerHelp').textContent = p?.help ?? '';
-  $('apiKey').placeholder = storedKey ? `saved: ${maskKey(storedKey)} — type to replace` : p?.needsKey === false ? 'not needed for local servers' : 'paste your key';
+  $('apiKey').placeholder = storedKey ? t('keySaved', maskKey(storedKey)) : t(p?.needsKey === false ? 'keyNotNeeded' : 'keyPaste');
 }
 
 async function load() {
@@ -24,7 +25,7 @@ async function load() {
     ({ presets } = await send('presets'));
     $('provider').replaceChildren(...presets.map((p) => new Option(p.label, p.provider)));
   }
-  const { model, run, prices } = await getSettings();
+  const { model, run, ui, prices } = await getSettings();
   $('provider').value = model.provider;
   $('baseUrl').value = model.baseUrl;
   $('model').value = model.model;
@@ -40,6 +41,15 @@ async function load() {
   $('maxRounds').value = run.maxRounds;
   $('includeScreenshot').checked = !!run.includeScreenshot;
   $('useCache').checked = run.useCache !== false;
+  const format = run.image?.format ?? { type: 'png' };
+  $('imageFormat').value = format.type;
+  $('jpegQuality').value = format.quality ?? 80;
+  $('imageScale').value = Math.round((run.image?.shrink ?? 1) * 100);
+  $('keepScreenshots').value = run.keepScreenshots ?? 3;
+  $('includeDescription').checked = run.includeDescription !== false;
+  $('historyLimit').value = ui.historyLimit;
+  $('language').value = ui.language;
+  showImageFields();
   await showCache();
   $('prices').value = (await send('priceText', { prices })).text;
   showPresetHelp();
@@ -53,6 +63,14 @@ $('provider').addEventListener('change', () => {
   if (p) $('family').value = p.family;
   showPresetHelp();
 });
+
+/** JPEG quality only means something for JPEG; image settings only with screenshots on. */
+function showImageFields() {
+  $('jpegQuality').disabled = $('imageFormat').value !== 'jpeg' || !$('includeScreenshot').checked;
+  for (const id of ['imageFormat', 'imageScale', 'keepScreenshots']) $(id).disabled = !$('includeScreenshot').checked;
+}
+$('imageFormat').addEventListener('change', showImageFields);
+$('includeScreenshot').addEventListener('change', showImageFields);
 
 const number = (id) => ($(id).value === '' ? null : Number($(id).value));
 
@@ -73,36 +91,60 @@ function formModel() {
   };
 }
 
+/** The form's run settings: what the model is sent, and how much. */
+function formRun() {
+  const quality = Math.min(100, Math.max(1, Math.round(number('jpegQuality') ?? 80)));
+  return {
+    maxRounds: Number($('maxRounds').value),
+    includeScreenshot: $('includeScreenshot').checked,
+    useCache: $('useCache').checked,
+    includeDescription: $('includeDescription').checked,
+    keepScreenshots: Number($('keepScreenshots').value) || 3,
+    image: {
+      format: $('imageFormat').value === 'jpeg' ? { type: 'jpeg', quality } : { type: 'png' },
+      shrink: Math.min(100, Math.max(25, number('imageScale') ?? 100)) / 100,
+    },
+  };
+}
+
 $('settings').addEventListener('submit', async (e) => {
   e.preventDefault();
   $('pricesError').textContent = '';
+  if (!$('includeDescription').checked && !$('includeScreenshot').checked) {
+    $('status').textContent = t('notSavedBlind');
+    return;
+  }
   let prices;
   try {
     ({ prices } = await send('parsePrices', { text: $('prices').value }));
   } catch (err) {
     $('pricesError').textContent = err.message;
-    $('status').textContent = 'Not saved: fix the price table.';
+    $('status').textContent = t('notSavedPrices');
     return;
   }
   await setSettings({
     model: formModel(),
-    run: { maxRounds: Number($('maxRounds').value), includeScreenshot: $('includeScreenshot').checked, useCache: $('useCache').checked },
+    run: formRun(),
+    ui: { language: $('language').value, historyLimit: Number($('historyLimit').value) },
     prices,
   });
+  await loadLanguage();
+  translate();
   await load();
-  $('status').textContent = 'Saved.';
+  $('status').textContent = t('saved');
 });
 
 $('check').addEventListener('click', async () => {
   const out = $('checkResult');
   out.className = 'muted';
-  out.textContent = 'Asking the model…';
+  out.textContent = t('checkAsking');
   $('check').disabled = true;
   try {
     const { check } = await send('checkModel', { model: formModel() });
-    const tokens = check.usage ? ` · ${check.usage.promptTokens + check.usage.completionTokens} tokens${check.usage.estimated ? ' (estimated)' : ''}` : '';
+    const tokens = check.usage ? ` · ${t(check.usage.estimated ? 'checkTokensEstimated' : 'checkTokens', check.usage.promptTokens + check.usage.completionTokens)}` : '';
     out.className = 'ok';
-    out.textContent = `Connected in ${(check.ms / 1000).toFixed(1)} s${tokens}. The model said: “${check.reply.trim().slice(0, 80)}”`;
+    const took = check.ms >= 1000 ? `${(check.ms / 1000).toFixed(1)} s` : `${Math.round(check.ms)} ms`;
+    out.textContent = t('checkConnected', `${took}${tokens}`, check.reply.trim().slice(0, 80));
   } catch (err) {
     out.className = 'bad';
     out.textContent = err.message;
@@ -117,7 +159,7 @@ $('resetPrices').addEventListener('click', async () => {
 
 async function showCache(note = '') {
   const { entries } = await send('cacheInfo');
-  $('cacheInfo').textContent = `${entries} cached ${entries === 1 ? 'entry' : 'entries'}${note ? ` — ${note}` : ''}`;
+  $('cacheInfo').textContent = `${t('cacheEntries', entries)}${note ? ` — ${note}` : ''}`;
 }
 
 $('exportCache').addEventListener('click', async () => {
@@ -134,7 +176,7 @@ $('importCache').addEventListener('change', async (e) => {
   if (!file) return;
   try {
     await send('importCache', { json: await file.text() });
-    await showCache(`imported ${file.name}`);
+    await showCache(t('cacheImported', file.name));
   } catch (err) {
     await showCache(err.message);
   }
@@ -143,15 +185,29 @@ $('importCache').addEventListener('change', async (e) => {
 
 $('clearCache').addEventListener('click', async () => {
   await send('clearCache');
-  await showCache('cleared');
+  await showCache(t('cacheCleared'));
 });
 
 $('clearKey').addEventListener('click', async () => {
   await setSettings({ model: { apiKey: '' } });
   await load();
-  $('status').textContent = 'Key removed.';
+  $('status').textContent = t('keyRemoved');
 });
 
-load().catch((err) => {
-  $('status').textContent = `Could not load the settings: ${err.message}`;
+if (new URLSearchParams(location.search).has('embedded')) document.body.classList.add('embedded');
+// The panel (or another options tab) may change the language: follow it.
+chrome.storage.onChanged.addListener(async (changes) => {
+  if (changes.settings?.newValue?.ui?.language === changes.settings?.oldValue?.ui?.language) return;
+  await loadLanguage();
+  translate();
+  showPresetHelp();
+});
+
+(async () => {
+  await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
+  document.title = t('settingsTitle');
+  translate();
+  await load();
+})().catch((err) => {
+  $('status').textContent = t('couldNotLoadSettings', err.message);
 });

@@ -1,4 +1,6 @@
 // Side panel: pick the target tab, send instructions, render runs as the worker reports them.
+import { language, loadLanguage, t, translate } from '../shared/i18n.js';
+
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null; // tests and tools open the panel as a tab
@@ -31,8 +33,8 @@ async function refreshTarget() {
   targetTabId = await resolveTarget();
   const notice = [];
   if (targetTabId == null) {
-    $('target-title').textContent = 'No tab to work on';
-    notice.push('Open a web page in this window, then come back here.');
+    $('target-title').textContent = t('noTab');
+    notice.push(escape(t('noTabHelp')));
   } else {
     const { tab, restricted } = await send('target', { tabId: targetTabId });
     if (tab.url !== targetUrl) {
@@ -41,11 +43,11 @@ async function refreshTarget() {
     }
     $('target-title').textContent = tab.title || tab.url;
     $('target-title').title = tab.url;
-    if (restricted) notice.push(`Sightline can't work on this page: ${restricted}. Switch to a normal web page.`);
+    if (restricted) notice.push(escape(t('restricted', t(`restricted_${restricted.code}`))));
   }
   const { settings } = await send('settings');
   if (!settings.model.baseUrl || !settings.model.model) {
-    notice.push('No model is configured yet. <a href="#" id="notice-settings">Open Settings</a> to add one.');
+    notice.push(`${escape(t('noModel'))} <a href="#" id="notice-settings">${escape(t('noModelLink'))}</a>`);
   }
   showNotice(notice);
   updateButtons();
@@ -54,11 +56,15 @@ async function refreshTarget() {
 function showNotice(lines) {
   const el = $('notice');
   el.hidden = lines.length === 0;
-  el.innerHTML = lines.map((l) => `<div>${l}</div>`).join(''); // our own fixed strings only
+  el.innerHTML = lines.map((l) => `<div>${l}</div>`).join(''); // each line escaped by its maker
   el.querySelector('#notice-settings')?.addEventListener('click', (e) => {
     e.preventDefault();
-    chrome.runtime.openOptionsPage();
+    showSettings(true);
   });
+}
+
+function escape(text) {
+  return String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function currentRun() {
@@ -88,21 +94,21 @@ function imageOf(ref) {
 function thumbnail(step) {
   const button = el('button', 'shot');
   button.type = 'button';
-  const what = step.kind === 'plan' ? 'what the model saw' : 'the page after this step';
-  button.setAttribute('aria-label', `Screenshot: ${what}. Open it large`);
+  const what = t(step.kind === 'plan' ? 'shotPlan' : 'shotAfter');
+  button.setAttribute('aria-label', t('shotOpen', what));
   const img = el('img');
   img.alt = '';
   button.append(img);
   imageOf(step.screenshot).then((url) => {
     if (url) img.src = url;
-    else button.replaceWith(el('span', 'muted', 'screenshot no longer kept'));
+    else button.replaceWith(el('span', 'muted', t('shotGone')));
   });
   button.addEventListener('click', async () => {
     const url = await imageOf(step.screenshot);
     if (!url) return;
     $('shot-large').src = url;
-    $('shot-large').alt = `Screenshot: ${what}`;
-    $('shot-caption').textContent = `${step.action || 'Step'} — ${what}`;
+    $('shot-large').alt = t('shotAlt', what);
+    $('shot-caption').textContent = `${step.action || t('step')} — ${what}`;
     $('shot-dialog').showModal();
   });
   return button;
@@ -124,7 +130,7 @@ function renderRun() {
   $('run-card').hidden = !run;
   updateButtons();
   if (!run) return;
-  $('run-status').textContent = run.status;
+  $('run-status').textContent = t(`status_${run.status}`);
   $('run-status').className = `pill ${run.status}`;
   $('run-instruction').textContent = run.instruction;
   renderResult(run);
@@ -136,21 +142,22 @@ function renderRun() {
       $('answer').focus();
     }
   }
-  $('question-text').textContent = asking ? `The model asks: ${run.question}` : '';
+  $('question-text').textContent = asking ? t('modelAsks', run.question) : '';
   $('run-error').hidden = !run.error;
   $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
+  $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
   const list = $('steps');
   list.replaceChildren(
     ...run.steps.map((step) => {
       const li = el('li', `step ${step.status}`);
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
       if (step.cached) {
-        const badge = el('span', 'badge cached', 'cached');
-        badge.title = 'Answered from what an earlier run found: no model call';
+        const badge = el('span', 'badge cached', t('cached'));
+        badge.title = t('cachedTitle');
         li.querySelector('.what').append(' ', badge);
       }
       const approx = step.usage?.estimated ? '≈' : '';
-      const tokens = step.usage ? ` · ${approx}${step.usage.promptTokens + step.usage.completionTokens} tok` : '';
+      const tokens = step.usage ? ` · ${t('stepTokens', `${approx}${step.usage.promptTokens + step.usage.completionTokens}`)}` : '';
       const cost = step.cost != null ? ` · ${approx}${fmtCost(step.cost)}` : '';
       li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}${cost}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));
@@ -164,53 +171,57 @@ function renderRun() {
   const live = liveText.runId === run.id && liveText.steps === run.steps.length && run.status === 'running' ? liveText.text : '';
   $('live-text').hidden = !live;
   $('live-text').textContent = live;
+  // While nothing streams, say that work goes on (reading the page, waiting for the model).
+  $('working').hidden = run.status !== 'running' || !!live || asking;
   const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
   const tok = run.usage.promptTokens + run.usage.completionTokens;
   const approx = run.usage.estimated ? '≈' : '';
   const cost = run.cost != null ? ` · ${approx}${fmtCost(run.cost)}` : '';
-  $('run-totals').textContent = `${run.modelCalls} model call(s) · ${approx}${tok} tokens${cost}${took}`;
+  $('run-totals').textContent = `${t('totals', run.modelCalls, `${approx}${tok}`)}${cost}${took}`;
 }
 
 /** What to do next, for the errors a person can fix. */
 function advice(error) {
   if (/Settings/.test(error)) return ''; // the message already says where to go
-  if (/reach the model endpoint|base URL|HTTP 401|HTTP 403/.test(error)) return ' — check Settings.';
+  if (/reach the model endpoint|base URL|HTTP 401|HTTP 403/.test(error)) return t('adviceSettings');
   if (/cannot work on|cannot control this tab/.test(error)) return '';
   if (/not finished within/.test(error)) return '';
-  return ' — you can edit the instruction and run again.';
+  return t('adviceEdit');
 }
 
 /**
- * What each task asks of the form: the main box's meaning, and the second field's, if any.
- * `null` main box: the task works without one (a page scroll).
+ * What each task asks of the form: the request field the main box fills, and the second
+ * field's, if any. Their prompts are the messages `hint_<type>` and `hintValue_<type>`.
+ * `optional`: the task works with an empty main box (a page scroll).
  */
 const TASK_FORM = {
-  '': { main: 'What should happen on this page? e.g. add a todo ‘buy milk’', field: 'instruction' },
-  aiTap: { main: 'Which element? e.g. the Save button', field: 'locate' },
-  aiDoubleClick: { main: 'Which element?', field: 'locate' },
-  aiRightClick: { main: 'Which element?', field: 'locate' },
-  aiHover: { main: 'Which element?', field: 'locate' },
-  aiLocate: { main: 'Which element?', field: 'locate' },
-  aiInput: { main: 'Which field? e.g. the search box', field: 'locate', value: 'Text to type', mode: true },
-  aiKeyboardPress: { main: 'Key or combination, e.g. Enter or Control+A', field: 'key', value: 'In which element? (optional)', valueField: 'locate' },
-  aiScroll: { main: 'Scroll inside which element? (empty: the page)', field: 'locate', optional: true, direction: true },
-  aiDrag: { main: 'Drag which element?', field: 'from', value: 'Drop on which element?', valueField: 'to' },
-  aiUpload: { main: 'Which file field or upload button?', field: 'locate', value: 'Full path of each file, separated by ; e.g. /home/me/report.pdf', valueField: 'files', list: true },
-  aiQuery: { main: 'What to extract, and its shape, e.g. the product names and prices as [{name, price}]', field: 'demand' },
-  aiString: { main: 'Which text? e.g. the order number', field: 'question' },
-  aiNumber: { main: 'Which number? e.g. how many results are shown', field: 'question' },
-  aiBoolean: { main: 'A yes-or-no question about the page', field: 'question' },
-  aiAsk: { main: 'A question about the page', field: 'question' },
-  aiAssert: { main: 'What must be true, e.g. the cart shows 2 items', field: 'assertion' },
-  aiWaitFor: { main: 'Wait until… e.g. the report has loaded', field: 'assertion' },
+  '': { field: 'instruction' },
+  aiTap: { field: 'locate' },
+  aiDoubleClick: { field: 'locate' },
+  aiRightClick: { field: 'locate' },
+  aiHover: { field: 'locate' },
+  aiLocate: { field: 'locate' },
+  aiInput: { field: 'locate', value: 'value', mode: true },
+  aiKeyboardPress: { field: 'key', value: 'locate' },
+  aiScroll: { field: 'locate', optional: true, direction: true },
+  aiDrag: { field: 'from', value: 'to' },
+  aiUpload: { field: 'locate', value: 'files', list: true },
+  aiQuery: { field: 'demand' },
+  aiString: { field: 'question' },
+  aiNumber: { field: 'question' },
+  aiBoolean: { field: 'question' },
+  aiAsk: { field: 'question' },
+  aiAssert: { field: 'assertion' },
+  aiWaitFor: { field: 'assertion' },
 };
 
 function updateTaskForm() {
-  const form = TASK_FORM[$('task-type').value];
-  $('instruction').placeholder = form.main;
+  const type = $('task-type').value;
+  const form = TASK_FORM[type];
+  $('instruction').placeholder = t(`hint_${type || 'plan'}`);
   $('instruction').required = !form.optional;
   $('task-value').hidden = !form.value;
-  $('task-value').placeholder = form.value ?? '';
+  $('task-value').placeholder = form.value ? t(`hintValue_${type}`) : '';
   $('task-mode').hidden = !form.mode;
   $('task-direction').hidden = !form.direction;
   $('task-edge-label').hidden = !form.direction;
@@ -225,8 +236,9 @@ function formRequest() {
   const task = { type };
   if (text) task[form.field] = text;
   const value = $('task-value').value;
-  if (form.value && value.trim()) task[form.valueField ?? 'value'] = form.valueField ? value.trim() : value;
-  if (form.list) task[form.valueField] = value.split(';').map((p) => p.trim()).filter(Boolean);
+  // Typed text is sent as written; element descriptions and paths are trimmed.
+  if (form.value && value.trim()) task[form.value] = form.value === 'value' ? value : value.trim();
+  if (form.list) task[form.value] = value.split(';').map((p) => p.trim()).filter(Boolean);
   if (form.mode) task.mode = $('task-mode').value;
   if (form.direction) {
     task.direction = $('task-direction').value;
@@ -244,7 +256,7 @@ function renderResult(run) {
 function siteOf(url) {
   try {
     const u = new URL(url);
-    return /^https?:$/.test(u.protocol) ? u.host : u.protocol === 'file:' ? 'local files' : '';
+    return /^https?:$/.test(u.protocol) ? u.host : u.protocol === 'file:' ? t('localFiles') : '';
   } catch {
     return '';
   }
@@ -256,26 +268,26 @@ function renderHistory() {
   const site = siteOf(targetUrl);
   const all = $('history-all').checked || !site;
   const shown = runs.filter((r) => all || siteOf(r.url) === site).slice(0, 20);
-  $('history-title').textContent = all ? 'Recent runs' : `Recent runs on ${site}`;
-  $('history-empty').textContent = all ? 'No runs yet.' : `No runs on ${site} yet.`;
+  $('history-title').textContent = all ? t('historyAll') : t('historySite', site);
+  $('history-empty').textContent = all ? t('historyEmptyAll') : t('historyEmptySite', site);
   $('history-empty').hidden = shown.length > 0;
   list.replaceChildren(
     ...shown.map((run) => {
       const li = el('li');
-      const pill = el('span', `pill ${run.status}`, run.status);
+      const pill = el('span', `pill ${run.status}`, t(`status_${run.status}`));
       const open = el('button', 'open-run', run.instruction);
       open.type = 'button';
-      open.title = `Show this run\n${run.url ?? ''}`;
+      open.title = `${t('openRunTitle')}\n${run.url ?? ''}`;
       open.addEventListener('click', () => {
         shownRunId = run.id;
         renderRun();
       });
       const again = el('button', 'ghost again', '↻');
       again.type = 'button';
-      again.title = 'Run it again on this page (asks the model; Replay repeats the steps)';
-      again.setAttribute('aria-label', `Run again: ${run.instruction}`);
+      again.title = t('againTitle');
+      again.setAttribute('aria-label', t('againLabel', run.instruction));
       again.addEventListener('click', () => rerun(run));
-      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString()), again);
+      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString(language().replace('_', '-'))), again);
       return li;
     }),
   );
@@ -289,7 +301,7 @@ async function rerun(run) {
     const { runId } = await send('run', { tabId: targetTabId, ...request });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed('Could not start', err);
+    failed(t('couldNotStart'), err);
   }
 }
 
@@ -307,7 +319,7 @@ $('prompt-form').addEventListener('submit', async (e) => {
     const { runId } = await send('run', { tabId: targetTabId, ...request });
     showStarted(runId, instruction);
   } catch (err) {
-    failed('Could not start', err);
+    failed(t('couldNotStart'), err);
   }
 });
 
@@ -321,7 +333,6 @@ $('question-form').addEventListener('submit', async (e) => {
 
 $('task-type').addEventListener('change', updateTaskForm);
 $('history-all').addEventListener('change', renderHistory);
-updateTaskForm();
 
 $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
@@ -333,14 +344,14 @@ function showStarted(runId, instruction) {
   shownRunId = runId;
   refreshTarget(); // clears an earlier failure's notice
   if (!currentRun()) {
-    upsert({ id: runId, instruction, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+    upsert({ id: runId, instruction, url: targetUrl, tabId: targetTabId, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
   }
   renderRun();
   renderHistory();
 }
 
 function failed(what, err) {
-  showNotice([`${what}: ${err.message}`.replace(/</g, '&lt;')]);
+  showNotice([escape(`${what}: ${err.message}`)]);
   updateButtons();
 }
 
@@ -352,7 +363,7 @@ $('replay').addEventListener('click', async () => {
     const { runId } = await send('replay', { tabId: targetTabId, runId: run.id });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed('Could not replay', err);
+    failed(t('couldNotReplay'), err);
   }
 });
 
@@ -367,7 +378,7 @@ $('save-run').addEventListener('click', async () => {
     link.click();
     setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
   } catch (err) {
-    failed('Could not save the run', err);
+    failed(t('couldNotSave'), err);
   }
 });
 
@@ -384,10 +395,18 @@ $('load-run-file').addEventListener('change', async () => {
     renderRun();
     renderHistory();
   } catch (err) {
-    failed(`Could not load ${file.name}`, err);
+    failed(t('couldNotLoad', file.name), err);
   }
 });
-$('open-settings').addEventListener('click', () => chrome.runtime.openOptionsPage());
+/** Settings open in the panel, in place of the work view; the same button goes back. */
+function showSettings(open) {
+  if (open && !$('settings-frame').src) $('settings-frame').src = '../options/options.html?embedded=1';
+  $('settings-view').hidden = !open;
+  $('work-view').hidden = open;
+  $('open-settings').textContent = t(open ? 'panelBack' : 'panelSettings');
+  $('open-settings').setAttribute('aria-expanded', String(open));
+}
+$('open-settings').addEventListener('click', () => showSettings($('settings-view').hidden));
 
 chrome.runtime.onMessage.addListener((message) => {
   if (message?.type === 'sightline/run-text') {
@@ -407,9 +426,28 @@ if (pinnedTab == null) {
   chrome.tabs.onActivated.addListener(() => refreshTarget());
   chrome.tabs.onUpdated.addListener((id, change) => id === targetTabId && change.title && refreshTarget());
 }
-chrome.storage.onChanged.addListener((changes) => changes.settings && refreshTarget());
+chrome.storage.onChanged.addListener(async (changes) => {
+  if (!changes.settings) return;
+  const before = changes.settings.oldValue?.ui?.language;
+  if (changes.settings.newValue?.ui?.language !== before) {
+    await loadLanguage();
+    translatePanel();
+  }
+  refreshTarget();
+});
+
+/** Every string on the panel in the current language: the fixed ones and the rendered ones. */
+function translatePanel() {
+  translate();
+  $('open-settings').textContent = t($('settings-view').hidden ? 'panelSettings' : 'panelBack');
+  updateTaskForm();
+  renderRun();
+  renderHistory();
+}
 
 (async () => {
+  await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
+  translatePanel();
   await refreshTarget();
   ({ runs } = await send('runs'));
   // Reopening the panel shows the latest run on this tab, still live if it is running.

@@ -135,6 +135,7 @@ test('Stop in the panel aborts the model request and ends the run as stopped', a
   const started = Date.now();
   await panel.click('#stop');
   await panel.waitForSelector('#run-status.stopped', { timeout: 5_000 });
+  await panel.screenshot({ path: 'out/panel-stopped.png', fullPage: true });
   assert.ok(Date.now() - started < 5_000, 'the pending request did not hold the run');
   assert.deepEqual(await titles(page), []);
   const [run] = await browser.sw.evaluate(() => self.sightline.runs());

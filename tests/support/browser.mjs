@@ -33,7 +33,10 @@ async function windowChromeHeight(headless, scaleArgs) {
  * Playwright's viewport emulation: the extension captures through its own debugger session,
  * which sees the window, so both must agree. `deviceScaleFactor` sets a real device ratio.
  */
-export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor } = {}) {
+/**
+ * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
+ */
+export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
   const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
   const extra = await windowChromeHeight(headless, scaleArgs);
@@ -41,7 +44,10 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
     executablePath: EXECUTABLE,
     headless,
     viewport: null,
+    // On Linux Chromium takes its interface language from the environment.
+    ...(lang ? { env: { ...process.env, LANGUAGE: lang.replace('-', '_') }, locale: lang } : {}),
     args: [
+      ...(lang ? [`--lang=${lang}`] : []),
       `--window-size=${viewport.width},${viewport.height + extra}`,
       ...scaleArgs,
       // Attaching chrome.debugger shows an infobar a moment later, which shrinks the page
@@ -67,8 +73,10 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
       if (id == null) throw new Error(`no tab has ${url}`);
       return id;
     },
+    /** The side panel's page, opened as a tab at a side panel's size. */
     async openPanel(tabId) {
       const panel = await context.newPage();
+      await panel.setViewportSize({ width: 400, height: 820 });
       await panel.goto(`chrome-extension://${extensionId}/panel/panel.html${tabId != null ? `?tab=${tabId}` : ''}`);
       return panel;
     },

@@ -69,6 +69,9 @@ pub struct RunOptions {
     /// Unreadable replies or failed actions tolerated in a row before giving up.
     pub max_failures: u32,
     pub include_screenshot: bool,
+    /// Send the element list. Off (with a screenshot): the model reads element numbers from
+    /// the screenshot's markers alone, for fewer tokens.
+    pub include_description: bool,
     /// How screenshots are sized and encoded for the model.
     pub image: ImageOptions,
     /// Prices per million tokens, for the run's cost.
@@ -90,6 +93,7 @@ impl Default for RunOptions {
             max_rounds: 10,
             max_failures: 2,
             include_screenshot: true,
+            include_description: true,
             image: ImageOptions::default(),
             prices: PriceTable::default(),
             keep_screenshots: memory.keep_screenshots,
@@ -98,6 +102,24 @@ impl Default for RunOptions {
             cache: Cache::default(),
         }
     }
+}
+
+/// Stands in for the element list when it is switched off.
+pub const MARKERS_ONLY: &str = "(The element list is not sent. Each element on the screenshot carries its number on a marker: use those numbers.)\n";
+
+/// The page as the prompt shows it: whole, or, with the description off and a screenshot
+/// to read markers from, its address and title only.
+pub(crate) fn prompt_page<'a>(extraction: &'a Extraction, options: &RunOptions, has_image: bool) -> std::borrow::Cow<'a, Extraction> {
+    if options.include_description || !has_image {
+        return std::borrow::Cow::Borrowed(extraction);
+    }
+    std::borrow::Cow::Owned(Extraction {
+        description: MARKERS_ONLY.into(),
+        url: extraction.url.clone(),
+        title: extraction.title.clone(),
+        viewport: extraction.viewport.clone(),
+        ..Extraction::default()
+    })
 }
 
 pub async fn run_instruction<B: Browser, M: ModelClient>(
@@ -163,7 +185,8 @@ async fn plan_round<B: Browser, M: ModelClient>(
 ) -> Result<PlanRound, String> {
     let (options, config, memory) = ctx;
     let (image, image_note) = (shown.image.as_ref(), shown.note.clone());
-    let messages = plan_messages(config.family, instruction, history, &observation.extraction, image.map(|i| i.data_url.as_str()), memory);
+    let page = prompt_page(&observation.extraction, options, image.is_some());
+    let messages = plan_messages(config.family, instruction, history, &page, image.map(|i| i.data_url.as_str()), memory);
     // Grounding models look back at recent screens; the others never need them again.
     let seen = image.filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
     let Some((content, mut step)) = ask_model(run, options, config, browser, model, album, &messages, image_note).await? else {

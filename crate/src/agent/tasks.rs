@@ -367,7 +367,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
     async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
         let (image, note) = model_image(obs, self.options, self.config);
-        let messages = task_messages(self.config.family, ask, &obs.extraction, image.as_ref().map(|i| i.data_url.as_str()));
+        let page = super::prompt_page(&obs.extraction, self.options, image.is_some());
+        let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
         match ask_model(self.run, self.options, self.config, self.browser, self.model, &mut self.album, &messages, note).await? {
             Some((text, mut step)) => {
                 step.action = label.to_string();

@@ -181,6 +181,26 @@ fn adds_a_todo_in_one_plan() {
 }
 
 #[test]
+fn without_the_description_the_model_reads_numbers_off_the_markers() {
+    let options = RunOptions { include_description: false, ..RunOptions::default() };
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(page.items, ["buy milk"], "marker numbers still name the elements");
+    let sent = model.user_text(0);
+    assert!(sent.contains(MARKERS_ONLY) && !sent.contains("[1] input"), "{sent}");
+    assert!(model.image_url(0).is_some());
+
+    // With no screenshot to read markers from, the list is sent after all.
+    let options = RunOptions { include_description: false, include_screenshot: false, ..RunOptions::default() };
+    let mut page = FakeTodoPage::new();
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    block_on(run_instruction("r2".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    assert!(model.user_text(0).contains("[1] input placeholder=\"What needs to be done?\""));
+}
+
+#[test]
 fn an_unusable_capture_is_left_out_and_noted() {
     let mut page = FakeTodoPage::new();
     page.capture = "not*an*image".into();
