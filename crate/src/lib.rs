@@ -10,6 +10,7 @@
 
 pub mod action;
 pub mod agent;
+pub mod export;
 pub mod describe;
 pub mod fast_hash;
 pub mod geometry;

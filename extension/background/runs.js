@@ -109,6 +109,29 @@ export async function saveTrajectory(id) {
   return wasm.saveTrajectory(text, JSON.stringify(await getImages(wasm.trajectoryReferences(text))));
 }
 
+// What each export is called and how it downloads.
+const EXPORTS = {
+  'midscene-yaml': { ext: 'yaml', mime: 'text/yaml' },
+  playwright: { ext: 'spec.ts', mime: 'text/plain' },
+  recorder: { ext: 'recording.json', mime: 'application/json' },
+};
+
+/**
+ * A kept run written for another tool (`format`: midscene-yaml, playwright, recorder):
+ * `{text, filename, mime}`. The viewport is `opts.viewport`, else the size of the run's tab.
+ */
+export async function exportRun(id, format, opts = {}) {
+  const run = await fullRun(id);
+  if (!run) throw new Error(`there is no run ${id}: it may have been deleted as one of the oldest`);
+  const kind = EXPORTS[format];
+  if (!kind) throw new Error(`unknown export format "${format}": use ${Object.keys(EXPORTS).join(', ')}`);
+  const tab = run.tabId != null ? await chrome.tabs.get(run.tabId).catch(() => null) : null;
+  const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
+  const text = (await core()).exportRun(JSON.stringify(run), format, viewport);
+  const stamp = new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  return { text, filename: `sightline-${stamp}.${kind.ext}`, mime: kind.mime };
+}
+
 /** Keeps a trajectory file's run and screenshots; resolves to the run (its images stored). */
 export async function loadTrajectory(json) {
   const { run, images } = (await core()).loadTrajectory(typeof json === 'string' ? json : JSON.stringify(json));

@@ -3,7 +3,7 @@
 // (shapes documented in docs/ARCHITECTURE.md).
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot } from './page.js';
 import {
-  answerRun, closeOrphanedRuns, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
+  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
 } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { getImages } from './store.js';
@@ -47,6 +47,11 @@ self.sightline = {
   saveTrajectory: (runId) => saveTrajectory(runId),
   /** Keeps a trajectory file's run (JSON text or object); resolves to it. Throws saying what is wrong. */
   loadTrajectory: (json) => loadTrajectory(json),
+  /**
+   * A kept run for another tool, runnable with no model: `format` is `midscene-yaml`,
+   * `playwright` or `recorder`; `opts.viewport` `{width, height}`. Resolves to the file's text.
+   */
+  exportRun: async (runId, format, opts) => (await exportRun(runId, format, opts)).text,
   /**
    * Runs a kept run (its id) or a trajectory (JSON) again on `tabId`, resolving to the new
    * run's record: its steps without the model while their targets match, the model after.
@@ -122,6 +127,7 @@ const handlers = {
   /** Screenshots of kept runs by reference (a few at a time: each is hundreds of KB). */
   images: async ({ refs }) => ({ images: await getImages((Array.isArray(refs) ? refs : []).slice(0, 8).map(String)) }),
   saveTrajectory: async ({ runId }) => ({ json: await saveTrajectory(runId) }),
+  exportRun: ({ runId, format }) => exportRun(runId, String(format)),
   loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
   async replay({ tabId, runId, json }) {
     const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId));

@@ -77,6 +77,8 @@ function updateButtons() {
   $('stop').disabled = !running;
   $('replay').disabled = running || targetTabId == null;
   $('save-run').disabled = running;
+  $('export-menu').classList.toggle('disabled', running);
+  if (running) $('export-menu').open = false;
 }
 
 function fmtCost(usd) {
@@ -372,15 +374,34 @@ $('save-run').addEventListener('click', async () => {
   if (!run) return;
   try {
     const { json } = await send('saveTrajectory', { runId: run.id });
-    const link = el('a');
-    link.href = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
-    link.download = `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    download(json, `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`, 'application/json');
   } catch (err) {
     failed(t('couldNotSave'), err);
   }
 });
+
+/** Downloads text as a file. */
+function download(text, filename, mime) {
+  const link = el('a');
+  link.href = URL.createObjectURL(new Blob([text], { type: mime }));
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+for (const item of document.querySelectorAll('#export-menu [data-format]')) {
+  item.addEventListener('click', async () => {
+    const run = currentRun();
+    $('export-menu').open = false;
+    if (!run) return;
+    try {
+      const { text, filename, mime } = await send('exportRun', { runId: run.id, format: item.dataset.format });
+      download(text, filename, mime);
+    } catch (err) {
+      failed(t('couldNotExport'), err);
+    }
+  });
+}
 
 $('load-run').addEventListener('click', () => $('load-run-file').click());
 $('load-run-file').addEventListener('change', async () => {

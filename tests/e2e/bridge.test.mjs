@@ -157,7 +157,7 @@ test('usage is estimated when the server sends none, and priced from the edited 
   assert.ok(Math.abs(run.cost - expected) < 1e-9, `${run.cost} vs ${expected}`);
   const panel = await browser.openPanel(tabId);
   await panel.waitForSelector('#run-totals');
-  assert.match(await panel.textContent('#run-totals'), /≈\d+ tokens · ≈\$\d/);
+  assert.match(await panel.textContent('#run-totals'), /tokens: ≈\d+ · ≈\$\d/);
   await Promise.all([panel.close(), page.close()]);
 });
 

@@ -359,3 +359,19 @@ pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
 pub fn page_key(url: &str) -> String {
     crate::agent::cache::page_key(url)
 }
+
+/// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright` or
+/// `recorder` (Chrome DevTools Recorder JSON); `viewport` `{width, height}` (default 1280×800).
+#[wasm_bindgen(js_name = exportRun)]
+pub fn export_run(run_json: &str, format: &str, viewport: JsValue) -> Result<String, JsError> {
+    use crate::export;
+    let viewport: export::Viewport =
+        if viewport.is_undefined() || viewport.is_null() { export::Viewport::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
+    let recording = export::recording_of(&run_of(run_json)?);
+    match format {
+        "midscene-yaml" => Ok(export::to_midscene_yaml(&recording, viewport)),
+        "playwright" => Ok(export::to_playwright(&recording, viewport)),
+        "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport)).map_err(|e| JsError::new(&e.to_string())),
+        other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright or recorder"))),
+    }
+}

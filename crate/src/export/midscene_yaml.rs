@@ -1,0 +1,125 @@
+//! Midscene's YAML script (`web:` + `tasks:` of `flow:` items), readable by its own parser
+//! (`parseYamlScript` in npm `@midscene/core`) and runnable by its CLI. Each element is named
+//! in words for Midscene's model and carries our `xpath`, which Midscene tries first.
+//! Scalars are written as JSON strings: every JSON string is a valid YAML scalar.
+
+use super::recording::{Op, RecStep, Recording};
+use super::Viewport;
+use crate::parse::ScrollDirection;
+use std::fmt::Write;
+
+pub fn to_midscene_yaml(rec: &Recording, viewport: Viewport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Exported by Sightline: {}", one_line(&rec.title));
+    out.push_str("web:\n");
+    let _ = writeln!(out, "  url: {}", q(&rec.url));
+    let _ = writeln!(out, "  viewportWidth: {}", viewport.width);
+    let _ = writeln!(out, "  viewportHeight: {}", viewport.height);
+    out.push_str("tasks:\n");
+    let _ = writeln!(out, "  - name: {}", q(&rec.title));
+    if rec.steps.is_empty() {
+        // Nothing ran that can be repeated: the instruction itself, for Midscene's planner.
+        out.push_str("    flow:\n");
+        let _ = writeln!(out, "      - aiAct: {}", q(&rec.title));
+        return out;
+    }
+    out.push_str("    flow:\n");
+    for step in &rec.steps {
+        flow_item(&mut out, step);
+    }
+    out
+}
+
+fn flow_item(out: &mut String, step: &RecStep) {
+    let locate = step.target.as_ref().map(|t| t.describe.as_str()).unwrap_or_default();
+    let mut item: Vec<(&str, String)> = Vec::new();
+    match &step.op {
+        Op::Tap => item.push(("aiTap", q(locate))),
+        Op::DoubleClick => item.push(("aiDoubleClick", q(locate))),
+        Op::RightClick => item.push(("aiRightClick", q(locate))),
+        Op::Hover => item.push(("aiHover", q(locate))),
+        Op::Locate => item.push(("aiLocate", q(locate))),
+        Op::Input { value, append } => {
+            item.push(("aiInput", q(locate)));
+            item.push(("value", q(value)));
+            if *append {
+                item.push(("mode", q("typeOnly")));
+            } else if value.is_empty() {
+                item.push(("mode", q("clear")));
+            }
+        }
+        Op::Type { value } => {
+            // No element known: type into the focus.
+            item.push(("aiInput", "null".into()));
+            item.push(("value", q(value)));
+            item.push(("mode", q("typeOnly")));
+        }
+        Op::Key { key } => {
+            item.push(("aiKeyboardPress", q(key)));
+            if step.target.is_some() {
+                item.push(("locate", q(locate)));
+            }
+        }
+        Op::Scroll { direction, distance, to_edge } => {
+            item.push(("aiScroll", if step.target.is_some() { q(locate) } else { "null".into() }));
+            let edge = match direction {
+                ScrollDirection::Down => "scrollToBottom",
+                ScrollDirection::Up => "scrollToTop",
+                ScrollDirection::Right => "scrollToRight",
+                ScrollDirection::Left => "scrollToLeft",
+            };
+            if *to_edge {
+                item.push(("scrollType", q(edge)));
+            } else {
+                item.push(("scrollType", q("singleAction")));
+                item.push(("direction", q(direction.as_str())));
+                if let Some(d) = distance.filter(|d| *d > 0.0) {
+                    item.push(("distance", format!("{}", d.round())));
+                }
+            }
+        }
+        Op::Drag { to_describe, .. } => {
+            let from = serde_json::json!({ "prompt": locate });
+            let to = serde_json::json!({ "prompt": to_describe });
+            item.push(("aiDragAndDrop", serde_json::json!({ "from": from, "to": to }).to_string()));
+        }
+        Op::Upload { files } => {
+            item.push(("aiTap", q(locate)));
+            item.push(("fileChooserAccept", serde_json::to_string(files).unwrap_or_default()));
+        }
+        Op::Wait { ms } => item.push(("sleep", ms.max(&1).to_string())),
+        Op::Read { kind, prompt, .. } => {
+            let prompt = match prompt {
+                serde_json::Value::String(s) => q(s),
+                other => q(&other.to_string()),
+            };
+            item.push((kind, prompt));
+            item.push(("name", q("result")));
+        }
+        Op::Assert { assertion } => item.push(("aiAssert", q(assertion))),
+        Op::WaitFor { assertion, timeout_ms } => {
+            item.push(("aiWaitFor", q(assertion)));
+            item.push(("timeout", timeout_ms.to_string()));
+        }
+    }
+    if let Some(t) = &step.target {
+        // Midscene locates by XPath first when one is given (top document only: it cannot
+        // follow our frame and shadow-root segments).
+        if t.in_top_document() && !matches!(step.op, Op::Drag { .. }) {
+            item.push(("xpath", q(&t.xpath)));
+        }
+    }
+    for (i, (key, value)) in item.iter().enumerate() {
+        let lead = if i == 0 { "      - " } else { "        " };
+        let _ = writeln!(out, "{lead}{key}: {value}");
+    }
+}
+
+/// A YAML scalar: the JSON string.
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,33 @@
+//! Runs written out for other tools: each exporter reads a `Recording` (the replayable steps
+//! of a run) and writes its own format, runnable with no model.
+//! - `midscene_yaml`: Midscene's YAML script;
+//! - `playwright`: a `@playwright/test` file;
+//! - `recorder`: Chrome DevTools Recorder JSON (`@puppeteer/replay`).
+
+pub mod midscene_yaml;
+pub mod playwright;
+pub mod recorder;
+pub mod recording;
+
+#[cfg(test)]
+mod tests;
+
+pub use midscene_yaml::to_midscene_yaml;
+pub use playwright::to_playwright;
+pub use recorder::to_recorder;
+pub use recording::{recording_of, Op, RecStep, Recording, Target};
+
+use serde::Deserialize;
+
+/// The browser window size the export sets up (CSS px).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+pub struct Viewport {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for Viewport {
+    fn default() -> Self {
+        Viewport { width: 1280, height: 800 }
+    }
+}

@@ -1,0 +1,187 @@
+//! A run as replayable steps: what each exporter writes out, in its own language.
+//!
+//! A task run is one step named by the task itself (its locate prompt, value, answer); an
+//! instruction run is the actions that ran, each on the element the run resolved, described in
+//! words (the element's summary) and by its XPaths.
+
+use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
+use crate::action::InputMode;
+use crate::agent::tasks::{ScrollType, Task};
+use crate::describe::xpath::TREE_SEPARATOR;
+use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// The instruction or task title.
+    pub title: String,
+    /// Where the run started.
+    pub url: String,
+    pub steps: Vec<RecStep>,
+}
+
+/// An element as exports find it again: words for a model, XPaths for a script.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// What a person (or Midscene's model) would call it.
+    pub describe: String,
+    /// Order-sensitive path; segments joined by ` >>> ` cross frames and shadow roots.
+    pub xpath: String,
+    /// Text-based path, where the text names one element.
+    pub xpath_text: Option<String>,
+    /// Its centre when recorded, viewport CSS px.
+    pub point: (f64, f64),
+    /// Its width and height when recorded.
+    pub size: (f64, f64),
+}
+
+impl Target {
+    fn of(info: &TargetInfo, describe: Option<&str>) -> Self {
+        let (x, y) = info.rect.center();
+        Target {
+            describe: describe.map(str::trim).filter(|d| !d.is_empty()).unwrap_or(&info.summary).to_string(),
+            xpath: info.xpath.clone(),
+            xpath_text: info.xpath_text.clone(),
+            point: (x, y),
+            size: (info.rect.width, info.rect.height),
+        }
+    }
+
+    /// The path segments, one per document or shadow tree (frames and shadow hosts first).
+    pub fn segments(&self) -> Vec<&str> {
+        self.xpath.split(TREE_SEPARATOR).collect()
+    }
+
+    /// True when the element sits in the top document (no frame or shadow root between).
+    pub fn in_top_document(&self) -> bool {
+        !self.xpath.contains(TREE_SEPARATOR)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Tap,
+    DoubleClick,
+    RightClick,
+    Hover,
+    /// Replace the field's content (`append`: add to it).
+    Input { value: String, append: bool },
+    /// Type into whatever has focus.
+    Type { value: String },
+    Key { key: String },
+    Scroll { direction: ScrollDirection, distance: Option<f64>, to_edge: bool },
+    /// Drag the target onto `to` (an element, or a point when only a point is known).
+    Drag { to: Option<Target>, to_point: (f64, f64), to_describe: String },
+    Upload { files: Vec<String> },
+    Wait { ms: u32 },
+    /// A question answered from the page: `kind` is the Midscene flow key (aiQuery, aiString…).
+    Read { kind: &'static str, prompt: Value, answer: Option<Value> },
+    Locate,
+    Assert { assertion: String },
+    WaitFor { assertion: String, timeout_ms: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecStep {
+    pub op: Op,
+    pub target: Option<Target>,
+    /// The step as the panel captioned it.
+    pub caption: String,
+    pub duration_ms: f64,
+    /// The screenshot taken with it (an image reference), if any.
+    pub screenshot: Option<String>,
+}
+
+/// The steps of a run that can be replayed: actions that ran, in order. Failed actions are
+/// left out (the run went on without them); a task run is its task.
+pub fn recording_of(run: &Run) -> Recording {
+    let steps = match &run.task {
+        Some(task) => task_steps(run, task),
+        None => run.steps.iter().filter(|s| s.kind == StepKind::Action && s.status == StepStatus::Ok).flat_map(action_steps).collect(),
+    };
+    Recording { title: run.instruction.clone(), url: run.url.clone(), steps }
+}
+
+fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
+    let Some(planned) = step.planned.as_ref() else { return Vec::new() };
+    let target = step.target.as_ref().map(|t| Target::of(t, step.locate.as_deref()));
+    let one = |op: Op| vec![RecStep { op, ..base(step, target.clone()) }];
+    match planned {
+        PlannedAction::Tap { .. } => one(Op::Tap),
+        PlannedAction::TapAt { clicks, button, .. } => one(match (button, clicks) {
+            (MouseButton::Right, _) => Op::RightClick,
+            (_, 2..) => Op::DoubleClick,
+            _ => Op::Tap,
+        }),
+        PlannedAction::HoverAt { .. } => one(Op::Hover),
+        PlannedAction::Input { value, .. } => one(Op::Input { value: value.clone(), append: false }),
+        PlannedAction::Type { value, submit } => {
+            // A grounding model's "type": into the element it resolved, else into the focus.
+            let mut steps = one(match &target {
+                Some(_) => Op::Input { value: value.clone(), append: false },
+                None => Op::Type { value: value.clone() },
+            });
+            if *submit {
+                steps.push(RecStep { op: Op::Key { key: "Enter".into() }, target: None, caption: "Press Enter".into(), duration_ms: 0.0, screenshot: None });
+            }
+            steps
+        }
+        PlannedAction::KeyPress { key } => one(Op::Key { key: key.clone() }),
+        PlannedAction::Scroll { direction, distance, .. } | PlannedAction::ScrollAt { direction, distance, .. } => {
+            one(Op::Scroll { direction: *direction, distance: *distance, to_edge: false })
+        }
+        PlannedAction::DragAt { to, .. } => one(Op::Drag { to: None, to_point: *to, to_describe: format!("the point ({:.0}, {:.0})", to.0, to.1) }),
+        PlannedAction::Wait { ms } => one(Op::Wait { ms: *ms }),
+        PlannedAction::AskUser { .. } | PlannedAction::Tool { .. } => Vec::new(),
+    }
+}
+
+fn base(step: &crate::agent::record::Step, target: Option<Target>) -> RecStep {
+    RecStep { op: Op::Wait { ms: 0 }, target, caption: step.action.clone(), duration_ms: step.duration_ms, screenshot: step.screenshot.clone() }
+}
+
+fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
+    // The elements the task resolved, in order (a drag resolves two).
+    let mut targets = run.steps.iter().filter_map(|s| s.target.as_ref());
+    let mut next = |describe: &str| targets.next().map(|t| Target::of(t, Some(describe)));
+    let answer = run.result.clone();
+    let read = |kind: &'static str, prompt: Value| Op::Read { kind, prompt, answer: answer.clone() };
+    let (op, target) = match task {
+        Task::Tap { locate } => (Op::Tap, next(locate)),
+        Task::DoubleClick { locate } => (Op::DoubleClick, next(locate)),
+        Task::RightClick { locate } => (Op::RightClick, next(locate)),
+        Task::Hover { locate } => (Op::Hover, next(locate)),
+        Task::Locate { locate } => (Op::Locate, next(locate)),
+        Task::Input { locate, value, mode } => {
+            let value = if *mode == InputMode::Clear { String::new() } else { value.clone() };
+            (Op::Input { value, append: *mode == InputMode::Append }, next(locate))
+        }
+        Task::KeyboardPress { key, locate } => (Op::Key { key: key.clone() }, locate.as_deref().and_then(&mut next)),
+        Task::Scroll { locate, direction, scroll_type, distance } => {
+            (Op::Scroll { direction: *direction, distance: *distance, to_edge: *scroll_type == ScrollType::UntilEdge }, locate.as_deref().and_then(&mut next))
+        }
+        Task::Drag { from, to } => {
+            let source = next(from);
+            let dest = next(to);
+            let to_point = dest.as_ref().map_or((0.0, 0.0), |d| d.point);
+            (Op::Drag { to: dest, to_point, to_describe: to.clone() }, source)
+        }
+        Task::Upload { locate, files } => (Op::Upload { files: files.clone() }, next(locate)),
+        Task::Query { demand } => (read("aiQuery", demand.clone()), None),
+        Task::Boolean { question } => (read("aiBoolean", Value::String(question.clone())), None),
+        Task::Number { question } => (read("aiNumber", Value::String(question.clone())), None),
+        Task::Text { question } => (read("aiString", Value::String(question.clone())), None),
+        Task::Ask { question } => (read("aiAsk", Value::String(question.clone())), None),
+        Task::Assert { assertion } => (Op::Assert { assertion: assertion.clone() }, None),
+        Task::WaitFor { assertion, timeout_ms, .. } => (Op::WaitFor { assertion: assertion.clone(), timeout_ms: *timeout_ms }, None),
+    };
+    let ok = run.status == crate::agent::record::RunStatus::Succeeded;
+    // A task that failed to find its element has nothing to replay; checks are kept either way.
+    let needs_target = matches!(op, Op::Tap | Op::DoubleClick | Op::RightClick | Op::Hover | Op::Input { .. } | Op::Upload { .. } | Op::Drag { .. } | Op::Locate);
+    if needs_target && (target.is_none() || !ok) {
+        return Vec::new();
+    }
+    let duration_ms = run.ended_ms.map_or(0.0, |end| end - run.started_ms);
+    let screenshot = run.steps.iter().rev().find_map(|s| s.screenshot.clone());
+    vec![RecStep { op, target, caption: run.instruction.clone(), duration_ms, screenshot }]
+}

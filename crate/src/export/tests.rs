@@ -1,0 +1,135 @@
+use super::*;
+use crate::agent::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use crate::agent::tasks::Task;
+use crate::geometry::Rect;
+use crate::parse::{PlannedAction, ScrollDirection};
+
+fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
+    TargetInfo {
+        index: 2,
+        id: "abc".into(),
+        summary: summary.into(),
+        xpath: xpath.into(),
+        xpath_text: text.map(Into::into),
+        tag: "input".into(),
+        rect: Rect { x: 100.0, y: 50.0, width: 200.0, height: 40.0 },
+    }
+}
+
+fn action(planned: PlannedAction, caption: &str, target: Option<TargetInfo>) -> Step {
+    let mut s = Step::new(StepKind::Action, 0.0);
+    s.planned = Some(planned);
+    s.action = caption.into();
+    s.target = target;
+    s
+}
+
+/// The todo run: a plan, typing into the box, Enter; plus a failed click the run went past.
+fn todo_run() -> Run {
+    let mut run = Run::new("r".into(), "add a todo \u{2018}buy milk\u{2019}", 0.0);
+    run.url = "http://127.0.0.1:8000/todo.html".into();
+    run.status = RunStatus::Succeeded;
+    run.steps.push(Step::new(StepKind::Plan, 0.0));
+    let input = target("//*[@id=\"app\"]/header[1]/input[1]", None, "input \"New todo\"");
+    run.steps.push(action(PlannedAction::Input { target: 2, value: "buy \"milk\"".into() }, "Input \"buy milk\" into [2]", Some(input)));
+    let mut failed = action(PlannedAction::Tap { target: 9 }, "Tap [9]", None);
+    failed.status = StepStatus::Failed;
+    run.steps.push(failed);
+    run.steps.push(action(PlannedAction::KeyPress { key: "Enter".into() }, "Press Enter", None));
+    run
+}
+
+#[test]
+fn a_run_records_the_actions_that_ran_with_their_elements() {
+    let rec = recording_of(&todo_run());
+    assert_eq!(rec.steps.len(), 2, "the plan and the failed tap are not steps to repeat");
+    assert_eq!(rec.steps[0].op, Op::Input { value: "buy \"milk\"".into(), append: false });
+    let t = rec.steps[0].target.as_ref().unwrap();
+    assert_eq!(t.describe, "input \"New todo\"");
+    assert_eq!(t.point, (200.0, 70.0));
+    assert_eq!(rec.steps[1].op, Op::Key { key: "Enter".into() });
+}
+
+#[test]
+fn midscene_yaml_names_elements_in_words_and_by_xpath() {
+    let yaml = to_midscene_yaml(&recording_of(&todo_run()), Viewport::default());
+    let expected = r#"# Exported by Sightline: add a todo ‘buy milk’
+web:
+  url: "http://127.0.0.1:8000/todo.html"
+  viewportWidth: 1280
+  viewportHeight: 800
+tasks:
+  - name: "add a todo ‘buy milk’"
+    flow:
+      - aiInput: "input \"New todo\""
+        value: "buy \"milk\""
+        xpath: "//*[@id=\"app\"]/header[1]/input[1]"
+      - aiKeyboardPress: "Enter"
+"#;
+    assert_eq!(yaml, expected);
+}
+
+#[test]
+fn a_task_run_exports_as_its_task_with_its_answer() {
+    let mut run = Run::new("q".into(), "aiQuery", 0.0);
+    run.url = "https://shop.example/".into();
+    run.status = RunStatus::Succeeded;
+    run.task = Some(serde_json::from_value(serde_json::json!({"type": "aiQuery", "demand": "the prices as number[]"})).unwrap());
+    run.result = Some(serde_json::json!([3, 4.5]));
+    let rec = recording_of(&run);
+    let yaml = to_midscene_yaml(&rec, Viewport::default());
+    assert!(yaml.contains("      - aiQuery: \"the prices as number[]\"\n        name: \"result\"\n"), "{yaml}");
+    let ts = to_playwright(&rec, Viewport::default());
+    assert!(ts.contains("// aiQuery the prices as number[]: the run read [3,4.5]"), "{ts}");
+
+    // A tap task that found nothing has nothing to repeat: the instruction goes to Midscene's planner.
+    let mut run = Run::new("t".into(), "aiTap \u{201c}Save\u{201d}", 0.0);
+    run.status = RunStatus::Failed;
+    run.task = Some(Task::Tap { locate: "Save".into() });
+    let yaml = to_midscene_yaml(&recording_of(&run), Viewport::default());
+    assert!(yaml.ends_with("    flow:\n      - aiAct: \"aiTap “Save”\"\n"), "{yaml}");
+}
+
+#[test]
+fn playwright_uses_the_xpaths_and_falls_back_to_the_text_path() {
+    let mut run = todo_run();
+    run.steps.push(action(PlannedAction::Tap { target: 3 }, "Tap [3]", Some(target("/html[1]/body[1]/button[2]", Some("//button[normalize-space()=\"Save\"]"), "button \"Save\""))));
+    let ts = to_playwright(&recording_of(&run), Viewport { width: 1024, height: 700 });
+    assert!(ts.starts_with("// Exported by Sightline: add a todo ‘buy milk’\n"));
+    assert!(ts.contains("test.use({ viewport: { width: 1024, height: 700 } });"));
+    assert!(ts.contains("  await page.goto(\"http://127.0.0.1:8000/todo.html\");\n"));
+    assert!(ts.contains("  await page.locator(\"xpath=//*[@id=\\\"app\\\"]/header[1]/input[1]\").fill(\"buy \\\"milk\\\"\");\n"), "{ts}");
+    assert!(ts.contains("  await page.keyboard.press(\"Enter\");\n"));
+    assert!(ts.contains("page.locator(\"xpath=/html[1]/body[1]/button[2]\").or(page.locator(\"xpath=//button[normalize-space()=\\\"Save\\\"]\")).first().click();"), "{ts}");
+    assert!(ts.trim_end().ends_with(&format!("{}\n}});", playwright::END_STATE_MARK)));
+}
+
+#[test]
+fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
+    let mut run = todo_run();
+    run.steps.truncate(1);
+    run.steps.push(action(PlannedAction::Tap { target: 1 }, "Tap in frame", Some(target("/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]", None, "a \"Help\""))));
+    run.steps.push(action(PlannedAction::Tap { target: 2 }, "Tap in shadow", Some(target("/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]", None, "button \"Buy\""))));
+    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    assert!(ts.contains("await page.frameLocator(\"xpath=/html[1]/body[1]/iframe[1]\").locator(\"xpath=/html[1]/body[1]/a[1]\").click();"), "{ts}");
+    assert!(ts.contains("// Tap in shadow → button \"Buy\"\n  await page.mouse.click(200, 70);"), "{ts}");
+    let yaml = to_midscene_yaml(&recording_of(&run), Viewport::default());
+    assert!(!yaml.contains("xpath:"), "Midscene cannot follow our frame segments: words only\n{yaml}");
+}
+
+#[test]
+fn recorder_flow_clicks_types_and_presses_with_xpath_selectors() {
+    let mut run = todo_run();
+    run.steps.push(action(PlannedAction::KeyPress { key: "Control+A".into() }, "Press Control+A", None));
+    run.steps.push(action(PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: Some(500.0) }, "Scroll down", None));
+    run.steps.push(action(PlannedAction::DragAt { from: (1.0, 1.0), to: (5.0, 5.0) }, "Drag", None));
+    let flow = to_recorder(&recording_of(&run), Viewport::default());
+    let steps = flow["steps"].as_array().unwrap();
+    let types: Vec<&str> = steps.iter().map(|s| s["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["setViewport", "navigate", "change", "keyDown", "keyUp", "keyDown", "keyDown", "keyUp", "keyUp", "scroll"]);
+    assert_eq!(steps[2]["selectors"], serde_json::json!([["xpath///*[@id=\"app\"]/header[1]/input[1]"]]));
+    assert_eq!(steps[2]["value"], "buy \"milk\"");
+    assert_eq!(steps[6]["key"], "A");
+    assert_eq!(steps[9]["y"], 500.0);
+    assert!(flow["title"].as_str().unwrap().ends_with("(left out, no Recorder step for them: Drag)"));
+}
