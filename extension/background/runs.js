@@ -114,6 +114,8 @@ const EXPORTS = {
   'midscene-yaml': { ext: 'yaml', mime: 'text/yaml' },
   playwright: { ext: 'spec.ts', mime: 'text/plain' },
   recorder: { ext: 'recording.json', mime: 'application/json' },
+  report: { ext: 'report.html', mime: 'text/html' },
+  gif: { ext: 'gif', mime: 'image/gif' }, // its text is a data: URL
 };
 
 /**
@@ -127,7 +129,10 @@ export async function exportRun(id, format, opts = {}) {
   if (!kind) throw new Error(`unknown export format "${format}": use ${Object.keys(EXPORTS).join(', ')}`);
   const tab = run.tabId != null ? await chrome.tabs.get(run.tabId).catch(() => null) : null;
   const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
-  const text = (await core()).exportRun(JSON.stringify(run), format, viewport);
+  const wasm = await core();
+  const json = JSON.stringify(run);
+  const images = format === 'report' || format === 'gif' ? JSON.stringify(await getImages(wasm.trajectoryReferences(json))) : undefined;
+  const text = wasm.exportRun(json, format, viewport, images);
   const stamp = new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return { text, filename: `sightline-${stamp}.${kind.ext}`, mime: kind.mime };
 }

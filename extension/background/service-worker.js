@@ -48,8 +48,9 @@ self.sightline = {
   /** Keeps a trajectory file's run (JSON text or object); resolves to it. Throws saying what is wrong. */
   loadTrajectory: (json) => loadTrajectory(json),
   /**
-   * A kept run for another tool, runnable with no model: `format` is `midscene-yaml`,
-   * `playwright` or `recorder`; `opts.viewport` `{width, height}`. Resolves to the file's text.
+   * A kept run for another tool: `midscene-yaml`, `playwright` or `recorder` (each runnable
+   * with no model), `report` (one HTML file) or `gif` (a `data:image/gif` URL);
+   * `opts.viewport` `{width, height}`. Resolves to the file's text.
    */
   exportRun: async (runId, format, opts) => (await exportRun(runId, format, opts)).text,
   /**

@@ -380,10 +380,10 @@ $('save-run').addEventListener('click', async () => {
   }
 });
 
-/** Downloads text as a file. */
+/** Downloads text (or a data: URL's content) as a file. */
 function download(text, filename, mime) {
   const link = el('a');
-  link.href = URL.createObjectURL(new Blob([text], { type: mime }));
+  link.href = text.startsWith('data:') ? text : URL.createObjectURL(new Blob([text], { type: mime }));
   link.download = filename;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);

@@ -140,3 +140,29 @@ test('Chrome Recorder JSON: @puppeteer/replay replays it in Chromium, no model',
     await chrome.close();
   }
 });
+
+test('the HTML report and the GIF open in Chromium with every screenshot', async () => {
+  const { run } = await recordTodoRun('export=report');
+  const html = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id);
+  const gif = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'gif'), run.id);
+  await mkdir(WORK, { recursive: true });
+  await writeFile(path.join(WORK, 'report.html'), html);
+  await writeFile(path.join(WORK, 'run.gif'), Buffer.from(gif.split(',')[1], 'base64'));
+  assert.doesNotMatch(html, /sk-export/, 'no key in the report');
+  const page = await browser.context.newPage();
+  await page.goto(`file://${path.join(WORK, 'report.html')}`);
+  assert.equal(await page.textContent('h1'), 'add a todo ‘buy milk’');
+  const shots = await page.$$eval('figure img', (imgs) => Promise.all(imgs.map((i) => i.decode().then(() => i.naturalWidth))));
+  assert.equal(shots.length, run.steps.filter((s) => s.screenshot).length);
+  assert.ok(shots.length >= 2 && shots.every((w) => w === 1024), `${shots}`);
+  assert.match((await page.$$eval('details pre', (p) => p.map((x) => x.textContent))).join('\n'), /add a todo ‘buy milk’/, 'the model input is shown');
+  await page.screenshot({ path: 'out/export-report.png' });
+  const size = await page.evaluate(async (url) => {
+    const img = new Image();
+    img.src = url;
+    await img.decode();
+    return [img.naturalWidth, img.naturalHeight];
+  }, gif);
+  assert.equal(size[0], 800);
+  await page.close();
+});

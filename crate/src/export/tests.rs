@@ -133,3 +133,89 @@ fn recorder_flow_clicks_types_and_presses_with_xpath_selectors() {
     assert_eq!(steps[9]["y"], 500.0);
     assert!(flow["title"].as_str().unwrap().ends_with("(left out, no Recorder step for them: Drag)"));
 }
+
+/// A 1280×800 screenshot-like PNG (bands, boxes and speckled "text"), different per `seed`.
+fn page_like_png(seed: u32) -> String {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let img = image::RgbImage::from_fn(1280, 800, |x, y| {
+        let band = (y / 40 + seed) % 7;
+        if x % 300 < 220 && y % 40 < 14 && band % 2 == 0 {
+            // "text": dark speckles
+            let v = (rnd() % 90) as u8;
+            image::Rgb([v, v, v])
+        } else if (x / 160 + y / 100 + seed) % 9 == 0 {
+            image::Rgb([47, 111, (rnd() % 40 + 200) as u8])
+        } else {
+            image::Rgb([250, 250, 250])
+        }
+    });
+    let png = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
+    crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png)
+}
+
+#[test]
+fn the_html_report_is_one_file_with_every_step_and_stays_small() {
+    let mut run = todo_run();
+    run.instruction = "check <b>the</b> \"report\"".into();
+    run.error = None;
+    let mut images = std::collections::HashMap::new();
+    // 50 steps, each with its own screenshot (a model call's and the page after it).
+    run.steps.clear();
+    for i in 0..50 {
+        let mut s = action(PlannedAction::Tap { target: 1 }, &format!("Tap [{i}] <x>"), None);
+        s.screenshot = Some(format!("r/{i}"));
+        images.insert(format!("r/{i}"), page_like_png(i));
+        run.steps.push(s);
+    }
+    run.steps[3].exchange = Some(crate::agent::record::Exchange {
+        request: vec![crate::model::ChatMessage::text("user", "press <Enter>")],
+        reply: "{\"done\": true}".into(),
+    });
+    let html = to_html_report(&run, &images);
+    assert!(html.len() < 15 * 1024 * 1024, "{} bytes", html.len());
+    assert!(html.contains("<h1>check &lt;b&gt;the&lt;/b&gt; &quot;report&quot;</h1>"), "text is escaped");
+    assert_eq!(html.matches("<img src=\"data:image/jpeg;base64,").count(), 50);
+    assert!(html.contains("<pre>press &lt;Enter&gt;</pre>") && html.contains("{&quot;done&quot;: true}"));
+    assert!(!html.contains("<script"), "a report runs no code");
+}
+
+#[test]
+fn report_images_shrink_until_they_fit_their_share() {
+    let url = page_like_png(7);
+    let fitted = report::fit_image_for_test(&url, 40_000).expect("fits");
+    assert!(fitted.len() <= 40_000 && fitted.starts_with("data:image/jpeg;base64,"));
+    assert_eq!(report::fit_image_for_test("data:image/png;base64,!!!", 40_000), None, "an unreadable image is left out");
+}
+
+#[test]
+fn the_gif_has_a_captioned_frame_per_screenshot() {
+    let mut run = todo_run();
+    let mut images = std::collections::HashMap::new();
+    for (i, s) in run.steps.iter_mut().enumerate().take(3) {
+        s.screenshot = Some(format!("g/{i}"));
+        images.insert(format!("g/{i}"), page_like_png(i as u32));
+    }
+    let gif = to_gif(&run, &images).unwrap();
+    assert!(gif.starts_with(b"GIF89a"));
+    use image::AnimationDecoder;
+    let frames: Vec<_> = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&gif)).unwrap().into_frames().collect::<Result<_, _>>().unwrap();
+    assert_eq!(frames.len(), 3);
+    let first = frames[0].buffer();
+    assert_eq!(first.width(), 800);
+    // Title bar, page (800×500 from 1280×800), caption bar of three lines; every frame alike.
+    assert_eq!(first.height(), 32 + 500 + 3 * 20 + 16);
+    assert!(frames.iter().all(|f| f.buffer().dimensions() == (800, 608)));
+    let lit = |img: &image::RgbaImage, y0: u32, y1: u32| (y0..y1).flat_map(|y| (0..800).map(move |x| (x, y))).filter(|&(x, y)| img.get_pixel(x, y).0[0] > 200 && img.get_pixel(x, y).0[2] > 200 && img.get_pixel(x, y).0[1] > 200).count();
+    assert!(lit(first, 0, 28) > 100, "the instruction is written in the title bar");
+    assert!(lit(first, 532, 588) > 100, "the caption is written under the page");
+    // No screenshots: one card saying so.
+    let bare = to_gif(&todo_run(), &Default::default()).unwrap();
+    let frames = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&bare)).unwrap().into_frames().count();
+    assert_eq!(frames, 1);
+}

@@ -119,7 +119,7 @@ pub fn data_url(bytes: &[u8], format: ImageFormat) -> String {
 
 /// Resamples to `w` × `h`. Whole-number reductions (DPR 2 or 3 back to CSS size, the common
 /// case) average each k×k block directly; anything else uses a triangle filter.
-fn resize(img: RgbImage, w: u32, h: u32) -> RgbImage {
+pub(crate) fn resize(img: RgbImage, w: u32, h: u32) -> RgbImage {
     if img.dimensions() == (w, h) {
         return img;
     }
@@ -166,4 +166,26 @@ fn pad(img: RgbImage, w: u32, h: u32) -> RgbImage {
     let mut out = RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
     image::imageops::replace(&mut out, &img, 0, 0);
     out
+}
+
+/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot).
+pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
+    let payload = url
+        .strip_prefix("data:image/png;base64,")
+        .or_else(|| url.strip_prefix("data:image/jpeg;base64,"))
+        .ok_or_else(|| VisionError::Decode("not a PNG or JPEG data URL".into()))?;
+    let bytes = base64::decode(payload).ok_or(VisionError::Base64)?;
+    image::load_from_memory(&bytes).map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
+}
+
+/// `img` at most `max_width` wide (aspect kept), as a JPEG data URL.
+pub fn shrink_to_jpeg(img: &RgbImage, max_width: u32, quality: u8) -> Result<String, VisionError> {
+    let (w, h) = img.dimensions();
+    let small = if w > max_width && max_width > 0 {
+        let nh = ((h as f64 * max_width as f64 / w as f64).round() as u32).max(1);
+        resize(img.clone(), max_width, nh)
+    } else {
+        img.clone()
+    };
+    Ok(data_url(&encode(&small, ImageFormat::Jpeg { quality })?, ImageFormat::Jpeg { quality }))
 }

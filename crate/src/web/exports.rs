@@ -360,18 +360,32 @@ pub fn page_key(url: &str) -> String {
     crate::agent::cache::page_key(url)
 }
 
-/// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright` or
-/// `recorder` (Chrome DevTools Recorder JSON); `viewport` `{width, height}` (default 1280×800).
+/// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
+/// `recorder` (Chrome DevTools Recorder JSON), `report` (HTML) or `gif` (a `data:image/gif`
+/// URL); the last two take `images_json`, the run's image references → data URLs.
+/// `viewport` `{width, height}` (default 1280×800).
 #[wasm_bindgen(js_name = exportRun)]
-pub fn export_run(run_json: &str, format: &str, viewport: JsValue) -> Result<String, JsError> {
+pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: Option<String>) -> Result<String, JsError> {
     use crate::export;
     let viewport: export::Viewport =
         if viewport.is_undefined() || viewport.is_null() { export::Viewport::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
-    let recording = export::recording_of(&run_of(run_json)?);
+    let run = run_of(run_json)?;
+    if format == "report" || format == "gif" {
+        let images = match images_json {
+            Some(text) => serde_json::from_str(&text).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))?,
+            None => Default::default(),
+        };
+        if format == "report" {
+            return Ok(export::to_html_report(&run, &images));
+        }
+        let gif = export::to_gif(&run, &images).map_err(|e| JsError::new(&e.to_string()))?;
+        return Ok(format!("data:image/gif;base64,{}", crate::vision::base64::encode(&gif)));
+    }
+    let recording = export::recording_of(&run);
     match format {
         "midscene-yaml" => Ok(export::to_midscene_yaml(&recording, viewport)),
         "playwright" => Ok(export::to_playwright(&recording, viewport)),
         "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport)).map_err(|e| JsError::new(&e.to_string())),
-        other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright or recorder"))),
+        other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"))),
     }
 }

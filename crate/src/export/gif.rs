@@ -1,0 +1,163 @@
+//! The run as an animated GIF: each kept screenshot in order, under the instruction and above
+//! the step's caption, drawn with an 8×8 bitmap font (ASCII and Latin-1; other characters show
+//! as `?`). Plays in any browser, chat or slide, with no player.
+
+use crate::agent::record::{Run, StepKind};
+use crate::vision::pipeline::{decode_data_url, resize};
+use image::codecs::gif::{GifEncoder, Repeat};
+use image::{Delay, Frame, Rgba, RgbaImage};
+use std::collections::HashMap;
+
+const WIDTH: u32 = 800;
+const SCALE: u32 = 2;
+const GLYPH: u32 = 8 * SCALE;
+const PAD: u32 = 8;
+const FRAME_MS: u32 = 1400;
+const LAST_MS: u32 = 3000;
+const INK: Rgba<u8> = Rgba([255, 255, 255, 255]);
+const BAR: Rgba<u8> = Rgba([29, 33, 39, 255]);
+const ACCENT: Rgba<u8> = Rgba([47, 111, 237, 255]);
+/// Caption lines under every frame: two for the step, one for the outcome on the last.
+const CAPTION_LINES: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GifError {
+    #[error("the GIF could not be encoded: {0}")]
+    Encode(String),
+}
+
+/// `images`: image reference → data URL, for the references the run's steps use. A run without
+/// screenshots gives one card with its instruction and outcome.
+pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, GifError> {
+    let shots: Vec<(usize, &crate::agent::record::Step, image::RgbImage)> = run
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let url = images.get(s.screenshot.as_deref()?)?;
+            decode_data_url(url).ok().map(|img| (i, s, img))
+        })
+        .collect();
+    let mut frames = Vec::new();
+    let outcome = format!("{:?}", run.status).to_lowercase();
+    if shots.is_empty() {
+        let card = RgbaImage::from_pixel(WIDTH, 200, Rgba([246, 247, 249, 255]));
+        frames.push((compose(card, &run.instruction, &[format!("{outcome}: no screenshots were kept")]), LAST_MS));
+    }
+    let total = shots.len();
+    // Every frame has the first one's size: a GIF's frames share one screen.
+    let mut page_h = None;
+    for (k, (_, step, img)) in shots.into_iter().enumerate() {
+        let (w, h) = img.dimensions();
+        let nh = ((h as f64 * WIDTH as f64 / w.max(1) as f64).round() as u32).max(1);
+        let scaled = image::DynamicImage::ImageRgb8(resize(img, WIDTH, nh)).into_rgba8();
+        let height = *page_h.get_or_insert(nh);
+        let mut page = RgbaImage::from_pixel(WIDTH, height, Rgba([255, 255, 255, 255]));
+        image::imageops::overlay(&mut page, &scaled, 0, 0);
+        let what = if step.kind == StepKind::Plan && !step.thought.is_empty() { format!("{} - {}", step.action, step.thought) } else { step.action.clone() };
+        let mut caption = wrap(&format!("{}/{} {}", k + 1, total, what), 2);
+        if k + 1 == total {
+            caption.push(format!("Run {outcome}"));
+        }
+        frames.push((compose(page, &run.instruction, &caption), if k + 1 == total { LAST_MS } else { FRAME_MS }));
+    }
+    let mut out = Vec::new();
+    {
+        let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
+        encoder.set_repeat(Repeat::Infinite).map_err(|e| GifError::Encode(e.to_string()))?;
+        for (img, ms) in frames {
+            encoder.encode_frame(Frame::from_parts(img, 0, 0, Delay::from_numer_denom_ms(ms, 1))).map_err(|e| GifError::Encode(e.to_string()))?;
+        }
+    }
+    Ok(out)
+}
+
+/// The page between a title bar (the instruction) and a caption bar.
+fn compose(page: RgbaImage, title: &str, caption: &[String]) -> RgbaImage {
+    let title_h = GLYPH + 2 * PAD;
+    let caption_h = CAPTION_LINES * (GLYPH + 4) + 2 * PAD;
+    let (w, h) = (page.width(), title_h + page.height() + caption_h);
+    let mut out = RgbaImage::from_pixel(w, h, BAR);
+    image::imageops::overlay(&mut out, &page, 0, title_h as i64);
+    for x in 0..w {
+        out.put_pixel(x, title_h - 2, ACCENT);
+        out.put_pixel(x, title_h - 1, ACCENT);
+    }
+    let fits = (w - 2 * PAD) / GLYPH;
+    draw_text(&mut out, &ellipsize(title, fits as usize), PAD, PAD);
+    for (i, line) in caption.iter().enumerate() {
+        draw_text(&mut out, &ellipsize(line, fits as usize), PAD, title_h + page.height() + PAD + i as u32 * (GLYPH + 4));
+    }
+    out
+}
+
+fn draw_text(img: &mut RgbaImage, text: &str, x: u32, y: u32) {
+    for (i, c) in text.chars().enumerate() {
+        let rows = glyph(c);
+        let left = x + i as u32 * GLYPH;
+        for (row, bits) in rows.iter().enumerate() {
+            for col in 0..8u32 {
+                if bits >> col & 1 == 1 {
+                    for dy in 0..SCALE {
+                        for dx in 0..SCALE {
+                            let (px, py) = (left + col * SCALE + dx, y + row as u32 * SCALE + dy);
+                            if px < img.width() && py < img.height() {
+                                img.put_pixel(px, py, INK);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Rows of `c` (bit 0 is the leftmost pixel); typographic quotes and dashes as their ASCII kin.
+fn glyph(c: char) -> [u8; 8] {
+    let c = match c {
+        '\u{2018}' | '\u{2019}' => '\'',
+        '\u{201c}' | '\u{201d}' => '"',
+        '\u{2013}' | '\u{2014}' | '\u{2192}' => '-',
+        '\u{2026}' => '.',
+        c => c,
+    };
+    let n = c as u32;
+    match n {
+        0x20..=0x7e => font8x8::legacy::BASIC_LEGACY[n as usize],
+        0xa0..=0xff => font8x8::legacy::LATIN_LEGACY[(n - 0xa0) as usize],
+        _ => font8x8::legacy::BASIC_LEGACY['?' as usize],
+    }
+}
+
+/// Splits into at most `lines` lines of about 48 characters, at spaces where it can.
+fn wrap(text: &str, lines: usize) -> Vec<String> {
+    const LINE: usize = 48;
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > LINE {
+            out.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    if out.len() > lines {
+        let rest = out.split_off(lines - 1).join(" ");
+        out.push(rest);
+    }
+    out
+}
+
+fn ellipsize(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(3)).collect();
+    t.push_str("...");
+    t
+}
