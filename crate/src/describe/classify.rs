@@ -183,9 +183,11 @@ fn content_of(snapshot: &PageSnapshot, i: usize, last: usize, kind: ElementKind)
             if node.tag() == Some("option") {
                 return subtree_text(snapshot, i, last);
             }
-            form.and_then(|f| f.value.clone())
-                .or_else(|| node.attr("value").map(str::to_string))
-                .unwrap_or_default()
+            let value = form.and_then(|f| f.value.clone()).or_else(|| node.attr("value").map(str::to_string)).unwrap_or_default();
+            if !value.is_empty() && super::is_sensitive_field(node) {
+                return super::SECRET_MASK.to_string();
+            }
+            value
         }
         ElementKind::Img => ["alt", "aria-label", "title"]
             .iter()
@@ -380,6 +382,24 @@ mod tests {
         assert_eq!(els[0].content, "Two");
         assert_eq!(els[1].attr("src"), Some("data:image/png,…"));
         assert_eq!(els[1].content, "logo");
+    }
+
+    #[test]
+    fn secret_fields_show_a_mask_never_their_value() {
+        let mut b = Builder::new();
+        let body = b.el(None, "body", &[], r(0.0, 0.0, 1280.0, 800.0));
+        let pass = b.el(Some(body), "input", &[("type", "password"), ("value", "hunter2")], r(0.0, 0.0, 100.0, 20.0));
+        b.node_mut(pass).form = Some(FormState { value: Some("hunter2-typed".into()), ..Default::default() });
+        let otp = b.el(Some(body), "input", &[("name", "one_time_code")], r(0.0, 30.0, 100.0, 20.0));
+        b.node_mut(otp).form = Some(FormState { value: Some("123456".into()), ..Default::default() });
+        let user = b.el(Some(body), "input", &[("name", "user")], r(0.0, 60.0, 100.0, 20.0));
+        b.node_mut(user).form = Some(FormState { value: Some("ada".into()), ..Default::default() });
+        let els = classify(&b.snap);
+        assert_eq!(els[0].content, crate::describe::SECRET_MASK);
+        assert_eq!(els[1].content, crate::describe::SECRET_MASK);
+        assert_eq!(els[2].content, "ada", "ordinary fields keep their value");
+        let text = crate::describe::compact::compact_description(&b.snap, &els);
+        assert!(!text.contains("hunter2") && !text.contains("123456"), "{text}");
     }
 }
 

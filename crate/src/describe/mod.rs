@@ -150,6 +150,24 @@ impl HitTest for NoHitTest {
     }
 }
 
+/// Shown instead of the value of a sensitive field: the model, records and exports never see it.
+pub const SECRET_MASK: &str = "\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}";
+
+/// Fields whose value must not leave the page: passwords, one-time codes, card security codes
+/// and numbers, named so by their type or by their name, id, label or placeholder.
+pub fn is_sensitive_field(node: &crate::snapshot::SnapNode) -> bool {
+    if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
+        return true;
+    }
+    const WORDS: [&str; 14] = [
+        "password", "passwd", "pwd", "passcode", "one-time", "onetime", "otp", "cvv", "cvc", "csc", "card-number", "cardnumber", "\u{5bc6}\u{7801}", "\u{9a8c}\u{8bc1}\u{7801}",
+    ];
+    ["name", "id", "aria-label", "placeholder"].iter().filter_map(|k| node.attr(k)).any(|v| {
+        let v = v.to_lowercase().replace(['_', ' '], "-");
+        WORDS.iter().any(|w| v.contains(w))
+    })
+}
+
 /// Classify and serialize without hit-testing.
 pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
     describe_with(snapshot, opts, &mut NoHitTest)
