@@ -47,6 +47,12 @@ async function inPage(tabId, name, arg) {
   return frame?.result;
 }
 
+/** Switches "record my steps" listeners on or off in the tab's page. */
+export async function setRecording(tabId, on) {
+  await assertUsable(tabId);
+  await inPage(tabId, 'record', { on });
+}
+
 export async function extract(tabId, opts = {}) {
   await assertUsable(tabId);
   const reply = await inPage(tabId, 'extract', opts);

@@ -1,7 +1,7 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { cdp, chooseFiles, detach } from './debugger.js';
-import { assertUsable, capture, extract, reveal, settle, tabLoaded } from './page.js';
+import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
@@ -313,10 +313,98 @@ export function stopRun(runId) {
   return true;
 }
 
+// "Record my steps": tab id → the recording's run id, in session storage so a worker stopped
+// between two of the person's clicks picks the recording up again.
+const RECORDING_KEY = 'recordings';
+let recordingChain = Promise.resolve(); // events are added one at a time, in order
+
+async function recordings() {
+  return (await chrome.storage.session.get(RECORDING_KEY))[RECORDING_KEY] ?? {};
+}
+
+/** The tabs being recorded. */
+export async function recordingTabs() {
+  return Object.keys(await recordings()).map(Number);
+}
+
+/** Starts recording what the person does on `tabId` as a new run; resolves to its id. */
+export async function startRecording(tabId, title) {
+  const tab = await assertUsable(tabId);
+  const current = await recordings();
+  if (current[tabId]) return current[tabId];
+  const run = {
+    id: crypto.randomUUID(), instruction: title || `Recorded steps on ${tab.title || tab.url}`, url: tab.url,
+    status: 'running', steps: [], error: null, startedMs: Date.now(), endedMs: null, modelCalls: 0,
+    usage: { promptTokens: 0, completionTokens: 0 }, cost: null, tabId, title: tab.title, recorded: true,
+  };
+  await saveRun(run);
+  await chrome.storage.session.set({ [RECORDING_KEY]: { ...current, [tabId]: run.id } });
+  await setRecording(tabId, true);
+  broadcast(run);
+  return run.id;
+}
+
+/** Ends the recording on `tabId`; resolves to its run, or null when none was recording. */
+export async function stopRecording(tabId) {
+  const current = await recordings();
+  const id = current[tabId];
+  if (!id) return null;
+  delete current[tabId];
+  await chrome.storage.session.set({ [RECORDING_KEY]: current });
+  await setRecording(tabId, false).catch(() => {}); // the tab may be gone
+  await recordingChain;
+  const run = await fullRun(id);
+  if (!run) return null;
+  run.status = 'succeeded';
+  run.endedMs = Date.now();
+  await saveRun(run);
+  broadcast(run);
+  await pruneRuns(await keepRuns());
+  return run;
+}
+
+/**
+ * One event from the page's recorder: added to the recording's run by the core, then the page
+ * is photographed for the step. Events from tabs not being recorded are ignored.
+ */
+export function recordEvent(tabId, event) {
+  recordingChain = recordingChain.then(async () => {
+    const id = (await recordings())[tabId];
+    const run = id && (await fullRun(id));
+    if (!run || run.status !== 'running') return;
+    if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
+      event.target = await targetAt(tabId, event.point);
+    }
+    const wasm = await core();
+    const before = run.steps.length;
+    const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event));
+    Object.assign(next, { tabId, title: run.title, recorded: true });
+    const last = next.steps.at(-1);
+    if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
+      const shot = await capture(tabId).catch(() => null);
+      if (shot) {
+        const ref = `${id}/${next.steps.length}-${Date.now()}`;
+        await putImage(ref, `data:image/png;base64,${shot.base64}`);
+        last.screenshot = ref;
+      }
+    }
+    await saveRun(next);
+    broadcast(next);
+  }).catch((e) => console.error('recording a step failed', e));
+  return recordingChain;
+}
+
+/** Where the page's own recorder could not run the core (strict CSP): the element at a point. */
+async function targetAt(tabId, point) {
+  const extraction = await extract(tabId, {});
+  return (await core()).elementAtPoint(extraction.elements, point.x, point.y) ?? null;
+}
+
 /** After a worker restart, runs stored as running can no longer be driven: end them, keep their steps. */
 export async function closeOrphanedRuns() {
+  const recording = new Set(Object.values(await recordings()));
   for (const run of await allRuns()) {
-    if (run.status === 'running' && !active.has(run.id)) {
+    if (run.status === 'running' && !active.has(run.id) && !recording.has(run.id)) {
       run.status = 'failed';
       run.error = 'the extension restarted while this run was active; the steps so far are kept';
       run.endedMs = Date.now();

@@ -1,9 +1,10 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
-import { capture, extract, extractViaCdp, overlay, restriction, screenshot } from './page.js';
+import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
 import {
-  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, replayRun, saveTrajectory, startRun, stopRun, updateCache,
+  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
+  saveTrajectory, startRecording, startRun, stopRecording, stopRun, updateCache,
 } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { getImages } from './store.js';
@@ -45,6 +46,12 @@ self.sightline = {
   run: (runId) => fullRun(runId),
   /** A kept run with its screenshots as trajectory JSON text, to save as a file. */
   saveTrajectory: (runId) => saveTrajectory(runId),
+  /**
+   * "Record my steps": what the person does on `tabId` becomes a run (resolves to its id)
+   * until `stopRecording(tabId)`, which resolves to the finished run.
+   */
+  startRecording: (tabId, title) => startRecording(tabId, title),
+  stopRecording: (tabId) => stopRecording(tabId),
   /** Keeps a trajectory file's run (JSON text or object); resolves to it. Throws saying what is wrong. */
   loadTrajectory: (json) => loadTrajectory(json),
   /**
@@ -129,6 +136,8 @@ const handlers = {
   images: async ({ refs }) => ({ images: await getImages((Array.isArray(refs) ? refs : []).slice(0, 8).map(String)) }),
   saveTrajectory: async ({ runId }) => ({ json: await saveTrajectory(runId) }),
   exportRun: ({ runId, format }) => exportRun(runId, String(format)),
+  startRecording: async ({ tabId, title }) => ({ runId: await startRecording(tabId, title) }),
+  stopRecording: async ({ tabId }) => ({ run: lean((await stopRecording(tabId)) ?? { steps: [] }) }),
   loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
   async replay({ tabId, runId, json }) {
     const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId));
@@ -151,6 +160,11 @@ const handlers = {
 };
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  // The recorder in a recorded tab's page (our content script, top frame): the person's input.
+  if (message?.type === 'sightline/recorded' && sender.id === chrome.runtime.id && sender.tab && sender.frameId === 0) {
+    recordEvent(sender.tab.id, message.event ?? {});
+    return false;
+  }
   if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(OWN_PAGES)) return false;
   const name = typeof message?.type === 'string' && message.type.startsWith('sightline/') ? message.type.slice(10) : null;
   const handler = name && Object.hasOwn(handlers, name) ? handlers[name] : null;
@@ -159,4 +173,10 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     .then(() => handler(message))
     .then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e) }));
   return true; // answer asynchronously
+});
+
+// A recorded tab that loads a new page gets its recorder back.
+chrome.tabs.onUpdated.addListener(async (tabId, change) => {
+  if (change.status !== 'complete' || !(await recordingTabs()).includes(tabId)) return;
+  setRecording(tabId, true).catch((e) => console.error('re-arming the recorder failed', e));
 });

@@ -74,5 +74,107 @@
         }
       });
     },
+
+    /** "Record my steps": reports the person's own trusted input to the worker while on. */
+    async record({ on }) {
+      if (on) await recorder.start();
+      else recorder.stop();
+      return true;
+    },
   };
+
+  // The recorder is glue: it names the element under each event with the core's
+  // `describeTarget` (the same classifier the model's description uses) and sends the event on;
+  // the worker's core turns events into steps. Where WebAssembly is refused, it sends the point
+  // and the worker finds the element through CDP.
+  const recorder = (() => {
+    let core = null;
+    let active = false;
+    let pendingInput = null; // {node, timer}: typing is sent once the person pauses
+    let scrollFrom = null;
+    let scrollTimer = null;
+
+    const send = (event) => chrome.runtime.sendMessage({ type: 'sightline/recorded', event }).catch(() => {});
+    const describe = (node) => {
+      try {
+        return core ? core.describeTarget(node) : null;
+      } catch {
+        return null;
+      }
+    };
+    /** The event's real target (inside open shadow roots) and where it happened. */
+    const origin = (e) => ({ node: e.composedPath()[0] ?? e.target, point: { x: e.clientX, y: e.clientY } });
+    const act = (kind, e) => {
+      flushInput();
+      const { node, point } = origin(e);
+      const target = describe(node);
+      send({ kind, target, point: target ? undefined : point });
+    };
+    const valueOf = (node) => ('value' in node ? String(node.value) : node.isContentEditable ? node.textContent : '');
+    function flushInput() {
+      if (!pendingInput) return;
+      const { node } = pendingInput;
+      clearTimeout(pendingInput.timer);
+      pendingInput = null;
+      const target = describe(node);
+      const r = node.getBoundingClientRect?.();
+      send({ kind: 'input', target, value: valueOf(node), point: target || !r ? undefined : { x: r.x + r.width / 2, y: r.y + r.height / 2 } });
+    }
+    const KEYS = new Set(['Enter', 'Tab', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
+    const listeners = {
+      // detail 0: a click the keyboard made (Enter submitting a form, Space on a button), which
+      // replays from the recorded key instead.
+      click: (e) => e.isTrusted && e.button === 0 && e.detail > 0 && act('tap', e),
+      dblclick: (e) => e.isTrusted && act('doubleClick', e),
+      contextmenu: (e) => e.isTrusted && act('rightClick', e),
+      input: (e) => {
+        if (!e.isTrusted) return;
+        const { node } = origin(e);
+        if (['checkbox', 'radio', 'file'].includes(node.type)) return; // the click is the step
+        if (pendingInput && pendingInput.node !== node) flushInput();
+        clearTimeout(pendingInput?.timer);
+        pendingInput = { node, timer: setTimeout(flushInput, 500) };
+      },
+      change: (e) => e.isTrusted && pendingInput && flushInput(),
+      keydown: (e) => {
+        if (!e.isTrusted || ['Control', 'Shift', 'Alt', 'Meta'].includes(e.key)) return;
+        const chord = e.ctrlKey || e.metaKey || e.altKey;
+        const editing = e.composedPath()[0]?.isContentEditable || /^(input|textarea|select)$/i.test(e.composedPath()[0]?.localName ?? '');
+        const space = e.key === ' ' && !editing; // Space on a button or checkbox presses it
+        if (!chord && !KEYS.has(e.key) && !space) return; // characters arrive as input
+        flushInput();
+        const name = space ? 'Space' : e.key.length === 1 ? e.key.toUpperCase() : e.key;
+        const key = [e.ctrlKey && 'Control', e.altKey && 'Alt', e.metaKey && 'Meta', e.shiftKey && chord && 'Shift', name]
+          .filter(Boolean).join('+');
+        send({ kind: 'key', key });
+      },
+      scroll: () => {
+        scrollFrom ??= { x: scrollX, y: scrollY };
+        clearTimeout(scrollTimer);
+        scrollTimer = setTimeout(() => {
+          const from = scrollFrom;
+          scrollFrom = null;
+          send({ kind: 'scroll', dx: scrollX - from.x, dy: scrollY - from.y });
+        }, 300);
+      },
+    };
+    return {
+      async start() {
+        if (active) return;
+        active = true;
+        try {
+          core = await loadCore();
+        } catch {
+          core = null;
+        }
+        for (const [type, fn] of Object.entries(listeners)) addEventListener(type, fn, { capture: true, passive: true });
+      },
+      stop() {
+        if (!active) return;
+        flushInput();
+        active = false;
+        for (const [type, fn] of Object.entries(listeners)) removeEventListener(type, fn, { capture: true });
+      },
+    };
+  })();
 })();

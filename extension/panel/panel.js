@@ -73,6 +73,10 @@ function currentRun() {
 
 function updateButtons() {
   const running = currentRun()?.status === 'running';
+  const recording = running && !!currentRun()?.recorded;
+  $('record').textContent = t(recording ? 'recordStop' : 'recordStart');
+  $('record').classList.toggle('recording', recording);
+  $('record').disabled = (running && !recording) || targetTabId == null;
   $('run-button').disabled = running || targetTabId == null;
   $('stop').disabled = !running;
   $('replay').disabled = running || targetTabId == null;
@@ -161,7 +165,9 @@ function renderRun() {
       const approx = step.usage?.estimated ? '≈' : '';
       const tokens = step.usage ? ` · ${t('stepTokens', `${approx}${step.usage.promptTokens + step.usage.completionTokens}`)}` : '';
       const cost = step.cost != null ? ` · ${approx}${fmtCost(step.cost)}` : '';
-      li.append(el('span', 'meta', `${fmtMs(step.durationMs)}${tokens}${cost}`));
+      // Recorded steps take no time of their own: no meta to show.
+      const took = step.durationMs > 0 ? fmtMs(step.durationMs) : '';
+      li.append(el('span', 'meta', `${took}${took ? tokens : tokens.replace(/^ · /, '')}${cost}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
@@ -174,7 +180,8 @@ function renderRun() {
   $('live-text').hidden = !live;
   $('live-text').textContent = live;
   // While nothing streams, say that work goes on (reading the page, waiting for the model).
-  $('working').hidden = run.status !== 'running' || !!live || asking;
+  $('working').hidden = run.status !== 'running' || !!live || asking || !!run.recorded;
+  $('recording-hint').hidden = !(run.status === 'running' && run.recorded);
   const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
   const tok = run.usage.promptTokens + run.usage.completionTokens;
   const approx = run.usage.estimated ? '≈' : '';
@@ -339,7 +346,32 @@ $('history-all').addEventListener('change', renderHistory);
 $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
 });
-$('stop').addEventListener('click', () => shownRunId && send('stop', { runId: shownRunId }));
+$('stop').addEventListener('click', () => {
+  const run = currentRun();
+  if (!run) return;
+  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(t('couldNotRecord'), err));
+  else send('stop', { runId: run.id });
+});
+
+/** "Record my steps": the person's own clicks and typing on the page become a run. */
+$('record').addEventListener('click', async () => {
+  const run = currentRun();
+  try {
+    if (run?.recorded && run.status === 'running') {
+      await send('stopRecording', { tabId: run.tabId });
+      return;
+    }
+    if (targetTabId == null) return;
+    const title = t('recordedTitle', $('target-title').textContent);
+    const { runId } = await send('startRecording', { tabId: targetTabId, title });
+    showStarted(runId, title);
+    const shown = currentRun();
+    if (shown && shown.id === runId) shown.recorded = true;
+    updateButtons();
+  } catch (err) {
+    failed(t('couldNotRecord'), err);
+  }
+});
 
 /** Starts a run and shows it at once (the worker's reports fill it in). */
 function showStarted(runId, instruction) {

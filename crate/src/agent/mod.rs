@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod change;
+pub mod manual;
 pub mod record;
 pub mod tasks;
 pub mod trajectory;

@@ -84,20 +84,27 @@ impl Element {
     }
 
     /// A short phrase naming the element for logs and the panel: `input "What needs…"`.
+    /// A form field is named by its label attributes before its value: the value changes as
+    /// it is filled (and a password's is masked), the name does not.
     pub fn summary(&self) -> String {
-        let label = if !self.content.is_empty() {
+        const NAMING: [&str; 5] = ["aria-label", "placeholder", "title", "name", "alt"];
+        let named = || NAMING.iter().find_map(|k| self.attr(k).filter(|v| !v.trim().is_empty()));
+        let label = if self.kind == ElementKind::FormItem {
+            named().or_else(|| self.attr("id")).or_else(|| Some(self.content.as_str()).filter(|c| !c.is_empty())).unwrap_or("")
+        } else if !self.content.is_empty() {
             self.content.as_str()
         } else {
-            ["aria-label", "placeholder", "title", "name", "alt"]
-                .iter()
-                .find_map(|k| self.attr(k))
-                .unwrap_or("")
+            named().unwrap_or("")
         };
         let label = crate::describe::truncate_chars(label, 40);
+        let tag = match self.attr("type").map(str::to_ascii_lowercase).as_deref() {
+            Some(kind @ ("checkbox" | "radio")) if self.tag == "input" => kind.to_string(),
+            _ => self.tag.clone(),
+        };
         if label.is_empty() {
-            format!("{} #{}", self.tag, self.index)
+            format!("{tag} #{}", self.index)
         } else {
-            format!("{} \"{}\"", self.tag, label)
+            format!("{tag} \"{label}\"")
         }
     }
 }
@@ -156,16 +163,34 @@ pub const SECRET_MASK: &str = "\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}"
 /// Fields whose value must not leave the page: passwords, one-time codes, card security codes
 /// and numbers, named so by their type or by their name, id, label or placeholder.
 pub fn is_sensitive_field(node: &crate::snapshot::SnapNode) -> bool {
-    if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
+    is_sensitive(|k| node.attr(k))
+}
+
+/// `is_sensitive_field` over any attribute lookup (a snapshot node, a described element).
+pub fn is_sensitive<'a>(attr: impl Fn(&str) -> Option<&'a str>) -> bool {
+    if attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
         return true;
     }
     const WORDS: [&str; 14] = [
         "password", "passwd", "pwd", "passcode", "one-time", "onetime", "otp", "cvv", "cvc", "csc", "card-number", "cardnumber", "\u{5bc6}\u{7801}", "\u{9a8c}\u{8bc1}\u{7801}",
     ];
-    ["name", "id", "aria-label", "placeholder"].iter().filter_map(|k| node.attr(k)).any(|v| {
+    ["name", "id", "aria-label", "placeholder"].iter().filter_map(|k| attr(k)).any(|v| {
         let v = v.to_lowercase().replace(['_', ' '], "-");
         WORDS.iter().any(|w| v.contains(w))
     })
+}
+
+/// The element a person pointed at: the smallest uncovered element whose visible box holds
+/// the point (viewport CSS px).
+pub fn element_at(elements: &[Element], x: f64, y: f64) -> Option<&Element> {
+    elements
+        .iter()
+        .filter(|e| !e.occluded && e.in_viewport > 0.0)
+        .filter(|e| {
+            let r = e.shown_rect();
+            x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height
+        })
+        .min_by(|a, b| (a.rect.width * a.rect.height).total_cmp(&(b.rect.width * b.rect.height)))
 }
 
 /// Classify and serialize without hit-testing.

@@ -32,6 +32,7 @@ let nodes = [];
 export function beginWalk(root) { nodes = [root]; }
 export function endWalk() { nodes = []; }
 export function nodeAt(i) { return nodes[i]; }
+export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 export function setViewportOnly(on) { viewportOnly = on; }
 // For viewportOnly: true when an element with children lies, with its overflow, entirely
@@ -184,6 +185,8 @@ extern "C" {
     fn end_walk();
     #[wasm_bindgen(js_name = nodeAt)]
     fn node_at(i: u32) -> Node;
+    #[wasm_bindgen(js_name = indexOfNode)]
+    fn index_of_node(node: &Node) -> i32;
     #[wasm_bindgen(js_name = readNode)]
     fn read_node(i: u32, out: &mut [f64]) -> Option<String>;
     #[wasm_bindgen(js_name = appendChildren)]
@@ -226,6 +229,24 @@ pub struct DomHits {
 impl HitTest for DomHits {
     fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
         self.table.get(node as usize).map_or(false, |&i| covered_at(i, x, y))
+    }
+}
+
+impl DomHits {
+    /// The snapshot index of `node`, or of its nearest ancestor the walk recorded (crossing
+    /// out of shadow roots through their hosts).
+    pub fn snapshot_index_of(&self, node: &Node) -> Option<u32> {
+        let mut current = Some(node.clone());
+        while let Some(n) = current {
+            let at = index_of_node(&n);
+            if at >= 0 {
+                if let Some(i) = self.table.iter().position(|&t| t == at as u32) {
+                    return Some(i as u32);
+                }
+            }
+            current = n.parent_node().or_else(|| n.dyn_ref::<web_sys::ShadowRoot>().map(|s| s.host().into()));
+        }
+        None
     }
 }
 

@@ -389,3 +389,60 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
         other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"))),
     }
 }
+
+/// Content script, "record my steps": the element a person acted on (`node`, an event's
+/// target), as the model's description would list it: `{…target, sensitive, field}`, or null
+/// when no listed element holds it. The nearest listed element containing the node is taken.
+#[wasm_bindgen(js_name = describeTarget)]
+pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
+    let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
+    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
+    let Some(mut at) = hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
+    let extraction = describe_with(&snapshot, &crate::describe::DescribeOptions::default(), &mut hits);
+    loop {
+        if let Some(e) = extraction.elements.iter().find(|e| e.node == at) {
+            let snap = &snapshot.nodes[e.node as usize];
+            let field = ["name", "id"].iter().find_map(|k| snap.attr(k)).unwrap_or_default().to_string();
+            return to_js(&Picked { target: crate::agent::record::TargetInfo::of(e), sensitive: crate::describe::is_sensitive_field(snap), field });
+        }
+        match snapshot.nodes[at as usize].parent {
+            Some(p) => at = p,
+            None => return Ok(JsValue::NULL),
+        }
+    }
+}
+
+/// Service worker, "record my steps" on pages where the recorder has no core: the element at
+/// a point (viewport CSS px) among an extraction's `elements`, as `describeTarget` answers.
+#[wasm_bindgen(js_name = elementAtPoint)]
+pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
+    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    match crate::describe::element_at(&elements, x, y) {
+        Some(e) => {
+            let field = ["name", "id"].iter().find_map(|k| e.attr(k)).unwrap_or_default().to_string();
+            to_js(&Picked { target: crate::agent::record::TargetInfo::of(e), sensitive: crate::describe::is_sensitive(|k| e.attr(k)), field })
+        }
+        None => Ok(JsValue::NULL),
+    }
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Picked {
+    #[serde(flatten)]
+    target: crate::agent::record::TargetInfo,
+    sensitive: bool,
+    field: String,
+}
+
+/// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
+/// "rightClick" | "input" | "key" | "scroll", …}`) to the recording run (JSON text); returns the
+/// run as JSON text.
+#[wasm_bindgen(js_name = recordEvent)]
+pub fn record_event(run_json: &str, event: JsValue) -> Result<String, JsError> {
+    let mut run = run_of(run_json)?;
+    let event: crate::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
+    crate::agent::manual::record_event(&mut run, event, now_ms());
+    serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
+}

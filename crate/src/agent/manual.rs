@@ -1,0 +1,195 @@
+//! "Record my steps": what a person does on the page by hand, kept as a run like any other, so
+//! the panel shows it, Replay repeats it and every export writes it out. The content script
+//! reports each trusted event with the element under it (described by the same classifier the
+//! model's description uses); this module turns the events into steps, merging what a person
+//! does in pieces (keystrokes into one input, two clicks into a double-click, a long scroll).
+
+use super::record::{Run, Step, StepKind, TargetInfo};
+use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
+use serde::Deserialize;
+
+/// An element a person acted on, as the content script describes it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Picked {
+    #[serde(flatten)]
+    pub info: TargetInfo,
+    /// A password or similar: its value is never recorded.
+    #[serde(default)]
+    pub sensitive: bool,
+    /// The field's name or id, naming the placeholder a sensitive value is recorded as.
+    #[serde(default)]
+    pub field: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ManualEvent {
+    Tap { target: Option<Picked> },
+    DoubleClick { target: Option<Picked> },
+    RightClick { target: Option<Picked> },
+    /// The field's whole value after the person's edit.
+    Input { target: Option<Picked>, value: String },
+    Key { key: String },
+    /// The page moved by (dx, dy) CSS px.
+    Scroll { dx: f64, dy: f64 },
+}
+
+/// Two clicks on one element within this long make a double-click.
+const DOUBLE_CLICK_MS: f64 = 600.0;
+
+/// The placeholder recorded for a sensitive field's value.
+pub fn secret_placeholder(field: &str) -> String {
+    let name = if field.trim().is_empty() { "password" } else { field.trim() };
+    format!("<secret>{name}</secret>")
+}
+
+/// Adds what the person did to the recording `run` at `now_ms`.
+pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
+    match event {
+        ManualEvent::Tap { target } => push(run, now_ms, target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }), target, "Tap"),
+        ManualEvent::DoubleClick { target } => {
+            // The browser reported the two clicks first: they become this one step.
+            let same = |s: &Step| s.planned == target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }) && s.target.as_ref().map(|x| &x.xpath) == target.as_ref().map(|t| &t.info.xpath);
+            for _ in 0..2 {
+                if run.steps.last().is_some_and(|s| same(s) && now_ms - s.started_ms <= DOUBLE_CLICK_MS) {
+                    run.steps.pop();
+                }
+            }
+            let action = target.as_ref().map(|t| at(&t.info, MouseButton::Left, 2));
+            push(run, now_ms, action, target, "Double-click");
+        }
+        ManualEvent::RightClick { target } => {
+            let action = target.as_ref().map(|t| at(&t.info, MouseButton::Right, 1));
+            push(run, now_ms, action, target, "Right-click");
+        }
+        ManualEvent::Input { target, value } => {
+            let Some(t) = target else { return };
+            let value = if t.sensitive { secret_placeholder(&t.field) } else { value };
+            // Typing arrives as many events: the field's last value is the step.
+            if let Some(last) = run.steps.last_mut() {
+                if let (Some(PlannedAction::Input { value: v, .. }), Some(x)) = (&mut last.planned, &last.target) {
+                    if x.xpath == t.info.xpath {
+                        *v = value.clone();
+                        last.action = format!("Input \u{201c}{}\u{201d} into {}", value, x.summary);
+                        return;
+                    }
+                }
+            }
+            let caption = format!("Input \u{201c}{value}\u{201d} into");
+            push(run, now_ms, Some(PlannedAction::Input { target: t.info.index, value }), Some(t), &caption);
+        }
+        ManualEvent::Key { key } => {
+            let mut step = Step::new(StepKind::Action, now_ms);
+            step.action = format!("Press {key}");
+            step.planned = Some(PlannedAction::KeyPress { key });
+            run.steps.push(step);
+        }
+        ManualEvent::Scroll { dx, dy } => {
+            let (direction, distance) = if dy.abs() >= dx.abs() {
+                (if dy >= 0.0 { ScrollDirection::Down } else { ScrollDirection::Up }, dy.abs())
+            } else {
+                (if dx >= 0.0 { ScrollDirection::Right } else { ScrollDirection::Left }, dx.abs())
+            };
+            if distance < 1.0 {
+                return;
+            }
+            // One gesture, one step: a scroll the same way as the last step adds to it.
+            if let Some(last) = run.steps.last_mut() {
+                if let Some(PlannedAction::Scroll { target: None, direction: d, distance: Some(total) }) = &mut last.planned {
+                    if *d == direction {
+                        *total += distance;
+                        last.action = format!("Scroll {} {} px", direction.as_str(), total.round());
+                        return;
+                    }
+                }
+            }
+            let mut step = Step::new(StepKind::Action, now_ms);
+            step.action = format!("Scroll {} {} px", direction.as_str(), distance.round());
+            step.planned = Some(PlannedAction::Scroll { target: None, direction, distance: Some(distance) });
+            run.steps.push(step);
+        }
+    }
+}
+
+fn at(t: &TargetInfo, button: MouseButton, clicks: u8) -> PlannedAction {
+    let (x, y) = t.rect.center();
+    PlannedAction::TapAt { x, y, button, clicks }
+}
+
+fn push(run: &mut Run, now_ms: f64, action: Option<PlannedAction>, target: Option<Picked>, verb: &str) {
+    // An event on nothing Sightline can name (the page's background) is not a step to repeat.
+    let (Some(action), Some(target)) = (action, target) else { return };
+    let mut step = Step::new(StepKind::Action, now_ms);
+    step.action = format!("{verb} {}", target.info.summary);
+    step.planned = Some(action);
+    step.target = Some(target.info);
+    run.steps.push(step);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::{recording_of, Op};
+
+    fn picked(index: u32, xpath: &str, summary: &str, sensitive: bool) -> Option<Picked> {
+        Some(Picked {
+            info: TargetInfo {
+                index,
+                id: format!("id{index}"),
+                summary: summary.into(),
+                xpath: xpath.into(),
+                xpath_text: None,
+                tag: "input".into(),
+                rect: crate::geometry::Rect { x: 10.0, y: 10.0, width: 100.0, height: 20.0 },
+            },
+            sensitive,
+            field: if sensitive { "pw".into() } else { String::new() },
+        })
+    }
+
+    fn ev(v: serde_json::Value) -> ManualEvent {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_form_filled_by_hand_becomes_steps_with_secrets_as_placeholders() {
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        let name = picked(1, "/html[1]/body[1]/input[1]", "input \"Name\"", false);
+        let pass = picked(2, "/html[1]/body[1]/input[2]", "input \"Password\"", true);
+        record_event(&mut run, ManualEvent::Tap { target: name.clone() }, 10.0);
+        for (i, v) in ["A", "Ad", "Ada"].iter().enumerate() {
+            record_event(&mut run, ManualEvent::Input { target: name.clone(), value: v.to_string() }, 20.0 + i as f64);
+        }
+        record_event(&mut run, ManualEvent::Input { target: pass.clone(), value: "hunter2".into() }, 30.0);
+        record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 40.0);
+        record_event(&mut run, ManualEvent::Scroll { dx: 0.0, dy: 300.0 }, 50.0);
+        record_event(&mut run, ManualEvent::Scroll { dx: 0.0, dy: 200.0 }, 60.0);
+        record_event(&mut run, ManualEvent::Tap { target: None }, 70.0);
+        let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(captions, [
+            "Tap input \"Name\"",
+            "Input \u{201c}Ada\u{201d} into input \"Name\"",
+            "Input \u{201c}<secret>pw</secret>\u{201d} into input \"Password\"",
+            "Press Enter",
+            "Scroll down 500 px",
+        ]);
+        let json = serde_json::to_string(&run).unwrap();
+        assert!(!json.contains("hunter2"), "the password is nowhere in the record");
+        let rec = recording_of(&run);
+        assert_eq!(rec.steps[2].op, Op::Input { value: "<secret>pw</secret>".into(), append: false });
+        assert_eq!(rec.steps[4].op, Op::Scroll { direction: ScrollDirection::Down, distance: Some(500.0), to_edge: false });
+    }
+
+    #[test]
+    fn two_clicks_and_a_dblclick_are_one_double_click() {
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        let cell = serde_json::json!({"index": 4, "id": "c", "summary": "td \"B2\"", "xpath": "/x", "tag": "td", "rect": {"x": 0.0, "y": 0.0, "width": 40.0, "height": 20.0}});
+        record_event(&mut run, ev(serde_json::json!({"kind": "tap", "target": cell})), 100.0);
+        record_event(&mut run, ev(serde_json::json!({"kind": "tap", "target": cell})), 250.0);
+        record_event(&mut run, ev(serde_json::json!({"kind": "doubleClick", "target": cell})), 260.0);
+        assert_eq!(run.steps.len(), 1);
+        assert_eq!(run.steps[0].action, "Double-click td \"B2\"");
+        assert_eq!(recording_of(&run).steps[0].op, Op::DoubleClick);
+    }
+}

@@ -1,0 +1,77 @@
+// "Record my steps": a person signs in by hand while the panel records; the run lists their
+// steps with the password as a placeholder, and its exports replay the sign-in with no model.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../support/browser.mjs';
+import { modelSuite } from '../support/suite.mjs';
+
+let browser, site;
+modelSuite((env) => ({ browser, site } = env));
+
+const SECRET = 'hunter2-do-not-record';
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+test('a sign-in done by hand is recorded as steps, the password as a placeholder, and replays', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/form.html?case=record'));
+  const tabId = await browser.tabIdOf(page);
+  const panel = await browser.openPanel(tabId);
+  await panel.waitForFunction(() => document.getElementById('target-title').textContent.includes('Sign in'));
+  await panel.click('#record');
+  await panel.waitForSelector('#run-status.running');
+  assert.equal(await panel.textContent('#record'), '■ Stop recording');
+  assert.equal(await panel.isVisible('#recording-hint'), true);
+
+  await page.click('#user');
+  await page.keyboard.type('Ada');
+  await page.click('#pw');
+  await page.keyboard.type(SECRET);
+  await page.click('#remember');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#welcome:not([hidden])');
+  const expected = await page.textContent('#welcome');
+  assert.equal(expected, 'Welcome, Ada (password given), remembered');
+
+  await panel.waitForFunction(() => document.querySelectorAll('#steps .step').length >= 6, null, { timeout: 15_000 });
+  await panel.screenshot({ path: 'out/panel-recording.png', fullPage: true });
+  await panel.click('#record');
+  await panel.waitForSelector('#run-status.succeeded');
+  const runId = await panel.evaluate(() => document.querySelector('#history .open-run') && null).then(async () =>
+    (await browser.sw.evaluate(() => self.sightline.runs()))[0].id);
+  const run = await browser.sw.evaluate((id) => self.sightline.run(id), runId);
+  assert.deepEqual(run.steps.map((s) => s.action), [
+    'Tap input "user"',
+    'Input “Ada” into input "user"',
+    'Tap input "pw"',
+    'Input “<secret>pw</secret>” into input "pw"',
+    'Tap checkbox "remember"',
+    'Press Enter',
+  ]);
+  assert.ok(run.steps.filter((s) => s.screenshot).length >= 5, 'a screenshot after each step');
+  assert.doesNotMatch(JSON.stringify(run), new RegExp(SECRET), 'the password is nowhere in the run');
+
+  const exported = {};
+  for (const format of ['midscene-yaml', 'playwright', 'recorder', 'report']) {
+    exported[format] = await browser.sw.evaluate(([id, f]) => self.sightline.exportRun(id, f, { viewport: { width: 1280, height: 800 } }), [runId, format]);
+    assert.doesNotMatch(exported[format], new RegExp(SECRET), `no password in the ${format} export`);
+  }
+  assert.match(exported['midscene-yaml'], /aiInput: "input \\"pw\\""\n {8}value: "<secret>pw<\/secret>"/);
+
+  // The Playwright export signs in again, typing the placeholder where the password was.
+  const dir = path.join(ROOT, 'out', 'export-check', 'recorded');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'signin.spec.ts'), exported.playwright.replace('// End state: add your checks here.',
+    "await expect(page.locator('#welcome')).toHaveText('Welcome, Ada (password given), remembered');"));
+  await writeFile(path.join(dir, 'playwright.config.mjs'), `export default { testDir: '.', reporter: 'line', workers: 1,
+  use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--disable-gpu'] } } };\n`);
+  const cli = path.join(ROOT, 'node_modules/@playwright/test/cli.js');
+  const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, timeout: 90_000 })
+    .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
+  assert.equal(result.code, 0, result.stdout);
+  await Promise.all([panel.close(), page.close()]);
+});
