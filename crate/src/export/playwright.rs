@@ -43,6 +43,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
         (Op::RightClick, Some(l)) => line(format!("await {l}.click({{ button: 'right' }});")),
         (Op::Hover, Some(l)) => line(format!("await {l}.hover();")),
         (Op::Locate, Some(l)) => line(format!("await expect({l}).toBeVisible();")),
+        (Op::Input { value, append: false }, Some(l)) if target.is_some_and(|t| t.tag == "select") => line(format!("await {l}.selectOption({});", js(value))),
         (Op::Input { value, append: false }, Some(l)) => line(format!("await {l}.fill({});", js(value))),
         (Op::Input { value, append: true }, Some(l)) => {
             line(format!("await {l}.press('End');"));

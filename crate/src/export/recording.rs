@@ -33,6 +33,8 @@ pub struct Target {
     pub point: (f64, f64),
     /// Its width and height when recorded.
     pub size: (f64, f64),
+    /// Lower-case tag name (a `select` is chosen from, not typed into).
+    pub tag: String,
 }
 
 impl Target {
@@ -44,6 +46,7 @@ impl Target {
             xpath_text: info.xpath_text.clone(),
             point: (x, y),
             size: (info.rect.width, info.rect.height),
+            tag: info.tag.clone(),
         }
     }
 

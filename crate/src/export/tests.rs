@@ -105,6 +105,16 @@ fn playwright_uses_the_xpaths_and_falls_back_to_the_text_path() {
 }
 
 #[test]
+fn a_select_is_chosen_from_not_typed_into() {
+    let mut run = todo_run();
+    let mut size = target("/html[1]/body[1]/select[1]", None, "select \"size\"");
+    size.tag = "select".into();
+    run.steps.push(action(PlannedAction::Input { target: 5, value: "L".into() }, "Input \"L\"", Some(size)));
+    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    assert!(ts.contains("await page.locator(\"xpath=/html[1]/body[1]/select[1]\").selectOption(\"L\");"), "{ts}");
+}
+
+#[test]
 fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
     let mut run = todo_run();
     run.steps.truncate(1);
