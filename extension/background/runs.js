@@ -119,7 +119,8 @@ const EXPORTS = {
 };
 
 /**
- * A kept run written for another tool (`format`: midscene-yaml, playwright, recorder):
+ * A kept run written for another tool (`format`: midscene-yaml, playwright, recorder, report,
+ * gif):
  * `{text, filename, mime}`. The viewport is `opts.viewport`, else the size of the run's tab.
  */
 export async function exportRun(id, format, opts = {}) {

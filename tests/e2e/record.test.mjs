@@ -73,5 +73,12 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, timeout: 90_000 })
     .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
   assert.equal(result.code, 0, result.stdout);
+
+  // Replay in the extension, on a fresh copy of the page, with no model configured at all.
+  await page.goto(site.url('/form.html?case=replay'));
+  const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
+  assert.equal(replay.status, 'succeeded', replay.error);
+  assert.equal(replay.modelCalls, 0);
+  assert.equal(await page.textContent('#welcome'), 'Welcome, Ada (password given), remembered');
   await Promise.all([panel.close(), page.close()]);
 });

@@ -270,7 +270,6 @@ async fn drive<B: Browser, M: ModelClient>(
     model: &M,
     rounds: &mut Rounds,
 ) -> Result<RunStatus, String> {
-    config.validate().map_err(|e| e.to_string())?;
     if instruction.trim().is_empty() {
         return Err("the instruction is empty: say what to do on the page".into());
     }
@@ -530,6 +529,9 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
     messages: &[crate::model::ChatMessage],
     image_note: Option<String>,
 ) -> Result<Option<(String, Step)>, String> {
+    // Checked at the first call, not the start: a replay that never needs the model runs
+    // without one configured.
+    config.validate().map_err(|e| e.to_string())?;
     let started = browser.now_ms();
     let reply = model.complete(config, messages).await;
     run.model_calls += 1;

@@ -191,7 +191,7 @@ pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, optio
     let mut run = Run::new(id, &task.title(), browser.now_ms());
     run.task = Some(task.clone());
     browser.report(&run);
-    let outcome = match task.check().and(config.validate().map_err(|e| e.to_string())) {
+    let outcome = match task.check() {
         Ok(()) => {
             let mut ctx = Ctx { run: &mut run, options, config, browser, model, album: Album::default() };
             ctx.perform(task).await

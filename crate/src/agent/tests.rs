@@ -640,6 +640,28 @@ mod trajectories {
     }
 
     #[test]
+    fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
+        use crate::agent::manual::{record_event, ManualEvent, Picked};
+        let mut page = FakeTodoPage::new();
+        let seen = block_on(page.observe()).unwrap().extraction;
+        let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        run.url = seen.url.clone();
+        run.status = RunStatus::Succeeded;
+        record_event(&mut run, ManualEvent::Tap { target: picked.clone() }, 1.0);
+        record_event(&mut run, ManualEvent::Input { target: picked, value: "buy milk".into() }, 2.0);
+        record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 3.0);
+        let cache = replay_cache(&run, 1.0).unwrap();
+        let silent = ScriptedModel::new(vec![]);
+        // No model configured at all: a replay that never needs one runs without it.
+        let replay = block_on(run_instruction("r2".into(), &run.instruction, &RunOptions { cache, ..Default::default() }, &ModelConfig::default(), &mut page, &silent));
+        assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
+        assert_eq!(replay.model_calls, 0);
+        assert_eq!(page.items, ["buy milk"]);
+        assert_eq!(replay.steps.iter().filter(|s| s.kind == StepKind::Plan).count(), 3, "the page is looked at before each step");
+    }
+
+    #[test]
     fn a_run_the_person_answered_replays_up_to_the_question() {
         let mut page = FakeTodoPage::new();
         page.answers = vec!["eggs".into()];

@@ -201,6 +201,9 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
     }
     let mut rounds: Vec<CachedRound> = Vec::new();
     let mut complete = run.status == RunStatus::Succeeded;
+    // A person's recorded steps have no model rounds: each step is its own round, so the
+    // replay looks at the page again before each (a menu opens, a page loads).
+    let recorded = !run.steps.iter().any(|s| s.kind == StepKind::Plan);
     for step in &run.steps {
         match (step.kind, step.status, &step.planned) {
             // An unreadable reply planned nothing; the next readable one starts the next round.
@@ -210,6 +213,9 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
             }),
             (StepKind::Plan, StepStatus::Failed, _) => {}
             (StepKind::Action, StepStatus::Ok, Some(action)) => {
+                if recorded {
+                    rounds.push(CachedRound { actions: Vec::new(), done: false });
+                }
                 if let Some(round) = rounds.last_mut() {
                     round.actions.push(CachedAction {
                         action: action.clone(),
