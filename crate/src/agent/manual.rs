@@ -6,10 +6,10 @@
 
 use super::record::{Run, Step, StepKind, TargetInfo};
 use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// An element a person acted on, as the content script describes it.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Picked {
     #[serde(flatten)]
@@ -20,6 +20,18 @@ pub struct Picked {
     /// The field's name or id, naming the placeholder a sensitive value is recorded as.
     #[serde(default)]
     pub field: String,
+}
+
+impl Picked {
+    /// The element `e`, with `attr` reading its attributes: a snapshot node's in full where
+    /// the page is at hand, else the described element's own.
+    pub fn of<'a>(e: &crate::describe::Element, attr: impl Fn(&str) -> Option<&'a str>) -> Self {
+        Picked {
+            info: TargetInfo::of(e),
+            sensitive: crate::describe::is_sensitive(&attr),
+            field: ["name", "id"].iter().find_map(|k| attr(k)).unwrap_or_default().to_string(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]

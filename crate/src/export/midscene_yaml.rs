@@ -4,6 +4,7 @@
 //! Scalars are written as JSON strings: every JSON string is a valid YAML scalar.
 
 use super::recording::{Op, RecStep, Recording};
+use super::{one_line, quoted as q};
 use super::Viewport;
 use crate::parse::ScrollDirection;
 use std::fmt::Write;
@@ -113,13 +114,4 @@ fn flow_item(out: &mut String, step: &RecStep) {
         let lead = if i == 0 { "      - " } else { "        " };
         let _ = writeln!(out, "{lead}{key}: {value}");
     }
-}
-
-/// A YAML scalar: the JSON string.
-fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

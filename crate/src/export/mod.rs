@@ -25,6 +25,16 @@ pub use report::to_html_report;
 
 use serde::Deserialize;
 
+/// `s` as a JSON string literal: also a valid YAML scalar and JavaScript string literal.
+pub(crate) fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// `s` on one line, runs of whitespace as one space (comments, captions).
+pub(crate) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The browser window size the export sets up (CSS px).
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 pub struct Viewport {

@@ -4,6 +4,7 @@
 //! shadow root (XPath cannot enter one) the recorded point is clicked instead.
 
 use super::recording::{Op, RecStep, Recording, Target};
+use super::{one_line, quoted as js};
 use super::Viewport;
 use crate::parse::ScrollDirection;
 use std::fmt::Write;
@@ -156,13 +157,4 @@ pub(crate) fn is_frame_path(path: &str) -> bool {
     let last = path.rsplit('/').next().unwrap_or_default();
     let tag = last.split('[').next().unwrap_or_default().to_ascii_lowercase();
     tag == "iframe" || tag == "frame"
-}
-
-/// A JavaScript string literal (JSON's is one).
-fn js(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "''".into())
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -108,7 +108,7 @@ pub fn recording_of(run: &Run) -> Recording {
 fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
     let Some(planned) = step.planned.as_ref() else { return Vec::new() };
     let target = step.target.as_ref().map(|t| Target::of(t, step.locate.as_deref()));
-    let one = |op: Op| vec![RecStep { op, ..base(step, target.clone()) }];
+    let one = |op: Op| vec![RecStep { op, target: target.clone(), caption: step.action.clone(), duration_ms: step.duration_ms, screenshot: step.screenshot.clone() }];
     match planned {
         PlannedAction::Tap { .. } => one(Op::Tap),
         PlannedAction::TapAt { clicks, button, .. } => one(match (button, clicks) {
@@ -137,10 +137,6 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
         PlannedAction::Wait { ms } => one(Op::Wait { ms: *ms }),
         PlannedAction::AskUser { .. } | PlannedAction::Tool { .. } => Vec::new(),
     }
-}
-
-fn base(step: &crate::agent::record::Step, target: Option<Target>) -> RecStep {
-    RecStep { op: Op::Wait { ms: 0 }, target, caption: step.action.clone(), duration_ms: step.duration_ms, screenshot: step.screenshot.clone() }
 }
 
 fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {

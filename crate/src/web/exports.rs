@@ -395,6 +395,7 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
 /// when no listed element holds it. The nearest listed element containing the node is taken.
 #[wasm_bindgen(js_name = describeTarget)]
 pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
+    use crate::agent::manual::Picked;
     let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
     let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
     let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
@@ -403,8 +404,7 @@ pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
     loop {
         if let Some(e) = extraction.elements.iter().find(|e| e.node == at) {
             let snap = &snapshot.nodes[e.node as usize];
-            let field = ["name", "id"].iter().find_map(|k| snap.attr(k)).unwrap_or_default().to_string();
-            return to_js(&Picked { target: crate::agent::record::TargetInfo::of(e), sensitive: crate::describe::is_sensitive_field(snap), field });
+            return to_js(&Picked::of(e, |k| snap.attr(k)));
         }
         match snapshot.nodes[at as usize].parent {
             Some(p) => at = p,
@@ -417,23 +417,12 @@ pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
 /// a point (viewport CSS px) among an extraction's `elements`, as `describeTarget` answers.
 #[wasm_bindgen(js_name = elementAtPoint)]
 pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
+    use crate::agent::manual::Picked;
     let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
     match crate::describe::element_at(&elements, x, y) {
-        Some(e) => {
-            let field = ["name", "id"].iter().find_map(|k| e.attr(k)).unwrap_or_default().to_string();
-            to_js(&Picked { target: crate::agent::record::TargetInfo::of(e), sensitive: crate::describe::is_sensitive(|k| e.attr(k)), field })
-        }
+        Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
         None => Ok(JsValue::NULL),
     }
-}
-
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Picked {
-    #[serde(flatten)]
-    target: crate::agent::record::TargetInfo,
-    sensitive: bool,
-    field: String,
 }
 
 /// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
