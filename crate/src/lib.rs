@@ -2,7 +2,8 @@
 //!
 //! The modules follow the data path, one room each:
 //! page → [`snapshot`] → [`describe`] (+ [`vision`] for screenshots) → [`prompt`] → [`model`]
-//! → [`parse`] → [`action`] → [`agent`] (the loop and its run record).
+//! → [`parse`] → [`action`] → [`agent`] (the loop and its run record) → [`export`] (runs as
+//! scripts for other tools); [`flow`] reads such a script (Midscene YAML) back for a replay.
 //!
 //! Everything here is plain Rust tested on the host. Only [`web`] (built for wasm32) touches
 //! web-sys/js-sys: it walks a live DOM into a [`snapshot::PageSnapshot`], sends model requests
@@ -10,8 +11,9 @@
 
 pub mod action;
 pub mod agent;
-pub mod export;
 pub mod describe;
+pub mod export;
+pub mod flow;
 pub mod fast_hash;
 pub mod geometry;
 pub mod model;

@@ -115,6 +115,7 @@ impl Task {
             Task::DoubleClick { locate } => format!("aiDoubleClick {}", q(locate)),
             Task::RightClick { locate } => format!("aiRightClick {}", q(locate)),
             Task::Hover { locate } => format!("aiHover {}", q(locate)),
+            Task::Input { locate, value, .. } if locate.trim().is_empty() => format!("aiInput type {} into what has focus", q(value)),
             Task::Input { locate, value, mode } => match mode {
                 InputMode::Clear => format!("aiInput clear {}", q(locate)),
                 InputMode::Append => format!("aiInput append {} to {}", q(value), q(locate)),
@@ -146,6 +147,8 @@ impl Task {
     fn check(&self) -> Result<(), String> {
         let empty = |s: &str, what: &str| if s.trim().is_empty() { Err(format!("{what} is empty: say which element")) } else { Ok(()) };
         match self {
+            // Typing with no element: into what has focus (a flow's `aiInput` with `mode: typeOnly`).
+            Task::Input { locate, mode: InputMode::Append, .. } if locate.trim().is_empty() => Ok(()),
             Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } | Task::Locate { locate } | Task::Input { locate, .. } => {
                 empty(locate, "the element description")
             }
@@ -254,6 +257,11 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let action = point_action(&found, task);
                 let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
                 self.act(&task.title(), &found, Some(&action), &cmds).await?;
+            }
+            Task::Input { locate, value, mode: InputMode::Append } if locate.trim().is_empty() => {
+                let typed = PlannedAction::Type { value: value.clone(), submit: false };
+                let cmds = commands_for(&typed, &obs.extraction).map_err(|e| e.to_string())?;
+                self.act(&task.title(), &Found { point: (0.0, 0.0), element: None }, Some(&typed), &cmds).await?;
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;

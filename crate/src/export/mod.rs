@@ -23,7 +23,7 @@ pub use recorder::to_recorder;
 pub use recording::{recording_of, Op, RecStep, Recording, Target};
 pub use report::to_html_report;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `s` as a JSON string literal: also a valid YAML scalar and JavaScript string literal.
 pub(crate) fn quoted(s: &str) -> String {
@@ -36,7 +36,7 @@ pub(crate) fn one_line(s: &str) -> String {
 }
 
 /// The browser window size the export sets up (CSS px).
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Viewport {
     pub width: u32,
     pub height: u32,

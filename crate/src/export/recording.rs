@@ -151,6 +151,7 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
         Task::RightClick { locate } => (Op::RightClick, next(locate)),
         Task::Hover { locate } => (Op::Hover, next(locate)),
         Task::Locate { locate } => (Op::Locate, next(locate)),
+        Task::Input { locate, value, .. } if locate.trim().is_empty() => (Op::Type { value: value.clone() }, None),
         Task::Input { locate, value, mode } => {
             let value = if *mode == InputMode::Clear { String::new() } else { value.clone() };
             (Op::Input { value, append: *mode == InputMode::Append }, next(locate))

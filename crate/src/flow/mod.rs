@@ -1,0 +1,88 @@
+//! A flow: steps run one after another, written as Midscene's YAML script (`web:` + `tasks:`
+//! of `flow:` items). It is the file our Midscene export writes and Midscene's own CLI runs;
+//! reading it here lets the extension and `scripts/run` replay it. Each item becomes an
+//! instruction for the planning loop, one AI task (with the XPath the file gives, tried before
+//! the cache and the model), or a pause. `agent::flow` runs it.
+
+mod yaml;
+
+pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
+
+use crate::agent::tasks::Task;
+use crate::export::Viewport;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Flow {
+    /// Where the flow starts (`web.url`): absolute, or a path under `serve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A folder (relative to the file) a runner serves over HTTP for `url` (`web.serve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<Viewport>,
+    pub tasks: Vec<FlowTask>,
+    /// Items of the file that are read but not run, each saying why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowTask {
+    pub name: String,
+    /// Go on with the next task when this one fails (the flow still fails at the end).
+    #[serde(default)]
+    pub continue_on_error: bool,
+    pub steps: Vec<FlowStep>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum FlowStep {
+    /// An instruction for the planning loop (`aiAct`).
+    Act { instruction: String },
+    /// One AI task. `xpath`: where the file says its element is; `name`: the key its
+    /// answer is kept under in the flow's result.
+    Task {
+        task: Task,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        xpath: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// A pause.
+    Sleep { ms: u32 },
+}
+
+impl FlowStep {
+    /// How the step reads in the panel and the runner's output.
+    pub fn title(&self) -> String {
+        match self {
+            FlowStep::Act { instruction } => format!("aiAct \u{201c}{}\u{201d}", instruction.trim()),
+            FlowStep::Task { task, .. } => task.title(),
+            FlowStep::Sleep { ms } => format!("sleep {ms} ms"),
+        }
+    }
+}
+
+impl Flow {
+    /// The flow's name: its tasks' names.
+    pub fn title(&self) -> String {
+        let names: Vec<&str> = self.tasks.iter().map(|t| t.name.trim()).filter(|n| !n.is_empty()).collect();
+        if names.is_empty() {
+            "Flow".into()
+        } else {
+            names.join(" · ")
+        }
+    }
+
+    pub fn step_count(&self) -> usize {
+        self.tasks.iter().map(|t| t.steps.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,161 @@
+use super::*;
+use crate::action::InputMode;
+use crate::agent::tasks::{ScrollType, Task};
+use crate::export::{to_midscene_yaml, Op, RecStep, Recording, Target, Viewport};
+use crate::parse::ScrollDirection;
+
+fn steps(flow: &Flow) -> Vec<&FlowStep> {
+    flow.tasks.iter().flat_map(|t| &t.steps).collect()
+}
+
+fn tap(locate: &str, xpath: Option<&str>) -> FlowStep {
+    FlowStep::Task { task: Task::Tap { locate: locate.into() }, xpath: xpath.map(Into::into), name: None }
+}
+
+fn target(describe: &str, xpath: &str) -> Option<Target> {
+    Some(Target { describe: describe.into(), xpath: xpath.into(), xpath_text: None, point: (10.0, 10.0), size: (20.0, 20.0), tag: "input".into() })
+}
+
+fn rec(op: Op, target: Option<Target>) -> RecStep {
+    RecStep { op, target, caption: String::new(), duration_ms: 0.0, screenshot: None }
+}
+
+#[test]
+fn what_our_midscene_export_writes_reads_back_as_the_same_steps() {
+    let recording = Recording {
+        title: "sign in".into(),
+        url: "http://127.0.0.1:8000/form.html".into(),
+        steps: vec![
+            rec(Op::Input { value: "ada".into(), append: false }, target("input \"Name\"", "//*[@id=\"name\"]")),
+            rec(Op::Type { value: "more".into() }, None),
+            rec(Op::Key { key: "Enter".into() }, target("input \"Name\"", "//*[@id=\"name\"]")),
+            rec(Op::Scroll { direction: ScrollDirection::Down, distance: None, to_edge: true }, None),
+            rec(Op::Tap, target("button \"Go\"", "/html[1]/body[1]/button[1]")),
+            rec(Op::Wait { ms: 300 }, None),
+            rec(Op::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000 }, None),
+        ],
+    };
+    let flow = parse_flow(&to_midscene_yaml(&recording, Viewport { width: 1024, height: 700 })).unwrap();
+    assert_eq!(flow.url.as_deref(), Some("http://127.0.0.1:8000/form.html"));
+    assert_eq!(flow.viewport, Some(Viewport { width: 1024, height: 700 }));
+    assert_eq!(flow.title(), "sign in");
+    let name_xpath = Some("//*[@id=\"name\"]".to_string());
+    assert_eq!(
+        steps(&flow),
+        vec![
+            &FlowStep::Task { task: Task::Input { locate: "input \"Name\"".into(), value: "ada".into(), mode: InputMode::Replace }, xpath: name_xpath.clone(), name: None },
+            &FlowStep::Task { task: Task::Input { locate: String::new(), value: "more".into(), mode: InputMode::Append }, xpath: None, name: None },
+            &FlowStep::Task { task: Task::KeyboardPress { key: "Enter".into(), locate: Some("input \"Name\"".into()) }, xpath: name_xpath, name: None },
+            &FlowStep::Task {
+                task: Task::Scroll { locate: None, direction: ScrollDirection::Down, scroll_type: ScrollType::UntilEdge, distance: None },
+                xpath: None,
+                name: None
+            },
+            &tap("button \"Go\"", Some("/html[1]/body[1]/button[1]")),
+            &FlowStep::Sleep { ms: 300 },
+            &FlowStep::Task { task: Task::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000, interval_ms: 1000 }, xpath: None, name: None },
+        ]
+    );
+}
+
+#[test]
+fn midscene_forms_are_read_as_midscene_reads_them() {
+    let flow = parse_flow(
+        r#"
+web:
+  serve: ./site
+  url: /todo.html
+tasks:
+  - name: add
+    continueOnError: true
+    flow:
+      - aiAction: add a todo
+      - aiInput: buy milk            # the old form: the value, then `locate`
+        locate: the new todo box
+      - aiKeyboardPress: the box     # `keyName` given: the item names the element
+        keyName: Enter
+      - aiTap:
+          prompt: the first todo
+      - aiQuery: {items: "string[], the todo titles"}
+        name: todos
+      - aiScroll: null
+        direction: up
+        distance: 300
+      - aiDragAndDrop:
+          from: {prompt: card A}
+          to: {prompt: column B}
+      - aiTap: the file field
+        fileChooserAccept: /tmp/a.txt
+      - aiAssert: 3 todos are listed
+      - logScreenshot: end
+  - name: second
+    flow:
+      - ai: clear completed
+"#,
+    )
+    .unwrap();
+    assert_eq!((flow.serve.as_deref(), flow.url.as_deref(), flow.viewport), (Some("./site"), Some("/todo.html"), None));
+    assert!(flow.tasks[0].continue_on_error && !flow.tasks[1].continue_on_error);
+    assert_eq!(flow.title(), "add · second");
+    let s = steps(&flow);
+    assert_eq!(s[0], &FlowStep::Act { instruction: "add a todo".into() });
+    assert_eq!(s[1], &FlowStep::Task { task: Task::Input { locate: "the new todo box".into(), value: "buy milk".into(), mode: InputMode::Replace }, xpath: None, name: None });
+    assert_eq!(s[2], &FlowStep::Task { task: Task::KeyboardPress { key: "Enter".into(), locate: Some("the box".into()) }, xpath: None, name: None });
+    assert_eq!(s[3], &tap("the first todo", None));
+    match s[4] {
+        FlowStep::Task { task: Task::Query { demand }, name, .. } => {
+            assert_eq!(demand["items"], "string[], the todo titles");
+            assert_eq!(name.as_deref(), Some("todos"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        s[5],
+        &FlowStep::Task { task: Task::Scroll { locate: None, direction: ScrollDirection::Up, scroll_type: ScrollType::Once, distance: Some(300.0) }, xpath: None, name: None }
+    );
+    assert_eq!(s[6], &FlowStep::Task { task: Task::Drag { from: "card A".into(), to: "column B".into() }, xpath: None, name: None });
+    assert_eq!(s[7], &FlowStep::Task { task: Task::Upload { locate: "the file field".into(), files: vec!["/tmp/a.txt".into()] }, xpath: None, name: None });
+    assert_eq!(s[8], &FlowStep::Task { task: Task::Assert { assertion: "3 todos are listed".into() }, xpath: None, name: None });
+    assert_eq!(s[9], &FlowStep::Act { instruction: "clear completed".into() });
+    assert_eq!(flow.skipped, vec!["task 1 (\u{201c}add\u{201d}), step 10: logScreenshot is not needed: the report has a screenshot of every step"]);
+}
+
+#[test]
+fn a_flow_that_cannot_run_says_where_and_why() {
+    let err = |text: &str| parse_flow(text).unwrap_err().to_string();
+    assert_eq!(err(""), "the flow file is empty");
+    assert!(err("web: {url: x}\ntasks:\n  - name: a\n    flow: [\n").starts_with("the flow file is not valid YAML:"), "{}", err("tasks: ["));
+    assert_eq!(err("web:\n  url: x\n"), "the flow file has no `tasks:` list");
+    assert_eq!(err("android:\n  deviceId: x\ntasks: []\n"), "this flow is for `android`: Sightline runs web flows (`web:`)");
+    assert_eq!(err("tasks:\n  - name: a\n    flow: []\n"), "the flow has no steps: each task needs a `flow:` list of steps");
+    assert_eq!(
+        err("tasks:\n  - name: a\n    flow:\n      - sleep: 10\n      - aiTapp: Save\n"),
+        "task 1 (\u{201c}a\u{201d}), step 2: no step Sightline knows (keys: aiTapp); steps are aiAct, aiAction, ai, aiTap, aiDoubleClick, aiRightClick, aiHover, aiLocate, aiInput, aiKeyboardPress, aiScroll, aiDragAndDrop, aiQuery, aiBoolean, aiNumber, aiString, aiAsk, aiAssert, aiWaitFor, sleep"
+    );
+    assert_eq!(
+        err("tasks:\n  - name: a\n    flow:\n      - javascript: document.title\n"),
+        "task 1 (\u{201c}a\u{201d}), step 1: javascript steps are not run: Sightline does not run code from a flow file in the page"
+    );
+    assert_eq!(err("tasks:\n  - flow:\n      - aiTap: ''\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: aiTap needs a description of the element");
+    assert_eq!(err("tasks:\n  - flow:\n      - aiInput: ''\n        value: x\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: aiInput needs a description of the field (or `mode: typeOnly` to type into what has focus)");
+    assert_eq!(err("tasks:\n  - flow:\n      - sleep: soon\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: sleep needs a number of milliseconds");
+}
+
+#[test]
+fn hostile_yaml_is_refused_before_it_is_built() {
+    // Each alias level multiplies the copies the loader would make: nine levels of ten are
+    // a billion strings.
+    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"]) {
+        bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{prev}"); 10].join(",")));
+    }
+    bomb.push_str("tasks: []\n");
+    assert_eq!(parse_flow(&bomb), Err(FlowError::Alias(2)));
+    // Deep nesting: the scanner refuses flow style itself; block style is counted.
+    let deep = format!("tasks: {}{}", "[".repeat(50_000), "]".repeat(50_000));
+    assert!(matches!(parse_flow(&deep), Err(FlowError::Syntax { .. })), "{:?}", parse_flow(&deep));
+    let block: String = (0..40).map(|i| format!("{}- \n", "  ".repeat(i))).collect();
+    assert!(matches!(parse_flow(&format!("tasks:\n{block}")), Err(FlowError::TooDeep(_))));
+    let big = format!("# {}\ntasks: []\n", "x".repeat(MAX_FLOW_BYTES));
+    assert_eq!(parse_flow(&big), Err(FlowError::TooBig(1024)));
+}

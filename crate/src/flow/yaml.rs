@@ -1,0 +1,319 @@
+//! Midscene's YAML script → [`Flow`]. Items are read the way Midscene's own runner reads them
+//! (`@midscene/core`'s yaml compat layer): `aiInput` with `locate` takes its value from
+//! `aiInput`, without it from `value`; `aiKeyboardPress` with `locate` or `keyName` likewise.
+//! Anything the file asks that Sightline cannot do is an error naming the item, before any
+//! step runs.
+
+use super::{Flow, FlowStep, FlowTask};
+use crate::action::InputMode;
+use crate::agent::tasks::{ScrollType, Task};
+use crate::export::Viewport;
+use crate::parse::ScrollDirection;
+use serde_json::Value;
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::Marker;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// A flow file is a script, not data: 1 MB is far more than any needs.
+pub const MAX_FLOW_BYTES: usize = 1 << 20;
+/// Nesting deeper than this is no flow (and deep trees are costly to drop).
+const MAX_DEPTH: usize = 32;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FlowError {
+    #[error("the flow file is empty")]
+    Empty,
+    #[error("the flow file is {0} KB; a flow file may be at most 1024 KB")]
+    TooBig(usize),
+    #[error("the flow file is not valid YAML: {message} (line {line}, column {column})")]
+    Syntax { message: String, line: usize, column: usize },
+    #[error("the flow file uses a YAML alias (*name) at line {0}: write the value out instead")]
+    Alias(usize),
+    #[error("the flow file nests deeper than {MAX_DEPTH} levels (line {0})")]
+    TooDeep(usize),
+    /// Valid YAML that is not a flow Sightline can run; says where and why.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// Reads a Midscene YAML script. Every item is checked before anything runs.
+pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
+    if text.len() > MAX_FLOW_BYTES {
+        return Err(FlowError::TooBig(text.len() / 1024));
+    }
+    if text.trim().is_empty() {
+        return Err(FlowError::Empty);
+    }
+    screen(text)?;
+    let docs = YamlLoader::load_from_str(text).map_err(|e| FlowError::Syntax { message: e.info().to_string(), line: e.marker().line(), column: e.marker().col() + 1 })?;
+    let root = match docs.into_iter().next() {
+        Some(Yaml::Hash(h)) => h,
+        Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
+        Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
+    };
+    let mut flow = Flow { url: None, serve: None, viewport: None, tasks: Vec::new(), skipped: Vec::new() };
+    let mut tasks = None;
+    for (key, value) in &root {
+        let key = key.as_str().unwrap_or_default();
+        match key {
+            "web" | "target" | "page" | "browser" => read_web(value, &mut flow)?,
+            "android" | "ios" | "harmony" | "computer" | "interface" => {
+                return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
+            }
+            "tasks" => tasks = Some(value),
+            _ => {} // agent and config options: Midscene's own, nothing to run
+        }
+    }
+    let Some(Yaml::Array(tasks)) = tasks else {
+        return Err(shape("the flow file has no `tasks:` list"));
+    };
+    for (i, task) in tasks.iter().enumerate() {
+        flow.tasks.push(read_task(i, task, &mut flow.skipped)?);
+    }
+    if flow.step_count() == 0 {
+        return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
+    }
+    Ok(flow)
+}
+
+fn shape(message: &str) -> FlowError {
+    FlowError::Shape(message.to_string())
+}
+
+/// First pass over the events: no aliases (the loader copies what they name, so a few lines
+/// can expand to gigabytes) and bounded depth. Syntax errors are left to the loader.
+fn screen(text: &str) -> Result<(), FlowError> {
+    struct Screen {
+        depth: usize,
+        error: Option<FlowError>,
+    }
+    impl MarkedEventReceiver for Screen {
+        fn on_event(&mut self, ev: Event, mark: Marker) {
+            if self.error.is_some() {
+                return;
+            }
+            match ev {
+                Event::Alias(_) => self.error = Some(FlowError::Alias(mark.line())),
+                Event::SequenceStart(..) | Event::MappingStart(..) => {
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        self.error = Some(FlowError::TooDeep(mark.line()));
+                    }
+                }
+                Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    let mut screen = Screen { depth: 0, error: None };
+    let mut parser = Parser::new_from_str(text);
+    let _ = parser.load(&mut screen, true); // a syntax error stops the events; the loader reports it
+    screen.error.map_or(Ok(()), Err)
+}
+
+fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
+    let Yaml::Hash(web) = value else {
+        return Err(shape("`web:` should be a mapping with `url:`"));
+    };
+    let get = |k: &str| web.get(&Yaml::String(k.into()));
+    flow.url = get("url").and_then(text);
+    flow.serve = get("serve").and_then(text);
+    let size = |k: &str| get(k).and_then(number).filter(|n| *n >= 1.0 && *n <= 10_000.0).map(|n| n as u32);
+    if let (Some(width), Some(height)) = (size("viewportWidth"), size("viewportHeight")) {
+        flow.viewport = Some(Viewport { width, height });
+    }
+    Ok(())
+}
+
+fn read_task(i: usize, task: &Yaml, skipped: &mut Vec<String>) -> Result<FlowTask, FlowError> {
+    let Yaml::Hash(h) = task else {
+        return Err(shape(&format!("task {}: should be a mapping with `name:` and `flow:`", i + 1)));
+    };
+    let get = |k: &str| h.get(&Yaml::String(k.into()));
+    let name = get("name").and_then(text).unwrap_or_else(|| format!("Task {}", i + 1));
+    let at = |n: usize| format!("task {} (\u{201c}{}\u{201d}), step {}", i + 1, name, n + 1);
+    let items = match get("flow") {
+        Some(Yaml::Array(items)) => items,
+        _ => return Err(shape(&format!("task {} (\u{201c}{name}\u{201d}): it has no `flow:` list of steps", i + 1))),
+    };
+    let mut steps = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        match read_item(item).map_err(|why| shape(&format!("{}: {why}", at(n))))? {
+            Item::Step(step) => steps.push(step),
+            Item::Skip(why) => skipped.push(format!("{}: {why}", at(n))),
+        }
+    }
+    let continue_on_error = matches!(get("continueOnError"), Some(Yaml::Boolean(true)));
+    Ok(FlowTask { name, continue_on_error, steps })
+}
+
+enum Item {
+    Step(FlowStep),
+    Skip(String),
+}
+
+/// The keys that name what an item does, in the order Midscene's runner tries them.
+const ACTION_KEYS: &[&str] = &[
+    "aiAct", "aiAction", "ai", "aiTap", "aiDoubleClick", "aiRightClick", "aiHover", "aiLocate", "aiInput", "aiKeyboardPress",
+    "aiScroll", "aiDragAndDrop", "aiQuery", "aiBoolean", "aiNumber", "aiString", "aiAsk", "aiAssert", "aiWaitFor", "sleep",
+    "javascript", "logScreenshot", "recordToReport", "runGherkinScenario",
+];
+
+fn read_item(item: &Yaml) -> Result<Item, String> {
+    let Yaml::Hash(h) = item else {
+        return Err("a step should be a mapping, e.g. `- aiTap: the Save button`".into());
+    };
+    let get = |k: &str| h.get(&Yaml::String(k.into()));
+    let Some(&kind) = ACTION_KEYS.iter().find(|k| get(k).is_some()) else {
+        let keys: Vec<&str> = h.keys().filter_map(Yaml::as_str).collect();
+        return Err(format!("no step Sightline knows (keys: {}); steps are {}", keys.join(", "), ACTION_KEYS[..20].join(", ")));
+    };
+    let value = get(kind).unwrap_or(&Yaml::Null);
+    let prompt_of = |v: Option<&Yaml>| v.and_then(prompt).filter(|p| !p.trim().is_empty());
+    // The element: the item's own value, else `locate:` / `prompt:`.
+    let locate = || prompt_of(Some(value)).or_else(|| prompt_of(get("locate"))).or_else(|| prompt_of(get("prompt")));
+    let need_locate = || locate().ok_or_else(|| format!("{kind} needs a description of the element"));
+    let xpath = get("xpath").and_then(text).filter(|x| !x.trim().is_empty());
+    let name = get("name").and_then(text);
+    let task = |task: Task| Ok(Item::Step(FlowStep::Task { task, xpath: xpath.clone(), name: name.clone() }));
+    match kind {
+        "aiAct" | "aiAction" | "ai" => {
+            let instruction = prompt_of(Some(value)).or_else(|| prompt_of(get("instruction"))).ok_or(format!("{kind} needs an instruction"))?;
+            Ok(Item::Step(FlowStep::Act { instruction }))
+        }
+        "aiTap" => match get("fileChooserAccept") {
+            Some(files) => {
+                let files = match files {
+                    Yaml::Array(list) => list.iter().filter_map(text).collect(),
+                    one => text(one).into_iter().collect(),
+                };
+                task(Task::Upload { locate: need_locate()?, files })
+            }
+            None => task(Task::Tap { locate: need_locate()? }),
+        },
+        "aiDoubleClick" => task(Task::DoubleClick { locate: need_locate()? }),
+        "aiRightClick" => task(Task::RightClick { locate: need_locate()? }),
+        "aiHover" => task(Task::Hover { locate: need_locate()? }),
+        "aiLocate" => task(Task::Locate { locate: need_locate()? }),
+        "aiInput" => {
+            // Midscene's two forms: `aiInput: <value>` + `locate:`, or `aiInput: <element>` + `value:`.
+            let (locate, value) = match prompt_of(get("locate")) {
+                Some(l) => (l, text(value).unwrap_or_default()),
+                None => (prompt_of(Some(value)).unwrap_or_default(), get("value").and_then(text).unwrap_or_default()),
+            };
+            let mode = match get("mode").and_then(text).as_deref() {
+                None | Some("replace") => InputMode::Replace,
+                Some("typeOnly" | "append") => InputMode::Append,
+                Some("clear") => InputMode::Clear,
+                Some(other) => return Err(format!("aiInput mode \u{201c}{other}\u{201d} is not one of replace, typeOnly, clear")),
+            };
+            if locate.is_empty() && mode != InputMode::Append {
+                return Err("aiInput needs a description of the field (or `mode: typeOnly` to type into what has focus)".into());
+            }
+            task(Task::Input { locate, value, mode })
+        }
+        "aiKeyboardPress" => {
+            let (key, locate) = match (prompt_of(get("locate")), get("keyName").and_then(text)) {
+                (Some(l), _) => (text(value), Some(l)),
+                (None, Some(key)) => (Some(key), prompt_of(Some(value))),
+                (None, None) => (text(value), None),
+            };
+            let key = key.filter(|k| !k.trim().is_empty()).ok_or("aiKeyboardPress needs a key, e.g. Enter")?;
+            task(Task::KeyboardPress { key, locate })
+        }
+        "aiScroll" => {
+            let direction = match get("direction").and_then(text).as_deref() {
+                None | Some("down") => ScrollDirection::Down,
+                Some("up") => ScrollDirection::Up,
+                Some("left") => ScrollDirection::Left,
+                Some("right") => ScrollDirection::Right,
+                Some(other) => return Err(format!("aiScroll direction \u{201c}{other}\u{201d} is not one of down, up, left, right")),
+            };
+            let (scroll_type, direction) = match get("scrollType").and_then(text).as_deref() {
+                None | Some("singleAction" | "once") => (ScrollType::Once, direction),
+                Some("scrollToBottom" | "untilBottom") => (ScrollType::UntilEdge, ScrollDirection::Down),
+                Some("scrollToTop" | "untilTop") => (ScrollType::UntilEdge, ScrollDirection::Up),
+                Some("scrollToRight" | "untilRight") => (ScrollType::UntilEdge, ScrollDirection::Right),
+                Some("scrollToLeft" | "untilLeft") => (ScrollType::UntilEdge, ScrollDirection::Left),
+                Some(other) => return Err(format!("aiScroll scrollType \u{201c}{other}\u{201d} is not one Midscene defines")),
+            };
+            let distance = get("distance").and_then(number).filter(|d| *d > 0.0);
+            task(Task::Scroll { locate: locate(), direction, scroll_type, distance })
+        }
+        "aiDragAndDrop" => {
+            let end = |k: &str| prompt_of(get(k)).or_else(|| match value {
+                Yaml::Hash(v) => prompt_of(v.get(&Yaml::String(k.into()))),
+                _ => None,
+            });
+            let (from, to) = (end("from").ok_or("aiDragAndDrop needs `from:`")?, end("to").ok_or("aiDragAndDrop needs `to:`")?);
+            Ok(Item::Step(FlowStep::Task { task: Task::Drag { from, to }, xpath: None, name }))
+        }
+        "aiQuery" => {
+            let demand = match value {
+                Yaml::Hash(_) | Yaml::Array(_) => to_json(value),
+                other => Value::String(text(other).filter(|t| !t.trim().is_empty()).ok_or("aiQuery needs the data to read")?),
+            };
+            task(Task::Query { demand })
+        }
+        "aiBoolean" | "aiNumber" | "aiString" | "aiAsk" => {
+            let question = prompt_of(Some(value)).ok_or(format!("{kind} needs a question"))?;
+            task(match kind {
+                "aiBoolean" => Task::Boolean { question },
+                "aiNumber" => Task::Number { question },
+                "aiString" => Task::Text { question },
+                _ => Task::Ask { question },
+            })
+        }
+        "aiAssert" => task(Task::Assert { assertion: prompt_of(Some(value)).ok_or("aiAssert needs the statement to check")? }),
+        "aiWaitFor" => {
+            let assertion = prompt_of(Some(value)).ok_or("aiWaitFor needs the condition to wait for")?;
+            let timeout_ms = get("timeout").and_then(number).filter(|t| *t > 0.0).map_or(15_000, |t| t.min(600_000.0) as u32);
+            task(Task::WaitFor { assertion, timeout_ms, interval_ms: 1_000.min(timeout_ms) })
+        }
+        "sleep" => {
+            let ms = number(value).filter(|m| *m >= 0.0).ok_or("sleep needs a number of milliseconds")?;
+            Ok(Item::Step(FlowStep::Sleep { ms: ms.min(600_000.0) as u32 }))
+        }
+        "logScreenshot" | "recordToReport" => Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step"))),
+        "javascript" => Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into()),
+        _ => Err(format!("{kind} is not supported by Sightline")),
+    }
+}
+
+/// A scalar as text (numbers and booleans too, as a value to type may be one).
+fn text(v: &Yaml) -> Option<String> {
+    match v {
+        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A prompt: text, or Midscene's `{prompt: …}` form.
+fn prompt(v: &Yaml) -> Option<String> {
+    match v {
+        Yaml::Hash(h) => h.get(&Yaml::String("prompt".into())).and_then(text),
+        other => text(other),
+    }
+}
+
+fn number(v: &Yaml) -> Option<f64> {
+    match v {
+        Yaml::Integer(i) => Some(*i as f64),
+        Yaml::Real(s) | Yaml::String(s) => s.trim().parse().ok().filter(|n: &f64| n.is_finite()),
+        _ => None,
+    }
+}
+
+fn to_json(v: &Yaml) -> Value {
+    match v {
+        Yaml::Hash(h) => Value::Object(h.iter().map(|(k, v)| (text(k).unwrap_or_default(), to_json(v))).collect()),
+        Yaml::Array(a) => Value::Array(a.iter().map(to_json).collect()),
+        Yaml::Integer(i) => Value::from(*i),
+        Yaml::Real(s) => s.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+        Yaml::Boolean(b) => Value::Bool(*b),
+        Yaml::String(s) => Value::String(s.clone()),
+        _ => Value::Null,
+    }
+}
