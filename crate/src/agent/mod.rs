@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod change;
+pub mod flow;
 pub mod manual;
 pub mod record;
 pub mod tasks;
@@ -133,18 +134,32 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
 ) -> Run {
     let mut run = Run::new(id, instruction, browser.now_ms());
     browser.report(&run);
+    let outcome = carry_out(&mut run, instruction, options, config, browser, model).await;
+    conclude(run, outcome, browser)
+}
+
+/// Carries out an instruction on `run`, which may already hold steps (a flow's), and keeps
+/// its plan for replay when it is worth keeping.
+pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    instruction: &str,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Result<RunStatus, String> {
     let mut rounds = Rounds::default();
-    let outcome = drive(&mut run, instruction, options, config, browser, model, &mut rounds).await;
+    let outcome = drive(run, instruction, options, config, browser, model, &mut rounds).await;
     // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
     if options.use_cache && outcome == Ok(RunStatus::Succeeded) && rounds.storable && rounds.changed && !rounds.kept.is_empty() {
         browser.remember(&CacheEntry::Plan {
-            page: cache::page_key(&run.url),
+            page: cache::page_key(&rounds.page),
             prompt: cache::prompt_key(instruction),
             rounds: rounds.kept,
             updated_ms: browser.now_ms(),
         });
     }
-    conclude(run, outcome, browser)
+    outcome
 }
 
 #[allow(clippy::large_enum_variant)] // one per round
@@ -214,11 +229,13 @@ struct Rounds {
     storable: bool,
     /// The model planned at least one round, or a cached target had moved.
     changed: bool,
+    /// The page the instruction began on (its cache key).
+    page: String,
 }
 
 impl Default for Rounds {
     fn default() -> Self {
-        Rounds { kept: Vec::new(), storable: true, changed: false }
+        Rounds { kept: Vec::new(), storable: true, changed: false, page: String::new() }
     }
 }
 
@@ -274,7 +291,10 @@ async fn drive<B: Browser, M: ModelClient>(
         return Err("the instruction is empty: say what to do on the page".into());
     }
     let mut observation = browser.observe().await.map_err(|e| e.to_string())?;
-    run.url = observation.extraction.url.clone();
+    rounds.page = observation.extraction.url.clone();
+    if run.url.is_empty() {
+        run.url = rounds.page.clone();
+    }
     let mut album = Album::default();
     let mut shown = Shown::of(&observation, options, config, browser, &mut album);
     let mut history: Vec<Turn> = Vec::new();
@@ -285,7 +305,7 @@ async fn drive<B: Browser, M: ModelClient>(
     let mut repeats = 0;
 
     // Replaying a cached plan while every target still resolves; the model takes over at the first miss.
-    let cached: Vec<CachedRound> = if options.use_cache { options.cache.plan(&run.url, instruction).map(<[_]>::to_vec).unwrap_or_default() } else { Vec::new() };
+    let cached: Vec<CachedRound> = if options.use_cache { options.cache.plan(&rounds.page, instruction).map(<[_]>::to_vec).unwrap_or_default() } else { Vec::new() };
     let mut replaying = !cached.is_empty();
 
     for round in 0..options.max_rounds {

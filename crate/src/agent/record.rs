@@ -159,6 +159,9 @@ pub struct Run {
     /// The task this run carried out; `None` for an instruction (the planning loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
+    /// A flow file's run: the flow and which steps each of its items took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<super::flow::FlowRecord>,
 }
 
 impl Run {
@@ -178,6 +181,7 @@ impl Run {
             question: None,
             result: None,
             task: None,
+            flow: None,
         }
     }
 }

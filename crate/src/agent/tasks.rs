@@ -174,6 +174,12 @@ impl Task {
     }
 }
 
+/// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
+/// when the element is the first of its kind, as in Midscene's paths).
+fn same_xpath(a: &str, b: &str) -> bool {
+    a == b || a.replace("[1]", "") == b.replace("[1]", "")
+}
+
 /// `/home/me/a.pdf`, `C:\\Users\\me\\a.pdf`, `\\\\server\\share\\a.pdf`.
 fn is_absolute_path(p: &str) -> bool {
     let b = p.as_bytes();
@@ -194,19 +200,33 @@ pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, optio
     let mut run = Run::new(id, &task.title(), browser.now_ms());
     run.task = Some(task.clone());
     browser.report(&run);
+    let outcome = perform(&mut run, task, None, options, config, browser, model).await;
+    conclude(run, outcome, browser)
+}
+
+/// Carries out a task on `run`, which may already hold steps (a flow's). `xpath`: where a
+/// flow file says the task's element is, tried before the cache and the model.
+pub(crate) async fn perform<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    task: &Task,
+    xpath: Option<&str>,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Result<RunStatus, String> {
     let outcome = match task.check() {
         Ok(()) => {
-            let mut ctx = Ctx { run: &mut run, options, config, browser, model, album: Album::default() };
+            let mut ctx = Ctx { run, options, config, browser, model, album: Album::default(), hint: xpath.map(str::to_string) };
             ctx.perform(task).await
         }
         Err(e) => Err(e),
     };
     // Whatever a task was doing when the person pressed Stop, it ends as stopped, not failed.
-    let outcome = match outcome {
+    match outcome {
         Err(_) if browser.stop_requested() => Ok(RunStatus::Stopped),
         other => other,
-    };
-    conclude(run, outcome, browser)
+    }
 }
 
 /// How a task's action reaches the page.
@@ -229,6 +249,8 @@ struct Ctx<'a, B, M> {
     browser: &'a mut B,
     model: &'a M,
     album: Album,
+    /// The XPath a flow file gives for the task's element; used by the first locate only.
+    hint: Option<String>,
 }
 
 impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
@@ -420,11 +442,47 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// are scrolled into view first.
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), String> {
         let label = format!("Locate \u{201c}{}\u{201d}", what.trim());
+        let hint = self.hint.take();
+        if let Some(found) = hint.as_deref().and_then(|xpath| self.from_xpath(xpath, what, &obs, &label)) {
+            return self.in_view(found, obs).await;
+        }
+        let located = self.find(what, obs, &label).await;
+        if hint.is_some() && located.is_ok() {
+            self.note_last("the flow's XPath matched nothing: found again by its description".into());
+        }
+        located
+    }
+
+    /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
+    fn from_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+        let element = obs.extraction.elements.iter().find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?.clone();
+        let point = element_point(&element, &obs.extraction).unwrap_or_default();
+        let now = self.browser.now_ms();
+        let screenshot = self.screenshot(obs);
+        self.push(Step {
+            action: label.to_string(),
+            target: Some(TargetInfo::of(&element)),
+            note: Some("by the flow's XPath: no model call".into()),
+            cached: true,
+            locate: Some(what.to_string()),
+            screenshot,
+            ..Step::new(StepKind::Plan, now)
+        });
+        Some(Found { point, element: Some(element) })
+    }
+
+    /// A found element, scrolled into view first when it is off-screen.
+    async fn in_view(&mut self, found: Found, obs: Observation) -> Result<(Found, Observation), String> {
+        match found {
+            Found { element: Some(e), .. } if element_point(&e, &obs.extraction).is_none() => self.reveal(e).await,
+            found => Ok((found, obs)),
+        }
+    }
+
+    async fn find(&mut self, what: &str, obs: Observation, label: &str) -> Result<(Found, Observation), String> {
+        let label = label.to_string();
         if let Some(found) = self.from_cache(what, &obs, &label) {
-            return match found {
-                Found { element: Some(e), .. } if element_point(&e, &obs.extraction).is_none() => self.reveal(e).await,
-                found => Ok((found, obs)),
-            };
+            return self.in_view(found, obs).await;
         }
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
         step.locate = Some(what.to_string());

@@ -182,6 +182,17 @@ impl Trajectory {
 /// elements for a task. Rounds whose actions failed are left out, as the run itself dropped
 /// them; a run that never got anything done has nothing to replay.
 pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
+    if let Some(flow) = &run.flow {
+        // A flow run: what each item found; items with nothing to repeat add nothing.
+        let entries: Vec<CacheEntry> = flow
+            .items
+            .iter()
+            .filter(|item| !matches!(flow.step_of(item), Some(crate::flow::FlowStep::Sleep { .. }) | None))
+            .filter_map(|item| replay_cache(&flow.item_run(run, item), now_ms).ok())
+            .flat_map(|c| c.0)
+            .collect();
+        return Ok(Cache(entries));
+    }
     let page = page_key(&run.url);
     if run.task.is_some() {
         let entries: Vec<CacheEntry> = run

@@ -98,6 +98,11 @@ pub struct RecStep {
 /// The steps of a run that can be replayed: actions that ran, in order. Failed actions are
 /// left out (the run went on without them); a task run is its task.
 pub fn recording_of(run: &Run) -> Recording {
+    if let Some(flow) = &run.flow {
+        // A flow run: each item's steps, as the item would record alone.
+        let steps = flow.item_runs(run).iter().flat_map(|part| recording_of(part).steps).collect();
+        return Recording { title: run.instruction.clone(), url: run.url.clone(), steps };
+    }
     let steps = match &run.task {
         Some(task) => task_steps(run, task),
         None => run.steps.iter().filter(|s| s.kind == StepKind::Action && s.status == StepStatus::Ok).flat_map(action_steps).collect(),

@@ -1,0 +1,182 @@
+//! A flow run: a flow file's steps one after another, as one run. Each item runs as it would
+//! alone (an instruction through the planning loop, a task through `tasks`) and adds its steps
+//! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
+//! the panel, exports and replays read a flow run item by item.
+
+use super::record::{Run, RunStatus, Step, StepKind};
+use super::{carry_out, conclude, tasks, Browser, RunOptions};
+use crate::flow::{Flow, FlowStep};
+use crate::model::{ModelClient, ModelConfig};
+use crate::parse::PlannedAction;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowRecord {
+    /// The flow as read from its file: what a replay runs again.
+    pub flow: Flow,
+    /// The items that ran (or are running), in order.
+    pub items: Vec<FlowItem>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowItem {
+    /// Where it sits in the flow: `flow.tasks[task].steps[step]`.
+    pub task: usize,
+    pub step: usize,
+    pub title: String,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What a task returned (an answer, a verdict, a location).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The page it began on.
+    pub url: String,
+    /// Its steps are `run.steps[first_step..first_step + steps]`.
+    pub first_step: usize,
+    pub steps: usize,
+    pub started_ms: f64,
+    pub duration_ms: f64,
+}
+
+impl FlowRecord {
+    /// One item as a run of its own (its steps, task, outcome): what exports and replays
+    /// already know how to read.
+    pub fn item_run(&self, run: &Run, item: &FlowItem) -> Run {
+        let step = self.step_of(item);
+        let mut part = Run::new(format!("{}/{}.{}", run.id, item.task, item.step), &item.title, item.started_ms);
+        if let Some(FlowStep::Act { instruction }) = step {
+            part.instruction = instruction.clone();
+        }
+        part.task = match step {
+            Some(FlowStep::Task { task, .. }) => Some(task.clone()),
+            _ => None,
+        };
+        part.url = item.url.clone();
+        part.status = item.status;
+        part.error = item.error.clone();
+        part.result = item.result.clone();
+        part.ended_ms = Some(item.started_ms + item.duration_ms);
+        let end = (item.first_step + item.steps).min(run.steps.len());
+        part.steps = run.steps.get(item.first_step.min(end)..end).unwrap_or_default().to_vec();
+        part
+    }
+
+    /// The flow step an item ran.
+    pub fn step_of(&self, item: &FlowItem) -> Option<&FlowStep> {
+        self.flow.tasks.get(item.task).and_then(|t| t.steps.get(item.step))
+    }
+
+    /// Every item as a run of its own, in order.
+    pub fn item_runs(&self, run: &Run) -> Vec<Run> {
+        self.items.iter().map(|item| self.item_run(run, item)).collect()
+    }
+}
+
+/// Runs every item of `flow` in order. A failed item ends the flow, unless its task says
+/// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
+/// Answers of items with a `name` are the run's `result`, by name.
+pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+    let mut run = Run::new(id, &flow.title(), browser.now_ms());
+    run.flow = Some(FlowRecord { flow: flow.clone(), items: Vec::new() });
+    browser.report(&run);
+    let mut failures: Vec<String> = Vec::new();
+    let mut answers = serde_json::Map::new();
+    let mut stopped = false;
+    'tasks: for (ti, flow_task) in flow.tasks.iter().enumerate() {
+        for (si, step) in flow_task.steps.iter().enumerate() {
+            if browser.stop_requested() {
+                stopped = true;
+                break 'tasks;
+            }
+            let item = FlowItem {
+                task: ti,
+                step: si,
+                title: step.title(),
+                status: RunStatus::Running,
+                error: None,
+                result: None,
+                url: String::new(),
+                first_step: run.steps.len(),
+                steps: 0,
+                started_ms: browser.now_ms(),
+                duration_ms: 0.0,
+            };
+            items(&mut run).push(item);
+            browser.report(&run);
+            // The run's url is filled by the first look at the page; for each item it is the
+            // page that item began on, then the flow's own start again.
+            let start_url = std::mem::take(&mut run.url);
+            let outcome = match step {
+                FlowStep::Act { instruction } => carry_out(&mut run, instruction, options, config, browser, model).await,
+                FlowStep::Task { task, xpath, .. } => tasks::perform(&mut run, task, xpath.as_deref(), options, config, browser, model).await,
+                FlowStep::Sleep { ms } => {
+                    let started = browser.now_ms();
+                    browser.wait(*ms).await;
+                    run.steps.push(Step {
+                        action: step.title(),
+                        planned: Some(PlannedAction::Wait { ms: *ms }),
+                        duration_ms: browser.now_ms() - started,
+                        ..Step::new(StepKind::Action, started)
+                    });
+                    Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
+                }
+            };
+            let item_url = std::mem::replace(&mut run.url, start_url);
+            if run.url.is_empty() {
+                run.url = item_url.clone();
+            }
+            let result = run.result.take();
+            let (steps, now) = (run.steps.len(), browser.now_ms());
+            let item = items(&mut run).last_mut().expect("pushed above");
+            item.url = item_url;
+            item.steps = steps - item.first_step;
+            item.duration_ms = now - item.started_ms;
+            item.result = result.clone();
+            match outcome {
+                Ok(RunStatus::Stopped) => {
+                    item.status = RunStatus::Stopped;
+                    stopped = true;
+                }
+                Ok(_) => {
+                    item.status = RunStatus::Succeeded;
+                    if let (FlowStep::Task { name: Some(name), .. }, Some(value)) = (step, result) {
+                        answers.insert(name.clone(), value);
+                    }
+                }
+                Err(error) => {
+                    item.status = RunStatus::Failed;
+                    item.error = Some(error.clone());
+                    failures.push(format!("{}: {error}", item.title));
+                }
+            }
+            if !answers.is_empty() {
+                run.result = Some(Value::Object(answers.clone()));
+            }
+            browser.report(&run);
+            if stopped {
+                break 'tasks;
+            }
+            if !failures.is_empty() && items(&mut run).last().is_some_and(|i| i.status == RunStatus::Failed) {
+                if flow_task.continue_on_error {
+                    continue 'tasks;
+                }
+                break 'tasks;
+            }
+        }
+    }
+    let outcome = match failures.as_slice() {
+        _ if stopped => Ok(RunStatus::Stopped),
+        [] => Ok(RunStatus::Succeeded),
+        [one] => Err(one.clone()),
+        [first, rest @ ..] => Err(format!("{} steps failed; the first, {first}", rest.len() + 1)),
+    };
+    conclude(run, outcome, browser)
+}
+
+fn items(run: &mut Run) -> &mut Vec<FlowItem> {
+    &mut run.flow.as_mut().expect("a flow run").items
+}
