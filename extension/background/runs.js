@@ -167,13 +167,33 @@ export async function replayRun(tabId, source, opts = {}) {
     await tabLoaded(tabId, 30_000);
     await settle(tabId);
   }
-  return startRun(tabId, run.task ?? run.instruction, { ...opts, replay });
+  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay });
+}
+
+/**
+ * Runs a flow file (Midscene YAML text) on `tabId` as one run, its XPaths and the cache
+ * first, the model where they miss. An absolute `web.url` is opened first unless the tab is
+ * on that page already. Throws saying what is wrong with the file before anything runs.
+ * opts.flowXpaths === false: every element found by its description (a live run).
+ */
+export async function startFlow(tabId, yaml, opts = {}) {
+  const flow = (await core()).parseFlow(String(yaml ?? ''));
+  if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url) && opts.navigate !== false) {
+    const tab = await chrome.tabs.get(tabId);
+    if ((await core()).pageKey(tab.url ?? '') !== (await core()).pageKey(flow.url)) {
+      await chrome.tabs.update(tabId, { url: flow.url });
+      await tabLoaded(tabId, 30_000);
+      await settle(tabId);
+    }
+  }
+  return startRun(tabId, { flow }, opts);
 }
 
 
 /**
- * Starts a run: `request` is an instruction (the planning loop) or a task object
- * (`{type: "aiTap", locate}`, `{type: "aiQuery", demand}`, …). Resolves at once to
+ * Starts a run: `request` is an instruction (the planning loop), a task object
+ * (`{type: "aiTap", locate}`, `{type: "aiQuery", demand}`, …) or a flow (`{flow}`, the
+ * flow as `parseFlow` reads it). Resolves at once to
  * { runId, done }, where `done` resolves to the final record.
  * opts.model overrides the stored endpoint; opts.maxRounds etc. override run settings.
  */
@@ -181,7 +201,7 @@ export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription']) };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths']) };
   if (settings.prices) options.prices = settings.prices;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
@@ -269,9 +289,12 @@ export async function startRun(tabId, request, opts = {}) {
 
   const work = typeof request === 'string'
     ? wasm.runInstruction({ id, instruction: request, model, options }, host)
-    : wasm.runTask({ id, task: request, model, options }, host);
+    : request?.flow
+      ? wasm.runFlow({ id, flow: request.flow, model, options }, host)
+      : wasm.runTask({ id, task: request, model, options }, host);
+  const title = typeof request === 'string' ? request : request?.flow ? 'flow' : String(request?.type);
   const done = work
-    .catch((e) => failedRecord(entry, id, typeof request === 'string' ? request : String(request?.type), tab, e))
+    .catch((e) => failedRecord(entry, id, title, tab, e))
     .then(async (run) => {
       run.tabId = entry.tabId;
       run.title = entry.title;

@@ -4,7 +4,7 @@
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
 import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
-  saveTrajectory, startRecording, startRun, stopRecording, stopRun, updateCache,
+  saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun, updateCache,
 } from './runs.js';
 import { getSettings, maskKey, setSettings } from './settings.js';
 import { getImages } from './store.js';
@@ -37,6 +37,18 @@ self.sightline = {
     const { done } = await startRun(tabId, task, opts);
     return done;
   },
+  /**
+   * Runs a flow file (Midscene YAML text: `web.url`, `tasks` of `flow` items) on `tabId` as
+   * one run and resolves to its record (`flow.items`: each item's outcome). The file's
+   * XPaths and the cache come first, the model only where they miss; `opts.flowXpaths:
+   * false` finds every element by its description. Throws what is wrong with the file.
+   */
+  async runFlow(tabId, yaml, opts = {}) {
+    const { done } = await startFlow(tabId, yaml, opts);
+    return done;
+  },
+  /** A flow file's text as Sightline reads it, or a thrown error saying where and why not. */
+  parseFlow: async (yaml) => (await core()).parseFlow(String(yaml ?? '')),
   stop: (runId) => stopRun(runId),
   /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
   answer: (runId, text) => answerRun(runId, text),
@@ -122,6 +134,11 @@ const handlers = {
   /** An instruction for the planning loop, or one AI task (`task: {type, …}`). */
   async run({ tabId, instruction, task }) {
     const { runId } = await startRun(tabId, task ?? instruction);
+    return { runId };
+  },
+  /** A flow file's text (Midscene YAML) run on the tab. */
+  async runFlow({ tabId, yaml }) {
+    const { runId } = await startFlow(tabId, yaml);
     return { runId };
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),

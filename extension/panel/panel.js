@@ -80,6 +80,7 @@ function updateButtons() {
   $('run-button').disabled = running || targetTabId == null;
   $('stop').disabled = !running;
   $('replay').disabled = running || targetTabId == null;
+  $('run-flow').disabled = running || targetTabId == null;
   $('save-run').disabled = running;
   $('export-menu').classList.toggle('disabled', running);
   if (running) $('export-menu').open = false;
@@ -449,6 +450,18 @@ $('load-run-file').addEventListener('change', async () => {
     renderHistory();
   } catch (err) {
     failed(t('couldNotLoad', file.name), err);
+  }
+});
+$('run-flow').addEventListener('click', () => $('run-flow-file').click());
+$('run-flow-file').addEventListener('change', async () => {
+  const file = $('run-flow-file').files[0];
+  $('run-flow-file').value = '';
+  if (!file || targetTabId == null) return;
+  try {
+    const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text() });
+    showStarted(runId, file.name);
+  } catch (err) {
+    failed(t('couldNotRunFlow', file.name), err);
   }
 });
 /** Settings open in the panel, in place of the work view; the same button goes back. */

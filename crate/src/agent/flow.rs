@@ -112,7 +112,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
             let start_url = std::mem::take(&mut run.url);
             let outcome = match step {
                 FlowStep::Act { instruction } => carry_out(&mut run, instruction, options, config, browser, model).await,
-                FlowStep::Task { task, xpath, .. } => tasks::perform(&mut run, task, xpath.as_deref(), options, config, browser, model).await,
+                FlowStep::Task { task, xpath, .. } => tasks::perform(&mut run, task, xpath.as_deref().filter(|_| options.flow_xpaths), options, config, browser, model).await,
                 FlowStep::Sleep { ms } => {
                     let started = browser.now_ms();
                     browser.wait(*ms).await;

@@ -86,6 +86,9 @@ pub struct RunOptions {
     pub use_cache: bool,
     /// The cache entries the host has (usually those of this page).
     pub cache: Cache,
+    /// Try the XPaths a flow file gives before the cache and the model. Off: every element
+    /// is found by its description (a live run of a recorded flow).
+    pub flow_xpaths: bool,
 }
 
 impl Default for RunOptions {
@@ -102,6 +105,7 @@ impl Default for RunOptions {
             history_tokens: memory.history_tokens,
             use_cache: true,
             cache: Cache::default(),
+            flow_xpaths: true,
         }
     }
 }

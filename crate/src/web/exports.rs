@@ -152,6 +152,34 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     super::record_to_js(&run)
 }
 
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FlowArgs {
+    id: String,
+    flow: crate::flow::Flow,
+    model: ModelConfig,
+    #[serde(default)]
+    options: RunOptions,
+}
+
+/// Service worker: a flow (from `parseFlow`) on the host's tab, item after item, as one run.
+/// Resolves to its run record; `flow.items` says how each item went.
+#[wasm_bindgen(js_name = runFlow)]
+pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
+    let args: FlowArgs = from_js(args, "the flow").map_err(|e| JsError::new(&e))?;
+    let client = model_client(&host);
+    let mut browser = HostBrowser { host };
+    let run = crate::agent::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
+    super::record_to_js(&run)
+}
+
+/// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, skipped}`),
+/// or an error saying where and why it cannot run.
+#[wasm_bindgen(js_name = parseFlow)]
+pub fn parse_flow(yaml: &str) -> Result<JsValue, JsError> {
+    to_js(&crate::flow::parse_flow(yaml).map_err(|e| JsError::new(&e.to_string()))?)
+}
+
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
     serde_json::from_str(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
 }

@@ -1,0 +1,117 @@
+// Runs a flow file (Midscene YAML) in Chromium with the built extension, through
+// self.sightline.runFlow, printing each item as it ends. Used by scripts/run and scripts/demo.
+// The flow is read by the extension's own core (loaded in Node) before Chromium starts, so a
+// bad file fails fast and the window can take the flow's viewport.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { core } from '../../tests/support/core-node.mjs';
+import { startStaticServer } from '../../tests/support/static-server.mjs';
+
+/** The model settings from the environment (README: "Run a flow headless"), or null. */
+export function modelFromEnv(env = process.env) {
+  if (!env.SIGHTLINE_BASE_URL || !env.SIGHTLINE_MODEL) return null;
+  return {
+    baseUrl: env.SIGHTLINE_BASE_URL,
+    model: env.SIGHTLINE_MODEL,
+    apiKey: env.SIGHTLINE_API_KEY ?? '',
+    family: env.SIGHTLINE_FAMILY ?? 'generic',
+    provider: env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
+  };
+}
+
+/**
+ * Reads and checks a flow file; serves its `web.serve` folder when it has one.
+ * Resolves to { yaml, flow, url, close }; throws a readable error.
+ */
+export async function openFlow(file) {
+  const yaml = await readFile(file, 'utf8').catch((e) => {
+    throw new Error(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  });
+  let flow;
+  try {
+    flow = core.parseFlow(yaml);
+  } catch (e) {
+    throw new Error(`${file}: ${e.message ?? e}`);
+  }
+  let server = null;
+  let url = flow.url;
+  if (flow.serve) {
+    server = await startStaticServer({ root: path.resolve(path.dirname(file), flow.serve) });
+    url = new URL(flow.url ?? '/', server.url('/')).href;
+  }
+  if (!url || !/^(https?|file):/i.test(url)) {
+    await server?.close();
+    throw new Error(`${file}: web.url ${url ? `"${url}" is not a web address` : 'is missing'}: say which page the flow starts on`);
+  }
+  return { yaml, flow, url, close: async () => server?.close() };
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** How an item found its element: the file's XPath, the cache, or the model. */
+function how(run, item) {
+  const steps = run.steps.slice(item.firstStep, item.firstStep + item.steps);
+  const calls = steps.filter((s) => s.usage || s.exchange || s.reply).length;
+  if (calls) return `${calls} model call${calls > 1 ? 's' : ''}`;
+  if (steps.some((s) => s.cached && s.note?.includes('XPath'))) return 'by XPath';
+  if (steps.some((s) => s.cached)) return 'from the cache';
+  return '';
+}
+
+/** One line per item: ✓/✗, position, title, time, how it found its element, its answer or error. */
+export function itemLine(run, item, index, total) {
+  const mark = { succeeded: '✓', failed: '✗', stopped: '■', running: '…' }[item.status] ?? '?';
+  const extra = [seconds(item.durationMs), how(run, item)].filter(Boolean).join(', ');
+  let line = `  ${mark} [${index + 1}/${total}] ${item.title} (${extra})`;
+  if (item.error) line += `\n      ${item.error}`;
+  else if (item.result !== undefined && item.result !== null) line += `\n      → ${JSON.stringify(item.result)}`;
+  return line;
+}
+
+/**
+ * Runs the flow on a new tab of `browser` (from launchWithExtension) at `url`, printing items
+ * as they end through `log`. `model`: settings for this run only (not stored); `live`: find
+ * every element by its description. Resolves to { run, page }.
+ */
+export async function runFlowIn(browser, { yaml, flow, url, model, live = false, log = console.log }) {
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  const tabId = await browser.tabIdOf(page);
+  const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
+  for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
+  const opts = { interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}) };
+  const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
+  // Progress: the run as the worker keeps it, polled while the flow runs.
+  let printed = 0;
+  const printNew = (run) => {
+    const items = run?.flow?.items ?? [];
+    for (; printed < items.length && items[printed].status !== 'running'; printed++) log(itemLine(run, items[printed], printed, total));
+  };
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      await new Promise((r) => setTimeout(r, 300));
+      const run = await browser.sw.evaluate((tab) => self.sightline.runs().then((all) => all.find((r) => r.tabId === tab && r.flow)), tabId).catch(() => null);
+      if (!done) printNew(run);
+    }
+  })();
+  try {
+    const run = await finished;
+    done = true;
+    await poll;
+    printNew(run);
+    return { run, page, tabId };
+  } finally {
+    done = true;
+  }
+}
+
+/** The closing line of a run and the exit code it means. */
+export function summary(run) {
+  const items = run.flow?.items ?? [];
+  const ok = items.filter((i) => i.status === 'succeeded').length;
+  const took = seconds((run.endedMs ?? run.startedMs) - run.startedMs);
+  const calls = `${run.modelCalls} model call${run.modelCalls === 1 ? '' : 's'}`;
+  if (run.status === 'succeeded') return { text: `passed: ${ok} of ${items.length} steps in ${took}, ${calls}`, code: 0 };
+  return { text: `${run.status}: ${run.error ?? 'the flow did not finish'} (${ok} of ${items.length} steps passed, ${calls})`, code: 1 };
+}

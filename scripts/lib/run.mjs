@@ -1,0 +1,82 @@
+// scripts/run FLOW.yaml [--headed] [--report DIR] [--live]: one flow file, headless by default.
+// Exit code 0 when every step passed, 1 otherwise (a bad file, a failed step, no browser).
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { launchWithExtension } from '../../tests/support/browser.mjs';
+import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
+
+const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live]
+  --headed      show the browser window
+  --report DIR  write DIR/<flow>.report.html (steps, screenshots, model I/O)
+  --live        find every element by its description (the model), not the file's XPaths
+Model (needed for steps the XPaths and cache cannot answer): SIGHTLINE_BASE_URL,
+SIGHTLINE_MODEL, SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER.`;
+
+function parseArgs(argv) {
+  const args = { file: null, headed: false, report: null, live: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--headed') args.headed = true;
+    else if (a === '--live') args.live = true;
+    else if (a === '--report') {
+      args.report = argv[++i];
+      if (!args.report) throw new Error('--report needs a folder');
+    } else if (a === '-h' || a === '--help') args.help = true;
+    else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
+    else if (args.file) throw new Error(`one flow file at a time (got ${args.file} and ${a})`);
+    else args.file = a;
+  }
+  if (!args.file && !args.help) throw new Error('no flow file given');
+  return args;
+}
+
+async function main() {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`${e.message}\n${USAGE}`);
+    return 1;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const model = modelFromEnv();
+  if (args.live && !model) {
+    console.error('--live needs a model: set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL');
+    return 1;
+  }
+  let opened;
+  try {
+    opened = await openFlow(args.file);
+  } catch (e) {
+    console.error(e.message);
+    return 1;
+  }
+  const { flow, url } = opened;
+  console.log(`${flow.tasks.map((t) => t.name).join(' · ')}: ${url}`);
+  console.log(model ? `model: ${model.model} at ${model.baseUrl}` : 'model: none (steps the XPaths and the cache cannot answer will fail; see --help)');
+  const browser = await launchWithExtension({ headless: !args.headed, ...(flow.viewport ? { viewport: flow.viewport } : {}) });
+  try {
+    const { run } = await runFlowIn(browser, { ...opened, model, live: args.live });
+    const { text, code } = summary(run);
+    console.log(text);
+    if (args.report) {
+      await mkdir(args.report, { recursive: true });
+      const html = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id);
+      const file = path.join(args.report, `${path.basename(args.file).replace(/\.ya?ml$/i, '')}.report.html`);
+      await writeFile(file, html);
+      console.log(`report: ${file}`);
+    }
+    return code;
+  } finally {
+    await browser.close().catch(() => {});
+    await opened.close();
+  }
+}
+
+process.exitCode = await main().catch((e) => {
+  console.error(`scripts/run: ${e.stack ?? e}`);
+  return 1;
+});

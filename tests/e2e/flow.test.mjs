@@ -1,0 +1,146 @@
+// Flow files (Midscene YAML) replayed: by the headless runner (scripts/run's node entry, its
+// exit codes and output) and inside the extension from the panel. The runner runs in its own
+// process with its own Chromium, as a user would run it; the model, when one is needed, is
+// this file's mock.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../support/browser.mjs';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite } from '../support/suite.mjs';
+
+let browser, mock, site;
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-flow', family: 'generic' }),
+});
+
+const WORK = path.join(ROOT, 'out', 'flow-check');
+const DEMO_FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');
+const INPUT_XPATH = '/html[1]/body[1]/main[1]/header[1]/div[1]/input[2]';
+
+/** scripts/run without its setup and build (the suite has built dist/): exit code and output. */
+async function runner(args, env = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SIGHTLINE_')));
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'scripts/lib/run.mjs'), ...args], {
+      cwd: ROOT, env: { ...clean, ...env }, timeout: 90_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    if (e.code == null || typeof e.code === 'string') throw e;
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A flow file in out/flow-check that serves the fixtures. */
+async function flowFile(name, flowItems) {
+  await mkdir(WORK, { recursive: true });
+  const file = path.join(WORK, name);
+  const serve = path.relative(WORK, path.join(ROOT, 'tests', 'fixtures'));
+  await writeFile(file, `web:\n  serve: ${serve}\n  url: /todo.html\ntasks:\n  - name: ${name}\n    flow:\n${flowItems}`);
+  return file;
+}
+
+const mockModelEnv = () => ({ SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-flow' });
+
+/** Answers a locate request with the number of the todo input in the description it was sent. */
+function locateTodoInput(body) {
+  const text = body.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join('\n'))).join('\n');
+  const n = text.match(/^\s*\[(\d+)\][^\n]*What needs to be done\?/m)?.[1];
+  return JSON.stringify(n ? { thought: 'the new-todo box', element: Number(n) } : { thought: 'not there', element: null, reason: 'no todo box' });
+}
+
+test('scripts/run replays the demo flow with no model: exit 0, every element by its XPath, a report', async () => {
+  const { code, stdout, stderr } = await runner([DEMO_FLOW, '--report', WORK]);
+  assert.equal(code, 0, stdout + stderr);
+  assert.match(stdout, /model: none/);
+  assert.equal(stdout.match(/^ {2}✓ \[\d\/9\]/gm)?.length, 9, stdout);
+  assert.match(stdout, /✓ \[1\/9\] aiInput “buy milk” into .* by XPath\)/);
+  assert.match(stdout, /passed: 9 of 9 steps in [\d.]+ s, 0 model calls/);
+  const report = await readFile(path.join(WORK, 'todo.flow.report.html'), 'utf8');
+  assert.match(report, /Plan the weekend/);
+  assert.match(report, /call grandma/);
+});
+
+test('scripts/run exits 1 at a failing step, says which and why, and runs nothing after it', async () => {
+  const file = await flowFile('failing.yaml', [
+    `      - aiInput: the new todo box\n        value: buy milk\n        xpath: ${INPUT_XPATH}\n`,
+    '      - aiKeyboardPress: Enter\n',
+    '      - aiAssert: two todos are listed\n',
+    '      - sleep: 10\n',
+  ].join(''));
+  mock.script(JSON.stringify({ pass: false, reason: 'only one todo is listed' }));
+  const { code, stdout } = await runner([file], mockModelEnv());
+  assert.equal(code, 1, stdout);
+  assert.match(stdout, /✓ \[2\/4\] aiKeyboardPress Enter/);
+  assert.match(stdout, /✗ \[3\/4\] aiAssert “two todos are listed” .*\n\s+assertion failed: only one todo is listed/);
+  assert.doesNotMatch(stdout, /\[4\/4\]/);
+  assert.match(stdout, /^failed: aiAssert “two todos are listed”: assertion failed: only one todo is listed \(2 of 3 steps passed, 1 model call\)$/m);
+  assert.equal(mock.requests.length, 1, 'only the assertion asked the model');
+});
+
+test('scripts/run heals a stale XPath through the model and still passes', async () => {
+  const file = await flowFile('stale.yaml', [
+    '      - aiInput: the new todo box\n        value: buy milk\n        xpath: /html[1]/body[1]/main[1]/div[7]/input[1]\n',
+    '      - aiKeyboardPress: Enter\n',
+  ].join(''));
+  mock.script(locateTodoInput);
+  const { code, stdout } = await runner([file], mockModelEnv());
+  assert.equal(code, 0, stdout);
+  assert.match(stdout, /✓ \[1\/2\] aiInput .* 1 model call\)/);
+  assert.match(stdout, /passed: 2 of 2 steps/);
+});
+
+test('scripts/run refuses a broken flow file before opening a browser, naming the place', async () => {
+  const file = path.join(WORK, 'broken.yaml');
+  await mkdir(WORK, { recursive: true });
+  await writeFile(file, 'web:\n  url: http://127.0.0.1/\ntasks:\n  - name: x\n    flow:\n      - aiTapp: Save\n');
+  let r = await runner([file]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /broken\.yaml: task 1 \(“x”\), step 1: no step Sightline knows \(keys: aiTapp\)/);
+  await writeFile(file, 'tasks:\n  - name: [unclosed\n');
+  r = await runner([file]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /not valid YAML: .*\(line \d+, column \d+\)/);
+  r = await runner([path.join(WORK, 'missing.yaml')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot read .*missing\.yaml: no such file/);
+  r = await runner([]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /no flow file given\nusage: scripts\/run FLOW\.yaml/);
+});
+
+test('the panel runs an exported flow file on a fresh page with no model call', async () => {
+  // A run through the model, exported as Midscene YAML…
+  const first = await browser.context.newPage();
+  await first.goto(site.url('/todo.html?flow-export'));
+  mock.script(todoPlanReply());
+  const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'add a todo ‘buy milk’'), await browser.tabIdOf(first));
+  assert.equal(run.status, 'succeeded', run.error);
+  const yaml = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'midscene-yaml'), run.id);
+  await first.close();
+  mock.reset();
+
+  // …loaded from the panel's "Run a flow file" on a fresh tab: the exported XPaths find the box.
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/index.html'));
+  const tabId = await browser.tabIdOf(page);
+  const panel = await browser.openPanel(tabId);
+  await panel.setInputFiles('#run-flow-file', { name: 'todo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yaml) });
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  assert.equal(await page.locator('.todo-list li').count(), 1, 'the flow opened its page and added the todo');
+  assert.equal(await page.locator('.todo-list label').textContent(), 'buy milk');
+  assert.equal(mock.requests.length, 0, 'no model call');
+  const flowRun = (await browser.sw.evaluate(() => self.sightline.runs()))[0];
+  assert.deepEqual(flowRun.flow.items.map((i) => i.status), ['succeeded', 'succeeded']);
+
+  // A broken file: the panel says what is wrong, and nothing runs.
+  await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') });
+  await panel.waitForSelector('#notice:not([hidden])');
+  assert.match(await panel.textContent('#notice'), /Could not run bad\.yaml.*javascript steps are not run/s);
+  await panel.close();
+  await page.close();
+});
