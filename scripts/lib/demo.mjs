@@ -1,49 +1,57 @@
-// Demo driver: the bundled todo page, the side panel as a tab beside it, one instruction.
-import { launchWithExtension } from '../../tests/support/browser.mjs';
-import { startMockModel, todoPlanReply } from '../../tests/support/mock-model.mjs';
-import { startStaticServer } from '../../tests/support/static-server.mjs';
+// Demo: the bundled flow (tests/fixtures/todo.flow.yaml) on the bundled todo page, the side
+// panel beside it. No model is needed: the flow replays by its XPaths. With SIGHTLINE_BASE_URL
+// and SIGHTLINE_MODEL set it runs live: the model finds every element by its description.
+// Writes the report, the GIF, every export and two screenshots to out/.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { launchWithExtension, ROOT } from '../../tests/support/browser.mjs';
+import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
-const instruction = process.argv.slice(2).join(' ') || 'add a todo ‘buy milk’';
+const FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');
+const OUT = path.join(ROOT, 'out');
+const EXPORTS = [
+  ['report', 'demo.report.html'],
+  ['gif', 'demo.gif'],
+  ['midscene-yaml', 'demo.yaml'],
+  ['playwright', 'demo.spec.ts'],
+  ['recorder', 'demo.recording.json'],
+];
+
 const headless = !process.env.DISPLAY;
-const live = process.env.SIGHTLINE_BASE_URL && process.env.SIGHTLINE_MODEL;
-
-const site = await startStaticServer();
-const mock = live ? null : await startMockModel();
-mock?.setFallback(todoPlanReply());
-const browser = await launchWithExtension({ headless });
+const model = modelFromEnv();
+const opened = await openFlow(FLOW);
+const browser = await launchWithExtension({ headless, ...(opened.flow.viewport ? { viewport: opened.flow.viewport } : {}) });
 try {
-  const model = live
-    ? {
-        baseUrl: process.env.SIGHTLINE_BASE_URL,
-        model: process.env.SIGHTLINE_MODEL,
-        apiKey: process.env.SIGHTLINE_API_KEY ?? '',
-        family: process.env.SIGHTLINE_FAMILY ?? 'generic',
-        provider: process.env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
-      }
-    : { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: '', family: 'generic' };
-  await browser.sw.evaluate((m) => self.sightline.setSettings({ model: m }), model);
-  console.log(live ? `model: ${model.model} at ${model.baseUrl}` : `model: local mock at ${mock.baseUrl} (set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL for a real one)`);
-
+  console.log(model
+    ? `live: ${model.model} at ${model.baseUrl} finds every element by its description`
+    : 'replay: no model (set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL to run it live); each element by its XPath');
   const page = await browser.context.newPage();
-  await page.goto(site.url('/todo.html'));
-  const tabId = await browser.tabIdOf(page);
-  const panel = await browser.openPanel(tabId);
-  await panel.setViewportSize({ width: 420, height: 800 });
-  await panel.fill('#instruction', instruction);
-  await panel.click('#run-button');
-  await panel.waitForSelector('#run-status:is(.succeeded, .failed, .stopped)', { timeout: 180_000 });
-  const status = await panel.textContent('#run-status');
-  const error = await panel.textContent('#run-error');
-  await page.screenshot({ path: 'out/demo-page.png' });
-  await panel.screenshot({ path: 'out/demo-panel.png', fullPage: true });
-  console.log(`run ${status}${error ? `: ${error}` : ''}`);
-  console.log('screenshots: out/demo-page.png, out/demo-panel.png');
+  await page.goto(opened.url);
+  const panel = await browser.openPanel(await browser.tabIdOf(page));
+  console.log(`${opened.flow.tasks.map((t) => t.name).join(' · ')}: ${opened.url}`);
+  const { run } = await runFlowIn(browser, { ...opened, model, live: !!model, page });
+  const { text, code } = summary(run);
+  console.log(text);
+
+  const todos = await page.locator('.todo-list li').evaluateAll((items) => items.map((li) => li.textContent.replace('×', '').trim()));
+  console.log(`the page lists ${todos.length} active todo(s): ${todos.join(', ') || 'none'}`);
+  await panel.waitForSelector('#run-status:is(.succeeded, .failed, .stopped)');
+  await page.screenshot({ path: path.join(OUT, 'demo-page.png') });
+  await panel.screenshot({ path: path.join(OUT, 'demo-panel.png'), fullPage: true });
+  const written = ['out/demo-page.png', 'out/demo-panel.png'];
+  for (const [format, name] of EXPORTS) {
+    const exported = await browser.sw.evaluate(([id, f]) => self.sightline.exportRun(id, f), [run.id, format]);
+    const data = format === 'gif' ? Buffer.from(exported.slice(exported.indexOf(',') + 1), 'base64') : exported;
+    await writeFile(path.join(OUT, name), data);
+    written.push(`out/${name}`);
+  }
+  console.log(`written: ${written.join(', ')}`);
   if (!headless) {
     console.log('The browser stays open; close its window to finish.');
     await new Promise((resolve) => browser.context.on('close', resolve));
   }
-  process.exitCode = status === 'succeeded' ? 0 : 1;
+  process.exitCode = code;
 } finally {
   await browser.close().catch(() => {});
-  await Promise.all([site.close(), mock?.close()]);
+  await opened.close();
 }

@@ -71,11 +71,12 @@ export function itemLine(run, item, index, total) {
 /**
  * Runs the flow on a new tab of `browser` (from launchWithExtension) at `url`, printing items
  * as they end through `log`. `model`: settings for this run only (not stored); `live`: find
- * every element by its description. Resolves to { run, page }.
+ * every element by its description; `page`: a page to use instead of a new one. Resolves to
+ * { run, page, tabId }.
  */
-export async function runFlowIn(browser, { yaml, flow, url, model, live = false, log = console.log }) {
-  const page = await browser.context.newPage();
-  await page.goto(url);
+export async function runFlowIn(browser, { yaml, flow, url, model, live = false, log = console.log, page: given }) {
+  const page = given ?? (await browser.context.newPage());
+  if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
