@@ -396,6 +396,7 @@ export function recordEvent(tabId, event) {
     const id = (await recordings())[tabId];
     const run = id && (await fullRun(id));
     if (!run || run.status !== 'running') return;
+    if (event.kind === 'navigate') await tabLoaded(tabId, 15_000).catch(() => {}); // its screenshot shows the new page
     if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
       event.target = await targetAt(tabId, event.point);
     }

@@ -192,6 +192,17 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   return true; // answer asynchronously
 });
 
+// Addresses the person opens in a recorded tab (typed, a bookmark, reload, back/forward) are
+// steps; a navigation a click or a form caused is not: the click is the step.
+const OPENED_BY_PERSON = new Set(['typed', 'auto_bookmark', 'generated', 'keyword', 'keyword_generated', 'reload']);
+chrome.webNavigation.onCommitted.addListener(async ({ tabId, frameId, url, transitionType, transitionQualifiers }) => {
+  if (frameId !== 0 || !(await recordingTabs()).includes(tabId)) return;
+  const qualifiers = transitionQualifiers ?? [];
+  if (OPENED_BY_PERSON.has(transitionType) || qualifiers.includes('forward_back') || qualifiers.includes('from_address_bar')) {
+    recordEvent(tabId, { kind: 'navigate', url });
+  }
+});
+
 // A recorded tab that loads a new page gets its recorder back.
 chrome.tabs.onUpdated.addListener(async (tabId, change) => {
   if (change.status !== 'complete' || !(await recordingTabs()).includes(tabId)) return;

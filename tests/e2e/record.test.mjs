@@ -82,3 +82,36 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   assert.equal(await page.textContent('#welcome'), 'Welcome, Ada (password given), remembered');
   await Promise.all([panel.close(), page.close()]);
 });
+
+test('addresses the person opens are recorded; a navigation their click caused is the click', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/index.html?case=nav'));
+  const tabId = await browser.tabIdOf(page);
+  const runId = await browser.sw.evaluate((tab) => self.sightline.startRecording(tab), tabId);
+  await page.goto(site.url('/actions.html?case=nav')); // typed into the address bar, as CDP navigates
+  await page.waitForTimeout(400);
+  await page.click('#same-tab'); // a link: the click is the step, not the page it opens
+  await page.waitForURL(/todo\.html\?same=1/);
+  await page.waitForTimeout(400);
+  await page.goBack();
+  await page.waitForURL(/actions\.html/);
+  await page.waitForTimeout(600);
+  const run = await browser.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
+  assert.equal(run.id, runId);
+  assert.deepEqual(run.steps.map((s) => s.action), [
+    `Go to ${site.url('/actions.html?case=nav')}`,
+    'Tap a "Go to the todo list"',
+    `Go to ${site.url('/actions.html?case=nav')}`,
+  ]);
+  assert.ok(run.steps.every((s) => s.screenshot), 'a screenshot after each step');
+
+  // Replayed from a fresh page: the steps open the same addresses, with no model call.
+  await page.goto(site.url('/index.html?case=nav'));
+  const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id, { useCache: false }), [tabId, runId]);
+  assert.equal(replay.status, 'succeeded', replay.error);
+  assert.equal(replay.modelCalls, 0);
+  assert.match(page.url(), /actions\.html\?case=nav/);
+  const yaml = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'midscene-yaml'), runId);
+  assert.match(yaml, /- javascript: "location\.href = \\"http:\/\/127\.0\.0\.1:\d+\/actions\.html\?case=nav\\""/);
+  await page.close();
+});

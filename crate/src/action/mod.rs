@@ -107,6 +107,14 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
             Ok(vec![wheel(x, y, *direction, *distance, page)])
         }
         PlannedAction::Wait { .. } => Ok(Vec::new()),
+        PlannedAction::Navigate { url } => {
+            // Web pages only: a recording or flow file must not open javascript:, file: or chrome: URLs.
+            let scheme = url.split(':').next().unwrap_or_default().to_ascii_lowercase();
+            if scheme != "http" && scheme != "https" {
+                return Err(ActionError::NotAnInput(format!("opening \u{201c}{url}\u{201d}: only http and https addresses are opened")));
+            }
+            Ok(vec![InputCommand::new("Page.navigate", json!({ "url": url }))])
+        }
         PlannedAction::AskUser { .. } => Err(ActionError::NotAnInput("ask the user".into())),
         PlannedAction::Tool { name, .. } => Err(ActionError::NotAnInput(format!("tool {name}"))),
     }

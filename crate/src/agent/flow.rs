@@ -3,7 +3,7 @@
 //! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
 //! the panel, exports and replays read a flow run item by item.
 
-use super::record::{Run, RunStatus, Step, StepKind};
+use super::record::{Run, RunStatus, Step, StepKind, StepStatus};
 use super::{carry_out, conclude, tasks, Browser, RunOptions};
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
@@ -124,6 +124,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
                     });
                     Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
                 }
+                FlowStep::Navigate { url } => navigate(&mut run, url, browser).await,
             };
             let item_url = std::mem::replace(&mut run.url, start_url);
             if run.url.is_empty() {
@@ -175,6 +176,29 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
         [first, rest @ ..] => Err(format!("{} steps failed; the first, {first}", rest.len() + 1)),
     };
     conclude(run, outcome, browser)
+}
+
+/// Opens `url` in the tab and waits for it, as one action step.
+async fn navigate<B: Browser>(run: &mut Run, url: &str, browser: &mut B) -> Result<RunStatus, String> {
+    let action = PlannedAction::Navigate { url: url.to_string() };
+    let started = browser.now_ms();
+    let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
+        Ok(cmds) => match browser.dispatch(&cmds).await {
+            Ok(()) => browser.settle().await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        },
+        Err(e) => Err(e.to_string()),
+    };
+    run.steps.push(Step {
+        status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
+        action: super::describe_action(&action),
+        error: result.as_ref().err().cloned(),
+        note: result.as_ref().ok().cloned().flatten(),
+        planned: result.is_ok().then_some(action),
+        duration_ms: browser.now_ms() - started,
+        ..Step::new(StepKind::Action, started)
+    });
+    result.map(|_| RunStatus::Succeeded)
 }
 
 fn items(run: &mut Run) -> &mut Vec<FlowItem> {

@@ -45,6 +45,9 @@ pub enum ManualEvent {
     Key { key: String },
     /// The page moved by (dx, dy) CSS px.
     Scroll { dx: f64, dy: f64 },
+    /// The person opened an address themselves (typed it, reloaded, went back or forward);
+    /// navigations their clicks caused are not steps: the click is.
+    Navigate { url: String },
 }
 
 /// Two clicks on one element within this long make a double-click.
@@ -95,6 +98,16 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             let mut step = Step::new(StepKind::Action, now_ms);
             step.action = format!("Press {key}");
             step.planned = Some(PlannedAction::KeyPress { key });
+            run.steps.push(step);
+        }
+        ManualEvent::Navigate { url } => {
+            let mut step = Step::new(StepKind::Action, now_ms);
+            step.action = format!("Go to {url}");
+            step.planned = Some(PlannedAction::Navigate { url });
+            // A redirect chain arrives as several commits: the last address is the step.
+            if run.steps.last().is_some_and(|s| matches!(s.planned, Some(PlannedAction::Navigate { .. })) && now_ms - s.started_ms < 2_000.0) {
+                run.steps.pop();
+            }
             run.steps.push(step);
         }
         ManualEvent::Scroll { dx, dy } => {
@@ -203,5 +216,32 @@ mod tests {
         assert_eq!(run.steps.len(), 1);
         assert_eq!(run.steps[0].action, "Double-click td \"B2\"");
         assert_eq!(recording_of(&run).steps[0].op, Op::DoubleClick);
+    }
+
+    #[test]
+    fn an_address_the_person_opened_is_a_step_every_export_repeats() {
+        use crate::export::{midscene_yaml::navigate_script, to_midscene_yaml, to_playwright, to_recorder, Viewport};
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        run.url = "http://127.0.0.1/a.html".into();
+        record_event(&mut run, ev(serde_json::json!({"kind": "navigate", "url": "http://127.0.0.1/b"})), 100.0);
+        // The redirect it went through arrives as a second commit: one step, the last address.
+        record_event(&mut run, ev(serde_json::json!({"kind": "navigate", "url": "http://127.0.0.1/b.html"})), 300.0);
+        assert_eq!(run.steps.len(), 1);
+        assert_eq!(run.steps[0].action, "Go to http://127.0.0.1/b.html");
+        let rec = recording_of(&run);
+        assert_eq!(rec.steps[0].op, Op::Navigate { url: "http://127.0.0.1/b.html".into() });
+        let yaml = to_midscene_yaml(&rec, Viewport::default());
+        assert!(yaml.contains(&format!("- javascript: {}", serde_json::to_string(&navigate_script("http://127.0.0.1/b.html")).unwrap())), "{yaml}");
+        let flow = crate::flow::parse_flow(&yaml).unwrap();
+        assert_eq!(flow.tasks[0].steps, [crate::flow::FlowStep::Navigate { url: "http://127.0.0.1/b.html".into() }]);
+        assert!(to_playwright(&rec, Viewport::default()).contains("await page.goto(\"http://127.0.0.1/b.html\");"));
+        assert_eq!(to_recorder(&rec, Viewport::default())["steps"].as_array().unwrap().last().unwrap()["type"], "navigate");
+        // Only web addresses are opened: not a script, a file or the browser's own pages.
+        for url in ["javascript:alert(1)", "file:///etc/passwd", "chrome://settings"] {
+            let err = crate::action::commands_for(&PlannedAction::Navigate { url: url.into() }, &Default::default()).unwrap_err();
+            assert!(err.to_string().contains("only http and https"), "{err}");
+        }
+        let only_ours = "tasks:\n  - flow:\n      - javascript: 'location.href = \"javascript:alert(1)\"'\n";
+        assert!(crate::flow::parse_flow(only_ours).unwrap_err().to_string().contains("javascript steps are not run"));
     }
 }

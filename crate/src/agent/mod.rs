@@ -654,6 +654,7 @@ pub fn describe_action(action: &PlannedAction) -> String {
         PlannedAction::Type { value, submit } => format!("Type \"{value}\"{}", if *submit { " and press Enter" } else { "" }),
         PlannedAction::ScrollAt { x, y, direction, .. } => format!("Scroll {} at ({x:.0}, {y:.0})", direction.as_str()),
         PlannedAction::Wait { ms } => format!("Wait {:.1} s", *ms as f64 / 1000.0),
+        PlannedAction::Navigate { url } => format!("Go to {url}"),
         PlannedAction::AskUser { question } => format!("Ask you: {question}"),
         PlannedAction::Tool { name, .. } => format!("Call tool {name}"),
     }

@@ -187,7 +187,7 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
         let entries: Vec<CacheEntry> = flow
             .items
             .iter()
-            .filter(|item| !matches!(flow.step_of(item), Some(crate::flow::FlowStep::Sleep { .. }) | None))
+            .filter(|item| !matches!(flow.step_of(item), Some(crate::flow::FlowStep::Sleep { .. } | crate::flow::FlowStep::Navigate { .. }) | None))
             .filter_map(|item| replay_cache(&flow.item_run(run, item), now_ms).ok())
             .flat_map(|c| c.0)
             .collect();

@@ -31,6 +31,19 @@ pub fn to_midscene_yaml(rec: &Recording, viewport: Viewport) -> String {
     out
 }
 
+/// The script a navigation is exported as: `location.href = "<url>"`.
+pub fn navigate_script(url: &str) -> String {
+    format!("location.href = {}", q(url))
+}
+
+/// The address of a script written by [`navigate_script`], and nothing else.
+pub fn navigate_target(script: &str) -> Option<String> {
+    let literal = script.trim().strip_prefix("location.href")?.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim_end();
+    let url: String = serde_json::from_str(literal).ok()?;
+    let scheme = url.split(':').next()?.to_ascii_lowercase();
+    (scheme == "http" || scheme == "https").then_some(url)
+}
+
 fn flow_item(out: &mut String, step: &RecStep) {
     let locate = step.target.as_ref().map(|t| t.describe.as_str()).unwrap_or_default();
     let mut item: Vec<(&str, String)> = Vec::new();
@@ -89,6 +102,9 @@ fn flow_item(out: &mut String, step: &RecStep) {
             item.push(("fileChooserAccept", serde_json::to_string(files).unwrap_or_default()));
         }
         Op::Wait { ms } => item.push(("sleep", ms.max(&1).to_string())),
+        // Midscene has no step that opens an address; this one line runs in its runner with no
+        // model, and Sightline reads exactly this form back as a navigation (and no other script).
+        Op::Navigate { url } => item.push(("javascript", q(&navigate_script(url)))),
         Op::Read { kind, prompt, .. } => {
             let prompt = match prompt {
                 serde_json::Value::String(s) => q(s),

@@ -123,6 +123,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
             line(format!("await (await chooser).setFiles({});", serde_json::to_string(files).unwrap_or_default()));
         }
         (Op::Wait { ms }, _) => line(format!("await page.waitForTimeout({ms});")),
+        (Op::Navigate { url }, _) => line(format!("await page.goto({});", js(url))),
         (Op::Read { kind, prompt, answer }, _) => {
             let prompt = prompt.as_str().map(str::to_string).unwrap_or_else(|| prompt.to_string());
             let answer = answer.as_ref().map_or("nothing".to_string(), |a| a.to_string());

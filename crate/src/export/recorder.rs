@@ -64,6 +64,10 @@ pub fn to_recorder(rec: &Recording, viewport: Viewport) -> Value {
                 steps.push(json!({ "type": "scroll", "target": "main", "x": page_x.round(), "y": page_y.round() }));
                 true
             }
+            Op::Navigate { url } => {
+                steps.push(json!({ "type": "navigate", "url": url, "assertedEvents": [{ "type": "navigation", "url": url, "title": "" }] }));
+                true
+            }
             Op::Wait { ms } => {
                 steps.push(json!({ "type": "waitForExpression", "target": "main", "expression": format!("new Promise((r) => setTimeout(() => r(true), {ms}))") }));
                 true

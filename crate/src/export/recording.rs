@@ -77,6 +77,8 @@ pub enum Op {
     Drag { to: Option<Target>, to_point: (f64, f64), to_describe: String },
     Upload { files: Vec<String> },
     Wait { ms: u32 },
+    /// Open a web address.
+    Navigate { url: String },
     /// A question answered from the page: `kind` is the Midscene flow key (aiQuery, aiString…).
     Read { kind: &'static str, prompt: Value, answer: Option<Value> },
     Locate,
@@ -140,6 +142,7 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
         }
         PlannedAction::DragAt { to, .. } => one(Op::Drag { to: None, to_point: *to, to_describe: format!("the point ({:.0}, {:.0})", to.0, to.1) }),
         PlannedAction::Wait { ms } => one(Op::Wait { ms: *ms }),
+        PlannedAction::Navigate { url } => one(Op::Navigate { url: url.clone() }),
         PlannedAction::AskUser { .. } | PlannedAction::Tool { .. } => Vec::new(),
     }
 }

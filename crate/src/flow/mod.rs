@@ -55,6 +55,8 @@ pub enum FlowStep {
     },
     /// A pause.
     Sleep { ms: u32 },
+    /// Open a web address (a navigation a person recorded).
+    Navigate { url: String },
 }
 
 impl FlowStep {
@@ -64,6 +66,7 @@ impl FlowStep {
             FlowStep::Act { instruction } => format!("aiAct \u{201c}{}\u{201d}", instruction.trim()),
             FlowStep::Task { task, .. } => task.title(),
             FlowStep::Sleep { ms } => format!("sleep {ms} ms"),
+            FlowStep::Navigate { url } => format!("Go to {url}"),
         }
     }
 }

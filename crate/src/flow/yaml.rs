@@ -275,7 +275,11 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
             Ok(Item::Step(FlowStep::Sleep { ms: ms.min(600_000.0) as u32 }))
         }
         "logScreenshot" | "recordToReport" => Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step"))),
-        "javascript" => Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into()),
+        "javascript" => match text(value).as_deref().and_then(crate::export::midscene_yaml::navigate_target) {
+            // The one script our export writes: a navigation, opened without running it.
+            Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
+            None => Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into()),
+        },
         _ => Err(format!("{kind} is not supported by Sightline")),
     }
 }

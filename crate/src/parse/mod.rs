@@ -41,6 +41,8 @@ pub enum PlannedAction {
     ScrollAt { x: f64, y: f64, direction: ScrollDirection, distance: Option<f64> },
     /// Give the page time (loading, animations).
     Wait { ms: u32 },
+    /// Open a web address in the tab (a person typed it, or went back or forward).
+    Navigate { url: String },
     /// The model needs the person: a question only they can answer.
     AskUser { question: String },
     /// A tool call we pass through by name (MCP-style); nothing here runs it.
