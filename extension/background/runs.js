@@ -377,14 +377,38 @@ export async function stopRecording(tabId) {
   await chrome.storage.session.set({ [RECORDING_KEY]: current });
   await setRecording(tabId, false).catch(() => {}); // the tab may be gone
   await recordingChain;
-  const run = await fullRun(id);
+  let run = await fullRun(id);
   if (!run) return null;
   run.status = 'succeeded';
   run.endedMs = Date.now();
   await saveRun(run);
   broadcast(run);
+  run = await describeRecording(run);
   await pruneRuns(await keepRuns());
   return run;
+}
+
+/**
+ * With a model configured (and Settings' "describe recorded elements" on), each element of a
+ * finished recording is named by the model from its step's screenshot: the words exports find
+ * it by. Steps say where that failed; the recording itself is kept either way.
+ */
+async function describeRecording(run) {
+  const settings = await getSettings();
+  if (settings.run.describeRecorded === false || !settings.model.baseUrl || !settings.model.model) return run;
+  const wasm = await core();
+  const json = JSON.stringify(run);
+  const images = JSON.stringify(await getImages(wasm.trajectoryReferences(json)));
+  try {
+    const described = JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model));
+    Object.assign(described, { tabId: run.tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
+    await saveRun(described);
+    broadcast(described);
+    return described;
+  } catch (e) {
+    console.error('describing the recorded elements failed', e);
+    return run;
+  }
 }
 
 /**
@@ -403,11 +427,12 @@ export function recordEvent(tabId, event) {
     const wasm = await core();
     const before = run.steps.length;
     const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event));
-    Object.assign(next, { tabId, title: run.title, recorded: true });
+    Object.assign(next, { tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
     const last = next.steps.at(-1);
     if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
       const shot = await capture(tabId).catch(() => null);
       if (shot) {
+        next.devicePixelRatio = shot.devicePixelRatio; // to find the step's element on its screenshot
         const ref = `${id}/${next.steps.length}-${Date.now()}`;
         await putImage(ref, `data:image/png;base64,${shot.base64}`);
         last.screenshot = ref;

@@ -10,7 +10,7 @@ export const DEFAULT_SETTINGS = {
   },
   // `image` is the core's ImageOptions subset a person sets: format and extra shrink.
   run: {
-    maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3,
+    maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3, describeRecorded: true,
     image: { format: { type: 'png' }, shrink: 1 },
   },
   // The panel's own settings: interface language ("auto" follows the browser), runs kept.

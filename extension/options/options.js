@@ -41,6 +41,7 @@ async function load() {
   $('maxRounds').value = run.maxRounds;
   $('includeScreenshot').checked = !!run.includeScreenshot;
   $('useCache').checked = run.useCache !== false;
+  $('describeRecorded').checked = run.describeRecorded !== false;
   const format = run.image?.format ?? { type: 'png' };
   $('imageFormat').value = format.type;
   $('jpegQuality').value = format.quality ?? 80;
@@ -98,6 +99,7 @@ function formRun() {
     maxRounds: Number($('maxRounds').value),
     includeScreenshot: $('includeScreenshot').checked,
     useCache: $('useCache').checked,
+    describeRecorded: $('describeRecorded').checked,
     includeDescription: $('includeDescription').checked,
     keepScreenshots: Number($('keepScreenshots').value) || 3,
     image: {

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import { ROOT } from '../support/browser.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
-let browser, site;
-modelSuite((env) => ({ browser, site } = env));
+let browser, mock, site;
+modelSuite((env) => ({ browser, mock, site } = env));
 
 const SECRET = 'hunter2-do-not-record';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -114,4 +114,31 @@ test('addresses the person opens are recorded; a navigation their click caused i
   const yaml = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'midscene-yaml'), runId);
   assert.match(yaml, /- javascript: "location\.href = \\"http:\/\/127\.0\.0\.1:\d+\/actions\.html\?case=nav\\""/);
   await page.close();
+});
+
+test('with a model configured, each recorded element is named by it from the step screenshot', async () => {
+  await browser.sw.evaluate((m) => self.sightline.setSettings({ model: m }), { baseUrl: mock.baseUrl, model: 'mock-model', apiKey: 'sk-rec', family: 'generic' });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(site.url('/form.html?case=describe'));
+    const tabId = await browser.tabIdOf(page);
+    await browser.sw.evaluate((tab) => self.sightline.startRecording(tab), tabId);
+    await page.click('#user');
+    await page.keyboard.type('Ada');
+    await page.waitForTimeout(900); // typing is recorded after a pause
+    mock.setFallback((body) => {
+      const user = body.messages.find((m) => m.role === 'user');
+      const sawImage = user.content.some((p) => p.type === 'image_url');
+      return JSON.stringify({ data: sawImage ? 'the User name field of the sign-in form' : 'no screenshot' });
+    });
+    const run = await browser.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
+    assert.equal(mock.requests.length, 2, 'one call per recorded element');
+    assert.equal(run.modelCalls, 2);
+    const yaml = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'midscene-yaml'), run.id);
+    assert.match(yaml, /- aiTap: "the User name field of the sign-in form"/);
+    assert.match(yaml, /- aiInput: "the User name field of the sign-in form"\n {8}value: "Ada"/);
+    await page.close();
+  } finally {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ model: { baseUrl: '', model: '' } }));
+  }
 });

@@ -152,6 +152,68 @@ fn push(run: &mut Run, now_ms: f64, action: Option<PlannedAction>, target: Optio
     run.steps.push(step);
 }
 
+/// Longest description kept from the model: a phrase, not a paragraph.
+const MAX_DESCRIPTION_CHARS: usize = 120;
+
+/// Names each element of a recording in the model's words, from the screenshot taken with
+/// its step (the element outlined): the phrase the exports use to find it (`step.locate`),
+/// where the classifier's summary (`input "pw"`) is all a recording has otherwise.
+/// `images`: the run's screenshots by reference; `device_pixel_ratio`: theirs. Stops at the
+/// first failed call, saying why on that step; resolves to the number described.
+pub async fn describe_targets<M: crate::model::ModelClient>(
+    run: &mut Run,
+    images: &std::collections::HashMap<String, String>,
+    device_pixel_ratio: f64,
+    config: &crate::model::ModelConfig,
+    model: &M,
+) -> usize {
+    use crate::parse::answer::{parse_answer, Expect};
+    use crate::vision::{self, ImageOptions, Overlay};
+    if let Err(e) = config.validate() {
+        if let Some(step) = run.steps.iter_mut().find(|s| s.target.is_some()) {
+            step.note = Some(format!("not described by a model: {e}"));
+        }
+        return 0;
+    }
+    let page = crate::describe::Extraction { url: run.url.clone(), ..Default::default() };
+    let mut described = 0;
+    for step in run.steps.iter_mut().filter(|s| s.locate.is_none()) {
+        let (Some(target), Some(shot)) = (&step.target, step.screenshot.as_ref().and_then(|r| images.get(r))) else { continue };
+        let outlined = shot
+            .split_once(',')
+            .and_then(|(_, b64)| vision::base64::decode(b64))
+            .ok_or(vision::VisionError::Base64)
+            .and_then(|bytes| vision::pipeline::Frame::decode(&bytes, device_pixel_ratio, (0.0, 0.0), &ImageOptions::default()))
+            .and_then(|frame| frame.finish(&frame.with_overlays(&[Overlay::Highlight { rect: target.rect }]), vision::ImageFormat::Jpeg { quality: 80 }));
+        let Ok(image) = outlined else { continue };
+        let ask = format!(
+            "A person acted on the element outlined in the screenshot ({}). Describe it in one short phrase that would find it again on this page: its visible text or label, what kind of control it is and, only if needed to tell it apart, where it is. Do not mention the outline.\nANSWER is that phrase as a string.",
+            target.summary
+        );
+        let messages = crate::prompt::task_messages(config.family, &crate::prompt::Ask::Query(&ask), &page, Some(&image.data_url));
+        let reply = match model.complete(config, &messages).await {
+            Ok(reply) => reply,
+            Err(e) => {
+                step.note = Some(format!("not described by the model: {e}"));
+                break;
+            }
+        };
+        run.model_calls += 1;
+        if let Some(usage) = &reply.usage {
+            run.usage.add(usage);
+        }
+        let phrase = parse_answer(&reply.content, Expect::Text).ok().and_then(|a| a.data.as_str().map(str::to_string));
+        match phrase.map(|p| p.trim().trim_matches(['"', '\'', '\u{201c}', '\u{201d}']).trim().to_string()).filter(|p| !p.is_empty()) {
+            Some(p) => {
+                step.locate = Some(p.chars().take(MAX_DESCRIPTION_CHARS).collect());
+                described += 1;
+            }
+            None => step.note = Some("the model's description could not be read; the element keeps its summary".into()),
+        }
+    }
+    described
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

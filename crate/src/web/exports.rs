@@ -456,6 +456,20 @@ pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, Js
 /// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
 /// "rightClick" | "input" | "key" | "scroll", …}`) to the recording run (JSON text); returns the
 /// run as JSON text.
+#[wasm_bindgen(js_name = describeRecorded)]
+/// Service worker: a finished recording (JSON text) with each element named by the model from
+/// its step's screenshot (`images`: JSON `{ref: dataUrl}`, taken at `devicePixelRatio`);
+/// returns the run as JSON text. Failures are notes on the steps, not rejections.
+pub async fn describe_recorded(run_json: String, images_json: String, device_pixel_ratio: f64, model: JsValue) -> Result<String, JsError> {
+    let mut run = run_of(&run_json)?;
+    let images: std::collections::HashMap<String, String> =
+        serde_json::from_str(&images_json).map_err(|e| JsError::new(&format!("the screenshots are not in the expected form: {e}")))?;
+    let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
+    crate::agent::manual::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
+    serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
+}
+
 #[wasm_bindgen(js_name = recordEvent)]
 pub fn record_event(run_json: &str, event: JsValue) -> Result<String, JsError> {
     let mut run = run_of(run_json)?;
