@@ -178,7 +178,7 @@ export async function replayRun(tabId, source, opts = {}) {
  */
 export async function startFlow(tabId, yaml, opts = {}) {
   const flow = (await core()).parseFlow(String(yaml ?? ''));
-  if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url) && opts.navigate !== false) {
+  if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url)) {
     const tab = await chrome.tabs.get(tabId);
     if ((await core()).pageKey(tab.url ?? '') !== (await core()).pageKey(flow.url)) {
       await chrome.tabs.update(tabId, { url: flow.url });
@@ -430,7 +430,8 @@ export function recordEvent(tabId, event) {
     Object.assign(next, { tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
     const last = next.steps.at(-1);
     if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
-      const shot = await capture(tabId).catch(() => null);
+      // A click that navigates: the capture can fail mid-load; once the page is there it works.
+      const shot = await capture(tabId).catch(() => tabLoaded(tabId, 10_000).then(() => capture(tabId))).catch(() => null);
       if (shot) {
         next.devicePixelRatio = shot.devicePixelRatio; // to find the step's element on its screenshot
         const ref = `${id}/${next.steps.length}-${Date.now()}`;

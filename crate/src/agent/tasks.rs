@@ -456,19 +456,24 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
     fn from_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
         let element = obs.extraction.elements.iter().find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?.clone();
+        Some(self.found_without_model(element, what, obs, label, "by the flow's XPath: no model call".into()))
+    }
+
+    /// Records a locate step answered without the model (a file's XPath, the cache).
+    fn found_without_model(&mut self, element: Element, what: &str, obs: &Observation, label: &str, note: String) -> Found {
         let point = element_point(&element, &obs.extraction).unwrap_or_default();
         let now = self.browser.now_ms();
         let screenshot = self.screenshot(obs);
         self.push(Step {
             action: label.to_string(),
             target: Some(TargetInfo::of(&element)),
-            note: Some("by the flow's XPath: no model call".into()),
+            note: Some(note),
             cached: true,
             locate: Some(what.to_string()),
             screenshot,
             ..Step::new(StepKind::Plan, now)
         });
-        Some(Found { point, element: Some(element) })
+        Found { point, element: Some(element) }
     }
 
     /// A found element, scrolled into view first when it is off-screen.
@@ -541,19 +546,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         if moved {
             self.keep(what, &element, obs); // heal: it is found where it is now
         }
-        let point = element_point(&element, &obs.extraction).unwrap_or_default();
-        let now = self.browser.now_ms();
-        let screenshot = self.screenshot(obs);
-        self.push(Step {
-            action: label.to_string(),
-            target: Some(TargetInfo::of(&element)),
-            note: Some(format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" })),
-            cached: true,
-            locate: Some(what.to_string()),
-            screenshot,
-            ..Step::new(StepKind::Plan, now)
-        });
-        Some(Found { point, element: Some(element) })
+        let note = format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" });
+        Some(self.found_without_model(element, what, obs, label, note))
     }
 
     fn keep(&mut self, what: &str, element: &Element, obs: &Observation) {
