@@ -100,13 +100,18 @@ export async function fullRun(id) {
   return getRun(id);
 }
 
+/** The screenshots a run (JSON text) refers to, as JSON text `{ref: dataUrl}`. */
+async function imagesOf(wasm, runJson) {
+  return JSON.stringify(await getImages(wasm.trajectoryReferences(runJson)));
+}
+
 /** A run and its screenshots as a trajectory file (JSON text). */
 export async function saveTrajectory(id) {
   const run = await fullRun(id);
   if (!run) throw new Error(`there is no run ${id}: it may have been deleted as one of the oldest`);
   const wasm = await core();
   const text = JSON.stringify(run);
-  return wasm.saveTrajectory(text, JSON.stringify(await getImages(wasm.trajectoryReferences(text))));
+  return wasm.saveTrajectory(text, await imagesOf(wasm, text));
 }
 
 // What each export is called and how it downloads.
@@ -132,7 +137,7 @@ export async function exportRun(id, format, opts = {}) {
   const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
   const wasm = await core();
   const json = JSON.stringify(run);
-  const images = format === 'report' || format === 'gif' ? JSON.stringify(await getImages(wasm.trajectoryReferences(json))) : undefined;
+  const images = format === 'report' || format === 'gif' ? await imagesOf(wasm, json) : undefined;
   const text = wasm.exportRun(json, format, viewport, images);
   const stamp = new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return { text, filename: `sightline-${stamp}.${kind.ext}`, mime: kind.mime };
@@ -388,6 +393,11 @@ export async function stopRecording(tabId) {
   return run;
 }
 
+/** The recording's fields the core does not know (it drops them): put back on `next`. */
+function withRecordingFields(next, run) {
+  return Object.assign(next, { tabId: run.tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
+}
+
 /**
  * With a model configured (and Settings' "describe recorded elements" on), each element of a
  * finished recording is named by the model from its step's screenshot: the words exports find
@@ -398,10 +408,9 @@ async function describeRecording(run) {
   if (settings.run.describeRecorded === false || !settings.model.baseUrl || !settings.model.model) return run;
   const wasm = await core();
   const json = JSON.stringify(run);
-  const images = JSON.stringify(await getImages(wasm.trajectoryReferences(json)));
+  const images = await imagesOf(wasm, json);
   try {
-    const described = JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model));
-    Object.assign(described, { tabId: run.tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
+    const described = withRecordingFields(JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model)), run);
     await saveRun(described);
     broadcast(described);
     return described;
@@ -427,7 +436,7 @@ export function recordEvent(tabId, event) {
     const wasm = await core();
     const before = run.steps.length;
     const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event));
-    Object.assign(next, { tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
+    withRecordingFields(next, run);
     const last = next.steps.at(-1);
     if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
       // A click that navigates: the capture can fail mid-load; once the page is there it works.

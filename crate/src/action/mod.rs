@@ -108,9 +108,7 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
         }
         PlannedAction::Wait { .. } => Ok(Vec::new()),
         PlannedAction::Navigate { url } => {
-            // Web pages only: a recording or flow file must not open javascript:, file: or chrome: URLs.
-            let scheme = url.split(':').next().unwrap_or_default().to_ascii_lowercase();
-            if scheme != "http" && scheme != "https" {
+            if !is_web_address(url) {
                 return Err(ActionError::NotAnInput(format!("opening \u{201c}{url}\u{201d}: only http and https addresses are opened")));
             }
             Ok(vec![InputCommand::new("Page.navigate", json!({ "url": url }))])
@@ -118,6 +116,13 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
         PlannedAction::AskUser { .. } => Err(ActionError::NotAnInput("ask the user".into())),
         PlannedAction::Tool { name, .. } => Err(ActionError::NotAnInput(format!("tool {name}"))),
     }
+}
+
+/// An http or https address: the only kind a recording or flow file may open (not
+/// javascript:, file: or the browser's own pages).
+pub fn is_web_address(url: &str) -> bool {
+    let scheme = url.split(':').next().unwrap_or_default().to_ascii_lowercase();
+    scheme == "http" || scheme == "https"
 }
 
 /// How typed text meets what a field already holds.

@@ -84,7 +84,6 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
     run.flow = Some(FlowRecord { flow: flow.clone(), items: Vec::new() });
     browser.report(&run);
     let mut failures: Vec<String> = Vec::new();
-    let mut answers = serde_json::Map::new();
     let mut stopped = false;
     'tasks: for (ti, flow_task) in flow.tasks.iter().enumerate() {
         for (si, step) in flow_task.steps.iter().enumerate() {
@@ -107,9 +106,10 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
             };
             items(&mut run).push(item);
             browser.report(&run);
-            // The run's url is filled by the first look at the page; for each item it is the
-            // page that item began on, then the flow's own start again.
+            // While an item runs, the run's url and result are its own: the url is filled by
+            // its first look at the page, the result by its task. The flow's come back after.
             let start_url = std::mem::take(&mut run.url);
+            let answers = run.result.take();
             let outcome = match step {
                 FlowStep::Act { instruction } => carry_out(&mut run, instruction, options, config, browser, model).await,
                 FlowStep::Task { task, xpath, .. } => tasks::perform(&mut run, task, xpath.as_deref().filter(|_| options.flow_xpaths), options, config, browser, model).await,
@@ -130,42 +130,37 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
             if run.url.is_empty() {
                 run.url = item_url.clone();
             }
-            let result = run.result.take();
+            let result = std::mem::replace(&mut run.result, answers);
+            if let (Ok(RunStatus::Succeeded), FlowStep::Task { name: Some(name), .. }, Some(value)) = (&outcome, step, &result) {
+                if let Some(answers) = run.result.get_or_insert_with(|| Value::Object(Default::default())).as_object_mut() {
+                    answers.insert(name.clone(), value.clone());
+                }
+            }
             let (steps, now) = (run.steps.len(), browser.now_ms());
             let item = items(&mut run).last_mut().expect("pushed above");
             item.url = item_url;
             item.steps = steps - item.first_step;
             item.duration_ms = now - item.started_ms;
-            item.result = result.clone();
-            match outcome {
-                Ok(RunStatus::Stopped) => {
-                    item.status = RunStatus::Stopped;
-                    stopped = true;
-                }
-                Ok(_) => {
-                    item.status = RunStatus::Succeeded;
-                    if let (FlowStep::Task { name: Some(name), .. }, Some(value)) = (step, result) {
-                        answers.insert(name.clone(), value);
-                    }
+            item.result = result;
+            let failed = match outcome {
+                Ok(status) => {
+                    stopped = status == RunStatus::Stopped;
+                    item.status = if stopped { RunStatus::Stopped } else { RunStatus::Succeeded };
+                    false
                 }
                 Err(error) => {
                     item.status = RunStatus::Failed;
-                    item.error = Some(error.clone());
                     failures.push(format!("{}: {error}", item.title));
+                    item.error = Some(error);
+                    true
                 }
-            }
-            if !answers.is_empty() {
-                run.result = Some(Value::Object(answers.clone()));
-            }
+            };
             browser.report(&run);
-            if stopped {
-                break 'tasks;
-            }
-            if !failures.is_empty() && items(&mut run).last().is_some_and(|i| i.status == RunStatus::Failed) {
-                if flow_task.continue_on_error {
-                    continue 'tasks;
-                }
-                break 'tasks;
+            match (stopped, failed) {
+                (true, _) => break 'tasks,
+                (_, true) if flow_task.continue_on_error => continue 'tasks,
+                (_, true) => break 'tasks,
+                _ => {}
             }
         }
     }
@@ -182,13 +177,12 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
 async fn navigate<B: Browser>(run: &mut Run, url: &str, browser: &mut B) -> Result<RunStatus, String> {
     let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
-    let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
-        Ok(cmds) => match browser.dispatch(&cmds).await {
-            Ok(()) => browser.settle().await.map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        },
-        Err(e) => Err(e.to_string()),
-    };
+    let result = async {
+        let cmds = crate::action::commands_for(&action, &crate::describe::Extraction::default()).map_err(|e| e.to_string())?;
+        browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
+        browser.settle().await.map_err(|e| e.to_string())
+    }
+    .await;
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
         action: super::describe_action(&action),

@@ -179,10 +179,7 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
     let mut described = 0;
     for step in run.steps.iter_mut().filter(|s| s.locate.is_none()) {
         let (Some(target), Some(shot)) = (&step.target, step.screenshot.as_ref().and_then(|r| images.get(r))) else { continue };
-        let outlined = shot
-            .split_once(',')
-            .and_then(|(_, b64)| vision::base64::decode(b64))
-            .ok_or(vision::VisionError::Base64)
+        let outlined = vision::pipeline::data_url_bytes(shot)
             .and_then(|bytes| vision::pipeline::Frame::decode(&bytes, device_pixel_ratio, (0.0, 0.0), &ImageOptions::default()))
             .and_then(|frame| frame.finish(&frame.with_overlays(&[Overlay::Highlight { rect: target.rect }]), vision::ImageFormat::Jpeg { quality: 80 }));
         let Ok(image) = outlined else { continue };

@@ -40,8 +40,7 @@ pub fn navigate_script(url: &str) -> String {
 pub fn navigate_target(script: &str) -> Option<String> {
     let literal = script.trim().strip_prefix("location.href")?.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim_end();
     let url: String = serde_json::from_str(literal).ok()?;
-    let scheme = url.split(':').next()?.to_ascii_lowercase();
-    (scheme == "http" || scheme == "https").then_some(url)
+    crate::action::is_web_address(&url).then_some(url)
 }
 
 fn flow_item(out: &mut String, step: &RecStep) {

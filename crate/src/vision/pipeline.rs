@@ -168,13 +168,18 @@ fn pad(img: RgbImage, w: u32, h: u32) -> RgbImage {
     out
 }
 
-/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot).
-pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
+/// The encoded bytes of a `data:image/png|jpeg;base64,…` URL (a kept screenshot).
+pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
     let payload = url
         .strip_prefix("data:image/png;base64,")
         .or_else(|| url.strip_prefix("data:image/jpeg;base64,"))
         .ok_or_else(|| VisionError::Decode("not a PNG or JPEG data URL".into()))?;
-    let bytes = base64::decode(payload).ok_or(VisionError::Base64)?;
+    base64::decode(payload).ok_or(VisionError::Base64)
+}
+
+/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot).
+pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
+    let bytes = data_url_bytes(url)?;
     image::load_from_memory(&bytes).map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
 }
 
