@@ -41,9 +41,18 @@ fn walks_live_dom_with_values_and_visibility() {
              <div style="width:40px;height:40px;background:rgb(200,0,0)"></div>
            </div>"#,
     );
-    let input = window.document().unwrap().query_selector(".new-todo").unwrap().unwrap();
+    let document = window.document().unwrap();
+    let input = document.query_selector(".new-todo").unwrap().unwrap();
     input.unchecked_ref::<web_sys::HtmlInputElement>().set_value("typed live");
+    // A hostile attribute value must not forge fields in what the reader packs.
+    input.set_attribute("title", "a\0id\0forged").unwrap();
     let snap = snapshot_document(&window, false).unwrap().0.snapshot;
+    let read = snap.nodes.iter().find(|n| n.attr("class") == Some("new-todo")).unwrap();
+    assert_eq!(read.attr("title"), Some("a\u{FFFD}id\u{FFFD}forged"));
+    assert_eq!(read.attr("id"), None);
+    assert_eq!(read.form.as_ref().and_then(|f| f.checked), Some(false));
+    let select = snap.nodes.iter().find(|n| n.tag() == Some("select")).unwrap();
+    assert_eq!(select.form.as_ref().and_then(|f| f.selected_text.as_deref()), Some("Two"));
     let page = describe(&snap, &DescribeOptions::default());
     let shape: Vec<_> = page.elements.iter().map(|e| (e.kind, e.tag.as_str(), e.content.as_str())).collect();
     assert!(shape.contains(&(ElementKind::Text, "h1", "todos")), "{shape:?}");

@@ -17,7 +17,7 @@ use crate::snapshot::{
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, Node, Window};
+use web_sys::{Document, Element, Node, Window};
 
 #[wasm_bindgen(inline_js = r#"
 const VISIBLE = { opacityProperty: true, visibilityProperty: true };
@@ -25,13 +25,23 @@ const box = new Float64Array(6);
 let recorded = new Set();
 // Content scripts may open closed shadow roots; elsewhere (tests) only open ones are seen.
 const dom = globalThis.chrome?.dom;
-const shadowOf = (el) => el.shadowRoot ?? (dom && el.localName.includes('-') ? dom.openOrClosedShadowRoot(el) : null) ?? null;
+// Only custom elements and these may host a shadow root (DOM spec, attachShadow). Asking
+// anything else costs time for nothing: the shadowRoot getter is slow on form controls.
+const HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'header', 'main', 'nav', 'p', 'section', 'span']);
+function shadowOf(el) {
+  const tag = el.localName;
+  const custom = tag.includes('-');
+  if (!custom && !HOSTS.has(tag)) return null;
+  return el.shadowRoot ?? (dom && custom ? dom.openOrClosedShadowRoot(el) : null) ?? null;
+}
+// "\0" separates the packed fields, so it may not appear inside one.
+const clean = (s) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
 const ranges = new WeakMap();
 // The nodes of the current walk; the walker refers to them by index.
 let nodes = [];
 export function beginWalk(root) { nodes = [root]; }
 export function endWalk() { nodes = []; }
-export function nodeAt(i) { return nodes[i]; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 export function setViewportOnly(on) { viewportOnly = on; }
@@ -50,6 +60,9 @@ export function setRecordedAttributes(names) { recorded = new Set(names); }
 // Element → "tag" then "\0name\0value" for each recorded attribute; out[0] = 1,
 // out[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
 // out[2] = 1 when it hosts a shadow root; out[3] = 1 when viewportOnly may skip it.
+// Form controls also carry their live state, read here to save crossings: out[4] = 1, then
+// "\0" + the value (input, textarea) or selected option's text (select) at the end, and
+// out[5] = checked (input) or selected (option) as 0/1.
 // Text → its data when it has non-space characters, else undefined; out[0] = 3.
 // Anything else → undefined; out[0] = 0.
 export function readNode(i, out) {
@@ -61,9 +74,17 @@ export function readNode(i, out) {
     out[1] = state;
     out[2] = shadowOf(node) ? 1 : 0;
     out[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
-    let packed = node.localName;
+    const tag = node.localName;
+    let packed = tag;
     if (node.hasAttributes()) {
-      for (const name of node.getAttributeNames()) if (recorded.has(name)) packed += '\0' + name + '\0' + node.getAttribute(name);
+      for (const name of node.getAttributeNames()) if (recorded.has(name)) packed += '\0' + name + '\0' + clean(node.getAttribute(name));
+    }
+    out[4] = 0;
+    switch (tag) {
+      case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(node.value); break;
+      case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(node.value); break;
+      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + clean(node.selectedOptions[0]?.textContent ?? ''); break;
+      case 'option': out[4] = 1; out[5] = node.selected ? 1 : 0; packed += '\0'; break;
     }
     return packed;
   }
@@ -183,8 +204,6 @@ extern "C" {
     fn begin_walk(root: &Node);
     #[wasm_bindgen(js_name = endWalk)]
     fn end_walk();
-    #[wasm_bindgen(js_name = nodeAt)]
-    fn node_at(i: u32) -> Node;
     #[wasm_bindgen(js_name = indexOfNode)]
     fn index_of_node(node: &Node) -> i32;
     #[wasm_bindgen(js_name = readNode)]
@@ -312,7 +331,8 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
         let kind = out[0];
         if kind == ELEMENT {
             let Some(packed) = read else { continue };
-            let (tag, attributes) = unpack(&packed);
+            let (tag, attributes, form_text) = unpack(&packed, out[4] == 1.0);
+            let checked = out[5] == 1.0;
             // Counted before any skipping: XPath steps count every sibling in the DOM.
             let position = positions.next(v.parent, v.tree, &tag);
             if is_skipped_tag(&tag) || out[3] == 1.0 {
@@ -325,7 +345,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
             if state == 0.0 && read_style(v.node, DISPLAY_STYLE) != "contents" {
                 continue;
             }
-            let form = form_state(&tag, v.node);
+            let form = form_text.map(|text| form_state(&tag, text, checked));
             let is_frame = tag == "iframe" || tag == "frame";
             if is_frame {
                 // A frame shows its document, not its children (fallback content).
@@ -453,9 +473,14 @@ impl BoxReader<'_> {
     }
 }
 
-/// "tag\0name\0value…" → the tag and the attribute pairs.
-fn unpack(packed: &str) -> (String, Vec<(String, String)>) {
-    let mut parts = packed.split('\0');
+/// "tag\0name\0value…[\0form text]" → the tag, the attribute pairs and, for form controls,
+/// the trailing value or selected text.
+fn unpack(packed: &str, has_form_text: bool) -> (String, Vec<(String, String)>, Option<String>) {
+    let (fields, form_text) = match packed.rsplit_once('\0').filter(|_| has_form_text) {
+        Some((fields, text)) => (fields, Some(text.to_string())),
+        None => (packed, None),
+    };
+    let mut parts = fields.split('\0');
     let tag = parts.next().unwrap_or_default().to_string();
     let mut attributes = Vec::new();
     while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
@@ -463,36 +488,16 @@ fn unpack(packed: &str) -> (String, Vec<(String, String)>) {
             attributes.push((k.to_string(), v.to_string()));
         }
     }
-    (tag, attributes)
+    (tag, attributes, form_text)
 }
 
-fn form_state(tag: &str, node: u32) -> Option<FormState> {
-    if !matches!(tag, "input" | "textarea" | "select" | "option") {
-        return None;
-    }
-    let el = node_at(node);
+/// A form control's live state, from what `readNode` packed.
+fn form_state(tag: &str, text: String, checked: bool) -> FormState {
     match tag {
-        "input" => el.dyn_ref::<HtmlInputElement>().map(|i| FormState {
-            value: Some(i.value()),
-            checked: Some(i.checked()),
-            selected_text: None,
-        }),
-        "textarea" => el
-            .dyn_ref::<HtmlTextAreaElement>()
-            .map(|t| FormState { value: Some(t.value()), ..Default::default() }),
-        "select" => el.dyn_ref::<HtmlSelectElement>().map(|s| {
-            let index = s.selected_index();
-            let text = (index >= 0)
-                .then(|| s.options().item(index as u32))
-                .flatten()
-                .and_then(|o| o.text_content())
-                .unwrap_or_default();
-            FormState { selected_text: Some(text), ..Default::default() }
-        }),
-        "option" => el
-            .dyn_ref::<web_sys::HtmlOptionElement>()
-            .map(|o| FormState { checked: Some(o.selected()), ..Default::default() }),
-        _ => None,
+        "input" => FormState { value: Some(text), checked: Some(checked), selected_text: None },
+        "textarea" => FormState { value: Some(text), ..Default::default() },
+        "select" => FormState { selected_text: Some(text), ..Default::default() },
+        _ => FormState { checked: Some(checked), ..Default::default() }, // option
     }
 }
 
