@@ -80,6 +80,8 @@ impl FlowRecord {
 /// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
 /// Answers of items with a `name` are the run's `result`, by name.
 pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+    let mut guarded = options.guard(browser);
+    let browser = &mut guarded;
     let mut run = Run::new(id, &flow.title(), browser.now_ms());
     run.flow = Some(FlowRecord { flow: flow.clone(), items: Vec::new() });
     browser.report(&run);

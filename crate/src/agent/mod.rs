@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod change;
 pub mod flow;
+pub mod guard;
 pub mod manual;
 pub mod record;
 pub mod tasks;
@@ -89,6 +90,21 @@ pub struct RunOptions {
     /// Try the XPaths a flow file gives before the cache and the model. Off: every element
     /// is found by its description (a live run of a recorded flow).
     pub flow_xpaths: bool,
+    /// Sites the run may read and act on (see `guard::site_matches`); empty: any.
+    pub allowed_sites: Vec<String>,
+    /// Values the model names as `<secret>name</secret>` and never sees.
+    pub secrets: Vec<guard::Secret>,
+}
+
+impl RunOptions {
+    /// `browser` held to this run's allowed sites and secrets.
+    pub fn guard<'a, B: Browser>(&self, browser: &'a mut B) -> guard::Guarded<'a, B> {
+        guard::Guarded::new(browser, self.limits())
+    }
+
+    pub fn limits(&self) -> guard::Limits {
+        guard::Limits::new(&self.allowed_sites, &self.secrets)
+    }
 }
 
 impl Default for RunOptions {
@@ -106,6 +122,8 @@ impl Default for RunOptions {
             use_cache: true,
             cache: Cache::default(),
             flow_xpaths: true,
+            allowed_sites: Vec::new(),
+            secrets: Vec::new(),
         }
     }
 }
@@ -136,10 +154,11 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
     browser: &mut B,
     model: &M,
 ) -> Run {
+    let mut browser = options.guard(browser);
     let mut run = Run::new(id, instruction, browser.now_ms());
     browser.report(&run);
-    let outcome = carry_out(&mut run, instruction, options, config, browser, model).await;
-    conclude(run, outcome, browser)
+    let outcome = carry_out(&mut run, instruction, options, config, &mut browser, model).await;
+    conclude(run, outcome, &mut browser)
 }
 
 /// Carries out an instruction on `run`, which may already hold steps (a flow's), and keeps
@@ -206,7 +225,11 @@ async fn plan_round<B: Browser, M: ModelClient>(
     let (options, config, memory) = ctx;
     let (image, image_note) = (shown.image.as_ref(), shown.note.clone());
     let page = prompt_page(&observation.extraction, options, image.is_some());
-    let messages = plan_messages(config.family, instruction, history, &page, image.map(|i| i.data_url.as_str()), memory);
+    let instruction = match options.limits().prompt_note(&observation.extraction.url) {
+        Some(note) => format!("{instruction}\n\n{note}"),
+        None => instruction.to_string(),
+    };
+    let messages = plan_messages(config.family, &instruction, history, &page, image.map(|i| i.data_url.as_str()), memory);
     // Grounding models look back at recent screens; the others never need them again.
     let seen = image.filter(|_| config.family.grounds_on_image()).map(|i| i.data_url.clone());
     let Some((content, mut step)) = ask_model(run, options, config, browser, model, album, &messages, image_note).await? else {

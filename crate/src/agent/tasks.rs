@@ -197,11 +197,12 @@ fn demand_text(demand: &Value) -> String {
 const MAX_EDGE_STEPS: u32 = 25;
 
 pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+    let mut browser = options.guard(browser);
     let mut run = Run::new(id, &task.title(), browser.now_ms());
     run.task = Some(task.clone());
     browser.report(&run);
-    let outcome = perform(&mut run, task, None, options, config, browser, model).await;
-    conclude(run, outcome, browser)
+    let outcome = perform(&mut run, task, None, options, config, &mut browser, model).await;
+    conclude(run, outcome, &mut browser)
 }
 
 /// Carries out a task on `run`, which may already hold steps (a flow's). `xpath`: where a

@@ -74,6 +74,12 @@ impl Element {
         self.in_viewport > 0.0 && !self.occluded && !separator
     }
 
+    /// It shows a sensitive field's masked value or a secret's placeholder: screenshots
+    /// paint it over.
+    pub fn holds_secret(&self) -> bool {
+        self.content == SECRET_MASK || self.content.contains("<secret>")
+    }
+
     /// The part of the element its ancestors let show.
     pub fn shown_rect(&self) -> Rect {
         self.visible_rect.unwrap_or(self.rect)

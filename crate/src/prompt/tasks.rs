@@ -101,7 +101,7 @@ fn elsewhere(page: &Extraction) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    format!("Elsewhere on the page, out of view (Sightline scrolls to the one you name):\n<page>\n{}</page>\n", lines.concat())
+    format!("Elsewhere on the page, out of view (Sightline scrolls to the one you name):\n{}", super::page_fence(&lines.concat()))
 }
 
 #[cfg(test)]

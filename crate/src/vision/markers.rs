@@ -83,10 +83,13 @@ pub enum Overlay {
     Bbox { rect: Rect },
     /// A point from a model (CSS pixels).
     Point { x: f64, y: f64 },
+    /// Painted over: an element showing a secret or a password (CSS pixels).
+    Redact { rect: Rect },
 }
 
 const HIGHLIGHT: Rgb = [255, 64, 129];
 const MODEL_BOX: Rgb = [0, 160, 255];
+const REDACTED: Rgb = [96, 96, 96];
 
 pub fn draw_overlay(img: &mut RgbImage, overlay: &Overlay, mapping: &ImageMapping) {
     let scale = marker_scale(mapping) as i64;
@@ -97,6 +100,7 @@ pub fn draw_overlay(img: &mut RgbImage, overlay: &Overlay, mapping: &ImageMappin
             draw::stroke_rect(img, r, scale + 1, HIGHLIGHT);
         }
         Overlay::Bbox { rect } => draw::stroke_rect(img, to_pixels(&mapping.rect_to_image(rect)), scale + 1, MODEL_BOX),
+        Overlay::Redact { rect } => draw::fill_rect(img, to_pixels(&mapping.rect_to_image(rect)), REDACTED),
         Overlay::Point { x, y } => {
             let (px, py) = mapping.css_to_image((*x, *y));
             draw::point(img, (px.round() as i64, py.round() as i64), 8 * scale, MODEL_BOX);

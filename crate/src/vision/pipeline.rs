@@ -81,8 +81,13 @@ pub fn model_image(capture: &Capture, extraction: &Extraction, opts: &ImageOptio
 }
 
 /// `model_image` for any elements, with where each label went.
+/// Elements showing a secret or a password are painted over first.
 pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
-    let frame = Frame::from_capture(capture, opts)?;
+    let mut frame = Frame::from_capture(capture, opts)?;
+    let redactions: Vec<Overlay> = elements.iter().filter(|e| e.holds_secret()).map(|e| Overlay::Redact { rect: e.shown_rect() }).collect();
+    if !redactions.is_empty() {
+        frame.image = frame.with_overlays(&redactions);
+    }
     let (img, labels) = frame.with_markers(&markers_for(elements));
     Ok((frame.finish(&img, opts.format)?, labels))
 }
