@@ -208,6 +208,7 @@ export async function startRun(tabId, request, opts = {}) {
   const model = { ...settings.model, ...opts.model };
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths']) };
   if (settings.prices) options.prices = settings.prices;
+  options.secrets = settings.secrets;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
   if (opts.replay) {

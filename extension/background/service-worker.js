@@ -6,7 +6,7 @@ import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
   saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun, updateCache,
 } from './runs.js';
-import { getSettings, maskKey, setSettings } from './settings.js';
+import { getSettings, maskKey, setSettings, withoutSecretValues } from './settings.js';
 import { getImages } from './store.js';
 import { core } from './wasm.js';
 
@@ -166,7 +166,7 @@ const handlers = {
     return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: restriction(tab.url) };
   },
   async settings() {
-    const s = await getSettings();
+    const s = withoutSecretValues(await getSettings());
     return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };
   },
   presets: async () => ({ presets: (await core()).providerPresets() }),

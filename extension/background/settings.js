@@ -11,11 +11,14 @@ export const DEFAULT_SETTINGS = {
   // `image` is the core's ImageOptions subset a person sets: format and extra shrink.
   run: {
     maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3, describeRecorded: true,
+    allowedSites: [],
     image: { format: { type: 'png' }, shrink: 1 },
   },
   // The panel's own settings: interface language ("auto" follows the browser), runs kept.
   ui: { language: 'auto', historyLimit: 50 },
   prices: null,
+  // [{name, value, sites}]: typed where the model writes <secret>name</secret>; never shown to it.
+  secrets: [],
 };
 
 export async function getSettings() {
@@ -25,6 +28,7 @@ export async function getSettings() {
     run: { ...DEFAULT_SETTINGS.run, ...stored?.run },
     ui: { ...DEFAULT_SETTINGS.ui, ...stored?.ui },
     prices: stored?.prices ?? null,
+    secrets: Array.isArray(stored?.secrets) ? stored.secrets : [],
   };
 }
 
@@ -35,6 +39,7 @@ export async function setSettings(patch) {
     run: { ...current.run, ...patch?.run },
     ui: { ...current.ui, ...patch?.ui },
     prices: patch?.prices !== undefined ? patch.prices : current.prices,
+    secrets: patch?.secrets !== undefined ? patch.secrets : current.secrets,
   };
   await chrome.storage.local.set({ [KEY]: next });
   return next;
@@ -44,4 +49,9 @@ export async function setSettings(patch) {
 export function maskKey(key) {
   if (!key) return '';
   return key.length <= 8 ? '••••' : `${key.slice(0, 3)}••••${key.slice(-4)}`;
+}
+
+/** For pages that only show settings: secrets by name and sites, values left out. */
+export function withoutSecretValues(settings) {
+  return { ...settings, secrets: settings.secrets.map(({ name, sites }) => ({ name, sites, value: '' })) };
 }

@@ -6,6 +6,8 @@ import { loadLanguage, t, translate } from '../shared/i18n.js';
 const $ = (id) => document.getElementById(id);
 let storedKey = '';
 let presets = [];
+// The secrets as saved: a row whose value field is left empty keeps its saved value.
+let storedSecrets = [];
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
@@ -25,7 +27,7 @@ async function load() {
     ({ presets } = await send('presets'));
     $('provider').replaceChildren(...presets.map((p) => new Option(p.label, p.provider)));
   }
-  const { model, run, ui, prices } = await getSettings();
+  const { model, run, ui, prices, secrets } = await getSettings();
   $('provider').value = model.provider;
   $('baseUrl').value = model.baseUrl;
   $('model').value = model.model;
@@ -49,6 +51,9 @@ async function load() {
   $('keepScreenshots').value = run.keepScreenshots ?? 3;
   $('includeDescription').checked = run.includeDescription !== false;
   $('historyLimit').value = ui.historyLimit;
+  $('allowedSites').value = (run.allowedSites ?? []).join('\n');
+  storedSecrets = secrets;
+  $('secrets').replaceChildren(...secrets.map((s, i) => secretRow(s, i)));
   $('language').value = ui.language;
   showImageFields();
   await showCache();
@@ -74,6 +79,49 @@ $('imageFormat').addEventListener('change', showImageFields);
 $('includeScreenshot').addEventListener('change', showImageFields);
 
 const number = (id) => ($(id).value === '' ? null : Number($(id).value));
+
+/** One secret's row: name, value (never shown again once saved), the sites it is for. */
+function secretRow(secret = { name: '', sites: [] }, stored = -1) {
+  const row = document.createElement('div');
+  row.className = 'row secret';
+  row.dataset.stored = String(stored);
+  const field = (cls, type, value, placeholder) => {
+    const input = document.createElement('input');
+    Object.assign(input, { className: cls, type, value, placeholder, autocomplete: 'off', spellcheck: false });
+    input.setAttribute('aria-label', placeholder);
+    return input;
+  };
+  const remove = document.createElement('button');
+  Object.assign(remove, { type: 'button', className: 'secondary', textContent: t('removeSecret') });
+  remove.addEventListener('click', () => row.remove());
+  row.append(
+    field('secret-name', 'text', secret.name, t('secretName')),
+    field('secret-value', 'password', '', stored >= 0 ? t('secretSaved') : t('secretValue')),
+    field('secret-sites', 'text', (secret.sites ?? []).join(', '), t('secretSites')),
+    remove,
+  );
+  return row;
+}
+$('addSecret').addEventListener('click', () => $('secrets').append(secretRow()));
+
+const listOf = (text) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+
+/** The secrets as the form has them, or a message saying what is wrong. */
+function formSecrets() {
+  const secrets = [];
+  for (const row of $('secrets').querySelectorAll('.secret')) {
+    const name = row.querySelector('.secret-name').value.trim();
+    const typed = row.querySelector('.secret-value').value;
+    const value = typed || storedSecrets[Number(row.dataset.stored)]?.value || '';
+    const sites = listOf(row.querySelector('.secret-sites').value);
+    if (!name && !typed) continue;
+    if (!/^[\w.-]+$/.test(name)) return { error: t('secretBadName', name) };
+    if (!value) return { error: t('secretNoValue', name) };
+    if (secrets.some((s) => s.name === name)) return { error: t('secretTwice', name) };
+    secrets.push({ name, value, sites });
+  }
+  return { secrets };
+}
 
 /** The form's model settings; an empty key field means "keep the saved key". */
 function formModel() {
@@ -102,6 +150,7 @@ function formRun() {
     describeRecorded: $('describeRecorded').checked,
     includeDescription: $('includeDescription').checked,
     keepScreenshots: Number($('keepScreenshots').value) || 3,
+    allowedSites: listOf($('allowedSites').value),
     image: {
       format: $('imageFormat').value === 'jpeg' ? { type: 'jpeg', quality } : { type: 'png' },
       shrink: Math.min(100, Math.max(25, number('imageScale') ?? 100)) / 100,
@@ -114,6 +163,11 @@ $('settings').addEventListener('submit', async (e) => {
   $('pricesError').textContent = '';
   if (!$('includeDescription').checked && !$('includeScreenshot').checked) {
     $('status').textContent = t('notSavedBlind');
+    return;
+  }
+  const { secrets, error } = formSecrets();
+  if (error) {
+    $('status').textContent = error;
     return;
   }
   let prices;
@@ -129,6 +183,7 @@ $('settings').addEventListener('submit', async (e) => {
     run: formRun(),
     ui: { language: $('language').value, historyLimit: Number($('historyLimit').value) },
     prices,
+    secrets,
   });
   await loadLanguage();
   translate();
