@@ -100,6 +100,11 @@ function delayUnlessClosed(res, ms) {
 async function answeredAlike(res, reply, errorBody) {
   if (reply.delayMs) await delayUnlessClosed(res, reply.delayMs);
   if (res.destroyed) return true;
+  // `reset`: the connection drops before any answer (a proxy or server crash).
+  if (reply.reset) {
+    res.socket?.destroy();
+    return true;
+  }
   const status = reply.status ?? 200;
   const headers = reply.headers ?? {};
   if (reply.rawBody !== undefined) {
@@ -151,6 +156,13 @@ async function answerCompletion(res, reply, body) {
     const write = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
     const pieces = splitContent(content);
     for (const [i, piece] of pieces.entries()) {
+      // `truncateAfter: n`: the stream breaks off after n deltas, with no end event.
+      if (reply.truncateAfter === i) {
+        // Let what was written reach the client first: the answer is cut, not missing.
+        await delayUnlessClosed(res, 200);
+        res.socket?.destroy();
+        return;
+      }
       // Only the first delta carries the role, as OpenAI does.
       write(chunk(i === 0 ? { role: 'assistant', content: piece } : { content: piece }));
       if (reply.chunkDelayMs) await delayUnlessClosed(res, reply.chunkDelayMs);
