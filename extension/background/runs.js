@@ -470,6 +470,7 @@ export async function closeOrphanedRuns() {
       run.error = 'the extension restarted while this run was active; the steps so far are kept';
       run.endedMs = Date.now();
       await saveRun(run);
+      broadcast(run);
     }
   }
 }

@@ -13,7 +13,14 @@ import { core } from './wasm.js';
 // The API key is in chrome.storage.local; by default content scripts could read it there.
 chrome.storage.local.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => {});
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
-closeOrphanedRuns();
+// A worker that starts while runs are stored as running was stopped under them (Chrome
+// stops idle workers; a crash): those runs end here, steps kept, before anyone lists runs.
+const orphansClosed = closeOrphanedRuns().catch((e) => console.error('closing interrupted runs failed', e));
+// The panel holds a port: when this worker stops, the panel sees the port close, reconnects
+// (which starts a new worker) and reloads the runs.
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.sender?.id !== chrome.runtime.id || port.name !== 'sightline/panel') port.disconnect();
+});
 
 self.sightline = {
   extract: (tabId, opts = {}) => extract(tabId, opts),
@@ -53,7 +60,7 @@ self.sightline = {
   /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
   answer: (runId, text) => answerRun(runId, text),
   /** Kept runs, newest first (without the prompts sent; `run(id)` has them). */
-  runs: () => listRuns(),
+  runs: () => orphansClosed.then(listRuns),
   /** One kept run in full, or null. */
   run: (runId) => fullRun(runId),
   /** A kept run with its screenshots as trajectory JSON text, to save as a file. */
@@ -147,7 +154,10 @@ const handlers = {
   exportCache: async () => ({ json: await self.sightline.exportCache() }),
   importCache: async ({ json }) => ({ entries: await self.sightline.importCache(json) }),
   clearCache: async () => ({ entries: await self.sightline.clearCache() }),
-  runs: async () => ({ runs: await listRuns() }),
+  runs: async () => {
+    await orphansClosed;
+    return { runs: await listRuns() };
+  },
   runDetails: async ({ runId }) => ({ run: await fullRun(runId) }),
   /** Screenshots of kept runs by reference (a few at a time: each is hundreds of KB). */
   images: async ({ refs }) => ({ images: await getImages((Array.isArray(refs) ? refs : []).slice(0, 8).map(String)) }),

@@ -511,13 +511,31 @@ function translatePanel() {
   renderHistory();
 }
 
+/** Reloads the runs from the worker: at start, and after the worker was stopped and restarted. */
+async function loadRuns() {
+  ({ runs } = await send('runs'));
+  if (!runs.some((r) => r.id === shownRunId)) shownRunId = null;
+  // The latest run on this tab, still live if it is running.
+  shownRunId ??= runs.find((r) => r.tabId === targetTabId)?.id ?? null;
+  renderRun();
+  renderHistory();
+}
+
+/** A port to the worker whose closing says the worker stopped; reconnecting starts a new one. */
+function watchWorker() {
+  const port = chrome.runtime.connect({ name: 'sightline/panel' });
+  port.onDisconnect.addListener(() => {
+    setTimeout(() => {
+      watchWorker();
+      loadRuns().catch((e) => console.error('reloading the runs failed', e));
+    }, 300);
+  });
+}
+
 (async () => {
   await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
   translatePanel();
   await refreshTarget();
-  ({ runs } = await send('runs'));
-  // Reopening the panel shows the latest run on this tab, still live if it is running.
-  shownRunId = runs.find((r) => r.tabId === targetTabId)?.id ?? null;
-  renderRun();
-  renderHistory();
+  await loadRuns();
+  watchWorker();
 })();
