@@ -208,7 +208,9 @@ export async function startRun(tabId, request, opts = {}) {
   const model = { ...settings.model, ...opts.model };
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths']) };
   if (settings.prices) options.prices = settings.prices;
-  options.secrets = settings.secrets;
+  // A caller's own (the headless runner's, from its environment) replace the stored ones.
+  options.secrets = opts.secrets ?? settings.secrets;
+  if (opts.allowedSites) options.allowedSites = opts.allowedSites;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
   if (opts.replay) {

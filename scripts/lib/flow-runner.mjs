@@ -20,6 +20,16 @@ export function modelFromEnv(env = process.env) {
 }
 
 /**
+ * Secrets for a headless run: SIGHTLINE_SECRET_SITE_PASSWORD=… is typed where the flow says
+ * <secret>site_password</secret> (the names the Playwright export reads too).
+ */
+export function secretsFromEnv(env = process.env) {
+  return Object.entries(env)
+    .filter(([k, v]) => k.startsWith('SIGHTLINE_SECRET_') && k.length > 17 && v !== undefined)
+    .map(([k, value]) => ({ name: k.slice(17).toLowerCase(), value, sites: [] }));
+}
+
+/**
  * Reads and checks a flow file; serves its `web.serve` folder when it has one.
  * Resolves to { yaml, flow, url, close }; throws a readable error.
  */
@@ -80,7 +90,8 @@ export async function runFlowIn(browser, { yaml, flow, url, model, live = false,
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
-  const opts = { interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}) };
+  const secrets = secretsFromEnv();
+  const opts = { interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}) };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
   // Progress: the run as the worker keeps it, polled while the flow runs.
   let printed = 0;

@@ -109,22 +109,23 @@ impl Limits {
     /// `text` with each `<secret>name</secret>` replaced by the secret's value, for typing on `url`.
     pub fn reveal(&self, text: &str, url: &str) -> Result<String, GuardError> {
         let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(start) = rest.find(OPEN) {
-            let Some(len) = rest[start + OPEN.len()..].find(CLOSE) else { break };
-            let name = rest[start + OPEN.len()..start + OPEN.len() + len].trim();
-            let secret = self.secrets.iter().find(|s| s.name.trim() == name).ok_or_else(|| GuardError::UnknownSecret {
+        for piece in pieces(text) {
+            let name = match piece {
+                Piece::Text(t) => {
+                    out.push_str(t);
+                    continue;
+                }
+                Piece::Secret(name) => name,
+            };
+            let secret = self.secrets.iter().find(|s| s.name.trim().eq_ignore_ascii_case(name)).ok_or_else(|| GuardError::UnknownSecret {
                 name: name.to_string(),
                 known: if self.secrets.is_empty() { String::new() } else { format!(" (there are: {})", self.names()) },
             })?;
             if !(secret.sites.is_empty() || secret.sites.iter().any(|p| site_matches(url, p))) {
                 return Err(GuardError::SecretNotForSite { name: name.to_string(), sites: secret.sites.join(", "), address: url.to_string() });
             }
-            out.push_str(&rest[..start]);
             out.push_str(&secret.value);
-            rest = &rest[start + OPEN.len() + len + CLOSE.len()..];
         }
-        out.push_str(rest);
         Ok(out)
     }
 
@@ -171,6 +172,31 @@ impl Limits {
 
 const OPEN: &str = "<secret>";
 const CLOSE: &str = "</secret>";
+
+/// A part of typed text: as written, or a secret by name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Piece<'a> {
+    Text(&'a str),
+    Secret(&'a str),
+}
+
+/// `text` split at its `<secret>name</secret>` placeholders (an unclosed one is plain text).
+pub fn pieces(text: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let Some(len) = rest[start + OPEN.len()..].find(CLOSE) else { break };
+        if start > 0 {
+            out.push(Piece::Text(&rest[..start]));
+        }
+        out.push(Piece::Secret(rest[start + OPEN.len()..start + OPEN.len() + len].trim()));
+        rest = &rest[start + OPEN.len() + len + CLOSE.len()..];
+    }
+    if !rest.is_empty() || out.is_empty() {
+        out.push(Piece::Text(rest));
+    }
+    out
+}
 
 /// The placeholder the model writes for a secret.
 pub fn placeholder(name: &str) -> String {

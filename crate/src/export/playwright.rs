@@ -18,6 +18,12 @@ pub fn to_playwright(rec: &Recording, viewport: Viewport) -> String {
     out.push_str("// Replays the recorded steps with concrete selectors; no model is needed.\n");
     out.push_str("import { test, expect } from '@playwright/test';\n\n");
     let _ = writeln!(out, "test.use({{ viewport: {{ width: {}, height: {} }} }});\n", viewport.width, viewport.height);
+    let secrets = secret_names(rec);
+    if !secrets.is_empty() {
+        // The run typed secrets the export does not hold: they come from the environment.
+        let _ = writeln!(out, "// Secrets come from environment variables: {}.", secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", "));
+        out.push_str("function secret(name: string): string {\n  const value = process.env[name];\n  if (value === undefined) throw new Error(`set ${name}: this test types a secret it does not hold`);\n  return value;\n}\n\n");
+    }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
     let _ = writeln!(out, "  await page.goto({});", js(&rec.url));
     for step in &rec.steps {
@@ -28,6 +34,42 @@ pub fn to_playwright(rec: &Recording, viewport: Viewport) -> String {
     let _ = writeln!(out, "\n  {END_STATE_MARK}");
     out.push_str("});\n");
     out
+}
+
+/// Typed text as a TypeScript expression: its `<secret>name</secret>` placeholders read
+/// from the environment.
+fn typed(value: &str) -> String {
+    use crate::agent::guard::{pieces, Piece};
+    let parts: Vec<String> = pieces(value)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => js(t),
+            Piece::Secret(name) => format!("secret({})", js(&env_name(name))),
+        })
+        .collect();
+    parts.join(" + ")
+}
+
+/// `site_password` → `SIGHTLINE_SECRET_SITE_PASSWORD`.
+fn env_name(name: &str) -> String {
+    let upper: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    format!("SIGHTLINE_SECRET_{upper}")
+}
+
+fn secret_names(rec: &Recording) -> Vec<String> {
+    use crate::agent::guard::{pieces, Piece};
+    let mut names: Vec<String> = Vec::new();
+    for step in &rec.steps {
+        let (Op::Input { value, .. } | Op::Type { value }) = &step.op else { continue };
+        for p in pieces(value) {
+            if let Piece::Secret(n) = p {
+                if !names.iter().any(|x| x == n) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    names
 }
 
 fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
@@ -45,10 +87,10 @@ fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
         (Op::Hover, Some(l)) => line(format!("await {l}.hover();")),
         (Op::Locate, Some(l)) => line(format!("await expect({l}).toBeVisible();")),
         (Op::Input { value, append: false }, Some(l)) if target.is_some_and(|t| t.tag == "select") => line(format!("await {l}.selectOption({});", js(value))),
-        (Op::Input { value, append: false }, Some(l)) => line(format!("await {l}.fill({});", js(value))),
+        (Op::Input { value, append: false }, Some(l)) => line(format!("await {l}.fill({});", typed(value))),
         (Op::Input { value, append: true }, Some(l)) => {
             line(format!("await {l}.press('End');"));
-            line(format!("await {l}.pressSequentially({});", js(value)));
+            line(format!("await {l}.pressSequentially({});", typed(value)));
         }
         (Op::Tap | Op::DoubleClick | Op::RightClick | Op::Hover | Op::Locate | Op::Input { .. }, None) => {
             let Some((x, y)) = point else {
@@ -66,12 +108,12 @@ fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
                     if !append {
                         line("await page.keyboard.press('ControlOrMeta+A');".into());
                     }
-                    line(format!("await page.keyboard.type({});", js(value)));
+                    line(format!("await page.keyboard.type({});", typed(value)));
                 }
                 _ => {}
             }
         }
-        (Op::Type { value }, _) => line(format!("await page.keyboard.type({});", js(value))),
+        (Op::Type { value }, _) => line(format!("await page.keyboard.type({});", typed(value))),
         (Op::Key { key }, Some(l)) => line(format!("await {l}.press({});", js(key))),
         (Op::Key { key }, None) => line(format!("await page.keyboard.press({});", js(key))),
         (Op::Scroll { direction, distance, to_edge }, _) => {

@@ -115,6 +115,19 @@ fn a_select_is_chosen_from_not_typed_into() {
 }
 
 #[test]
+fn secrets_are_read_from_the_environment_in_playwright() {
+    let mut run = todo_run();
+    let password = target("//*[@id=\"password\"]", None, "input \"password\"");
+    run.steps.push(action(PlannedAction::Input { target: 5, value: "pin <secret>site_password</secret>!".into() }, "Input", Some(password)));
+    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    assert!(ts.contains(".fill(\"pin \" + secret(\"SIGHTLINE_SECRET_SITE_PASSWORD\") + \"!\");"), "{ts}");
+    assert!(ts.contains("environment variables: SIGHTLINE_SECRET_SITE_PASSWORD.") && ts.contains("function secret(name: string)"), "{ts}");
+    assert!(!ts.contains("<secret>"), "{ts}");
+    let plain = to_playwright(&recording_of(&todo_run()), Viewport::default());
+    assert!(!plain.contains("function secret"), "only where a secret is typed");
+}
+
+#[test]
 fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
     let mut run = todo_run();
     run.steps.truncate(1);
