@@ -184,6 +184,7 @@ export async function replayRun(tabId, source, opts = {}) {
 export async function startFlow(tabId, yaml, opts = {}) {
   const flow = (await core()).parseFlow(String(yaml ?? ''));
   if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url)) {
+    (await core()).checkSite(flow.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
     const tab = await chrome.tabs.get(tabId);
     if ((await core()).pageKey(tab.url ?? '') !== (await core()).pageKey(flow.url)) {
       await chrome.tabs.update(tabId, { url: flow.url });

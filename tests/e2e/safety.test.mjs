@@ -3,7 +3,9 @@
 // that the extension holds the line even when the model does not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { userMessage } from '../support/browser.mjs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DIST, userMessage } from '../support/browser.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
 const API_KEY = 'sk-SIGHTLINE-test-9f3c1e7a';
@@ -83,6 +85,24 @@ test('a full run with a secret: typed into the page, found in no output', async 
   assert.ok(JSON.stringify(stored.settings).includes(PASSWORD), 'settings alone hold it');
 });
 
+test('no page can message the extension, and the manifest lets none connect', async () => {
+  const manifest = JSON.parse(await readFile(path.join(DIST, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.externally_connectable, undefined);
+  assert.deepEqual(manifest.web_accessible_resources.flatMap((r) => r.resources), ['wasm/*'], 'pages may load the core module, nothing else');
+  const { page } = await open('/login.html');
+  const reached = await page.evaluate((id) => {
+    try {
+      return typeof chrome !== 'undefined' && !!chrome.runtime?.sendMessage && (chrome.runtime.sendMessage(id, { type: 'sightline/settings' }), true);
+    } catch {
+      return false;
+    }
+  }, new URL(browser.sw.url()).host);
+  assert.equal(reached, false, 'pages get no messaging API for Sightline');
+  const probe = await page.evaluate(async (id) => (await fetch(`chrome-extension://${id}/options/options.html`).then((r) => r.status, () => 'refused')), new URL(browser.sw.url()).host);
+  assert.equal(probe, 'refused', 'the settings page is out of a page\'s reach');
+  await page.close();
+});
+
 test('a prompt injection: fenced as page text, and an obedient model still cannot type a secret or the key', async () => {
   await configure();
   const { page, tabId } = await open('/injection.html');
@@ -120,6 +140,12 @@ test('allowed sites: a run does not start elsewhere, and stops where a link lead
   assert.match(run.error, /http:\/\/localhost:\d+\/todo\.html is outside the sites this run may use \(127\.0\.0\.1\)/);
   assert.equal(mock.requests.length, 1, 'nothing read of the other site went to the model');
   assert.ok(run.steps.some((s) => s.action.startsWith('Tap')), 'the steps so far are kept');
+
+  // A flow file whose page is elsewhere is refused before the tab goes there.
+  await page.goto(site.url('/injection.html'));
+  const yaml = `web:\n  url: http://localhost:${new URL(site.url('/')).port}/todo.html\ntasks:\n  - name: wait\n    flow:\n      - sleep: 10\n`;
+  await assert.rejects(browser.sw.evaluate(([id, y]) => self.sightline.runFlow(id, y), [tabId, yaml]), /localhost.* is outside the sites this run may use/);
+  assert.match(page.url(), /127\.0\.0\.1.*injection\.html/);
   await configure();
   await page.close();
 });

@@ -388,6 +388,12 @@ pub fn page_key(url: &str) -> String {
     crate::agent::cache::page_key(url)
 }
 
+/// Throws, saying why, when `url` lies outside `allowed_sites` (none: any site).
+#[wasm_bindgen(js_name = checkSite)]
+pub fn check_site(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> {
+    crate::agent::guard::Limits::new(&allowed_sites, &[]).check_site(url).map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
 /// `recorder` (Chrome DevTools Recorder JSON), `report` (HTML) or `gif` (a `data:image/gif`
 /// URL); the last two take `images_json`, the run's image references → data URLs.
