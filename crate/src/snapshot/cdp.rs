@@ -476,7 +476,8 @@ impl<'a> Decoder<'a> {
                 let visible = facts.visible && !v.transparent;
                 self.out.nodes.push(SnapNode {
                     parent: v.parent,
-                    data: NodeData::Text { text: strings.get(nodes.node_value[i])?.to_string() },
+                    // `nodeValue` is optional in the protocol: a text node without one is empty.
+                    data: NodeData::Text { text: strings.get(nodes.node_value.get(i).copied().unwrap_or(-1))?.to_string() },
                     rect,
                     visible,
                     position,
@@ -770,6 +771,12 @@ mod tests {
             "nodes": {"parentIndex": [1, 0], "nodeType": [1, 1], "nodeName": [0, 0]}}]});
         // Both point at each other: no root, nothing reachable, no hang.
         assert_eq!(decode(&cyclic, &metrics).unwrap().nodes.len(), 0);
+        // Found by fuzzing (cdp_snapshot): a text node, and no `nodeValue` column (it is
+        // optional in the protocol), was read past the column's end.
+        let no_values = json!({"strings": ["x"], "documents": [{"documentURL": -1, "title": -1,
+            "nodes": {"parentIndex": [-1, 0], "nodeType": [9, 3], "nodeName": [0, 0]}}]});
+        let snap = decode(&no_values, &metrics).unwrap();
+        assert!(matches!(&snap.nodes[..], [SnapNode { data: NodeData::Text { text }, .. }] if text.is_empty()), "{:?}", snap.nodes);
     }
 
     /// A hand-built capture: interned strings, and documents given as node rows.
