@@ -1,7 +1,7 @@
 // Minimal static file server for browser tests: serves tests/fixtures over
 // real HTTP (content scripts do not run on file:// without extra flags), and
 // mirrors every file under /strict/ with a strict CSP to reproduce pages where
-// WebAssembly compilation is refused.
+// WebAssembly compilation is refused, and under /trusted/ and /trusted-wasm/ with Trusted Types.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +27,14 @@ const CONTENT_TYPES = {
 // No 'unsafe-eval' / 'wasm-unsafe-eval': this is what blocks wasm compile.
 const STRICT_CSP = "script-src 'self'; object-src 'none'";
 const STRICT_PREFIX = '/strict';
+// Trusted Types on top of the strict policy: the page may assign no string to an HTML or script
+// sink. Under /trusted-wasm/ WebAssembly is allowed, so the content script reads the page
+// under Trusted Types; under /trusted/ it is refused, so the read goes through CDP.
+const TRUSTED_CSP = "require-trusted-types-for 'script'; trusted-types 'none'; script-src 'self'; object-src 'none'";
+const TRUSTED_PREFIXES = {
+  '/trusted': TRUSTED_CSP,
+  '/trusted-wasm': TRUSTED_CSP.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"),
+};
 
 /**
  * @param {{root?: string, port?: number}} [options]
@@ -68,6 +76,13 @@ export async function startStaticServer({ root = DEFAULT_ROOT, port = 0 } = {}) 
     if (pathname === STRICT_PREFIX || pathname.startsWith(STRICT_PREFIX + '/')) {
       pathname = pathname.slice(STRICT_PREFIX.length) || '/';
       headers['Content-Security-Policy'] = STRICT_CSP;
+    }
+    for (const [prefix, csp] of Object.entries(TRUSTED_PREFIXES)) {
+      if (pathname.startsWith(prefix + '/')) {
+        pathname = pathname.slice(prefix.length);
+        headers['Content-Security-Policy'] = csp;
+        break;
+      }
     }
     if (pathname.endsWith('/')) pathname += 'index.html';
 
