@@ -101,3 +101,26 @@ fn open_shadow_roots_are_read() {
     let page = describe(&snap, &DescribeOptions::default());
     assert!(page.elements.iter().any(|e| e.content == "inside shadow"));
 }
+
+#[wasm_bindgen_test]
+fn megabytes_of_text_and_value_are_read_cut() {
+    let window = mount(r#"<p id="big"></p><textarea id="field"></textarea>"#);
+    let document = window.document().unwrap();
+    let big = "word ".repeat(400_000); // 2 MB
+    document.get_element_by_id("big").unwrap().set_text_content(Some(&format!("{}{big}", " ".repeat(50_000))));
+    let field = document.get_element_by_id("field").unwrap();
+    field.unchecked_ref::<web_sys::HtmlTextAreaElement>().set_value(&big);
+    field.set_attribute("title", &big).unwrap();
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
+    mount("");
+    let text = snap.nodes.iter().find_map(|n| match &n.data {
+        sightline::snapshot::NodeData::Text { text } if text.contains("word") => Some(text.clone()),
+        _ => None,
+    });
+    let text = text.expect("the big text is read");
+    assert_eq!(text.chars().count(), sightline::snapshot::MAX_READ_CHARS, "cut, from its first word");
+    assert!(text.starts_with(" word"), "{:?}", &text[..10]);
+    let field = snap.nodes.iter().find(|n| n.tag() == Some("textarea")).unwrap();
+    assert_eq!(field.form.as_ref().and_then(|f| f.value.as_ref()).map(|v| v.chars().count()), Some(sightline::snapshot::MAX_READ_CHARS));
+    assert_eq!(field.attr("title").map(|v| v.chars().count()), Some(sightline::snapshot::MAX_READ_CHARS));
+}

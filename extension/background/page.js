@@ -77,13 +77,13 @@ export async function extractViaCdp(tabId, opts = {}) {
   const wasm = await core();
   const t0 = performance.now();
   const params = wasm.cdpSnapshotParams();
-  const capture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', params);
+  const capture = trimStrings(await cdp(tabId, 'DOMSnapshot.captureSnapshot', params));
   const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
   const frames = [];
   for (const { sessionId, frameId } of await remoteFrames(tabId)) {
     try {
       const { backendNodeId } = await cdp(tabId, 'DOM.getFrameOwner', { frameId });
-      const frameCapture = await cdp(tabId, 'DOMSnapshot.captureSnapshot', params, sessionId);
+      const frameCapture = trimStrings(await cdp(tabId, 'DOMSnapshot.captureSnapshot', params, sessionId));
       frames.push({ ownerBackendNodeId: backendNodeId, capture: frameCapture });
     } catch {
       // A frame that went away while being read, or one nested in another remote frame.
@@ -93,6 +93,22 @@ export async function extractViaCdp(tabId, opts = {}) {
     JSON.stringify(capture), JSON.stringify(metrics), JSON.stringify(frames), opts, performance.now() - t0,
   );
   return JSON.parse(json);
+}
+
+/**
+ * The core keeps 10,000 characters of any text or value (`snapshot::MAX_READ_CHARS`, from the
+ * first word): a capture's strings are cut to ten times that here, so the megabytes of one
+ * text node are not copied into WebAssembly memory (which never shrinks) only to be dropped.
+ */
+const MAX_CAPTURE_STRING = 100_000;
+function trimStrings(capture) {
+  if (!Array.isArray(capture?.strings)) return capture;
+  capture.strings = capture.strings.map((s) => {
+    if (typeof s !== 'string' || s.length <= MAX_CAPTURE_STRING) return s;
+    const start = Math.max(0, s.search(/\S/) - 1);
+    return s.slice(start, start + MAX_CAPTURE_STRING);
+  });
+  return capture;
 }
 
 /** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}`. */

@@ -240,6 +240,7 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
     };
     decoder.walk()?;
     fill_select_text(&mut decoder.out);
+    decoder.out.cut_long_reads(); // as the DOM walker reads them: a 10 MB text node costs nothing further
     let viewport = decoder.out.viewport.rect();
     // Only boxes in view can be on top of an element in view.
     decoder.boxes.retain(|b| b.rect.intersection_area(&viewport) > 0.0);

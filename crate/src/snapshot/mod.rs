@@ -270,6 +270,26 @@ impl SiblingPositions {
 
 pub const TEXT_STEP: &str = "text()";
 
+/// The most characters a walker keeps of one text node, form value or attribute value (ids
+/// excepted: they anchor XPaths). Descriptions show 300 characters of an element and text
+/// XPaths are made from 80; the rest of a 10 MB text node would only cost copies and memory.
+pub const MAX_READ_CHARS: usize = 10_000;
+
+/// `s` cut to [`MAX_READ_CHARS`] from its first word, keeping one whitespace character before
+/// it (it tells whether the text runs on from the text before); short strings are kept whole.
+pub fn cut_read(s: &str) -> &str {
+    if s.len() <= MAX_READ_CHARS {
+        return s; // as many bytes or fewer: as many chars or fewer
+    }
+    let first = s.find(|c: char| !c.is_whitespace()).unwrap_or(s.len());
+    let start = s[..first].char_indices().last().map_or(first, |(i, _)| i);
+    let rest = &s[start..];
+    match rest.char_indices().nth(MAX_READ_CHARS) {
+        Some((end, _)) => &rest[..end],
+        None => rest,
+    }
+}
+
 /// Attributes a walker records; classification reads nothing else.
 pub const RECORDED_ATTRIBUTES: [&str; 12] = [
     "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src", "value",
@@ -344,6 +364,31 @@ impl PageSnapshot {
             }
         };
         is_ancestor(a, b) || is_ancestor(b, a)
+    }
+
+    /// Cuts every text, form value and attribute value (ids excepted) to [`MAX_READ_CHARS`] with
+    /// [`cut_read`], as the DOM walker reads them: for readers that get whole strings (CDP).
+    pub fn cut_long_reads(&mut self) {
+        let cut = |s: &mut String| {
+            if s.len() > MAX_READ_CHARS {
+                *s = cut_read(s).to_string();
+            }
+        };
+        for node in &mut self.nodes {
+            match &mut node.data {
+                NodeData::Text { text } => cut(text),
+                NodeData::Element { attributes, .. } => {
+                    for (_, value) in attributes.iter_mut().filter(|(name, _)| !name.eq_ignore_ascii_case("id")) {
+                        cut(value);
+                    }
+                }
+            }
+            if let Some(form) = &mut node.form {
+                for value in [&mut form.value, &mut form.selected_text].into_iter().flatten() {
+                    cut(value);
+                }
+            }
+        }
     }
 
     /// Indices of the elements whose classification needs computed background facts:
@@ -464,6 +509,34 @@ mod tests {
         assert!(!f.has_background_color && f.has_background_image && !f.icon_font);
         let f = StyleFacts::from_computed("rgb(1, 2, 3)", "none", "\"Font Awesome 6 Free\"");
         assert!(f.has_background_color && !f.has_background_image && f.icon_font);
+    }
+
+    #[test]
+    fn long_reads_are_cut_from_the_first_word() {
+        assert_eq!(cut_read("  short  "), "  short  ");
+        let long = format!("{}{}", " ".repeat(20_000), "word ".repeat(5_000));
+        let cut = cut_read(&long);
+        assert_eq!(cut.chars().count(), MAX_READ_CHARS);
+        assert!(cut.starts_with(" word word"), "one separating space kept: {:?}", &cut[..12]);
+        let wide = "\u{4f60}".repeat(MAX_READ_CHARS + 5);
+        assert_eq!(cut_read(&wide).chars().count(), MAX_READ_CHARS, "counted in chars, cut on a boundary");
+        assert_eq!(cut_read(&" ".repeat(MAX_READ_CHARS + 1)), " ", "blank stays blank");
+    }
+
+    #[test]
+    fn long_reads_in_a_snapshot_are_cut_except_ids() {
+        let r = Rect::new(0.0, 0.0, 100.0, 20.0);
+        let big = "x".repeat(MAX_READ_CHARS * 3);
+        let mut b = Builder::new();
+        let field = b.el(None, "textarea", &[("id", big.as_str()), ("title", big.as_str())], r);
+        b.node_mut(field).form = Some(FormState { value: Some(big.clone()), ..Default::default() });
+        b.text(field, &big, r);
+        b.snap.cut_long_reads();
+        let (field, text) = (&b.snap.nodes[0], &b.snap.nodes[1]);
+        assert_eq!(field.attr("id").map(str::len), Some(big.len()), "ids anchor XPaths: whole");
+        assert_eq!(field.attr("title").map(str::len), Some(MAX_READ_CHARS));
+        assert_eq!(field.form.as_ref().and_then(|f| f.value.as_ref()).map(String::len), Some(MAX_READ_CHARS));
+        assert!(matches!(&text.data, NodeData::Text { text } if text.len() == MAX_READ_CHARS));
     }
 
     #[test]

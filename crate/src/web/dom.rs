@@ -13,7 +13,7 @@ use crate::describe::{visibility, HitTest};
 use crate::geometry::Rect;
 use crate::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
-    Viewport, RECORDED_ATTRIBUTES, TEXT_STEP,
+    Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -37,6 +37,17 @@ function shadowOf(el) {
 }
 // "\0" separates the packed fields, so it may not appear inside one.
 const clean = (s) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
+// Longest text, value or attribute value read (snapshot::MAX_READ_CHARS, set per walk): a 10 MB
+// text node costs one slice instead of a 10 MB copy into WASM. From the first word, with one
+// separating space before it kept (as snapshot::cut_read does).
+let readLimit = 10000;
+export function setReadLimit(n) { readLimit = n; }
+function cut(s) {
+  if (s.length <= readLimit) return s;
+  const first = s.search(/\S/);
+  const start = first > 0 ? first - 1 : 0;
+  return s.slice(start, start + readLimit);
+}
 const ranges = new WeakMap();
 // The nodes of the current walk; the walker refers to them by index.
 let nodes = [];
@@ -77,13 +88,17 @@ export function readNode(i, out) {
     const tag = node.localName;
     let packed = tag;
     if (node.hasAttributes()) {
-      for (const name of node.getAttributeNames()) if (recorded.has(name)) packed += '\0' + name + '\0' + clean(node.getAttribute(name));
+      for (const name of node.getAttributeNames()) {
+        if (!recorded.has(name)) continue;
+        const value = node.getAttribute(name);
+        packed += '\0' + name + '\0' + clean(name === 'id' ? value : cut(value)); // ids anchor XPaths: whole
+      }
     }
     out[4] = 0;
     switch (tag) {
-      case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(node.value); break;
-      case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(node.value); break;
-      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + clean(node.selectedOptions[0]?.textContent ?? ''); break;
+      case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(cut(node.value)); break;
+      case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.value)); break;
+      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.selectedOptions[0]?.textContent ?? '')); break;
       case 'option': out[4] = 1; out[5] = node.selected ? 1 : 0; packed += '\0'; break;
     }
     return packed;
@@ -91,7 +106,7 @@ export function readNode(i, out) {
   if (type === 3) {
     out[0] = 3;
     const data = node.data;
-    return /\S/.test(data) ? data : undefined;
+    return /\S/.test(data) ? cut(data) : undefined;
   }
   out[0] = 0;
   return undefined;
@@ -200,6 +215,8 @@ extern "C" {
     fn set_viewport_only(on: bool);
     #[wasm_bindgen(js_name = setRecordedAttributes)]
     fn set_recorded_attributes(names: js_sys::Array);
+    #[wasm_bindgen(js_name = setReadLimit)]
+    fn set_read_limit(chars: u32);
     #[wasm_bindgen(js_name = beginWalk)]
     fn begin_walk(root: &Node);
     #[wasm_bindgen(js_name = endWalk)]
@@ -305,6 +322,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
         names.push(&JsValue::from_str(name));
     }
     set_recorded_attributes(names);
+    set_read_limit(MAX_READ_CHARS as u32);
     set_viewport_only(viewport_only);
     begin_walk(&root);
     // Built before any early return, so the node table is always released.
