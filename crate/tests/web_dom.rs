@@ -103,6 +103,24 @@ fn open_shadow_roots_are_read() {
 }
 
 #[wasm_bindgen_test]
+fn text_in_display_contents_shows_as_its_parent_does() {
+    // display:contents has no box (checkVisibility says false), but its text renders; the CDP
+    // reader sees that text, so the live one must too. Hidden visibility still hides it.
+    let window = mount(
+        r#"<div style="display:contents"><div style="display:contents">shown through contents</div></div>
+           <div style="display:contents;visibility:hidden">hidden through contents</div>
+           <div style="display:none"><div style="display:contents">under display none</div></div>"#,
+    );
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
+    let page = describe(&snap, &DescribeOptions::default());
+    let texts: Vec<_> = page.elements.iter().map(|e| e.content.as_str()).collect();
+    mount("");
+    assert!(texts.contains(&"shown through contents"), "{texts:?}");
+    assert!(!texts.contains(&"hidden through contents"), "{texts:?}");
+    assert!(!texts.contains(&"under display none"), "{texts:?}");
+}
+
+#[wasm_bindgen_test]
 fn megabytes_of_text_and_value_are_read_cut() {
     let window = mount(r#"<p id="big"></p><textarea id="field"></textarea>"#);
     let document = window.document().unwrap();

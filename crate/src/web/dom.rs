@@ -162,7 +162,7 @@ const STYLE_SETS = [
   ['background-color', 'background-image', 'font-family'],
   ['overflow-x', 'overflow-y'],
   ['position'],
-  ['display'],
+  ['display', 'visibility'],
 ];
 // Computed values of one preset list, joined by "\n".
 export function readStyle(i, set) {
@@ -358,10 +358,18 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
             }
             let state = out[1];
             let hosts_shadow = out[2] == 1.0;
+            let mut visible = state == 2.0;
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
-            if state == 0.0 && read_style(v.node, DISPLAY_STYLE) != "contents" {
-                continue;
+            if state == 0.0 {
+                let values = read_style(v.node, DISPLAY_STYLE);
+                let (display, visibility) = values.split_once('\n').unwrap_or((&values, ""));
+                if display != "contents" {
+                    continue;
+                }
+                // Its children render in its place: they show as its parent does, unless its
+                // own (inherited) visibility hides them. checkVisibility says false for want of a box.
+                visible = v.parent.map_or(false, |p| snap.nodes[p as usize].visible) && visibility == "visible";
             }
             let form = form_text.map(|text| form_state(&tag, text, checked));
             let is_frame = tag == "iframe" || tag == "frame";
@@ -391,7 +399,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 parent: v.parent,
                 data: NodeData::Element { tag, attributes },
                 rect: None, // measured in the second pass, where classification needs it
-                visible: state == 2.0,
+                visible,
                 form,
                 position,
                 enters: v.enters,
