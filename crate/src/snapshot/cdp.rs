@@ -74,6 +74,8 @@ struct Document {
     title: i64,
     nodes: Nodes,
     layout: Layout,
+    /// The line fragments of laid-out text: a text that wraps has one box per line.
+    text_boxes: TextBoxes,
     scroll_offset_x: f64,
     scroll_offset_y: f64,
     content_width: f64,
@@ -119,6 +121,13 @@ struct Layout {
     styles: Vec<Vec<i64>>,
     bounds: Vec<Vec<f64>>,
     paint_orders: Vec<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct TextBoxes {
+    layout_index: Vec<i64>,
+    bounds: Vec<Vec<f64>>,
 }
 
 /// `Page.getLayoutMetrics`, the parts we read.
@@ -276,6 +285,8 @@ struct DocView {
     content_document: Vec<Option<i64>>,
     checked: Vec<bool>,
     selected: Vec<bool>,
+    /// Layout index → its text's line fragments (indices into `text_boxes.bounds`).
+    fragments: HashMap<usize, Vec<usize>>,
 }
 
 impl DocView {
@@ -309,6 +320,12 @@ impl DocView {
             }
             v
         };
+        let mut fragments: HashMap<usize, Vec<usize>> = HashMap::default();
+        for (k, &li) in doc.text_boxes.layout_index.iter().enumerate() {
+            if let Ok(li) = usize::try_from(li) {
+                fragments.entry(li).or_default().push(k);
+            }
+        }
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
         for i in 0..n {
@@ -330,6 +347,7 @@ impl DocView {
             content_document: rare(&nodes.content_document_index),
             checked: flags(&nodes.input_checked),
             selected: flags(&nodes.option_selected),
+            fragments,
         })
     }
 }
@@ -453,7 +471,11 @@ impl<'a> Decoder<'a> {
                     clip: if is_frame { Some(Clip::FRAME) } else { facts.clip },
                     positioning: Some(facts.positioning),
                 });
-                record_box(&mut self.boxes, rect, facts.paint_order, !visible || facts.pointer_events_none, v.document, index);
+                // An inline box is the union of its line fragments: where it wraps, that covers
+                // the lines' other content too. Hit-testing looks through it to its text's
+                // fragments and atomic children, which are what a point lands on.
+                let looked_through = !visible || facts.pointer_events_none || facts.inline;
+                record_box(&mut self.boxes, rect, facts.paint_order, looked_through, v.document, index);
                 next = (Some(index), v.transparent || facts.opacity_zero);
                 children_tree = None;
                 if is_frame {
@@ -485,7 +507,20 @@ impl<'a> Decoder<'a> {
                     enters: v.enters,
                     ..Default::default()
                 });
-                record_box(&mut self.boxes, rect, facts.paint_order, !visible || facts.pointer_events_none, v.document, index);
+                // One box per line: a wrapped text's union would cover what shares its lines.
+                let lines = view.layout_of[i].and_then(|li| view.fragments.get(&li)).map_or(&[][..], Vec::as_slice);
+                let line_rects: Vec<Rect> = lines
+                    .iter()
+                    .filter_map(|&k| doc.text_boxes.bounds.get(k).filter(|b| b.len() == 4))
+                    .map(|b| Rect::new(b[0], b[1], b[2], b[3]).translate(v.offset.0, v.offset.1))
+                    .collect();
+                let looked_through = !visible || facts.pointer_events_none;
+                if line_rects.is_empty() {
+                    record_box(&mut self.boxes, rect, facts.paint_order, looked_through, v.document, index);
+                }
+                for r in line_rects {
+                    record_box(&mut self.boxes, Some(r), facts.paint_order, looked_through, v.document, index);
+                }
                 continue;
             } else if node_type == DOCUMENT_NODE && !is_pseudo {
                 children_enter = v.enters; // a frame's root element begins the frame's tree
@@ -556,6 +591,8 @@ struct LayoutFacts {
     clip: Option<Clip>,
     positioning: Positioning,
     pointer_events_none: bool,
+    /// `display: inline`: its box is the union of its line fragments.
+    inline: bool,
     /// Border + padding, left and top: where a frame's content starts inside its box.
     content_offset: (f64, f64),
     paint_order: Option<i64>,
@@ -572,6 +609,7 @@ fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<La
             clip: None,
             positioning: Positioning::Static,
             pointer_events_none: false,
+            inline: false,
             content_offset: (0.0, 0.0),
             paint_order: None,
         });
@@ -600,6 +638,7 @@ fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<La
         clip: Clip::from_computed(style(OVERFLOW_X)?, style(OVERFLOW_Y)?),
         positioning: Positioning::from_computed(style(POSITION)?),
         pointer_events_none: style(POINTER_EVENTS)? == "none",
+        inline: display == "inline",
         content_offset: (px(BORDER_LEFT)? + px(PADDING_LEFT)?, px(BORDER_TOP)? + px(PADDING_TOP)?),
         paint_order: doc.layout.paint_orders.get(li).copied(),
     })
@@ -907,5 +946,56 @@ mod tests {
         let xpaths = crate::describe::xpath::XPaths::new(snap);
         assert_eq!(xpaths.of(shadow_button), "/html[1]/body[1]/my-card[1] >>> /button[1]");
         assert_eq!(xpaths.of(in_frame), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/button[1]");
+    }
+
+    #[test]
+    fn wrapped_inline_boxes_cover_nothing_on_their_lines() {
+        // <p><a>terms</a> and then a long sentence…<span>that wraps…</span></p>, three lines:
+        // the text after the link and the span each wrap, so their union boxes span whole lines.
+        let metrics = json!({"cssVisualViewport": {"clientWidth": 1280, "clientHeight": 800}}).to_string();
+        let inline = styles(|st| st[DISPLAY] = "inline");
+        let page = Doc {
+            rows: vec![
+                (-1, 9, "#document"), // 0
+                (0, 1, "HTML"),       // 1
+                (1, 1, "BODY"),       // 2
+                (2, 1, "P"),          // 3
+                (3, 1, "A"),          // 4
+                (4, 3, "#text"),      // 5
+                (3, 3, "#text"),      // 6
+                (3, 1, "SPAN"),       // 7
+                (7, 3, "#text"),      // 8
+            ],
+            bounds: vec![
+                (1, [0.0, 0.0, 1280.0, 800.0], 0),
+                (2, [0.0, 0.0, 1280.0, 800.0], 0),
+                (3, [0.0, 0.0, 400.0, 60.0], 0),
+                (4, [60.0, 0.0, 40.0, 20.0], 0),
+                (5, [60.0, 0.0, 40.0, 20.0], 0),
+                (6, [0.0, 0.0, 400.0, 40.0], 0),
+                (7, [0.0, 20.0, 400.0, 40.0], 0),
+                (8, [0.0, 20.0, 400.0, 40.0], 0),
+            ],
+            styles: vec![(4, inline), (7, inline)],
+            shadow: vec![],
+            content_document: vec![],
+            values: vec![(5, "terms"), (6, "and then a long sentence"), (8, "that wraps")],
+        };
+        let mut capture: Value = serde_json::from_str(&capture(&[page])).unwrap();
+        // Layout indices 4, 5 and 7 are the three texts: one line, two lines, two lines.
+        capture["documents"][0]["textBoxes"] = json!({
+            "layoutIndex": [4, 5, 5, 7, 7],
+            "bounds": [[60, 0, 40, 20], [100, 0, 300, 20], [0, 20, 200, 20], [200, 20, 200, 20], [0, 40, 100, 20]],
+        });
+        let page = decode(&capture.to_string(), &metrics, "").unwrap();
+        let snap = &page.snapshot;
+        let find = |text: &str| snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap() as u32;
+        let link = snap.nodes[find("terms") as usize].parent.unwrap();
+        use crate::describe::HitTest;
+        let mut hits = page.hit_test();
+        assert!(!hits.covered(link, (80.0, 10.0)), "the link shares its line with the wrapped text, under nothing");
+        assert!(!hits.covered(find("and then a long sentence"), (250.0, 10.0)));
+        assert!(!hits.covered(find("that wraps"), (50.0, 50.0)));
+        assert!(hits.covered(find("and then a long sentence"), (300.0, 30.0)), "a point on the span's part of line 2");
     }
 }
