@@ -66,8 +66,10 @@ pub fn png_size(base64: &str) -> Option<(u32, u32)> {
     if head.get(..8)? != b"\x89PNG\r\n\x1a\n" || head.get(12..16)? != b"IHDR" {
         return None;
     }
+    // Fewer than 24 bytes decode where the text is short, padded or broken by whitespace.
+    let size = head.get(16..24)?;
     let be = |s: &[u8]| u32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-    Some((be(&head[16..20]), be(&head[20..24])))
+    Some((be(&size[..4]), be(&size[4..])))
 }
 
 #[cfg(test)]
@@ -99,6 +101,11 @@ mod tests {
         let img = image::RgbImage::new(3840, 10);
         let b64 = crate::vision::base64::encode(&crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap());
         assert_eq!(png_size(&b64), Some((3840, 10)));
+        // Found by fuzzing (screenshot): a PNG header cut after "IHDR" (here by padding) was
+        // read past the end of the bytes it decoded to.
+        assert_eq!(png_size("iVBORw0KGgoAAAANSUhEUg=I"), None);
+        assert_eq!(png_size(&b64[..22]), None);
+        assert_eq!(png_size(&format!("{} {}", &b64[..24], &b64[24..])), None, "whitespace in the header");
         assert_eq!(Capture::from_cdp(b64, &metrics(), false).device_pixel_ratio, 3.0);
         assert_eq!(png_size("/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDA"), None, "JPEG is not PNG");
     }
