@@ -39,10 +39,23 @@ pub enum GuardError {
 }
 
 /// The host (and port, when the address names one) of an address, lower-cased; `None` for
-/// addresses without one (`about:blank`, `data:`).
+/// addresses without one (`about:blank`, `data:`). Read as the browser reads it (WHATWG URL):
+/// after a web scheme, any run of slashes and backslashes (even none) leads to the host, and a
+/// backslash ends it; the first `://` is not where the host begins (`http:evil.net?://site`).
 pub fn host_of(url: &str) -> Option<(String, Option<u16>)> {
-    let rest = url.trim().split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Spaces and controls around it are dropped, tabs and newlines anywhere.
+    let url: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let (scheme, rest) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic()) || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+        return None;
+    }
+    let special = ["http", "https", "ws", "wss", "ftp", "file"].iter().any(|s| scheme.eq_ignore_ascii_case(s));
+    let authority = if special {
+        rest.trim_start_matches(['/', '\\']).split(['/', '\\', '?', '#']).next().unwrap_or_default()
+    } else {
+        rest.strip_prefix("//")?.split(['/', '?', '#']).next().unwrap_or_default()
+    };
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let (h, after) = v6.split_once(']')?;
@@ -57,8 +70,8 @@ pub fn host_of(url: &str) -> Option<(String, Option<u16>)> {
         return None;
     }
     let port = match port {
-        Some(p) => Some(p.parse::<u16>().ok()?),
-        None => None,
+        Some(p) if !p.is_empty() => Some(p.parse::<u16>().ok()?),
+        _ => None, // `host:` is the scheme's own port
     };
     Some((host.to_ascii_lowercase(), port))
 }
@@ -344,6 +357,16 @@ mod tests {
         assert!(site_matches("http://127.0.0.1:8080/", "127.0.0.1"));
         assert!(!site_matches("http://127.0.0.1:8080/", "127.0.0.1:9090"));
         assert!(!site_matches("data:text/html,hi", "example.com"));
+        // Found by fuzzing (guard, against WHATWG URL parsing): the host is where the browser
+        // finds it, not after the first "://"; the minimised input opened host "s".
+        assert_eq!(host_of("http:s://example.com"), Some(("s".into(), None)));
+        assert!(!site_matches("http:evil.net?://example.com/", "example.com"));
+        assert!(!site_matches("https:/evil.net/https://example.com/", "example.com"));
+        assert!(!site_matches("https://evil.net\\@example.com/", "example.com"), "a backslash ends the host");
+        assert_eq!(host_of("HTTPS:\\\\evil.net\\x"), Some(("evil.net".into(), None)));
+        assert_eq!(host_of(" https://exa\tmple.com:/ "), Some(("example.com".into(), None)), "tabs dropped; an empty port is the default");
+        assert_eq!(host_of("foo:example.com"), None, "other schemes have a host only after //");
+        assert_eq!(host_of("1http://example.com"), None, "not a scheme");
     }
 
     #[test]
