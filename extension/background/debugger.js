@@ -1,6 +1,7 @@
 // chrome.debugger sessions, one per tab, attached on first use. CDP gives trusted input,
 // screenshots and DOMSnapshot (the CDP page reader). Frames Chrome renders in another process
-// (cross-site iframes) get sessions of their own through auto-attach.
+// (cross-site iframes) get sessions of their own through auto-attach. JavaScript dialogs
+// (alert, confirm, prompt, beforeunload) that block Sightline's work on a tab are answered here.
 const attached = new Set();
 /** tabId → Map(sessionId → targetId) of the tab's cross-process frames. */
 const frameSessions = new Map();
@@ -10,9 +11,13 @@ const network = new Map();
 
 chrome.debugger.onDetach.addListener(({ tabId }) => forget(tabId));
 chrome.tabs.onRemoved.addListener((tabId) => forget(tabId));
-chrome.debugger.onEvent.addListener(({ tabId }, method, params) => {
+chrome.debugger.onEvent.addListener(({ tabId, sessionId }, method, params) => {
   if (tabId == null) return;
-  if (method === 'Target.attachedToTarget' && params.targetInfo?.type === 'iframe') {
+  if (method === 'Page.javascriptDialogOpening') {
+    dialogOpened(tabId, sessionId, params);
+  } else if (method === 'Page.javascriptDialogClosed') {
+    dialogs.get(tabId)?.open.delete(sessionId ?? '');
+  } else if (method === 'Target.attachedToTarget' && params.targetInfo?.type === 'iframe') {
     if (!frameSessions.has(tabId)) frameSessions.set(tabId, new Map());
     frameSessions.get(tabId).set(params.sessionId, params.targetInfo.targetId);
   } else if (method === 'Target.detachedFromTarget') {
@@ -53,6 +58,84 @@ function forget(tabId) {
   attached.delete(tabId);
   frameSessions.delete(tabId);
   network.delete(tabId);
+  dialogs.get(tabId)?.open.clear();
+}
+
+// JavaScript dialogs block the page's main thread: no script runs, no DOMSnapshot is taken, an
+// input command that caused one does not return, until it is answered. While Sightline works
+// on a tab (a CDP command or a read in flight), it answers them:
+//   alert: OK; confirm and beforeunload: OK (the action that caused them was asked for);
+//   prompt: Cancel (Sightline has nothing to type, and an empty answer could pass for one).
+// A dialog that opens while Sightline is idle on the tab is left to the person until Sightline
+// next needs the tab; dialogs on a tab whose steps are being recorded are always the person's.
+// Only dialogs that open while the debugger is attached are reported to it: one already showing
+// when Sightline attaches cannot be answered (reads then fail after their deadline).
+
+/** How Sightline answers a dialog of `type` (`Page.handleJavaScriptDialog` params). */
+export function dialogAnswer(type) {
+  return type === 'prompt' ? { accept: false } : { accept: true };
+}
+
+/** tabId → { busy: count of Sightline's calls in flight, open: Map(sessionId|'' → params), answered: [] } */
+const dialogs = new Map();
+/** Tabs whose dialogs are the person's to answer ("record my steps"). */
+const personal = new Set();
+const MAX_DIALOG_LOG = 20;
+
+function dialogState(tabId) {
+  if (!dialogs.has(tabId)) dialogs.set(tabId, { busy: 0, open: new Map(), answered: [] });
+  return dialogs.get(tabId);
+}
+
+function dialogOpened(tabId, sessionId, params) {
+  const state = dialogState(tabId);
+  state.open.set(sessionId ?? '', params);
+  if (state.busy > 0) answerOpenDialogs(tabId);
+}
+
+function answerOpenDialogs(tabId) {
+  const state = dialogs.get(tabId);
+  if (!state || personal.has(tabId)) return;
+  for (const [sessionId, params] of state.open) {
+    state.open.delete(sessionId);
+    const answer = dialogAnswer(params.type);
+    const target = sessionId ? { tabId, sessionId } : { tabId };
+    chrome.debugger.sendCommand(target, 'Page.handleJavaScriptDialog', answer).then(() => {
+      state.answered.push({ type: params.type, message: String(params.message ?? '').slice(0, 200), url: params.url, accepted: answer.accept, at: Date.now() });
+      if (state.answered.length > MAX_DIALOG_LOG) state.answered.shift();
+    }, () => { /* closed meanwhile (by the person, or a navigation) */ });
+  }
+}
+
+/**
+ * Runs `work` as Sightline's own work on the tab: dialogs that are open, or open meanwhile,
+ * are answered (see above).
+ */
+export async function busyWith(tabId, work) {
+  const state = dialogState(tabId);
+  state.busy++;
+  try {
+    answerOpenDialogs(tabId);
+    return await work();
+  } finally {
+    state.busy--;
+  }
+}
+
+/**
+ * The dialogs Sightline answered on the tab since the last call, oldest first:
+ * `[{type, message, url, accepted, at}]` (a run can note them on its step).
+ */
+export function takeDialogs(tabId) {
+  const state = dialogs.get(tabId);
+  if (!state) return [];
+  return state.answered.splice(0);
+}
+
+/** While on, dialogs on the tab are left to the person ("record my steps"). */
+export function leaveDialogsToPerson(tabId, on) {
+  if (on) personal.add(tabId);
+  else personal.delete(tabId);
 }
 
 async function attach(tabId) {
@@ -66,6 +149,9 @@ async function attach(tabId) {
   }
   attached.add(tabId);
   network.set(tabId, { inflight: new Map(), lastActivity: 0 });
+  // Dialogs are reported from the moment the browser side has this, and its answer waits for
+  // the page: not awaited, so a page already blocked cannot hold up the rest.
+  chrome.debugger.sendCommand({ tabId }, 'Page.enable').catch(() => {});
   // Small buffers: we only count requests, never read bodies.
   await chrome.debugger
     .sendCommand({ tabId }, 'Network.enable', { maxTotalBufferSize: 100_000, maxResourceBufferSize: 10_000 })
@@ -76,13 +162,20 @@ async function attach(tabId) {
     .catch(() => {});
 }
 
-export async function cdp(tabId, method, params = {}, sessionId) {
+/** Attaches to the tab, so the dialogs it opens from now on are reported (and answered while Sightline works there). */
+export async function watchDialogs(tabId) {
   await attach(tabId);
-  try {
-    return await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
-  } catch (e) {
-    throw new Error(`${method} failed: ${e.message}`);
-  }
+}
+
+export async function cdp(tabId, method, params = {}, sessionId) {
+  return busyWith(tabId, async () => {
+    await attach(tabId);
+    try {
+      return await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
+    } catch (e) {
+      throw new Error(`${method} failed: ${e.message}`);
+    }
+  });
 }
 
 /** The tab's cross-process frames: `[{sessionId, frameId}]`. */

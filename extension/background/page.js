@@ -1,7 +1,7 @@
 // Reading a tab: screenshot through CDP, elements through the content script's WASM, or —
 // where the page's CSP refuses WebAssembly in content scripts — through CDP DOMSnapshot fed
 // to the same Rust classifier.
-import { cdp, networkIdle, remoteFrames } from './debugger.js';
+import { busyWith, cdp, leaveDialogsToPerson, networkIdle, remoteFrames, watchDialogs } from './debugger.js';
 import { core } from './wasm.js';
 
 // Pages Chrome keeps extensions off, each with a code the panel words in its own language.
@@ -50,12 +50,44 @@ async function inPage(tabId, name, arg) {
 /** Switches "record my steps" listeners on or off in the tab's page. */
 export async function setRecording(tabId, on) {
   await assertUsable(tabId);
+  leaveDialogsToPerson(tabId, on); // while the person acts, their dialogs are theirs to answer
   await inPage(tabId, 'record', { on });
+}
+
+/**
+ * How long Sightline waits for the page to answer a read: in the page, 30 s (200,000 nodes
+ * take about 2 s); a DOMSnapshot, 60 s (the same page: about 8 s). A page silent for that long
+ * is blocked: by a dialog that was open before Sightline attached (dialogs opening later are
+ * answered), or by a script that never yields. The read then fails saying so, instead of waiting
+ * for ever.
+ */
+const PAGE_DEADLINE_MS = 30_000;
+const SNAPSHOT_DEADLINE_MS = 60_000;
+
+function withinDeadline(work, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(
+      `${what} got no answer within ${ms / 1000} s: the page is not responding. ` +
+      'A dialog (alert, confirm, prompt) that was open before Sightline took over the tab, or a script that never ' +
+      'stops, may be blocking it; close the dialog or reload the page and try again.',
+    )), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 export async function extract(tabId, opts = {}) {
   await assertUsable(tabId);
-  const reply = await inPage(tabId, 'extract', opts);
+  return busyWith(tabId, () => readPage(tabId, opts));
+}
+
+async function readPage(tabId, opts) {
+  const reply = await withinDeadline((async () => {
+    // Attached first, so a dialog the page opens before the read gets to run is reported, and
+    // answered (the read is in flight) instead of holding it up.
+    await watchDialogs(tabId);
+    return inPage(tabId, 'extract', opts);
+  })(), PAGE_DEADLINE_MS, 'reading the page');
   if (reply?.json) {
     const result = JSON.parse(reply.json);
     // Visible cross-origin frames: only CDP reads every document of the page.
@@ -74,19 +106,26 @@ export async function extract(tabId, opts = {}) {
  * directly (tests compare it with the content-script path).
  */
 export async function extractViaCdp(tabId, opts = {}) {
+  return busyWith(tabId, () => readViaCdp(tabId, opts));
+}
+
+async function readViaCdp(tabId, opts) {
   const wasm = await core();
   const t0 = performance.now();
   const params = wasm.cdpSnapshotParams();
-  const capture = trimStrings(await cdp(tabId, 'DOMSnapshot.captureSnapshot', params));
+  const snapshot = cdp(tabId, 'DOMSnapshot.captureSnapshot', params);
+  const capture = trimStrings(await withinDeadline(snapshot, SNAPSHOT_DEADLINE_MS, 'reading the page through the debugger'));
   const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
   const frames = [];
   for (const { sessionId, frameId } of await remoteFrames(tabId)) {
     try {
       const { backendNodeId } = await cdp(tabId, 'DOM.getFrameOwner', { frameId });
-      const frameCapture = trimStrings(await cdp(tabId, 'DOMSnapshot.captureSnapshot', params, sessionId));
+      const frameSnapshot = cdp(tabId, 'DOMSnapshot.captureSnapshot', params, sessionId);
+      const frameCapture = trimStrings(await withinDeadline(frameSnapshot, SNAPSHOT_DEADLINE_MS, 'reading a frame'));
       frames.push({ ownerBackendNodeId: backendNodeId, capture: frameCapture });
     } catch {
-      // A frame that went away while being read, or one nested in another remote frame.
+      // A frame that went away while being read, one nested in another remote frame, or one
+      // that does not answer.
     }
   }
   const json = wasm.describeCdpSnapshot(
@@ -140,7 +179,7 @@ export async function overlay(tabId, overlays, { fullPage = false, image } = {})
 
 /** Scrolls an element (`{xpath, rect}` from an extraction) into view. */
 export async function reveal(tabId, element) {
-  const how = await inPage(tabId, 'reveal', { xpath: element.xpath, rect: element.rect });
+  const how = await busyWith(tabId, () => inPage(tabId, 'reveal', { xpath: element.xpath, rect: element.rect }));
   if (!how) throw new Error('the page did not answer while scrolling an element into view');
 }
 
@@ -149,13 +188,17 @@ export async function reveal(tabId, element) {
  * each capped so a busy page cannot stall a run.
  */
 export async function settle(tabId) {
-  try {
-    await inPage(tabId, 'settle', { quietMs: 150, maxMs: 3000 });
-  } catch {
-    // A navigation dropped the content script: the load wait below covers it.
-  }
-  await tabLoaded(tabId, 10_000);
-  await networkIdle(tabId, { quietMs: 400, maxMs: 5000 }).catch(() => {});
+  // Sightline's own wait: a dialog the action causes meanwhile (beforeunload on leaving) is answered.
+  await busyWith(tabId, async () => {
+    try {
+      // The page's own cap is 3 s; a page that cannot answer at all (blocked) is not waited for.
+      await Promise.race([inPage(tabId, 'settle', { quietMs: 150, maxMs: 3000 }), new Promise((r) => setTimeout(r, 5000))]);
+    } catch {
+      // A navigation dropped the content script: the load wait below covers it.
+    }
+    await tabLoaded(tabId, 10_000);
+    await networkIdle(tabId, { quietMs: 400, maxMs: 5000 }).catch(() => {});
+  });
 }
 
 /** Resolves once the tab is no longer loading, or after `maxMs`. */
