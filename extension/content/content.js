@@ -5,10 +5,11 @@
   if (globalThis.__sightline) return;
 
   let corePromise = null;
+  let wasmMemory = null;
   function loadCore() {
     corePromise ??= (async () => {
       const mod = await import(chrome.runtime.getURL('wasm/sightline.js'));
-      await mod.default({ module_or_path: chrome.runtime.getURL('wasm/sightline_bg.wasm') });
+      wasmMemory = (await mod.default({ module_or_path: chrome.runtime.getURL('wasm/sightline_bg.wasm') })).memory;
       return mod;
     })();
     return corePromise;
@@ -73,6 +74,11 @@
           resolve(true);
         }
       });
+    },
+
+    /** For tests: bytes of WebAssembly memory the core holds in this page (it never shrinks). */
+    memory() {
+      return { wasmBytes: wasmMemory?.buffer.byteLength ?? 0 };
     },
 
     /** "Record my steps": reports the person's own trusted input to the worker while on. */
