@@ -182,10 +182,17 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
     base64::decode(payload).ok_or(VisionError::Base64)
 }
 
-/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot).
+/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot). As with captures,
+/// images over [`MAX_CAPTURE_PIXELS`] are refused before decoding: a few hundred bytes of a
+/// loaded trajectory can declare a JPEG of hundreds of megapixels.
 pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
     let bytes = data_url_bytes(url)?;
-    image::load_from_memory(&bytes).map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
+    let reader = || ImageReader::new(Cursor::new(&bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()));
+    let (width, height) = reader()?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+    if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
+        return Err(VisionError::TooLarge { width, height });
+    }
+    reader()?.decode().map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
 }
 
 /// `img` at most `max_width` wide (aspect kept), as a JPEG data URL.

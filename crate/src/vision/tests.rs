@@ -183,3 +183,16 @@ fn golden_overlays() {
     ]);
     assert_like_golden(&img, "overlays.png");
 }
+
+#[test]
+fn kept_screenshots_too_large_are_refused_before_decoding() {
+    // Found by fuzzing (screenshot): 683 bytes of JPEG whose header declares 8198×20535 pixels
+    // (168 M) took 14 s to decode and shrink for the HTML report. The same header here.
+    let mut jpeg = pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Jpeg { quality: 80 }).unwrap();
+    let sof = jpeg.windows(2).position(|w| w == [0xff, 0xc0]).unwrap();
+    jpeg[sof + 5..sof + 9].copy_from_slice(&[0x50, 0x37, 0x20, 0x06]); // height 20535, width 8198
+    let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 });
+    assert!(matches!(pipeline::decode_data_url(&url), Err(VisionError::TooLarge { width: 8198, height: 20535 })));
+    let small = pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png);
+    assert_eq!(pipeline::decode_data_url(&small).unwrap().dimensions(), (8, 8));
+}
