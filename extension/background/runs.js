@@ -1,6 +1,6 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
-import { cdp, chooseFiles, detach } from './debugger.js';
+import { cdp, chooseFiles, detach, takeDialogs } from './debugger.js';
 import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -294,6 +294,17 @@ export async function startRun(tabId, request, opts = {}) {
       saveRun(run);
       broadcast(run);
     },
+  };
+
+  // Dialogs the page opened while Sightline acted were answered (debugger.js): the step says so.
+  const settlePage = host.settle;
+  host.settle = async () => {
+    const note = await settlePage();
+    const answered = takeDialogs(entry.tabId).map((d) => {
+      const text = String(d.message ?? '').replace(/\s+/g, ' ').trim();
+      return `answered the page's ${d.type} dialog${text ? ` “${text.length > 80 ? `${text.slice(0, 79)}…` : text}”` : ''} with ${d.accepted ? 'OK' : 'Cancel'}`;
+    });
+    return [note, ...answered].filter(Boolean).join('; ') || null;
   };
 
   const work = typeof request === 'string'

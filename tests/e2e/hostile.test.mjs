@@ -342,6 +342,9 @@ test('what the page answered: confirm true, prompt null, alert returned', async 
   ])]);
   assert.equal(run.status, 'succeeded', run.error);
   assert.deepEqual(await page.evaluate(() => window.dialogLog), ['alert:returned', 'confirm:true', 'prompt:null']);
+  const notes = run.steps.map((s) => s.note ?? '').join('\n');
+  assert.match(notes, /answered the page's confirm dialog “[^”]+” with OK/, notes);
+  assert.match(notes, /answered the page's prompt dialog “[^”]+” with Cancel/, notes);
   await page.close();
 });
 

@@ -61,7 +61,7 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   }
   assert.match(exported['midscene-yaml'], /aiInput: "input \\"pw\\""\n {8}value: "<secret>pw<\/secret>"/);
 
-  // The Playwright export signs in again, typing the placeholder where the password was.
+  // The Playwright export signs in again, reading the password from SIGHTLINE_SECRET_PW.
   const dir = path.join(ROOT, 'out', 'export-check', 'recorded');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -70,16 +70,26 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   await writeFile(path.join(dir, 'playwright.config.mjs'), `export default { testDir: '.', reporter: 'line', workers: 1,
   use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--disable-gpu'] } } };\n`);
   const cli = path.join(ROOT, 'node_modules/@playwright/test/cli.js');
-  const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, timeout: 90_000 })
+  assert.match(exported.playwright, /\.fill\(secret\("SIGHTLINE_SECRET_PW"\)\)/);
+  const env = { ...process.env, SIGHTLINE_SECRET_PW: SECRET };
+  const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, env, timeout: 90_000 })
     .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
   assert.equal(result.code, 0, result.stdout);
 
-  // Replay in the extension, on a fresh copy of the page, with no model configured at all.
+  // Replay in the extension, on a fresh copy of the page, with no model configured at all:
+  // without the secret it stops saying so; with it set up, the password is typed again.
   await page.goto(site.url('/form.html?case=replay'));
+  const without = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
+  assert.equal(without.status, 'failed');
+  assert.match(without.error, /no secret named “pw” is set up; add it under Secrets in Settings/);
+  await page.goto(site.url('/form.html?case=replay'));
+  await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'pw', value, sites: [] }] }), SECRET);
   const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
+  await browser.sw.evaluate(() => self.sightline.setSettings({ secrets: [] }));
   assert.equal(replay.status, 'succeeded', replay.error);
   assert.equal(replay.modelCalls, 0);
   assert.equal(await page.textContent('#welcome'), 'Welcome, Ada (password given), remembered');
+  assert.equal(await page.inputValue('#pw'), SECRET);
   await Promise.all([panel.close(), page.close()]);
 });
 
