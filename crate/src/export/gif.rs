@@ -9,6 +9,7 @@ use image::{Delay, Frame, Rgba, RgbaImage};
 use std::collections::HashMap;
 
 const WIDTH: u32 = 800;
+const MAX_HEIGHT: u32 = 1600;
 const SCALE: u32 = 2;
 const GLYPH: u32 = 8 * SCALE;
 const PAD: u32 = 8;
@@ -48,9 +49,8 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
     // Every frame has the first one's size: a GIF's frames share one screen.
     let mut page_h = None;
     for (k, (_, step, img)) in shots.into_iter().enumerate() {
-        let (w, h) = img.dimensions();
-        let nh = ((h as f64 * WIDTH as f64 / w.max(1) as f64).round() as u32).max(1);
-        let scaled = image::DynamicImage::ImageRgb8(resize(img, WIDTH, nh)).into_rgba8();
+        let (nw, nh) = fitted(img.dimensions());
+        let scaled = image::DynamicImage::ImageRgb8(resize(img, nw, nh)).into_rgba8();
         let height = *page_h.get_or_insert(nh);
         let mut page = RgbaImage::from_pixel(WIDTH, height, Rgba([255, 255, 255, 255]));
         image::imageops::overlay(&mut page, &scaled, 0, 0);
@@ -70,6 +70,15 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         }
     }
     Ok(out)
+}
+
+/// A screenshot's size in the GIF: WIDTH wide, unless that would make it taller than
+/// MAX_HEIGHT (a full-page capture, or a hostile 1×20000 image in a loaded trajectory), then
+/// MAX_HEIGHT tall. The aspect ratio is kept.
+fn fitted((w, h): (u32, u32)) -> (u32, u32) {
+    let (w, h) = (w.max(1) as f64, h.max(1) as f64);
+    let scale = (WIDTH as f64 / w).min(MAX_HEIGHT as f64 / h);
+    (((w * scale).round() as u32).clamp(1, WIDTH), ((h * scale).round() as u32).clamp(1, MAX_HEIGHT))
 }
 
 /// The page between a title bar (the instruction) and a caption bar.

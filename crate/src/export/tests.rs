@@ -217,6 +217,19 @@ fn report_images_shrink_until_they_fit_their_share() {
 }
 
 #[test]
+fn a_tall_thin_screenshot_makes_a_bounded_gif_frame() {
+    // 1×20000: scaled to 800 px wide it would ask for 16 million rows.
+    let img = image::RgbImage::from_pixel(1, 20_000, image::Rgb([10, 20, 30]));
+    let png = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
+    let mut run = todo_run();
+    run.steps[1].screenshot = Some("tall".into());
+    let images = std::collections::HashMap::from([("tall".to_string(), crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png))]);
+    let gif = gif::to_gif(&run, &images).unwrap();
+    let frame = image::load_from_memory(&gif).unwrap();
+    assert!(frame.height() <= 1600 + 200 && frame.width() == 800, "{}×{}", frame.width(), frame.height());
+}
+
+#[test]
 fn the_gif_has_a_captioned_frame_per_screenshot() {
     let mut run = todo_run();
     let mut images = std::collections::HashMap::new();
