@@ -218,10 +218,7 @@ pub fn placeholder(name: &str) -> String {
 
 /// Page text that spells a secret placeholder, made inert: `<secret>` becomes `‹secret›`.
 fn disarm(text: &str) -> String {
-    if !text.contains("secret>") {
-        return text.to_string();
-    }
-    text.replace(OPEN, "\u{2039}secret\u{203a}").replace(CLOSE, "\u{2039}/secret\u{203a}")
+    crate::prompt::inert_tags(text, &["secret"])
 }
 
 fn screen_element(e: &mut Element, clean: &impl Fn(&str) -> String) {

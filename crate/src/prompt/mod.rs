@@ -210,27 +210,29 @@ fn page_section(page: &Extraction, with_elements: bool) -> String {
 /// Page text inside `<page>` tags. Tags of ours that the page itself writes are made inert
 /// first, so no page can end the fence early and write as if it were the person.
 pub(crate) fn page_fence(text: &str) -> String {
-    let mut body = text.to_string();
-    for tag in ["page", "instruction"] {
-        for open in [format!("<{tag}>"), format!("</{tag}>")] {
-            if body.to_ascii_lowercase().contains(&open) {
-                let inert = open.replace('<', "\u{2039}").replace('>', "\u{203a}");
-                body = replace_ignoring_case(&body, &open, &inert);
-            }
-        }
-    }
-    format!("<page>\n{body}</page>\n")
+    format!("<page>\n{}</page>\n", inert_tags(text, &["page", "instruction"]))
 }
 
-/// `text` with every ASCII-case-insensitive match of `pattern` (ASCII) replaced.
-fn replace_ignoring_case(text: &str, pattern: &str, with: &str) -> String {
+/// `text` with each `<tag>` and `</tag>` of `tags` (ASCII letters, matched ignoring case) made
+/// inert as `‹tag›` / `‹/tag›`: readable, but no longer one of the tags a prompt is built with.
+pub(crate) fn inert_tags(text: &str, tags: &[&str]) -> String {
+    // ASCII lower-casing keeps byte offsets, so matches in `lower` index `text` too.
     let lower = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for (at, _) in lower.match_indices(pattern) {
+    for (at, _) in lower.match_indices('<') {
+        if at < last {
+            continue;
+        }
+        let rest = &lower[at + 1..];
+        let (slash, name) = match rest.strip_prefix('/') {
+            Some(r) => ("/", r),
+            None => ("", rest),
+        };
+        let Some(tag) = tags.iter().find(|t| name.strip_prefix(**t).is_some_and(|r| r.starts_with('>'))) else { continue };
         out.push_str(&text[last..at]);
-        out.push_str(with);
-        last = at + pattern.len();
+        out.push_str(&format!("\u{2039}{slash}{tag}\u{203a}"));
+        last = at + 1 + slash.len() + tag.len() + 1;
     }
     out.push_str(&text[last..]);
     out
@@ -349,6 +351,7 @@ mod tests {
         assert_eq!(fenced.matches("</page>").count(), 1, "{fenced}");
         assert!(fenced.ends_with("</page>\n") && !fenced.contains("<instruction>") && !fenced.contains("</instruction>"), "{fenced}");
         assert!(fenced.contains("\u{2039}/page\u{203a}"), "the text stays readable: {fenced}");
+        assert_eq!(inert_tags("<pages> a<b </Page> <page", &["page"]), "<pages> a<b \u{2039}/page\u{203a} <page", "only whole tags");
     }
 
     #[test]
