@@ -232,6 +232,27 @@ export async function startRun(tabId, request, opts = {}) {
     entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
     entry.opened = null;
   };
+  /** Waits for the page; says when the action navigated or opened a tab the run now follows. */
+  const settleAndFollow = async () => {
+    await settle(entry.tabId);
+    if (entry.opened != null) {
+      const next = entry.opened;
+      entry.opened = null;
+      await tabLoaded(next, 10_000);
+      const opened = await assertUsable(next).catch(() => null);
+      if (opened) {
+        entry.tabId = next;
+        entry.tabs.add(next);
+        await chrome.tabs.update(next, { active: true }).catch(() => {});
+        await settle(next);
+        entry.title = (await chrome.tabs.get(next)).title;
+        return `followed the new tab it opened: ${opened.url}`;
+      }
+    }
+    const now = await chrome.tabs.get(entry.tabId).catch(() => null);
+    if (now) entry.title = now.title;
+    return now && entry.urlBefore && now.url !== entry.urlBefore ? `the page navigated to ${now.url}` : null;
+  };
   const host = {
     async observe() {
       // Elements first, then the capture: markers are drawn from this extraction.
@@ -247,26 +268,11 @@ export async function startRun(tabId, request, opts = {}) {
       await beforeInput();
       await chooseFiles(entry.tabId, click, files);
     },
-    /** Waits for the page; says when the action navigated or opened a tab the run now follows. */
+    /** Waits for the page; says when the action navigated, opened a tab the run now follows, or raised dialogs. */
     async settle() {
-      await settle(entry.tabId);
-      if (entry.opened != null) {
-        const next = entry.opened;
-        entry.opened = null;
-        await tabLoaded(next, 10_000);
-        const opened = await assertUsable(next).catch(() => null);
-        if (opened) {
-          entry.tabId = next;
-          entry.tabs.add(next);
-          await chrome.tabs.update(next, { active: true }).catch(() => {});
-          await settle(next);
-          entry.title = (await chrome.tabs.get(next)).title;
-          return `followed the new tab it opened: ${opened.url}`;
-        }
-      }
-      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
-      if (now) entry.title = now.title;
-      return now && entry.urlBefore && now.url !== entry.urlBefore ? `the page navigated to ${now.url}` : null;
+      const acted = entry.tabId;
+      const note = await settleAndFollow();
+      return [note, ...dialogNotes(new Set([acted, entry.tabId]))].filter(Boolean).join('; ') || null;
     },
     reveal: (element) => reveal(entry.tabId, element),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -294,17 +300,6 @@ export async function startRun(tabId, request, opts = {}) {
       saveRun(run);
       broadcast(run);
     },
-  };
-
-  // Dialogs the page opened while Sightline acted were answered (debugger.js): the step says so.
-  const settlePage = host.settle;
-  host.settle = async () => {
-    const note = await settlePage();
-    const answered = takeDialogs(entry.tabId).map((d) => {
-      const text = String(d.message ?? '').replace(/\s+/g, ' ').trim();
-      return `answered the page's ${d.type} dialog${text ? ` “${text.length > 80 ? `${text.slice(0, 79)}…` : text}”` : ''} with ${d.accepted ? 'OK' : 'Cancel'}`;
-    });
-    return [note, ...answered].filter(Boolean).join('; ') || null;
   };
 
   const work = typeof request === 'string'
@@ -487,6 +482,14 @@ export async function closeOrphanedRuns() {
       broadcast(run);
     }
   }
+}
+
+/** The dialogs Sightline answered on these tabs since last asked (debugger.js), as step notes. */
+function dialogNotes(tabIds) {
+  return [...tabIds].flatMap((tabId) => takeDialogs(tabId)).map((d) => {
+    const text = String(d.message ?? '').replace(/\s+/g, ' ').trim();
+    return `answered the page's ${d.type} dialog${text ? ` \u201c${text.length > 80 ? `${text.slice(0, 79)}\u2026` : text}\u201d` : ''} with ${d.accepted ? 'OK' : 'Cancel'}`;
+  });
 }
 
 function pick(obj, keys) {
