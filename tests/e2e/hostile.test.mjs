@@ -3,21 +3,15 @@
 // within a time bound. Bounds are about three times what a 2-core machine measured (the
 // figures are in each test's diagnostics; HOSTILE_FIGURES=file.json collects them), never
 // below 3 s, so a regression to quadratic work or a hang fails while noise does not.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { launchWithExtension } from '../support/browser.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
+import { pageSuite } from '../support/suite.mjs';
 
 let browser, site;
 const figures = [];
-before(async () => {
-  site = await startStaticServer();
-  browser = await launchWithExtension();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
+pageSuite((env) => ({ browser, site } = env));
+after(() => {
   if (process.env.HOSTILE_FIGURES) writeFileSync(process.env.HOSTILE_FIGURES, JSON.stringify(figures, null, 1));
 });
 

@@ -1,20 +1,12 @@
 // Every element's XPaths (order-sensitive and text-based) resolve in the page to exactly the node it describes, on both page
 // readers, including past siblings the walkers skip (whitespace, hidden, scripts, comments).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchWithExtension } from '../support/browser.mjs';
-import { startStaticServer } from '../support/static-server.mjs';
 import { pathProblems } from '../support/resolve.mjs';
+import { pageSuite } from '../support/suite.mjs';
 
 let browser, site;
-before(async () => {
-  site = await startStaticServer();
-  browser = await launchWithExtension();
-});
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+pageSuite((env) => ({ browser, site } = env));
 
 for (const pathname of ['/xpath.html', '/todo.html', '/index.html', '/frames.html', '/visibility.html']) {
   test(`XPaths round-trip on ${pathname}, both readers`, async () => {

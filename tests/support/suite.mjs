@@ -1,5 +1,6 @@
 // The usual e2e file: a mock model, the fixture server and Chromium with the extension,
 // started once for the file and closed after it; the mock's script is reset before each test.
+// Files that read pages without a model use `pageSuite`: the same, without the mock.
 import { after, before, beforeEach } from 'node:test';
 import { launchWithExtension } from './browser.mjs';
 import { startMockModel } from './mock-model.mjs';
@@ -11,11 +12,20 @@ import { startStaticServer } from './static-server.mjs';
  *   switched off: these files test the model path (the cache test switches it on itself).
  */
 export function modelSuite(bind, { model } = {}) {
+  suite(bind, { model, withMock: true });
+}
+
+/** @param {(env: {browser, site}) => void} bind receives both once they are up */
+export function pageSuite(bind) {
+  suite(bind, { withMock: false });
+}
+
+function suite(bind, { model, withMock }) {
   let env = {};
   before(async () => {
-    const [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
+    const [mock, site] = await Promise.all([withMock ? startMockModel() : undefined, startStaticServer()]);
     const browser = await launchWithExtension();
-    env = { browser, mock, site };
+    env = withMock ? { browser, mock, site } : { browser, site };
     bind(env);
     if (model) {
       await browser.sw.evaluate((m) => self.sightline.setSettings({ model: m, run: { useCache: false } }), model(mock));
