@@ -1,8 +1,10 @@
 // Hostile pages (tests/fixtures/hostile/hostile.js builds them at load): each is read by both
 // page readers, and each read must end, with a result or an error that says what is wrong,
-// within a time bound. Bounds are about three times what a 2-core machine measured (the
-// figures are in each test's diagnostics; HOSTILE_FIGURES=file.json collects them), never
-// below 3 s, so a regression to quadratic work or a hang fails while noise does not.
+// within a time bound. The bounds written below are about three times what a 2-core machine
+// measured alone (the figures are in each test's diagnostics; HOSTILE_FIGURES=file.json collects
+// them), never below 3 s; each is applied times LOAD_SLACK, since the same machine running the
+// suite beside a build measured up to 3.8x slower. A regression to quadratic work or a hang
+// (minutes on these pages) still fails; load does not.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -83,8 +85,12 @@ function record(t, name, data) {
 /** A read's figures for the record. */
 const fig = (r) => ({ ms: Math.round(r.ms), source: r.source, elements: r.count, resultBytes: r.bytes, descriptionChars: r.description.length, timings: r.timings });
 
+const LOAD_SLACK = 3;
+/** A bound written for an idle machine, as applied. */
+const bounded = (ms) => ms * LOAD_SLACK;
+
 function assertWithin(r, bound, what) {
-  assert.ok(r.ms < bound, `${what} took ${Math.round(r.ms)} ms; the bound is ${bound} ms`);
+  assert.ok(r.ms < bounded(bound), `${what} took ${Math.round(r.ms)} ms; the bound is ${bounded(bound)} ms`);
 }
 
 // 1. Two hundred thousand nodes.
@@ -233,7 +239,7 @@ test('a page that never stops mutating: every read ends with a consistent result
   const actionMs = performance.now() - started;
   record(t, 'mutating', { readsMs: times, actionMs: Math.round(actionMs), run: run.status });
   assert.equal(run.status, 'succeeded', run.error);
-  assert.ok(actionMs < 10_000, `a tap on a never-quiet page took ${Math.round(actionMs)} ms (measured 3.4 s; settle caps: 3 s DOM, 5 s network)`);
+  assert.ok(actionMs < bounded(10_000), `a tap on a never-quiet page took ${Math.round(actionMs)} ms (measured 3.4 s; settle caps: 3 s DOM, 5 s network)`);
   await page.close();
 });
 
@@ -277,7 +283,7 @@ test('infinite scroll: scrolling to the end is bounded, reads stay bounded as th
   record(t, 'infinite scroll', { first: fig(first), scrollMs: Math.round(scrollMs), steps: run.steps.length, items, after: fig(last), cdp: fig(cdp), note: edgeNote });
   assert.equal(run.status, 'succeeded', run.error);
   // "To the end" has no end here: the task stops after its most steps (25), not for ever.
-  assert.ok(scrollMs < 60_000, `scrolling "to the end" took ${Math.round(scrollMs)} ms (measured about 20 s)`);
+  assert.ok(scrollMs < bounded(60_000), `scrolling "to the end" took ${Math.round(scrollMs)} ms (measured about 20 s)`);
   assert.ok(items > 300, `the feed grew to ${items} items`);
   assert.ok(last.count > first.count * 5);
   assertWithin(last, 3_000, 'a read of the grown page');
@@ -318,7 +324,7 @@ test('dialogs opened by actions are answered: alert OK, confirm OK, prompt Cance
   const flowMs = performance.now() - started;
   record(t, 'dialogs in actions', { pendingReadMs: Math.round(pending.ms), flowMs: Math.round(flowMs), dialogs: seen, run: run.status });
   assert.equal(run.status, 'succeeded', run.error);
-  assert.ok(flowMs < 20_000, `five taps, four dialogs: ${Math.round(flowMs)} ms (measured 1.7 s)`);
+  assert.ok(flowMs < bounded(20_000), `five taps, four dialogs: ${Math.round(flowMs)} ms (measured 1.7 s)`);
   assert.deepEqual(seen, ['alert', 'alert', 'confirm', 'prompt', 'beforeunload']);
   assert.match(run.steps.at(-1).note ?? '', /navigated to .*other\.html/, 'leaving was accepted');
   assert.match(page.url(), /other\.html$/);

@@ -66,16 +66,17 @@ function tapCounts(text) {
 }
 
 /**
- * Runs one test file under `node --test` with a bound. Resolves to
+ * Runs one test file under `node --test` with a bound (and each test in it under
+ * `testTimeoutMs`, by default a little less). Resolves to
  * `{file, passed, failed, seconds, timedOut, leftovers, code}`.
  */
-export async function runFile(file, { tapDir, boundS, nodeArgs = [], log = console.log }) {
+export async function runFile(file, { tapDir, boundS, testTimeoutMs = Math.round(boundS * 900), nodeArgs = [], log = console.log }) {
   const tag = randomUUID();
   const tap = path.join(tapDir, `${path.basename(file)}.tap`);
   const args = [
     // A test that runs too long is failed by node first (and named in the report); the file's
     // process is killed at the bound if it still does not end.
-    '--test', '--test-concurrency=1', `--test-timeout=${Math.round(boundS * 900)}`, ...nodeArgs,
+    '--test', '--test-concurrency=1', `--test-timeout=${testTimeoutMs}`, ...nodeArgs,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     file,
