@@ -217,3 +217,70 @@ export async function chooseFiles(tabId, click, files, { timeoutMs = 5000 } = {}
     await cdp(tabId, 'Page.setInterceptFileChooserDialog', { enabled: false }).catch(() => {});
   }
 }
+
+/** Frames within frames the focus lookup follows before it gives up (a page nesting them for ever). */
+const MAX_FOCUS_FRAMES = 16;
+
+// Runs in an isolated world (the page's own scripts can neither see nor redefine what it
+// reads) on the focused element: what a secret's guard needs to know of it.
+const FIELD_FACTS = `function (selectors) {
+  const attributes = [];
+  for (const name of ['type', 'autocomplete', 'name', 'id', 'aria-label', 'placeholder']) {
+    const value = this.getAttribute(name);
+    if (value != null) attributes.push([name, value]);
+  }
+  const tag = this.localName;
+  const textInput = tag === 'input' && !['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'range', 'reset', 'submit'].includes(this.type);
+  return {
+    frameUrl: document.URL,
+    frameOrigin: self.origin,
+    tag,
+    attributes,
+    editable: !this.disabled && !this.readOnly && (textInput || tag === 'textarea') || this.isContentEditable,
+    matches: selectors.map((s) => { try { return this.matches(s); } catch { return false; } }),
+  };
+}`;
+
+/**
+ * The element that has keyboard focus on the tab and the frame it is in: asked right before a
+ * secret is typed. Read in isolated worlds, through open and closed shadow roots and into
+ * frames, same-process or in a process of their own (each with its own debugger session).
+ * `selectors`: CSS selectors to test the element against. Resolves to `{frameUrl, frameOrigin,
+ * tag, attributes, editable, matches}`; throws saying where it could not look.
+ */
+export async function focusedField(tabId, selectors = []) {
+  await attach(tabId);
+  const remote = new Map((await remoteFrames(tabId)).map(({ sessionId, frameId }) => [frameId, sessionId]));
+  const { frameTree } = await cdp(tabId, 'Page.getFrameTree');
+  let frameId = frameTree.frame.id;
+  let sessionId; // the tab's own session, until focus leads into a frame of another process
+  for (let depth = 0; depth < MAX_FOCUS_FRAMES; depth++) {
+    const send = (method, params) => cdp(tabId, method, params, sessionId);
+    const { executionContextId } = await send('Page.createIsolatedWorld', { frameId, worldName: 'sightline-focus' });
+    const call = async (objectId, body, args = []) =>
+      (await send('Runtime.callFunctionOn', { objectId, functionDeclaration: body, arguments: args.map((value) => ({ value })), returnByValue: false })).result;
+    let { result: focused } = await send('Runtime.evaluate', { expression: 'document.activeElement', contextId: executionContextId });
+    // A shadow host stands for the element focused inside its tree; closed trees are reached
+    // through the debugger (their roots are not scripts' to see).
+    for (let hops = 0; focused?.objectId && hops < MAX_FOCUS_FRAMES; hops++) {
+      const { node } = await send('DOM.describeNode', { objectId: focused.objectId, pierce: false, depth: 0 });
+      const root = node.shadowRoots?.[0];
+      if (!root) break;
+      const { object } = await send('DOM.resolveNode', { backendNodeId: root.backendNodeId, executionContextId });
+      const inner = await call(object.objectId, 'function () { return this.activeElement; }');
+      if (!inner?.objectId) break;
+      focused = inner;
+    }
+    if (!focused?.objectId) throw new Error('the page has no focused element it lets Sightline read');
+    const { node } = await send('DOM.describeNode', { objectId: focused.objectId, pierce: false, depth: 0 });
+    if (!node.frameId || !['IFRAME', 'FRAME'].includes(node.nodeName)) {
+      return (await send('Runtime.callFunctionOn', {
+        objectId: focused.objectId, functionDeclaration: FIELD_FACTS, arguments: [{ value: selectors }], returnByValue: true,
+      })).result.value;
+    }
+    // Focus is inside a frame: look again in its document, in its own process if it has one.
+    frameId = node.frameId;
+    if (remote.has(frameId)) sessionId = remote.get(frameId);
+  }
+  throw new Error(`the focus is more than ${MAX_FOCUS_FRAMES} frames deep`);
+}

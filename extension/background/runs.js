@@ -1,6 +1,6 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
-import { cdp, chooseFiles, detach, takeDialogs } from './debugger.js';
+import { cdp, chooseFiles, detach, focusedField, takeDialogs } from './debugger.js';
 import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -68,6 +68,11 @@ function throttle(fn, ms) {
 // A tab opened by the tab a run is acting on (a target=_blank link, window.open).
 chrome.tabs.onCreated.addListener((tab) => {
   for (const entry of active.values()) if (tab.openerTabId === entry.tabId) entry.opened = tab.id;
+});
+// A new document in the top frame of a run's tab: a navigation even where the address stays the same.
+chrome.webNavigation.onCommitted.addListener(({ tabId, frameId }) => {
+  if (frameId !== 0) return;
+  for (const entry of active.values()) if (entry.tabId === tabId) entry.loaded = true;
 });
 
 /** The locate and plan cache: survives restarts; exported and imported as JSON. */
@@ -223,18 +228,30 @@ export async function startRun(tabId, request, opts = {}) {
   const id = crypto.randomUUID();
   const controller = new AbortController();
   // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
-  const entry = { controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, latest: null, images: 0 };
+  const entry = {
+    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, settled: true, latest: null, images: 0,
+  };
   active.set(id, entry);
   updateKeepAlive();
 
-  /** What `settle` compares against: the URL before the input, and no tab opened yet. */
+  /**
+   * What `settle` reports against, taken at the first input after a settle (an action's
+   * commands may come in parts): the address before it; no document loaded, no tab opened yet.
+   */
   const beforeInput = async () => {
-    entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url;
+    if (!entry.settled) return;
+    entry.settled = false;
+    entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '';
     entry.opened = null;
+    entry.loaded = false;
   };
-  /** Waits for the page; says when the action navigated or opened a tab the run now follows. */
+  /**
+   * Waits for the page, following a tab the input opened: `{urlBefore, url, loaded, followedTab}`
+   * (the core decides what that means for the run).
+   */
   const settleAndFollow = async () => {
     await settle(entry.tabId);
+    let followedTab = false;
     if (entry.opened != null) {
       const next = entry.opened;
       entry.opened = null;
@@ -245,13 +262,12 @@ export async function startRun(tabId, request, opts = {}) {
         entry.tabs.add(next);
         await chrome.tabs.update(next, { active: true }).catch(() => {});
         await settle(next);
-        entry.title = (await chrome.tabs.get(next)).title;
-        return `followed the new tab it opened: ${opened.url}`;
+        followedTab = true;
       }
     }
     const now = await chrome.tabs.get(entry.tabId).catch(() => null);
     if (now) entry.title = now.title;
-    return now && entry.urlBefore && now.url !== entry.urlBefore ? `the page navigated to ${now.url}` : null;
+    return { urlBefore: entry.urlBefore ?? '', url: now?.url ?? '', loaded: entry.loaded, followedTab };
   };
   const host = {
     async observe() {
@@ -268,12 +284,16 @@ export async function startRun(tabId, request, opts = {}) {
       await beforeInput();
       await chooseFiles(entry.tabId, click, files);
     },
-    /** Waits for the page; says when the action navigated, opened a tab the run now follows, or raised dialogs. */
+    /** Waits for the page: what happened since the input (`Settled`), dialogs answered on the tab it left included. */
     async settle() {
       const acted = entry.tabId;
-      const note = await settleAndFollow();
-      return [note, ...dialogNotes(new Set([acted, entry.tabId]))].filter(Boolean).join('; ') || null;
+      const settled = await settleAndFollow();
+      entry.settled = true;
+      const dialogs = [...new Set([acted, entry.tabId])].flatMap((t) => takeDialogs(t))
+        .map(({ type, message, accepted }) => ({ type, message: String(message ?? ''), accepted }));
+      return { ...settled, dialogs };
     },
+    focusedField: (selectors) => focusedField(entry.tabId, selectors),
     reveal: (element) => reveal(entry.tabId, element),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The question is on the run record (reported just before); the panel answers with answerRun.
@@ -482,14 +502,6 @@ export async function closeOrphanedRuns() {
       broadcast(run);
     }
   }
-}
-
-/** The dialogs Sightline answered on these tabs since last asked (debugger.js), as step notes. */
-function dialogNotes(tabIds) {
-  return [...tabIds].flatMap((tabId) => takeDialogs(tabId)).map((d) => {
-    const text = String(d.message ?? '').replace(/\s+/g, ' ').trim();
-    return `answered the page's ${d.type} dialog${text ? ` \u201c${text.length > 80 ? `${text.slice(0, 79)}\u2026` : text}\u201d` : ''} with ${d.accepted ? 'OK' : 'Cancel'}`;
-  });
 }
 
 function pick(obj, keys) {

@@ -1,6 +1,7 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/ARCHITECTURE.md).
+import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
 import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
@@ -26,6 +27,8 @@ self.sightline = {
   extract: (tabId, opts = {}) => extract(tabId, opts),
   extractViaCdp: (tabId, opts = {}) => extractViaCdp(tabId, opts),
   capture: (tabId, opts = {}) => capture(tabId, opts),
+  /** The focused element and its frame, as a secret's guard reads it (`selectors`: CSS selectors to test it against). */
+  focusedField: (tabId, selectors = []) => focusedField(tabId, selectors),
   screenshot: (tabId, opts = {}) => screenshot(tabId, opts),
   overlay: (tabId, overlays, opts = {}) => overlay(tabId, overlays, opts),
   /** Reads a model reply as `family` does in a run: the plan (CSS px) or `{error}`. */

@@ -37,6 +37,16 @@ pub enum ActionError {
     NotAnInput(String),
 }
 
+impl ActionError {
+    /// The part of the message the page wrote (an element's summary), which a prompt fences.
+    pub fn page_text(&self) -> Option<&str> {
+        match self {
+            ActionError::OutOfView { summary, .. } => Some(summary),
+            _ => None,
+        }
+    }
+}
+
 /// Default scroll step: most of a viewport, so consecutive views overlap a little.
 const SCROLL_FRACTION: f64 = 0.8;
 

@@ -189,7 +189,7 @@ async fn navigate<B: Browser>(run: &mut Run, url: &str, browser: &mut B) -> Resu
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
         action: super::describe_action(&action),
         error: result.as_ref().err().cloned(),
-        note: result.as_ref().ok().cloned().flatten(),
+        note: result.as_ref().ok().and_then(super::Settled::note),
         planned: result.is_ok().then_some(action),
         duration_ms: browser.now_ms() - started,
         ..Step::new(StepKind::Action, started)

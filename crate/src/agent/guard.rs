@@ -3,13 +3,15 @@
 //! - **allowed sites**: when set, the run does not read or act on a page of any other site
 //!   (and opens no address outside them);
 //! - **secrets**: values the model never sees. It writes `<secret>name</secret>`; the real
-//!   value is put in only in the command that types it, and only on the secret's own sites.
+//!   value is put in only in the command that types it, and only where the field that has
+//!   focus at that moment is in a frame on the allowed sites and the secret's own sites, and
+//!   is a password, one-time-code or card field (or one the secret's selector names).
 //!   Wherever the page shows a secret's value, what is read of the page says
 //!   `<secret>name</secret>` instead, so it reaches no prompt, record or export.
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
-use super::{Browser, Observation, PageError, Run};
+use super::{Browser, FocusedField, Observation, PageError, Run, Settled};
 use crate::action::InputCommand;
 use crate::describe::{Element, Extraction};
 use serde::{Deserialize, Serialize};
@@ -22,6 +24,9 @@ pub struct Secret {
     pub value: String,
     /// Sites it may be typed on (as in [`site_matches`]); empty: any site the run may use.
     pub sites: Vec<String>,
+    /// A CSS selector naming the fields it may also go into besides password, one-time-code
+    /// and card fields (a PIN box the page calls something else); empty: those only.
+    pub selector: String,
 }
 
 /// Values shorter than this are typed but not looked for in what the page shows: a one- or
@@ -36,6 +41,14 @@ pub enum GuardError {
     UnknownSecret { name: String, known: String },
     #[error("the secret \u{201c}{name}\u{201d} is only typed on {sites}, not on {address}")]
     SecretNotForSite { name: String, sites: String, address: String },
+    #[error("the secret \u{201c}{name}\u{201d} was not typed: the field that has focus is in a frame of {address}, outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it")]
+    FrameOutsideAllowedSites { name: String, address: String, allowed: String },
+    #[error("the secret \u{201c}{name}\u{201d} was not typed: no field has focus; tap the field it goes into first")]
+    NoFieldFocused { name: String },
+    #[error("the secret \u{201c}{name}\u{201d} was not typed: the field that has focus ({field}) is not a password, one-time-code or card field{selector}; tap the right field first, or give \u{201c}{name}\u{201d} a field selector under Secrets in Settings that names this field")]
+    NotASecretField { name: String, field: String, selector: String },
+    #[error("the secret \u{201c}{name}\u{201d} was not typed: Sightline could not see which field has focus ({why}); tap the field it goes into and try again")]
+    FocusUnknown { name: String, why: String },
 }
 
 /// The host (and port, when the address names one) of an address, lower-cased; `None` for
@@ -130,16 +143,90 @@ impl Limits {
                 }
                 Piece::Secret(name) => name,
             };
-            let secret = self.secrets.iter().find(|s| s.name.trim().eq_ignore_ascii_case(name)).ok_or_else(|| GuardError::UnknownSecret {
-                name: name.to_string(),
-                known: if self.secrets.is_empty() { String::new() } else { format!(" (there are: {})", self.names()) },
-            })?;
+            let secret = self.secret(name)?;
             if !(secret.sites.is_empty() || secret.sites.iter().any(|p| site_matches(url, p))) {
                 return Err(GuardError::SecretNotForSite { name: name.to_string(), sites: secret.sites.join(", "), address: url.to_string() });
             }
             out.push_str(&secret.value);
         }
         Ok(out)
+    }
+
+    fn secret(&self, name: &str) -> Result<&Secret, GuardError> {
+        self.secrets.iter().find(|s| s.name.trim().eq_ignore_ascii_case(name)).ok_or_else(|| GuardError::UnknownSecret {
+            name: name.to_string(),
+            known: if self.secrets.is_empty() { String::new() } else { format!(" (there are: {})", self.names()) },
+        })
+    }
+
+    /// The secrets `text` names, each once, in order; unknown names refused.
+    fn named_in(&self, text: &str) -> Result<Vec<&Secret>, GuardError> {
+        let mut out: Vec<&Secret> = Vec::new();
+        for piece in pieces(text) {
+            if let Piece::Secret(name) = piece {
+                let secret = self.secret(name)?;
+                if !out.iter().any(|s| std::ptr::eq(*s, secret)) {
+                    out.push(secret);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The selectors of the secrets `text` names (the host tests the focused field against them).
+    pub fn selectors_for(&self, text: &str) -> Result<Vec<String>, GuardError> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.named_in(text)? {
+            let selector = s.selector.trim();
+            if !selector.is_empty() && !out.iter().any(|o| o == selector) {
+                out.push(selector.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// `text` with its secrets' values, for typing into `field` (tested against `selectors`,
+    /// as [`Limits::selectors_for`] gave them): refused unless the field's frame is on the
+    /// allowed sites and each secret's sites, and the field is a password, one-time-code or
+    /// card field or matches the secret's selector.
+    pub fn reveal_into(&self, text: &str, field: &FocusedField, selectors: &[String]) -> Result<String, GuardError> {
+        let secrets = self.named_in(text)?;
+        let Some(first) = secrets.first() else { return Ok(text.to_string()) };
+        let name = first.name.trim().to_string();
+        // The origin decides (an about:srcdoc frame is its parent's); where it has no host
+        // (opaque), the frame's address; where neither has one, no site is matched.
+        let address = [&field.frame_origin, &field.frame_url].into_iter().find(|a| host_of(a).is_some()).cloned();
+        let shown = address.clone().unwrap_or_else(|| if field.frame_url.is_empty() { "a frame with no address".into() } else { field.frame_url.clone() });
+        if !self.allowed_sites.is_empty() && !address.as_deref().is_some_and(|a| self.allowed_sites.iter().any(|p| site_matches(a, p))) {
+            return Err(GuardError::FrameOutsideAllowedSites { name, address: shown, allowed: self.allowed_sites.join(", ") });
+        }
+        for s in &secrets {
+            if !(s.sites.is_empty() || address.as_deref().is_some_and(|a| s.sites.iter().any(|p| site_matches(a, p)))) {
+                return Err(GuardError::SecretNotForSite { name: s.name.trim().to_string(), sites: s.sites.join(", "), address: shown });
+            }
+        }
+        let nothing = !field.editable && matches!(field.tag.as_str(), "" | "body" | "html");
+        for s in &secrets {
+            let selector = s.selector.trim();
+            let named = !selector.is_empty() && selectors.iter().position(|q| q == selector).and_then(|i| field.matches.get(i)).copied().unwrap_or(false);
+            if named || field.is_sensitive() {
+                continue;
+            }
+            let name = s.name.trim().to_string();
+            if nothing {
+                return Err(GuardError::NoFieldFocused { name });
+            }
+            let selector = if selector.is_empty() { String::new() } else { format!(", nor does it match the field selector set for it ({selector})") };
+            return Err(GuardError::NotASecretField { name, field: field.summary(), selector });
+        }
+        self.reveal(text, address.as_deref().unwrap_or_default())
+    }
+
+    /// Refuses typing `text` into an element of the frame at `frame_address` (an element's
+    /// frame origin, else the page's address) when a secret it names is not for that site:
+    /// checked before the click into the element, so a field of another site is not even touched.
+    pub fn check_target(&self, text: &str, frame_address: &str) -> Result<(), GuardError> {
+        self.reveal(text, frame_address).map(|_| ())
     }
 
     fn names(&self) -> String {
@@ -233,42 +320,59 @@ fn screen_element(e: &mut Element, clean: &impl Fn(&str) -> String) {
 pub struct Guarded<'a, B> {
     inner: &'a mut B,
     limits: Limits,
-    /// The address of the page last read: where typed secrets land.
-    page_url: String,
 }
 
 impl<'a, B: Browser> Guarded<'a, B> {
     pub fn new(inner: &'a mut B, limits: Limits) -> Self {
-        Guarded { inner, limits, page_url: String::new() }
+        Guarded { inner, limits }
     }
 
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
-    /// The commands as they go to the page: secrets typed, addresses checked.
-    fn armed(&self, commands: &[InputCommand]) -> Result<Vec<InputCommand>, GuardError> {
-        commands
-            .iter()
-            .map(|c| {
-                let mut c = c.clone();
-                match c.method.as_str() {
-                    "Input.insertText" => {
-                        if let Some(text) = c.params.get("text").and_then(|t| t.as_str()) {
-                            let typed = self.limits.reveal(text, &self.page_url)?;
-                            c.params["text"] = typed.into();
-                        }
-                    }
-                    "Page.navigate" => {
-                        let url = c.params.get("url").and_then(|u| u.as_str()).unwrap_or_default();
-                        self.limits.check_site(url)?;
-                    }
-                    _ => {}
+    /// Refuses, before anything is sent, commands that cannot be allowed whatever has focus:
+    /// an address off the allowed sites, a secret nobody set up. (The run refuses a secret
+    /// aimed at an element of another site before this: `Limits::check_target`.)
+    fn check(&self, commands: &[InputCommand]) -> Result<(), GuardError> {
+        for c in commands {
+            match c.method.as_str() {
+                "Input.insertText" => {
+                    self.limits.named_in(text_of(c))?;
                 }
-                Ok(c)
-            })
-            .collect()
+                "Page.navigate" => {
+                    let url = c.params.get("url").and_then(|u| u.as_str()).unwrap_or_default();
+                    self.limits.check_site(url)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
+
+    /// The text a command types with its secrets filled in, after asking the host where focus
+    /// is now: the field it lands in is judged, not the page the plan was made on.
+    async fn typed_into_focus(&mut self, text: &str) -> Result<String, GuardError> {
+        let selectors = self.limits.selectors_for(text)?;
+        let field = match self.inner.focused_field(&selectors).await {
+            Ok(field) => field,
+            Err(e) => {
+                let name = self.limits.named_in(text)?.first().map(|s| s.name.trim().to_string()).unwrap_or_default();
+                return Err(GuardError::FocusUnknown { name, why: e.0 });
+            }
+        };
+        self.limits.reveal_into(text, &field, &selectors)
+    }
+}
+
+/// The text an `Input.insertText` command types ("" for other commands).
+fn text_of(c: &InputCommand) -> &str {
+    c.params.get("text").and_then(|t| t.as_str()).unwrap_or_default()
+}
+
+/// True for a command that types a secret placeholder.
+fn types_secret(c: &InputCommand) -> bool {
+    c.method == "Input.insertText" && pieces(text_of(c)).iter().any(|p| matches!(p, Piece::Secret(_)))
 }
 
 fn page_error(e: GuardError) -> PageError {
@@ -279,19 +383,47 @@ impl<B: Browser> Browser for Guarded<'_, B> {
     async fn observe(&mut self) -> Result<Observation, PageError> {
         let mut o = self.inner.observe().await?;
         self.limits.check_site(&o.extraction.url).map_err(page_error)?;
-        self.page_url = o.extraction.url.clone();
         self.limits.screen(&mut o.extraction);
         Ok(o)
     }
 
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
-        let armed = self.armed(commands).map_err(page_error)?;
-        self.inner.dispatch(&armed).await
+        self.check(commands).map_err(page_error)?;
+        // What comes before a secret (the click into its field) goes first, so the focus the
+        // host reports is where the secret would land.
+        let mut pending = Vec::new();
+        for c in commands {
+            if !types_secret(c) {
+                pending.push(c.clone());
+                continue;
+            }
+            if !pending.is_empty() {
+                self.inner.dispatch(&std::mem::take(&mut pending)).await?;
+            }
+            let typed = self.typed_into_focus(text_of(c)).await.map_err(page_error)?;
+            let mut c = c.clone();
+            c.params["text"] = typed.into();
+            self.inner.dispatch(&[c]).await?;
+        }
+        if !pending.is_empty() {
+            self.inner.dispatch(&pending).await?;
+        }
+        Ok(())
     }
 
-    async fn settle(&mut self) -> Result<Option<String>, PageError> {
-        let note = self.inner.settle().await?;
-        Ok(note.map(|n| self.limits.conceal(&n)))
+    async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError> {
+        self.inner.focused_field(selectors).await
+    }
+
+    async fn settle(&mut self) -> Result<Settled, PageError> {
+        let mut settled = self.inner.settle().await?;
+        // Addresses and dialog messages are the page's: screened as what is read of it is.
+        settled.url = self.limits.conceal(&settled.url);
+        settled.url_before = self.limits.conceal(&settled.url_before);
+        for d in &mut settled.dialogs {
+            d.message = self.limits.conceal(&disarm(&d.message));
+        }
+        Ok(settled)
     }
 
     async fn reveal(&mut self, element: &Element) -> Result<(), PageError> {
@@ -323,8 +455,11 @@ impl<B: Browser> Browser for Guarded<'_, B> {
     }
 
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
-        let armed = self.armed(click).map_err(page_error)?;
-        self.inner.choose_files(&armed, files).await
+        self.check(click).map_err(page_error)?;
+        if click.iter().any(types_secret) {
+            return Err(PageError("a secret is typed only as its own action, not with a file upload".into()));
+        }
+        self.inner.choose_files(click, files).await
     }
 
     fn keep_image(&mut self, data_url: &str) -> String {
@@ -337,7 +472,7 @@ mod tests {
     use super::*;
 
     fn secret(name: &str, value: &str, sites: &[&str]) -> Secret {
-        Secret { name: name.into(), value: value.into(), sites: sites.iter().map(|s| s.to_string()).collect() }
+        Secret { name: name.into(), value: value.into(), sites: sites.iter().map(|s| s.to_string()).collect(), selector: String::new() }
     }
 
     #[test]
@@ -388,6 +523,64 @@ mod tests {
         assert_eq!(limits.reveal("plain <secret>unclosed", "https://x.org/").unwrap(), "plain <secret>unclosed");
         assert_eq!(limits.prompt_note("https://evil.net/").unwrap().matches("<secret>").count(), 1, "only the unscoped one");
         assert_eq!(Limits::default().prompt_note("https://x.org/"), None);
+    }
+
+    fn field(origin: &str, url: &str, tag: &str, attrs: &[(&str, &str)], matches: &[bool]) -> FocusedField {
+        FocusedField {
+            frame_url: url.into(),
+            frame_origin: origin.into(),
+            tag: tag.into(),
+            attributes: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            editable: tag == "input" || tag == "textarea",
+            matches: matches.to_vec(),
+        }
+    }
+
+    #[test]
+    fn secrets_go_only_into_secret_fields_of_frames_on_their_sites() {
+        let mut pin = secret("pin", "7730-pin", &["bank.example"]);
+        pin.selector = "#pin-box".into();
+        let limits = Limits::new(&["bank.example".into(), "shop.example".into()], &[pin, secret("pw", "hunter2-x", &[])]);
+        let text = "<secret>pin</secret>";
+        let selectors = limits.selectors_for(text).unwrap();
+        assert_eq!(selectors, ["#pin-box"]);
+        let bank = "https://bank.example";
+        let password = field(bank, "https://bank.example/login", "input", &[("type", "password")], &[false]);
+        assert_eq!(limits.reveal_into(text, &password, &selectors).unwrap(), "7730-pin");
+        let otp = field(bank, "https://bank.example/", "input", &[("autocomplete", "one-time-code")], &[false]);
+        assert_eq!(limits.reveal_into(text, &otp, &selectors).unwrap(), "7730-pin");
+        let named = field(bank, "https://bank.example/", "input", &[("name", "code")], &[true]);
+        assert_eq!(limits.reveal_into(text, &named, &selectors).unwrap(), "7730-pin", "the secret's selector names it");
+
+        let comment = field(bank, "https://bank.example/", "textarea", &[("name", "comment")], &[false]);
+        let e = limits.reveal_into(text, &comment, &selectors).unwrap_err();
+        assert!(matches!(e, GuardError::NotASecretField { .. }), "{e}");
+        assert!(e.to_string().contains("(textarea name=\"comment\") is not a password, one-time-code or card field, nor does it match the field selector set for it (#pin-box)"), "{e}");
+        assert!(!e.to_string().contains("7730"));
+
+        // Frames: the focused one's origin decides, not the top page's.
+        let other = field("https://shop.example", "https://shop.example/pay", "input", &[("type", "password")], &[false]);
+        assert!(matches!(limits.reveal_into(text, &other, &selectors).unwrap_err(), GuardError::SecretNotForSite { .. }));
+        let foreign = field("https://evil.example", "https://evil.example/x", "input", &[("type", "password")], &[false]);
+        let e = limits.reveal_into(text, &foreign, &selectors).unwrap_err();
+        assert!(matches!(e, GuardError::FrameOutsideAllowedSites { .. }) && e.to_string().contains("https://evil.example"), "{e}");
+        let srcdoc = field(bank, "about:srcdoc", "input", &[("type", "password")], &[false]);
+        assert_eq!(limits.reveal_into(text, &srcdoc, &selectors).unwrap(), "7730-pin", "an about:srcdoc frame is its parent's");
+        let opaque = field("null", "about:blank", "input", &[("type", "password")], &[false]);
+        assert!(matches!(limits.reveal_into(text, &opaque, &selectors).unwrap_err(), GuardError::FrameOutsideAllowedSites { .. }), "no site: not an allowed one");
+        let sandboxed = field("null", "https://bank.example/frame", "input", &[("type", "password")], &[false]);
+        assert_eq!(limits.reveal_into(text, &sandboxed, &selectors).unwrap(), "7730-pin", "an opaque origin: its address decides");
+
+        let nothing = field(bank, "https://bank.example/", "body", &[], &[false]);
+        assert!(matches!(limits.reveal_into(text, &nothing, &selectors).unwrap_err(), GuardError::NoFieldFocused { .. }));
+        let label = FocusedField { editable: false, ..field(bank, "https://bank.example/", "div", &[("id", "password-hint")], &[false]) };
+        assert!(matches!(limits.reveal_into(text, &label, &selectors).unwrap_err(), GuardError::NotASecretField { .. }), "a sensitive name on something not editable");
+        // Every secret in the text is held to its own rules.
+        let both = "<secret>pw</secret>/<secret>pin</secret>";
+        assert_eq!(limits.reveal_into(both, &password, &limits.selectors_for(both).unwrap()).unwrap(), "hunter2-x/7730-pin");
+        assert!(limits.reveal_into(both, &other, &limits.selectors_for(both).unwrap()).is_err());
+        assert!(matches!(limits.selectors_for("<secret>nope</secret>").unwrap_err(), GuardError::UnknownSecret { .. }));
+        assert_eq!(limits.reveal_into("plain text", &comment, &[]).unwrap(), "plain text");
     }
 
     #[test]

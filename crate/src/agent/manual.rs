@@ -183,9 +183,10 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
             .and_then(|bytes| vision::pipeline::Frame::decode(&bytes, device_pixel_ratio, (0.0, 0.0), &ImageOptions::default()))
             .and_then(|frame| frame.finish(&frame.with_overlays(&[Overlay::Highlight { rect: target.rect }]), vision::ImageFormat::Jpeg { quality: 80 }));
         let Ok(image) = outlined else { continue };
+        // The summary is the page's text: fenced like the rest of what the page wrote.
         let ask = format!(
-            "A person acted on the element outlined in the screenshot ({}). Describe it in one short phrase that would find it again on this page: its visible text or label, what kind of control it is and, only if needed to tell it apart, where it is. Do not mention the outline.\nANSWER is that phrase as a string.",
-            target.summary
+            "A person acted on the element outlined in the screenshot (as the page's source names it: {}). Describe it in one short phrase that would find it again on this page: its visible text or label, what kind of control it is and, only if needed to tell it apart, where it is. Do not mention the outline.\nANSWER is that phrase as a string.",
+            crate::prompt::page_quote(&target.summary)
         );
         let messages = crate::prompt::task_messages(config.family, &crate::prompt::Ask::Query(&ask), &page, Some(&image.data_url));
         let reply = match model.complete(config, &messages).await {

@@ -16,7 +16,7 @@ use crate::action::{commands_for, find_element, ActionError, InputCommand};
 use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
 use crate::parse::{parse_reply, PlannedAction};
-use crate::prompt::{plan_messages, Memory, Turn};
+use crate::prompt::{plan_messages, Memory, Outcome, Turn};
 use cache::{Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
 use record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, Capture, ImageOptions, ModelImage};
@@ -40,10 +40,14 @@ pub struct PageError(pub String);
 pub trait Browser {
     async fn observe(&mut self) -> Result<Observation, PageError>;
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
-    /// Waits until the page has reacted to input: DOM quiet, a navigation loaded, the
-    /// network idle (each capped). Returns what happened worth noting (a navigation, a new
-    /// tab followed).
-    async fn settle(&mut self) -> Result<Option<String>, PageError>;
+    /// Waits until the page has reacted to the input sent since the last settle: DOM quiet, a
+    /// navigation loaded, the network idle (each capped). Returns what happened meanwhile.
+    async fn settle(&mut self) -> Result<Settled, PageError>;
+    /// The element that has keyboard focus and the frame it is in, looked up through shadow
+    /// roots and frames (same-process or not) where the page's scripts cannot answer for it;
+    /// `selectors`: CSS selectors to test it against. Fails when the host cannot see where
+    /// focus is. Asked right before a secret is typed (`guard`).
+    async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError>;
     /// Scrolls the page (and any scrolling ancestors) until the element is in view.
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
     /// Lets time pass (polling waits).
@@ -62,6 +66,116 @@ pub trait Browser {
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError>;
     /// Keeps a screenshot (a data URL) with the run and returns its reference.
     fn keep_image(&mut self, data_url: &str) -> String;
+}
+
+/// What happened while the page reacted to input, as the host saw it. The loop decides from it
+/// (a plan stops where the page changed under it) and words it for the person and the model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settled {
+    /// The address of the run's tab when the input began ("" when unknown).
+    pub url_before: String,
+    /// The address of the tab the run follows now.
+    pub url: String,
+    /// A new document was loaded in the tab's top frame (a link, a form, a reload), even at
+    /// the same address.
+    pub loaded: bool,
+    /// The input opened a tab and the run follows it now; `url` is its address.
+    pub followed_tab: bool,
+    /// The dialogs Sightline answered meanwhile, oldest first.
+    pub dialogs: Vec<AnsweredDialog>,
+}
+
+/// A JavaScript dialog the host answered.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AnsweredDialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    pub accepted: bool,
+}
+
+/// The element with keyboard focus, as the host found it right before typing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FocusedField {
+    /// The address of the frame whose document holds the focus.
+    pub frame_url: String,
+    /// That document's origin: an `about:srcdoc` or `about:blank` frame has its parent's,
+    /// a sandboxed one `null`.
+    pub frame_origin: String,
+    /// Lower-case tag; `body` when nothing in particular has focus.
+    pub tag: String,
+    /// The attributes that say what the field is for (type, autocomplete, name, id,
+    /// aria-label, placeholder), as the page set them.
+    pub attributes: Vec<(String, String)>,
+    /// Text can be typed into it: a text field, a text area, a content-editable element.
+    pub editable: bool,
+    /// For each selector asked about, in order: whether the element matches it.
+    pub matches: Vec<bool>,
+}
+
+impl FocusedField {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A password, one-time-code or card field, by the test that masks what is read.
+    pub fn is_sensitive(&self) -> bool {
+        self.editable && crate::describe::is_sensitive(|k| self.attr(k))
+    }
+
+    /// The field as a person would find it in the page's source: `input type="text" name="comment"`.
+    pub fn summary(&self) -> String {
+        let mut out = if self.tag.is_empty() { "nothing".to_string() } else { self.tag.clone() };
+        for (k, v) in &self.attributes {
+            out.push_str(&format!(" {k}=\"{}\"", crate::describe::truncate_chars(v, 40)));
+        }
+        out
+    }
+}
+
+/// Characters of a dialog's message a note repeats.
+const DIALOG_CHARS: usize = 80;
+
+impl Settled {
+    /// The page the plan was made on is gone: another document, another address (a change of
+    /// the fragment alone stays on the page), or another tab.
+    pub fn page_changed(&self) -> bool {
+        let page = |url: &str| url.split('#').next().unwrap_or_default().to_string();
+        self.followed_tab || self.loaded || (!self.url_before.is_empty() && page(&self.url) != page(&self.url_before))
+    }
+
+    /// What happened, for the step's note (the person reads it in the panel).
+    pub fn note(&self) -> Option<String> {
+        let text = self.outcome().plain();
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// What happened, for the model: our words, with the addresses and messages the page chose kept as page text.
+    pub fn outcome(&self) -> Outcome {
+        let mut out = Outcome::default();
+        if self.followed_tab {
+            out.add("followed the new tab it opened: ").page(&self.url);
+        } else if self.page_changed() {
+            let same = self.url == self.url_before;
+            out.add(if same { "the page loaded again: " } else { "the page navigated to " }).page(&self.url);
+        }
+        for d in &self.dialogs {
+            if !out.is_empty() {
+                out.add("; ");
+            }
+            out.add(&format!("answered the page's {} dialog", d.kind));
+            let message = crate::describe::truncate_chars(&crate::describe::collapse_whitespace(&d.message), DIALOG_CHARS);
+            if !message.is_empty() {
+                out.add(" \u{201c}").page(&message).add("\u{201d}");
+            }
+            out.add(if d.accepted { " with OK" } else { " with Cancel" });
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -364,7 +478,7 @@ async fn drive<B: Browser, M: ModelClient>(
                         }
                         history.push(Turn {
                             actions: vec!["(no action)".into()],
-                            outcome: format!("your reply was rejected ({error}); answer in the format described"),
+                            outcome: Outcome::ours(format!("your reply was rejected ({error}); answer in the format described")),
                             reply: content,
                             screenshot: seen,
                         });
@@ -381,6 +495,7 @@ async fn drive<B: Browser, M: ModelClient>(
             plan.done = false;
             plan_step.note = join_notes(plan_step.note.take(), Some(format!("one action per turn for this model: {more} more left to the next turn, planned on the page as it is then")));
         }
+        let replayed = plan_step.cached;
         plan_step.thought = plan.thought.clone();
         plan_step.action = format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
         run.steps.push(plan_step);
@@ -397,8 +512,12 @@ async fn drive<B: Browser, M: ModelClient>(
         let mut kept_actions = Vec::new();
 
         let mut done_here = Vec::new();
-        let mut action_failed = None;
-        for action in &plan.actions {
+        let mut action_failed: Option<(String, Outcome)> = None;
+        // What the host saw happen (navigations, dialogs), for the model; and the actions
+        // left unrun because the page changed under the plan.
+        let mut happened = Outcome::default();
+        let mut left_unrun: Vec<String> = Vec::new();
+        for (at, action) in plan.actions.iter().enumerate() {
             if browser.stop_requested() {
                 return Ok(RunStatus::Stopped);
             }
@@ -446,7 +565,7 @@ async fn drive<B: Browser, M: ModelClient>(
             {
                 let number = *number;
                 browser.reveal(&element).await.map_err(|e| e.to_string())?;
-                browser.settle().await.map_err(|e| e.to_string())?;
+                browser.settle().await.map_err(|e| e.to_string())?; // read again just below
                 observation = browser.observe().await.map_err(|e| e.to_string())?;
                 let again = observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
                 commands = match again {
@@ -458,20 +577,39 @@ async fn drive<B: Browser, M: ModelClient>(
                 };
                 note = Some("scrolled into view first".to_string());
             }
+            let mut page_changed = false;
             let result = match commands {
                 Ok(cmds) => {
+                    if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
+                        options.limits().check_target(value, frame_address(e, &observation.extraction)).map_err(|e| e.to_string())?;
+                    }
                     browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
-                    let happened = browser.settle().await.map_err(|e| e.to_string())?;
-                    note = join_notes(note, happened);
+                    let settled = browser.settle().await.map_err(|e| e.to_string())?;
+                    note = join_notes(note, settled.note());
+                    page_changed = settled.page_changed();
+                    happened = std::mem::take(&mut happened).and(settled.outcome());
                     Ok(())
                 }
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e),
             };
+            // The rest of the plan was aimed at a page that is gone: it is dropped, and the
+            // page is read again before anything else runs.
+            if page_changed {
+                left_unrun = plan.actions[at + 1..].iter().map(describe_action).collect();
+                if !left_unrun.is_empty() {
+                    note = join_notes(note, Some(format!("the page changed, so the {} action(s) planned after this one did not run", left_unrun.len())));
+                }
+            }
+            let result = result.map_err(|e| {
+                let text = e.to_string();
+                let told = Outcome::quoting(&format!("{label} failed: {text}"), &e.page_text().into_iter().collect::<Vec<_>>());
+                (text, told)
+            });
             run.steps.push(Step {
                 status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
                 action: label.clone(),
                 target,
-                error: result.as_ref().err().cloned(),
+                error: result.as_ref().err().map(|(text, _)| text.clone()),
                 duration_ms: browser.now_ms() - started,
                 note,
                 planned: result.is_ok().then(|| executed.clone()),
@@ -486,11 +624,20 @@ async fn drive<B: Browser, M: ModelClient>(
             }
             match result {
                 Ok(()) => done_here.push(label),
-                Err(e) => {
-                    action_failed = Some(format!("{label} failed: {e}"));
+                Err((text, told)) => {
+                    action_failed = Some((format!("{label} failed: {text}"), told));
                     break; // the rest of the plan assumed this action worked
                 }
             }
+            if page_changed {
+                break;
+            }
+        }
+        // A plan cut short is not done, whatever it said; a cached one hands over to the model.
+        let plan_done = plan.done && left_unrun.is_empty();
+        if !left_unrun.is_empty() && replayed {
+            replaying = false;
+            rounds.changed = true;
         }
 
         // Verify after acting: the next round plans from what the page really shows now.
@@ -502,7 +649,14 @@ async fn drive<B: Browser, M: ModelClient>(
         }
         let change = change::describe_change(&before, &observation.extraction.description);
         let changed = change.is_some();
-        let mut outcome = change.unwrap_or_else(|| "nothing on the page changed".to_string());
+        let mut outcome = happened;
+        if !left_unrun.is_empty() {
+            outcome = outcome.and(Outcome::ours(format!(
+                "the page changed, so the rest of your plan did not run ({}): plan it again on the page as it is now",
+                left_unrun.join("; ")
+            )));
+        }
+        outcome = outcome.and(change.unwrap_or_else(|| Outcome::ours("nothing on the page changed")));
         // The person sees it too: a round that changed nothing is no silent success.
         if !changed && action_failed.is_none() {
             if let Some(last) = run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some()) {
@@ -510,7 +664,7 @@ async fn drive<B: Browser, M: ModelClient>(
                 browser.report(run);
             }
         }
-        if let Some(fail) = &action_failed {
+        if let Some((fail, told)) = &action_failed {
             // What did run before the failure changed the page: a replay repeats it too.
             if !kept_actions.is_empty() {
                 rounds.kept.push(CachedRound { actions: std::mem::take(&mut kept_actions), done: false });
@@ -519,11 +673,11 @@ async fn drive<B: Browser, M: ModelClient>(
             if failures > options.max_failures {
                 return Err(fail.clone());
             }
-            outcome = format!("{fail}; {outcome}");
+            outcome = told.clone().and(outcome);
         } else {
             failures = 0;
-            rounds.kept.push(CachedRound { actions: std::mem::take(&mut kept_actions), done: plan.done });
-            if plan.done {
+            rounds.kept.push(CachedRound { actions: std::mem::take(&mut kept_actions), done: plan_done });
+            if plan_done {
                 return Ok(RunStatus::Succeeded);
             }
         }
@@ -534,7 +688,7 @@ async fn drive<B: Browser, M: ModelClient>(
             if repeats >= 2 {
                 return Err(format!("stopped a loop: \"{round}\" ran three times in a row without changing the page"));
             }
-            outcome.push_str("; you did exactly this last round too, with no effect: try something different");
+            outcome.add("; you did exactly this last round too, with no effect: try something different");
         } else {
             repeats = 0;
         }
@@ -626,6 +780,11 @@ fn snap_to_control(action: &PlannedAction, page: &Extraction) -> Option<(Planned
         _ => PlannedAction::HoverAt { x: cx, y: cy },
     };
     Some((moved, e.clone()))
+}
+
+/// The address of the frame an element is in, as the site checks read it.
+pub(crate) fn frame_address<'a>(_element: &'a crate::describe::Element, page: &'a Extraction) -> &'a str {
+    &page.url
 }
 
 /// The same action aimed at element `n` (its number after the page was read again).

@@ -288,6 +288,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;
+                let frame = found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| super::frame_address(e, &obs.extraction));
+                self.options.limits().check_target(value, frame).map_err(|e| e.to_string())?;
                 let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
                 let typed = match mode {
                     InputMode::Replace => found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() }),
@@ -595,7 +597,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         }
         .await
         .map_err(|e| e.to_string());
-        let note = result.as_ref().ok().cloned().flatten();
+        let note = result.as_ref().ok().and_then(super::Settled::note);
         let result = result.map(|_| ());
         self.push(Step {
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },

@@ -167,23 +167,55 @@ impl HitTest for NoHitTest {
 pub const SECRET_MASK: &str = "\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}\u{2022}";
 
 /// Fields whose value must not leave the page: passwords, one-time codes, card security codes
-/// and numbers, named so by their type or by their name, id, label or placeholder.
+/// and numbers, named so by their type, their `autocomplete` token, or their name, id, label or
+/// placeholder. The same test masks what is read and recorded, and decides which fields a
+/// secret may be typed into (`agent::guard`), so a recorded secret replays where it came from.
 pub fn is_sensitive_field(node: &crate::snapshot::SnapNode) -> bool {
     is_sensitive(|k| node.attr(k))
 }
 
-/// `is_sensitive_field` over any attribute lookup (a snapshot node, a described element).
+/// `autocomplete` tokens (HTML autofill) of the fields [`is_sensitive`] means.
+const SENSITIVE_AUTOFILL: [&str; 5] = ["current-password", "new-password", "one-time-code", "cc-csc", "cc-number"];
+
+/// `is_sensitive_field` over any attribute lookup (a snapshot node, a described element, the
+/// field that has focus).
 pub fn is_sensitive<'a>(attr: impl Fn(&str) -> Option<&'a str>) -> bool {
-    if attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
+    if attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("password")) {
         return true;
     }
-    const WORDS: [&str; 14] = [
-        "password", "passwd", "pwd", "passcode", "one-time", "onetime", "otp", "cvv", "cvc", "csc", "card-number", "cardnumber", "\u{5bc6}\u{7801}", "\u{9a8c}\u{8bc1}\u{7801}",
-    ];
+    if attr("autocomplete").is_some_and(|a| a.split_ascii_whitespace().any(|t| SENSITIVE_AUTOFILL.iter().any(|w| t.eq_ignore_ascii_case(w)))) {
+        return true;
+    }
+    // Long words are found anywhere in a name ("user_password2"); short ones only as a word of
+    // it ("otp", "otp-code", "otpCode", "cvv2"), so "footprint" or "laptop" is no one-time code.
+    const WORDS: [&str; 9] = ["password", "passwd", "passcode", "one-time", "onetime", "card-number", "cardnumber", "\u{5bc6}\u{7801}", "\u{9a8c}\u{8bc1}\u{7801}"];
+    const SHORT: [&str; 5] = ["pwd", "otp", "cvv", "cvc", "csc"];
     ["name", "id", "aria-label", "placeholder"].iter().filter_map(|k| attr(k)).any(|v| {
-        let v = v.to_lowercase().replace(['_', ' '], "-");
-        WORDS.iter().any(|w| v.contains(w))
+        let words = split_words(v);
+        let joined = words.join("-");
+        WORDS.iter().any(|w| joined.contains(w)) || words.iter().any(|word| SHORT.iter().any(|w| word.strip_prefix(w).is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit()))))
     })
+}
+
+/// The words of a name, lower-cased: split at anything not a letter or digit and where a
+/// lower-case letter meets an upper-case one (`otpCode` → `otp`, `code`).
+fn split_words(name: &str) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            words.push(String::new());
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            words.push(String::new());
+        }
+        prev_lower = c.is_lowercase();
+        words.last_mut().expect("one word at least").extend(c.to_lowercase());
+    }
+    words.retain(|w| !w.is_empty());
+    words
 }
 
 /// The element a person pointed at: the smallest uncovered element whose visible box holds
@@ -256,6 +288,21 @@ mod tests {
         assert_eq!(truncate_chars("你好世界", 2), "你好…");
         assert_eq!(truncate_chars("abc", 3), "abc");
         assert_eq!(truncate_chars("", 0), "");
+    }
+
+    #[test]
+    fn sensitive_fields_by_type_autofill_token_or_name() {
+        let sensitive = |attrs: &[(&str, &str)]| is_sensitive(|k| attrs.iter().find(|(n, _)| *n == k).map(|(_, v)| *v));
+        assert!(sensitive(&[("type", "Password")]));
+        assert!(sensitive(&[("autocomplete", "section-login current-password")]));
+        assert!(sensitive(&[("autocomplete", "one-time-code"), ("type", "text")]));
+        assert!(sensitive(&[("autocomplete", "billing cc-csc")]));
+        assert!(sensitive(&[("name", "user_password2")]));
+        assert!(sensitive(&[("id", "otpCode")]) && sensitive(&[("name", "otp")]) && sensitive(&[("name", "card_cvv2")]));
+        assert!(sensitive(&[("placeholder", "One-time code")]) && sensitive(&[("aria-label", "\u{9a8c}\u{8bc1}\u{7801}")]));
+        assert!(!sensitive(&[("name", "comment"), ("autocomplete", "off")]));
+        assert!(!sensitive(&[("name", "footprint")]) && !sensitive(&[("id", "laptop-search")]), "a short word inside another is not it");
+        assert!(!sensitive(&[("autocomplete", "username")]));
     }
 
     #[test]

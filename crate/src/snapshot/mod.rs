@@ -291,8 +291,8 @@ pub fn cut_read(s: &str) -> &str {
 }
 
 /// Attributes a walker records; classification reads nothing else.
-pub const RECORDED_ATTRIBUTES: [&str; 12] = [
-    "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src", "value",
+pub const RECORDED_ATTRIBUTES: [&str; 13] = [
+    "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src", "value", "autocomplete",
 ];
 
 /// Tags whose classification never needs a style read (they are classified by what they are).

@@ -4,7 +4,7 @@
 use super::{from_js, now_ms, to_js};
 use crate::action::InputCommand;
 use crate::agent::record::Run;
-use crate::agent::{Browser, Observation, PageError};
+use crate::agent::{Browser, FocusedField, Observation, PageError, Settled};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -20,10 +20,15 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn dispatch(this: &Host, commands: JsValue) -> Result<JsValue, JsValue>;
 
-    /// Resolves once the page has reacted (DOM quiet, load, network idle; capped), to a note
-    /// about what happened (a navigation, a new tab followed) or nothing.
+    /// Resolves once the page has reacted (DOM quiet, load, network idle; capped), to what
+    /// happened since the input: `{urlBefore, url, loaded, followedTab, dialogs}` (`Settled`).
     #[wasm_bindgen(method, catch)]
     async fn settle(this: &Host) -> Result<JsValue, JsValue>;
+
+    /// The focused element and its frame, looked up through shadow roots and frames:
+    /// `{frameUrl, frameOrigin, tag, attributes, editable, matches}` (`FocusedField`).
+    #[wasm_bindgen(method, catch, js_name = focusedField)]
+    async fn focused_field(this: &Host, selectors: JsValue) -> Result<JsValue, JsValue>;
 
     /// Scrolls `{xpath, rect}` into view.
     #[wasm_bindgen(method, catch)]
@@ -81,8 +86,15 @@ impl Browser for HostBrowser {
         self.host.dispatch(js).await.map(|_| ()).map_err(page_error)
     }
 
-    async fn settle(&mut self) -> Result<Option<String>, PageError> {
-        self.host.settle().await.map(|v| v.as_string()).map_err(page_error)
+    async fn settle(&mut self) -> Result<Settled, PageError> {
+        let value = self.host.settle().await.map_err(page_error)?;
+        from_js(value, "what happened after the input").map_err(PageError)
+    }
+
+    async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError> {
+        let js = to_js(&selectors).map_err(|e| PageError(format!("{e:?}")))?;
+        let value = self.host.focused_field(js).await.map_err(page_error)?;
+        from_js(value, "the focused field").map_err(PageError)
     }
 
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
