@@ -244,9 +244,17 @@ impl Limits {
         out
     }
 
-    /// A page as a run may see it: placeholders written by the page itself disarmed (so a
-    /// page cannot have its text typed as a secret), then secret values shown as placeholders.
+    /// True when a frame of `origin` lies on the allowed sites (an opaque one never does,
+    /// unless any site is allowed).
+    pub fn frame_allowed(&self, origin: &str) -> bool {
+        self.allowed_sites.is_empty() || self.allowed_sites.iter().any(|p| site_matches(origin, p))
+    }
+
+    /// A page as a run may see it: frames of sites it may not use left out, placeholders
+    /// written by the page itself disarmed (so a page cannot have its text typed as a
+    /// secret), then secret values shown as placeholders.
     pub fn screen(&self, page: &mut Extraction) {
+        page.withhold_frames(|origin| self.frame_allowed(origin));
         let clean = |s: &str| self.conceal(&disarm(s));
         page.description = clean(&page.description);
         page.title = clean(&page.title);
@@ -600,5 +608,36 @@ mod tests {
         assert!(page.elements.iter().all(|e| !e.content.contains("s3cr3t") && e.attributes.iter().all(|(_, v)| !v.contains("s3cr3t"))));
         assert!(page.elements.iter().any(|e| e.holds_secret()), "screenshots paint it over");
         assert!(page.description.contains("in 12 days"), "values this short are typed, not hunted for");
+    }
+
+    #[test]
+    fn frames_of_sites_the_run_may_not_use_are_left_out() {
+        use crate::describe::{describe, DescribeOptions};
+        use crate::geometry::Rect;
+        use crate::snapshot::TreeKind;
+        let mut b = crate::snapshot::test_support::Builder::new();
+        let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 800.0, 600.0));
+        let own = b.el(Some(body), "button", &[], Rect::new(0.0, 0.0, 100.0, 30.0));
+        b.text(own, "Pay now", Rect::new(0.0, 0.0, 100.0, 30.0));
+        for (origin, label, y) in [("https://ads.example", "Claim your prize", 100.0), ("https://pay.test.local", "Card number", 300.0)] {
+            let frame = b.el(Some(body), "iframe", &[], Rect::new(0.0, y, 400.0, 150.0));
+            let html = b.el(Some(frame), "html", &[], Rect::new(0.0, y, 400.0, 150.0));
+            b.node_mut(html).enters = Some(TreeKind::Frame);
+            b.node_mut(html).origin = Some(origin.into());
+            let button = b.el(Some(html), "button", &[], Rect::new(10.0, y + 10.0, 200.0, 30.0));
+            b.text(button, label, Rect::new(10.0, y + 10.0, 200.0, 30.0));
+        }
+        let read = describe(&b.snap, &DescribeOptions::default());
+        assert!(read.description.contains("Claim your prize") && read.frames.len() == 2);
+
+        let mut page = read.clone();
+        Limits::new(&["test.local".into()], &[]).screen(&mut page);
+        assert!(!page.description.contains("Claim your prize") && page.elements.iter().all(|e| e.content != "Claim your prize"), "{}", page.description);
+        assert!(page.description.contains("Card number") && page.description.contains("Pay now"), "a subdomain of an allowed site stays: {}", page.description);
+        assert!(page.description.starts_with("Page: Test — http://test.local/"), "{}", page.description);
+        assert_eq!(page.frames.iter().map(|f| f.withheld).collect::<Vec<_>>(), [true, false], "the screenshot paints the other site's frame over");
+        let mut page = read.clone();
+        Limits::default().screen(&mut page);
+        assert_eq!(page.description, read.description, "no allowed sites: every frame is read");
     }
 }

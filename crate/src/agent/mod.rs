@@ -782,9 +782,10 @@ fn snap_to_control(action: &PlannedAction, page: &Extraction) -> Option<(Planned
     Some((moved, e.clone()))
 }
 
-/// The address of the frame an element is in, as the site checks read it.
-pub(crate) fn frame_address<'a>(_element: &'a crate::describe::Element, page: &'a Extraction) -> &'a str {
-    &page.url
+/// The address of the frame an element is in, as the site checks read it: its frame's
+/// origin, or the page's address for an element of the page's own document.
+pub(crate) fn frame_address<'a>(element: &'a crate::describe::Element, page: &'a Extraction) -> &'a str {
+    element.frame_origin.as_deref().unwrap_or(&page.url)
 }
 
 /// The same action aimed at element `n` (its number after the page was read again).

@@ -44,6 +44,8 @@ struct FakeTodoPage {
     todo_selectors: Vec<String>,
     /// What `settle` reports next.
     settled: Settled,
+    /// The origin of a frame holding a password field, shown beside the list.
+    frame: Option<String>,
 }
 
 /// A link on the fake page: where it leads and whether it opens a new tab.
@@ -98,6 +100,7 @@ impl FakeTodoPage {
             focus_hidden: false,
             todo_selectors: vec![],
             settled: Settled::default(),
+            frame: None,
         }
     }
 }
@@ -120,6 +123,13 @@ impl Browser for FakeTodoPage {
         }
         if self.password {
             b.el(Some(body), "input", &[("type", "password"), ("name", "pw")], PASSWORD_BOX);
+        }
+        if let Some(origin) = &self.frame {
+            let iframe = b.el(Some(body), "iframe", &[], Rect::new(700.0, 300.0, 300.0, 200.0));
+            let html = b.el(Some(iframe), "html", &[], Rect::new(700.0, 300.0, 300.0, 200.0));
+            b.node_mut(html).enters = Some(crate::snapshot::TreeKind::Frame);
+            b.node_mut(html).origin = Some(origin.clone());
+            b.el(Some(html), "input", &[("type", "password"), ("name", "card-pin")], Rect::new(710.0, 310.0, 200.0, 30.0));
         }
         b.snap.viewport.scroll_y = self.scroll_y;
         Ok(Observation {
@@ -1187,6 +1197,29 @@ mod secret_fields {
         let error = type_into_focus(&mut page).error.unwrap();
         assert!(error.contains("could not see which field has focus (the focus is in a frame nested"), "{error}");
         assert!(!typed(&page));
+    }
+
+    #[test]
+    fn frames_of_other_sites_are_not_read_and_their_fields_get_no_secret() {
+        let mut page = FakeTodoPage::new();
+        page.frame = Some("http://pay.example".into());
+        // Allowed sites: the frame is left out of what the model reads.
+        let model = ScriptedModel::new(vec![Ok(r#"{"thought":"nothing to do","actions":[],"done":true}"#)]);
+        let run = block_on(run_instruction("r".into(), "pay", &options(""), &config(), &mut page, &model));
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+        let unguarded = block_on(page.observe()).unwrap().extraction;
+        assert!(unguarded.description.contains("card-pin"), "the frame is on the page: {}", unguarded.description);
+        assert!(!model.user_text(0).contains("card-pin"), "but not in what the model read: {}", model.user_text(0));
+
+        // Any site allowed: the frame is read, and a secret aimed into it is refused before any click.
+        let frame_field = unguarded.elements.iter().find(|e| e.attr("name") == Some("card-pin")).unwrap();
+        assert_eq!(frame_field.frame_origin.as_deref(), Some("http://pay.example"));
+        let any_site = RunOptions { allowed_sites: vec![], ..options("") };
+        let model = ScriptedModel::new(vec![Ok(&input_into(frame_field.index))]);
+        let run = block_on(run_instruction("r".into(), "pay", &any_site, &config(), &mut page, &model));
+        assert_eq!(run.status, RunStatus::Failed);
+        assert!(run.error.as_deref().unwrap().contains("the secret \u{201c}pw\u{201d} is only typed on test.local, not on http://pay.example"), "{:?}", run.error);
+        assert!(page.dispatched.is_empty(), "not even the click: {:?}", page.dispatched);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use super::visibility::{is_clip_checked, visible_part};
 use super::xpath::XPaths;
 use super::{collapse_whitespace, truncate_chars, Element, ElementKind};
-use crate::snapshot::{NodeData, PageSnapshot, SnapNode};
+use crate::snapshot::{NodeData, PageSnapshot, SnapNode, TreeKind};
 
 /// Below this size (CSS px) in either dimension an element is not something a person can hit.
 const MIN_SIZE: f64 = 3.0;
@@ -36,8 +36,12 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let viewport = snapshot.viewport.rect();
     let mut elements: Vec<Element> = Vec::new();
     let mut used_ids = crate::fast_hash::FastSet::default();
+    // Per node: the node where its frame's document begins (None: the page's own document).
+    let mut frame_of: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
 
     for (i, node) in nodes.iter().enumerate() {
+        let frame = if node.enters == Some(TreeKind::Frame) { Some(i) } else { node.parent.and_then(|p| frame_of[p as usize]) };
+        frame_of.push(frame);
         let inherited = node.parent.map_or(Scope::Free, |p| scope[p as usize]);
         if inherited == Scope::Absorbed {
             continue;
@@ -90,6 +94,8 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             xpath_text: xpaths.by_text(i),
             xpath,
             node: i as u32,
+            // A frame whose reader recorded no origin is nobody's: no site check passes it.
+            frame_origin: frame.map(|f| nodes[f].origin.clone().unwrap_or_else(|| "null".into())),
         });
     }
     elements

@@ -5,13 +5,17 @@
 //! counted, not listed.
 
 use super::{Element, ElementKind};
-use crate::snapshot::PageSnapshot;
+use crate::snapshot::{PageSnapshot, Viewport};
 use std::fmt::Write;
 
 pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> String {
-    let vp = &snapshot.viewport;
+    compact_description_of(&snapshot.title, &snapshot.url, &snapshot.viewport, elements)
+}
+
+/// The same from the page's title, address and viewport (a read page, some elements left out).
+pub fn compact_description_of(title: &str, url: &str, vp: &Viewport, elements: &[Element]) -> String {
     let mut out = String::with_capacity(64 + elements.len() * 64);
-    let _ = writeln!(out, "Page: {} — {}", one_line(&snapshot.title), snapshot.url);
+    let _ = writeln!(out, "Page: {} — {}", one_line(title), url);
     let above = vp.scroll_y.max(0.0);
     let below = (vp.document_height - vp.scroll_y - vp.height).max(0.0);
     let _ = writeln!(

@@ -64,6 +64,10 @@ pub struct Element {
     pub xpath_text: Option<String>,
     /// Index of the source node in the snapshot.
     pub node: u32,
+    /// The origin of the frame it is in, when that is not the page's own document
+    /// (`snapshot::frame_origin`); what the run's site checks read for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_origin: Option<String>,
 }
 
 impl Element {
@@ -126,6 +130,41 @@ pub struct Extraction {
     /// The element tree in Midscene's shape, present with the `midscene` format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree: Option<midscene::MsTree>,
+    /// The frames the page shows, with the origin of each one's document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<FrameArea>,
+}
+
+/// Where a frame shows on the page, and whose it is.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameArea {
+    pub origin: String,
+    /// The `<iframe>`'s box, viewport CSS px.
+    pub rect: Rect,
+    /// Left out of what a run reads (a site it may not use): screenshots paint it over.
+    #[serde(default)]
+    pub withheld: bool,
+}
+
+impl Extraction {
+    /// Leaves out the frames `keep` refuses (by origin): their elements are gone from the list
+    /// and the description, and screenshots paint them over. Returns how many elements went.
+    pub fn withhold_frames(&mut self, keep: impl Fn(&str) -> bool) -> usize {
+        let before = self.elements.len();
+        self.elements.retain(|e| e.frame_origin.as_deref().is_none_or(&keep));
+        let mut any = before != self.elements.len();
+        for f in &mut self.frames {
+            f.withheld = !keep(&f.origin);
+            any |= f.withheld;
+        }
+        if any {
+            // Runs read the compact description; a Midscene one cannot be rebuilt without the page.
+            self.description = compact::compact_description_of(&self.title, &self.url, &self.viewport, &self.elements);
+            self.tree = None;
+        }
+        before - self.elements.len()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -248,6 +287,15 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
             e.occluded = hits.covered(e.node, point);
         }
     }
+    let frames = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.enters == Some(crate::snapshot::TreeKind::Frame))
+        .filter_map(|n| {
+            let rect = snapshot.nodes.get(n.parent? as usize)?.rect?;
+            Some(FrameArea { origin: n.origin.clone().unwrap_or_else(|| "null".into()), rect, withheld: false })
+        })
+        .collect();
     let (description, tree) = match opts.format {
         Format::Compact => (compact_description(snapshot, &elements), None),
         Format::Midscene => {
@@ -263,6 +311,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
         title: snapshot.title.clone(),
         viewport: snapshot.viewport.clone(),
         tree,
+        frames,
     }
 }
 

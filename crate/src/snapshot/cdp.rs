@@ -246,6 +246,7 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
         boxes: Vec::new(),
         frame_documents: HashMap::default(),
         documents_entered: 0,
+        origins: HashMap::default(),
     };
     decoder.walk()?;
     fill_select_text(&mut decoder.out);
@@ -362,6 +363,8 @@ struct Decoder<'a> {
     boxes: Vec<PaintedBox>,
     frame_documents: HashMap<u32, u32>,
     documents_entered: u32,
+    /// Each document's origin (`snapshot::frame_origin`).
+    origins: HashMap<DocKey, String>,
 }
 
 /// One node waiting to be visited.
@@ -394,7 +397,7 @@ impl<'a> Decoder<'a> {
     /// the snapshot is in pre-order across documents.
     fn walk(&mut self) -> Result<(), DecodeError> {
         let mut stack: Vec<Visit> = Vec::new();
-        self.enter_document(&mut stack, DocKey { capture: 0, doc: 0 }, None, (0.0, 0.0), false)?;
+        self.enter_document(&mut stack, DocKey { capture: 0, doc: 0 }, None, (0.0, 0.0), false, "null")?;
         let mut positions = SiblingPositions::default();
         let mut seen: HashMap<DocKey, Vec<bool>> = HashMap::default();
         while let Some(v) = stack.pop() {
@@ -470,6 +473,7 @@ impl<'a> Decoder<'a> {
                     enters: v.enters,
                     clip: if is_frame { Some(Clip::FRAME) } else { facts.clip },
                     positioning: Some(facts.positioning),
+                    origin: (v.enters == Some(TreeKind::Frame)).then(|| self.origins.get(&key).cloned().unwrap_or_else(|| "null".into())),
                 });
                 // An inline box is the union of its line fragments: where it wraps, that covers
                 // the lines' other content too. Hit-testing looks through it to its text's
@@ -487,7 +491,8 @@ impl<'a> Decoder<'a> {
                     });
                     if let (Some(inner), Some(r)) = (inner, rect) {
                         let origin = (r.x + facts.content_offset.0, r.y + facts.content_offset.1);
-                        self.enter_document(&mut stack, inner, Some(index), origin, next.1 || !visible)?;
+                        let parent = self.origins.get(&key).cloned().unwrap_or_else(|| "null".into());
+                        self.enter_document(&mut stack, inner, Some(index), origin, next.1 || !visible, &parent)?;
                     }
                     continue;
                 }
@@ -545,7 +550,8 @@ impl<'a> Decoder<'a> {
     }
 
     /// Pushes a document's roots. `frame` is the `<iframe>` node showing it (None for the top
-    /// document), `origin` the top-left of that frame's content box in viewport CSS pixels.
+    /// document), `origin` the top-left of that frame's content box in viewport CSS pixels,
+    /// `parent_origin` the web origin of the document holding the frame.
     fn enter_document(
         &mut self,
         stack: &mut Vec<Visit>,
@@ -553,11 +559,14 @@ impl<'a> Decoder<'a> {
         frame: Option<u32>,
         origin: (f64, f64),
         transparent: bool,
+        parent_origin: &str,
     ) -> Result<(), DecodeError> {
         if self.documents_entered > MAX_DOCUMENTS {
             return Ok(()); // frames nested without end in hostile input
         }
         let doc = self.captures[key.capture].documents.get(key.doc).ok_or(DecodeError::NoDocument)?;
+        let url = Strings(&self.captures[key.capture].strings).get(doc.document_url)?;
+        self.origins.insert(key, crate::snapshot::frame_origin(url, parent_origin));
         // Layout bounds are in the document's own coordinates, and its viewport is scrolled.
         let offset = (origin.0 - doc.scroll_offset_x, origin.1 - doc.scroll_offset_y);
         let document = self.documents_entered;
@@ -870,6 +879,46 @@ mod tests {
         let mut st = ["block", "visible", "1", "rgba(0, 0, 0, 0)", "none", "visible", "visible", "static", "auto", "0px", "0px", "0px", "0px", "serif"];
         f(&mut st);
         st
+    }
+
+    #[test]
+    fn each_frame_records_the_origin_of_its_document() {
+        let metrics = json!({"cssVisualViewport": {"clientWidth": 1280, "clientHeight": 800}}).to_string();
+        let page = |inner_url: &str| {
+            let top = Doc {
+                rows: vec![(-1, 9, "#document"), (0, 1, "HTML"), (1, 1, "BODY"), (2, 1, "IFRAME")],
+                bounds: vec![(1, [0.0, 0.0, 1280.0, 800.0], 0), (2, [0.0, 0.0, 1280.0, 800.0], 0), (3, [0.0, 0.0, 300.0, 200.0], 1)],
+                styles: vec![],
+                shadow: vec![],
+                content_document: vec![(3, 1)],
+                values: vec![],
+            };
+            let inner = Doc {
+                rows: vec![(-1, 9, "#document"), (0, 1, "HTML"), (1, 1, "BODY"), (2, 1, "INPUT")],
+                bounds: vec![(1, [0.0, 0.0, 300.0, 200.0], 0), (2, [0.0, 0.0, 300.0, 200.0], 0), (3, [8.0, 8.0, 100.0, 20.0], 1)],
+                styles: vec![],
+                shadow: vec![],
+                content_document: vec![],
+                values: vec![],
+            };
+            let mut capture: Value = serde_json::from_str(&capture(&[top, inner])).unwrap();
+            let strings = capture["strings"].as_array_mut().unwrap();
+            strings.push(json!(inner_url));
+            let at = strings.len() - 1;
+            capture["documents"][1]["documentURL"] = json!(at);
+            let snap = decode(&capture.to_string(), &metrics, "").unwrap().snapshot;
+            let root = snap.nodes.iter().find(|n| n.enters == Some(TreeKind::Frame)).unwrap();
+            assert!(snap.nodes.iter().filter(|n| n.enters != Some(TreeKind::Frame)).all(|n| n.origin.is_none()), "only where a frame's document begins");
+            let described = crate::describe::describe(&snap, &Default::default());
+            let field = described.elements.iter().find(|e| e.tag == "input").unwrap();
+            assert_eq!(field.frame_origin, root.origin, "its elements carry it");
+            assert_eq!(described.frames.len(), 1);
+            assert_eq!(described.frames[0].rect, Rect::new(0.0, 0.0, 300.0, 200.0), "where the frame shows");
+            root.origin.clone().unwrap()
+        };
+        assert_eq!(page("https://Pay.Example:8443/card?x=1"), "https://pay.example:8443");
+        assert_eq!(page("about:srcdoc"), "http://x", "a srcdoc frame is its parent's");
+        assert_eq!(page("data:text/html,<input>"), "null", "a data: frame is nobody's");
     }
 
     #[test]

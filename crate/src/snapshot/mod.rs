@@ -142,6 +142,10 @@ pub struct SnapNode {
     /// (see `describe::visibility::nodes_needing_positioning`); unknown means static.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub positioning: Option<Positioning>,
+    /// Set with `enters: Frame`: the origin of that frame's document (`scheme://host:port`,
+    /// `null` when opaque), which decides what a run may read and type there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Default for SnapNode {
@@ -157,7 +161,25 @@ impl Default for SnapNode {
             enters: None,
             clip: None,
             positioning: None,
+            origin: None,
         }
+    }
+}
+
+/// The origin of a frame's document at `url`, as a page reader records it: `scheme://host:port`
+/// for an address with a host; `about:blank` and `about:srcdoc` documents take the origin of the
+/// document holding their frame (`parent`); anything else (`data:`, a sandbox) is opaque: `null`.
+pub fn frame_origin(url: &str, parent: &str) -> String {
+    let url = url.trim();
+    if url.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("about:")) {
+        return parent.to_string();
+    }
+    let Some((host, port)) = crate::agent::guard::host_of(url) else { return "null".into() };
+    let scheme = url.split(':').next().unwrap_or_default().to_ascii_lowercase();
+    let host = if host.contains(':') { format!("[{host}]") } else { host };
+    match port {
+        Some(p) => format!("{scheme}://{host}:{p}"),
+        None => format!("{scheme}://{host}"),
     }
 }
 

@@ -8,6 +8,7 @@ use super::mapping::ImageMapping;
 use super::markers::{draw_markers, draw_overlay, markers_for, Marker, Overlay, PlacedLabel};
 use super::VisionError;
 use crate::describe::{Element, Extraction};
+use crate::geometry::Rect;
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{ImageEncoder, ImageReader, RgbImage};
 use serde::{Deserialize, Serialize};
@@ -76,15 +77,22 @@ impl Frame {
 
 /// The screenshot for one planning round: the capture fitted to the model and marked with the
 /// numbers of every element the description lists.
+/// Frames the run may not read (`Extraction::withhold_frames`) are painted over too.
 pub fn model_image(capture: &Capture, extraction: &Extraction, opts: &ImageOptions) -> Result<ModelImage, VisionError> {
-    marked_image(capture, &extraction.elements, opts).map(|(image, _)| image)
+    let withheld: Vec<Rect> = extraction.frames.iter().filter(|f| f.withheld).map(|f| f.rect).collect();
+    mark(capture, &extraction.elements, &withheld, opts).map(|(image, _)| image)
 }
 
 /// `model_image` for any elements, with where each label went.
 /// Elements showing a secret or a password are painted over first.
 pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
+    mark(capture, elements, &[], opts)
+}
+
+fn mark(capture: &Capture, elements: &[Element], withheld: &[Rect], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
     let mut frame = Frame::from_capture(capture, opts)?;
-    let redactions: Vec<Overlay> = elements.iter().filter(|e| e.holds_secret()).map(|e| Overlay::Redact { rect: e.shown_rect() }).collect();
+    let secrets = elements.iter().filter(|e| e.holds_secret()).map(|e| e.shown_rect());
+    let redactions: Vec<Overlay> = withheld.iter().copied().chain(secrets).map(|rect| Overlay::Redact { rect }).collect();
     if !redactions.is_empty() {
         frame.image = frame.with_overlays(&redactions);
     }

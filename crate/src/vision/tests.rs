@@ -44,6 +44,7 @@ fn element(index: u32, rect: Rect) -> Element {
         xpath: String::new(),
         xpath_text: None,
         node: index,
+        frame_origin: None,
     }
 }
 

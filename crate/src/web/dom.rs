@@ -136,6 +136,10 @@ export function enterFrame(i, out) {
   nodes.push(doc.documentElement);
   return nodes.length - 1;
 }
+// The web origin of the document in frame i (entered with enterFrame): "null" when opaque.
+export function frameDocumentOrigin(i) {
+  try { return frameDocument(nodes[i])?.defaultView?.origin ?? 'null'; } catch { return 'null'; }
+}
 // Where a frame's content starts in its document's viewport: out[2], out[3].
 function readFrameOrigin(el, out) {
   const r = el.getBoundingClientRect();
@@ -229,6 +233,8 @@ extern "C" {
     fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]);
     #[wasm_bindgen(js_name = enterFrame)]
     fn enter_frame(i: u32, out: &mut [f64]) -> i32;
+    #[wasm_bindgen(js_name = frameDocumentOrigin)]
+    fn frame_document_origin(i: u32) -> String;
     #[wasm_bindgen(js_name = readBox)]
     fn read_box(i: u32, out: &mut [f64]);
     #[wasm_bindgen(js_name = readStyle)]
@@ -339,6 +345,8 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     let mut frame_of: Vec<u32> = Vec::new();
     // Per frame: its document's viewport origin in top-viewport CSS pixels (frame 0: the top).
     let mut frame_origins: Vec<(f64, f64)> = vec![(0.0, 0.0)];
+    // Per frame: its document's web origin (frame 0, the top, is the page's own).
+    let mut frame_web_origins: Vec<String> = vec![String::new()];
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
@@ -381,6 +389,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                     inner_root => {
                         let outer = frame_origins[v.frame as usize];
                         frame_origins.push((outer.0 + out[2], outer.1 + out[3]));
+                        frame_web_origins.push(frame_document_origin(v.node));
                         let frame = (frame_origins.len() - 1) as u32;
                         let tree = Some(TreeKind::Frame);
                         stack.push(Visit { node: inner_root as u32, parent: Some(index), tree, enters: tree, frame });
@@ -404,6 +413,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 position,
                 enters: v.enters,
                 clip: is_frame.then_some(Clip::FRAME),
+                origin: (v.enters == Some(TreeKind::Frame)).then(|| frame_web_origins[v.frame as usize].clone()),
                 ..Default::default()
             });
             hits.table.push(v.node);
