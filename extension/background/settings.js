@@ -17,7 +17,8 @@ export const DEFAULT_SETTINGS = {
   // The panel's own settings: interface language ("auto" follows the browser), runs kept.
   ui: { language: 'auto', historyLimit: 50 },
   prices: null,
-  // [{name, value, sites}]: typed where the model writes <secret>name</secret>; never shown to it.
+  // [{name, value, sites, selector}]: typed where the model writes <secret>name</secret>, only
+  // into password, one-time-code and card fields or fields matching `selector`; never shown to it.
   secrets: [],
 };
 
@@ -53,5 +54,5 @@ export function maskKey(key) {
 
 /** For pages that only show settings: secrets by name and sites, values left out. */
 export function withoutSecretValues(settings) {
-  return { ...settings, secrets: settings.secrets.map(({ name, sites }) => ({ name, sites, value: '' })) };
+  return { ...settings, secrets: settings.secrets.map(({ name, sites, selector }) => ({ name, sites, selector: selector ?? '', value: '' })) };
 }

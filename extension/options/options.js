@@ -80,8 +80,11 @@ $('includeScreenshot').addEventListener('change', showImageFields);
 
 const number = (id) => ($(id).value === '' ? null : Number($(id).value));
 
-/** One secret's row: name, value (never shown again once saved), the sites it is for. */
-function secretRow(secret = { name: '', sites: [] }, stored = -1) {
+/**
+ * One secret's row: name, value (never shown again once saved), the sites it is for, and a
+ * selector for fields it may go into besides password, one-time-code and card fields.
+ */
+function secretRow(secret = { name: '', sites: [], selector: '' }, stored = -1) {
   const row = document.createElement('div');
   row.className = 'row secret';
   row.dataset.stored = String(stored);
@@ -98,11 +101,22 @@ function secretRow(secret = { name: '', sites: [] }, stored = -1) {
     field('secret-name', 'text', secret.name, t('secretName')),
     field('secret-value', 'password', '', stored >= 0 ? t('secretSaved') : t('secretValue')),
     field('secret-sites', 'text', (secret.sites ?? []).join(', '), t('secretSites')),
+    field('secret-selector', 'text', secret.selector ?? '', t('secretSelector')),
     remove,
   );
   return row;
 }
 $('addSecret').addEventListener('click', () => $('secrets').append(secretRow()));
+
+/** True when the browser reads `text` as a CSS selector. */
+function isSelector(text) {
+  try {
+    document.createDocumentFragment().querySelector(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const listOf = (text) => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 
@@ -114,11 +128,13 @@ function formSecrets() {
     const typed = row.querySelector('.secret-value').value;
     const value = typed || storedSecrets[Number(row.dataset.stored)]?.value || '';
     const sites = listOf(row.querySelector('.secret-sites').value);
+    const selector = row.querySelector('.secret-selector').value.trim();
     if (!name && !typed) continue;
     if (!/^[\w.-]+$/.test(name)) return { error: t('secretBadName', name) };
     if (!value) return { error: t('secretNoValue', name) };
     if (secrets.some((s) => s.name === name)) return { error: t('secretTwice', name) };
-    secrets.push({ name, value, sites });
+    if (selector && !isSelector(selector)) return { error: t('secretBadSelector', selector, name) };
+    secrets.push({ name, value, sites, selector });
   }
   return { secrets };
 }
