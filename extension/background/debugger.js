@@ -1,7 +1,7 @@
 // chrome.debugger sessions, one per tab, attached on first use. CDP gives trusted input,
 // screenshots and DOMSnapshot (the CDP page reader). Frames Chrome renders in another process
 // (cross-site iframes) get sessions of their own through auto-attach. JavaScript dialogs
-// (alert, confirm, prompt, beforeunload) that block Sightline's work on a tab are answered here.
+// (alert, confirm, prompt, beforeunload) that block Sightline's work on a tab are handled here.
 const attached = new Set();
 /** tabId → Map(sessionId → targetId) of the tab's cross-process frames. */
 const frameSessions = new Map();
@@ -63,23 +63,27 @@ function forget(tabId) {
 
 // JavaScript dialogs block the page's main thread: no script runs, no DOMSnapshot is taken, an
 // input command that caused one does not return, until it is answered. While Sightline works
-// on a tab (a CDP command or a read in flight), it answers them:
-//   alert: OK; confirm and beforeunload: OK (the action that caused them was asked for);
-//   prompt: Cancel (Sightline has nothing to type, and an empty answer could pass for one).
+// on a tab (a CDP command or a read in flight), the dialogs that open are handled:
+//   - a run holding the tab's dialogs (`holdDialogs`) takes those its action raised (confirm,
+//     prompt, beforeunload): the run's core decides, and `answerDialog` gives its answer;
+//   - alerts only inform: OK; any other dialog Sightline did not cause by an action it is
+//     carrying out (one that opens while it reads the page) gets Cancel: no silent yes.
 // A dialog that opens while Sightline is idle on the tab is left to the person until Sightline
 // next needs the tab; dialogs on a tab whose steps are being recorded are always the person's.
 // Only dialogs that open while the debugger is attached are reported to it: one already showing
 // when Sightline attaches cannot be answered (reads then fail after their deadline).
 
-/** How Sightline answers a dialog of `type` (`Page.handleJavaScriptDialog` params). */
+/** How Sightline answers, on its own, a dialog of `type` (`Page.handleJavaScriptDialog` params). */
 export function dialogAnswer(type) {
-  return type === 'prompt' ? { accept: false } : { accept: true };
+  return { accept: type === 'alert' };
 }
 
 /** tabId → { busy: count of Sightline's calls in flight, open: Map(sessionId|'' → params), answered: [] } */
 const dialogs = new Map();
 /** Tabs whose dialogs are the person's to answer ("record my steps"). */
 const personal = new Set();
+/** tabId → take(dialog): a run's handler; true when it takes the dialog to answer itself. */
+const holders = new Map();
 const MAX_DIALOG_LOG = 20;
 
 function dialogState(tabId) {
@@ -98,13 +102,37 @@ function answerOpenDialogs(tabId) {
   if (!state || personal.has(tabId)) return;
   for (const [sessionId, params] of state.open) {
     state.open.delete(sessionId);
+    const dialog = { tabId, sessionId, type: params.type, message: String(params.message ?? ''), defaultPrompt: String(params.defaultPrompt ?? ''), url: params.url ?? '' };
+    if (params.type !== 'alert' && holders.get(tabId)?.(dialog)) continue;
     const answer = dialogAnswer(params.type);
-    const target = sessionId ? { tabId, sessionId } : { tabId };
-    chrome.debugger.sendCommand(target, 'Page.handleJavaScriptDialog', answer).then(() => {
-      state.answered.push({ type: params.type, message: String(params.message ?? '').slice(0, 200), url: params.url, accepted: answer.accept, at: Date.now() });
+    answerDialog(dialog, answer.accept).then((answered) => {
+      if (!answered) return;
+      state.answered.push({ type: params.type, message: dialog.message.slice(0, 200), url: dialog.url, accepted: answer.accept, at: Date.now() });
       if (state.answered.length > MAX_DIALOG_LOG) state.answered.shift();
-    }, () => { /* closed meanwhile (by the person, or a navigation) */ });
+    });
   }
+}
+
+/**
+ * Answers a dialog (as given to a holder) with OK or Cancel; `promptText`: what a prompt gets
+ * (absent: its default text). Resolves to false when it had closed meanwhile (the person
+ * answered it, or a navigation took it away).
+ */
+export function answerDialog({ tabId, sessionId, type, defaultPrompt }, accept, promptText) {
+  const target = sessionId ? { tabId, sessionId } : { tabId };
+  const params = { accept: !!accept };
+  if (accept && type === 'prompt') params.promptText = String(promptText ?? defaultPrompt ?? '');
+  return chrome.debugger.sendCommand(target, 'Page.handleJavaScriptDialog', params).then(() => true, () => false);
+}
+
+/**
+ * While a run acts on `tabId`, the dialogs that open there (alerts aside) go to `take(dialog)`
+ * first: when it returns true, the run answers them through `answerDialog`.
+ * `holdDialogs(tabId, null, take)` ends it, if `take` still holds the tab.
+ */
+export function holdDialogs(tabId, take, owner) {
+  if (take) holders.set(tabId, take);
+  else if (holders.get(tabId) === owner) holders.delete(tabId);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
-import { cdp, chooseFiles, detach, focusedField, takeDialogs } from './debugger.js';
+import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
 import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
 import { getSettings } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -184,7 +184,8 @@ export async function replayRun(tabId, source, opts = {}) {
  * Runs a flow file (Midscene YAML text) on `tabId` as one run, its XPaths and the cache
  * first, the model where they miss. An absolute `web.url` is opened first unless the tab is
  * on that page already. Throws saying what is wrong with the file before anything runs.
- * opts.flowXpaths === false: every element found by its description (a live run).
+ * opts.flowXpaths === false: every element found by its description (a live run);
+ * opts.dialogs overrides the file's `web.dialogs`.
  */
 export async function startFlow(tabId, yaml, opts = {}) {
   const flow = (await core()).parseFlow(String(yaml ?? ''));
@@ -207,12 +208,14 @@ export async function startFlow(tabId, yaml, opts = {}) {
  * flow as `parseFlow` reads it). Resolves at once to
  * { runId, done }, where `done` resolves to the final record.
  * opts.model overrides the stored endpoint; opts.maxRounds etc. override run settings.
+ * opts.dialogs ("ask" | "accept" | "dismiss"): how the page's dialogs during actions are
+ * answered.
  */
 export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths']) };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs']) };
   if (settings.prices) options.prices = settings.prices;
   // A caller's own (the headless runner's, from its environment) replace the stored ones.
   options.secrets = opts.secrets ?? settings.secrets;
@@ -260,6 +263,7 @@ export async function startRun(tabId, request, opts = {}) {
       if (opened) {
         entry.tabId = next;
         entry.tabs.add(next);
+        holdDialogs(next, take);
         await chrome.tabs.update(next, { active: true }).catch(() => {});
         await settle(next);
         followedTab = true;
@@ -268,6 +272,30 @@ export async function startRun(tabId, request, opts = {}) {
     const now = await chrome.tabs.get(entry.tabId).catch(() => null);
     if (now) entry.title = now.title;
     return { urlBefore: entry.urlBefore ?? '', url: now?.url ?? '', loaded: entry.loaded, followedTab };
+  };
+  // The page's dialogs during an action are the core's to answer. The input or wait a dialog
+  // interrupts resolves early (`acting`); its work goes on once the dialog is answered.
+  const held = { dialog: null, work: null, wake: null };
+  const take = (dialog) => {
+    if (!held.work || held.dialog) return false; // not during an action: debugger.js answers it
+    held.dialog = dialog;
+    held.wake?.();
+    return true;
+  };
+  holdDialogs(tabId, take);
+  /** Resolves to the held work's value once it is done, or to null as soon as a dialog is held. */
+  const untilDoneOrDialog = () => new Promise((resolve, reject) => {
+    const work = held.work;
+    if (!work || held.dialog) return resolve(null);
+    held.wake = () => resolve(null);
+    work.then(resolve, reject);
+  });
+  const acting = (start) => {
+    // Held before it starts: a dialog already open is offered to `take` as the work begins.
+    const work = Promise.resolve().then(start).finally(() => { if (held.work === work) held.work = null; });
+    work.catch(() => {}); // its error reaches whoever waits on it
+    held.work = work;
+    return untilDoneOrDialog();
   };
   const host = {
     async observe() {
@@ -278,29 +306,55 @@ export async function startRun(tabId, request, opts = {}) {
     },
     async dispatch(commands) {
       await beforeInput();
-      for (const { method, params } of commands) await cdp(entry.tabId, method, params);
+      const tabId = entry.tabId;
+      await acting(async () => {
+        for (const { method, params } of commands) await cdp(tabId, method, params);
+      });
     },
     async chooseFiles(click, files) {
       await beforeInput();
-      await chooseFiles(entry.tabId, click, files);
+      const tabId = entry.tabId;
+      await acting(() => chooseFiles(tabId, click, files));
     },
     /** Waits for the page: what happened since the input (`Settled`), dialogs answered on the tab it left included. */
     async settle() {
       const acted = entry.tabId;
-      const settled = await settleAndFollow();
-      entry.settled = true;
+      const settled = await acting(settleAndFollow);
+      // Cut short by a dialog the core must answer: what is known so far. The input is not
+      // over yet: once the dialog is answered, the core settles again against the same start.
+      if (settled) entry.settled = true;
+      const now = settled ?? {
+        urlBefore: entry.urlBefore ?? '', url: (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '', loaded: entry.loaded, followedTab: false,
+      };
       const dialogs = [...new Set([acted, entry.tabId])].flatMap((t) => takeDialogs(t))
         .map(({ type, message, accepted }) => ({ type, message: String(message ?? ''), accepted }));
-      return { ...settled, dialogs };
+      return { ...now, dialogs };
     },
     focusedField: (selectors) => focusedField(entry.tabId, selectors),
+    /** The dialog holding up the action, for the core to decide on: `{type, message, defaultPrompt, url}`. */
+    openDialog() {
+      const d = held.dialog;
+      return d && { type: d.type, message: d.message.slice(0, 2000), defaultPrompt: d.defaultPrompt.slice(0, 2000), url: d.url };
+    },
+    /** The core's answer to the held dialog; resolves once the interrupted work is done or another dialog opens. */
+    async answerDialog(accept, promptText) {
+      const dialog = held.dialog;
+      held.dialog = null;
+      if (dialog) await answerDialog(dialog, accept, promptText ?? undefined);
+      await untilDoneOrDialog();
+    },
     reveal: (element) => reveal(entry.tabId, element),
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The question is on the run record (reported just before); the panel answers with answerRun.
-    // opts.interactive === false: nobody will answer, the run ends saying what was asked.
-    askUser: () => (opts.interactive === false ? Promise.resolve(null) : new Promise((resolve) => {
-      entry.answer = resolve;
-      controller.signal.addEventListener('abort', () => resolve(null), { once: true });
+    // opts.interactive === false: nobody will answer, the core then does what it says it does.
+    ask: (question) => (opts.interactive === false || controller.signal.aborted ? Promise.resolve(null) : new Promise((resolve) => {
+      entry.asking = question;
+      entry.answer = (answer) => {
+        entry.asking = null;
+        entry.answer = null;
+        resolve(answer);
+      };
+      controller.signal.addEventListener('abort', () => entry.answer?.(null), { once: true });
     })),
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
@@ -341,6 +395,8 @@ export async function startRun(tabId, request, opts = {}) {
     .finally(async () => {
       active.delete(id);
       updateKeepAlive();
+      for (const t of entry.tabs) holdDialogs(t, null, take);
+      if (held.dialog) await answerDialog(held.dialog, false); // the core ended without answering it
       for (const t of entry.tabs) if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
     });
   return { runId: id, done };
@@ -355,13 +411,26 @@ function failedRecord(entry, id, instruction, tab, e) {
   return { ...base, status: 'failed', error: String(e?.message ?? e), endedMs: Date.now() };
 }
 
-/** The person's answer to the question a run is waiting on. */
-export function answerRun(runId, text) {
+/** The answer kind each question kind takes. */
+const ANSWERS = { text: 'text', pageDialog: 'dialog', upload: 'upload' };
+
+/**
+ * The person's answer to the question a run is waiting on (`run.question`): text for the
+ * model's question (a string, or `{kind: "text", text}`), `{kind: "dialog", accept, text?}`
+ * for a page dialog, `{kind: "upload", allow}` for an upload. False when no question waits or
+ * the answer is of another kind.
+ */
+export function answerRun(runId, answer) {
   const entry = active.get(runId);
   if (!entry?.answer) return false;
-  const resolve = entry.answer;
-  entry.answer = null;
-  resolve(String(text ?? ''));
+  const given = typeof answer === 'string' || answer == null ? { kind: 'text', text: String(answer ?? '') } : answer;
+  if (given.kind !== ANSWERS[entry.asking?.kind]) return false;
+  const typed = {
+    text: () => ({ kind: 'text', text: String(given.text ?? '') }),
+    dialog: () => ({ kind: 'dialog', accept: given.accept === true, ...(given.text != null ? { text: String(given.text) } : {}) }),
+    upload: () => ({ kind: 'upload', allow: given.allow === true }),
+  }[given.kind]();
+  entry.answer(typed);
   return true;
 }
 

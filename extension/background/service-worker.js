@@ -60,8 +60,12 @@ self.sightline = {
   /** A flow file's text as Sightline reads it, or a thrown error saying where and why not. */
   parseFlow: async (yaml) => (await core()).parseFlow(String(yaml ?? '')),
   stop: (runId) => stopRun(runId),
-  /** Answers the question a run is waiting on (`run.question`); `true` if one was waiting. */
-  answer: (runId, text) => answerRun(runId, text),
+  /**
+   * Answers the question a run is waiting on (`run.question`): a string for the model's
+   * question, `{kind: "dialog", accept, text?}` for a page dialog, `{kind: "upload", allow}`
+   * for an upload a file named. `true` if a question of that kind was waiting.
+   */
+  answer: (runId, answer) => answerRun(runId, answer),
   /** Kept runs, newest first (without the prompts sent; `run(id)` has them). */
   runs: () => orphansClosed.then(listRuns),
   /** One kept run in full, or null. */
@@ -129,9 +133,9 @@ for (const [type, fields] of Object.entries(TASK_FIELDS)) {
     fields.forEach((f, i) => { task[f] = args[i]; });
     if (type === 'aiUpload' && typeof task.files === 'string') task.files = [task.files]; // one path
     const extra = args[fields.length];
-    const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
+    const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
     Object.assign(task, taskOptions);
-    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive });
+    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs });
     if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
     return run.result;
   };
@@ -141,18 +145,21 @@ for (const [type, fields] of Object.entries(TASK_FIELDS)) {
 // sender.id but carry the page's URL; web pages cannot reach us without externally_connectable.
 const OWN_PAGES = chrome.runtime.getURL('');
 const handlers = {
-  /** An instruction for the planning loop, or one AI task (`task: {type, …}`). */
-  async run({ tabId, instruction, task }) {
-    const { runId } = await startRun(tabId, task ?? instruction);
+  /**
+   * An instruction for the planning loop, or one AI task (`task: {type, …}`); `dialogs`: the
+   * panel's answer to page dialogs (unset: ask).
+   */
+  async run({ tabId, instruction, task, dialogs }) {
+    const { runId } = await startRun(tabId, task ?? instruction, { dialogs: dialogs || undefined });
     return { runId };
   },
   /** A flow file's text (Midscene YAML) run on the tab. */
-  async runFlow({ tabId, yaml }) {
-    const { runId } = await startFlow(tabId, yaml);
+  async runFlow({ tabId, yaml, dialogs }) {
+    const { runId } = await startFlow(tabId, yaml, { dialogs: dialogs || undefined });
     return { runId };
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),
-  answer: ({ runId, text }) => ({ answered: answerRun(runId, text) }),
+  answer: ({ runId, answer }) => ({ answered: answerRun(runId, answer) }),
   cacheInfo: async () => ({ entries: (await loadCache()).length }),
   exportCache: async () => ({ json: await self.sightline.exportCache() }),
   importCache: async ({ json }) => ({ entries: await self.sightline.importCache(json) }),
@@ -169,8 +176,8 @@ const handlers = {
   startRecording: async ({ tabId, title }) => ({ runId: await startRecording(tabId, title) }),
   stopRecording: async ({ tabId }) => ({ run: lean((await stopRecording(tabId)) ?? { steps: [] }) }),
   loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
-  async replay({ tabId, runId, json }) {
-    const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId));
+  async replay({ tabId, runId, json, dialogs }) {
+    const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId), { dialogs: dialogs || undefined });
     return { runId: id };
   },
   async target({ tabId }) {

@@ -141,15 +141,7 @@ function renderRun() {
   $('run-status').className = `pill ${run.status}`;
   $('run-instruction').textContent = run.instruction;
   renderResult(run);
-  const asking = run.status === 'running' && !!run.question;
-  if ($('question-form').hidden === asking) {
-    $('question-form').hidden = !asking;
-    if (asking) {
-      $('answer').value = '';
-      $('answer').focus();
-    }
-  }
-  $('question-text').textContent = asking ? t('modelAsks', run.question) : '';
+  const asking = renderQuestion(run);
   $('run-error').hidden = !run.error;
   $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
@@ -188,6 +180,61 @@ function renderRun() {
   const approx = run.usage.estimated ? '≈' : '';
   const cost = run.cost != null ? ` · ${approx}${fmtCost(run.cost)}` : '';
   $('run-totals').textContent = `${t('totals', run.modelCalls, `${approx}${tok}`)}${cost}${took}`;
+}
+
+let shownQuestion = ''; // the question on the form (run, question, language), so a re-render keeps what is typed
+
+/**
+ * The question the run waits on, shown by kind: the model's (a text answer), the page's
+ * dialog (OK / Cancel, and a prompt's text), or files a file wants uploaded (Allow / Refuse).
+ * Returns whether one is shown.
+ */
+function renderQuestion(run) {
+  const raw = run.status === 'running' ? run.question : null;
+  // Runs saved before questions had kinds kept the model's question as a string.
+  const q = typeof raw === 'string' ? { kind: 'text', text: raw } : raw;
+  $('question-form').hidden = !q;
+  const key = q ? JSON.stringify([run.id, q, language()]) : '';
+  if (key === shownQuestion) return !!q;
+  shownQuestion = key;
+  if (!q) return false;
+  const dialog = q.kind === 'pageDialog' ? q.dialog : null;
+  const typing = q.kind === 'text' || dialog?.type === 'prompt';
+  const leaving = dialog?.type === 'beforeunload';
+  $('question-text').textContent =
+    q.kind === 'text' ? t('modelAsks', q.text)
+      : q.kind === 'upload' ? t('uploadAsks')
+        : dialog.message ? t(`pageDialog_${dialog.type}`, dialog.message) : t(`pageDialogBare_${dialog.type}`);
+  $('question-paths').hidden = q.kind !== 'upload';
+  $('question-paths').replaceChildren(...(q.kind === 'upload' ? q.paths.map((p) => el('li', null, p)) : []));
+  $('question-reply').hidden = !typing;
+  $('answer').value = dialog?.defaultPrompt ?? '';
+  $('answer-send').hidden = q.kind !== 'text';
+  $('question-choice').hidden = q.kind === 'text';
+  $('question-yes').textContent = t(q.kind === 'upload' ? 'uploadAllow' : leaving ? 'dialogLeave' : 'dialogOk');
+  $('question-no').textContent = t(q.kind === 'upload' ? 'uploadRefuse' : leaving ? 'dialogStay' : 'dialogCancel');
+  (typing ? $('answer') : $('question-no')).focus();
+  return true;
+}
+
+/** Sends the answer to the question the shown run waits on. */
+async function answerQuestion(yes) {
+  const run = currentRun();
+  const q = run?.question;
+  if (!q) return;
+  const kind = typeof q === 'string' ? 'text' : q.kind;
+  let answer;
+  if (kind === 'text') {
+    const text = $('answer').value.trim();
+    if (!text) return;
+    answer = { kind: 'text', text };
+  } else if (kind === 'upload') {
+    answer = { kind: 'upload', allow: yes };
+  } else {
+    answer = { kind: 'dialog', accept: yes, ...(yes && q.dialog.type === 'prompt' ? { text: $('answer').value } : {}) };
+  }
+  $('question-form').hidden = true;
+  await send('answer', { runId: run.id, answer });
 }
 
 /** What to do next, for the errors a person can fix. */
@@ -308,7 +355,7 @@ async function rerun(run) {
   if (targetTabId == null || currentRun()?.status === 'running') return;
   try {
     const request = run.task ? { task: run.task } : { instruction: run.instruction };
-    const { runId } = await send('run', { tabId: targetTabId, ...request });
+    const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
     showStarted(runId, run.instruction);
   } catch (err) {
     failed(t('couldNotStart'), err);
@@ -326,20 +373,20 @@ $('prompt-form').addEventListener('submit', async (e) => {
   if ((request.instruction === '' || targetTabId == null)) return;
   $('run-button').disabled = true;
   try {
-    const { runId } = await send('run', { tabId: targetTabId, ...request });
+    const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
     showStarted(runId, instruction);
   } catch (err) {
     failed(t('couldNotStart'), err);
   }
 });
 
-$('question-form').addEventListener('submit', async (e) => {
+// Enter in the field answers: the model's question with the text, a page's prompt with OK.
+$('question-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  const text = $('answer').value.trim();
-  if (!text || !shownRunId) return;
-  await send('answer', { runId: shownRunId, text });
-  $('question-form').hidden = true;
+  answerQuestion(true).catch((err) => failed(t('couldNotAnswer'), err));
 });
+$('question-yes').addEventListener('click', () => answerQuestion(true).catch((err) => failed(t('couldNotAnswer'), err)));
+$('question-no').addEventListener('click', () => answerQuestion(false).catch((err) => failed(t('couldNotAnswer'), err)));
 
 $('task-type').addEventListener('change', updateTaskForm);
 $('history-all').addEventListener('change', renderHistory);
@@ -395,7 +442,7 @@ $('replay').addEventListener('click', async () => {
   if (!run || targetTabId == null) return;
   $('replay').disabled = true;
   try {
-    const { runId } = await send('replay', { tabId: targetTabId, runId: run.id });
+    const { runId } = await send('replay', { tabId: targetTabId, runId: run.id, dialogs: $('dialog-answer').value });
     showStarted(runId, run.instruction);
   } catch (err) {
     failed(t('couldNotReplay'), err);
@@ -458,7 +505,7 @@ $('run-flow-file').addEventListener('change', async () => {
   $('run-flow-file').value = '';
   if (!file || targetTabId == null) return;
   try {
-    const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text() });
+    const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text(), dialogs: $('dialog-answer').value });
     showStarted(runId, file.name);
   } catch (err) {
     failed(t('couldNotRunFlow', file.name), err);

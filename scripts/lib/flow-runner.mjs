@@ -81,17 +81,21 @@ export function itemLine(run, item, index, total) {
 /**
  * Runs the flow on a new tab of `browser` (from launchWithExtension) at `url`, printing items
  * as they end through `log`. `model`: settings for this run only (not stored); `live`: find
- * every element by its description; `page`: a page to use instead of a new one. Resolves to
- * { run, page, tabId }.
+ * every element by its description; `dialogs`: how the page's dialogs are answered (else as
+ * the flow says; nobody is there to ask); `page`: a page to use instead of a new one. Resolves
+ * to { run, page, tabId }.
  */
-export async function runFlowIn(browser, { yaml, flow, url, model, live = false, log = console.log, page: given }) {
+export async function runFlowIn(browser, { yaml, flow, url, model, live = false, dialogs, log = console.log, page: given }) {
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
   const secrets = secretsFromEnv();
-  const opts = { interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}) };
+  const opts = {
+    interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
+    ...(dialogs ? { dialogs } : {}),
+  };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
   // Progress: the run as the worker keeps it, polled while the flow runs.
   let printed = 0;

@@ -1,19 +1,23 @@
-// scripts/run FLOW.yaml [--headed] [--report DIR] [--live]: one flow file, headless by default.
+// scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--dialogs accept|dismiss]: one flow
+// file, headless by default.
 // Exit code 0 when every step passed, 1 otherwise (a bad file, a failed step, no browser).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension } from '../../tests/support/browser.mjs';
 import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
-const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live]
-  --headed      show the browser window
-  --report DIR  write DIR/<flow>.report.html (steps, screenshots, model I/O)
-  --live        find every element by its description (the model), not the file's XPaths
+const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--dialogs accept|dismiss]
+  --headed          show the browser window
+  --report DIR      write DIR/<flow>.report.html (steps, screenshots, model I/O)
+  --live            find every element by its description (the model), not the file's XPaths
+  --dialogs ANSWER  answer the page's dialogs (confirm, prompt, leave the page?) with OK
+                    (accept) or Cancel (dismiss); else as the flow's web: dialogs says, and a
+                    dialog with no answer set fails its step
 Model (needed for steps the XPaths and cache cannot answer): SIGHTLINE_BASE_URL,
 SIGHTLINE_MODEL, SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER.`;
 
 function parseArgs(argv) {
-  const args = { file: null, headed: false, report: null, live: false };
+  const args = { file: null, headed: false, report: null, live: false, dialogs: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--headed') args.headed = true;
@@ -21,6 +25,9 @@ function parseArgs(argv) {
     else if (a === '--report') {
       args.report = argv[++i];
       if (!args.report) throw new Error('--report needs a folder');
+    } else if (a === '--dialogs') {
+      args.dialogs = argv[++i];
+      if (args.dialogs !== 'accept' && args.dialogs !== 'dismiss') throw new Error('--dialogs takes accept or dismiss (nobody is there to ask)');
     } else if (a === '-h' || a === '--help') args.help = true;
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
     else if (args.file) throw new Error(`one flow file at a time (got ${args.file} and ${a})`);
@@ -59,7 +66,7 @@ async function main() {
   console.log(model ? `model: ${model.model} at ${model.baseUrl}` : 'model: none (steps the XPaths and the cache cannot answer will fail; see --help)');
   const browser = await launchWithExtension({ headless: !args.headed, ...(flow.viewport ? { viewport: flow.viewport } : {}) });
   try {
-    const { run } = await runFlowIn(browser, { ...opened, model, live: args.live });
+    const { run } = await runFlowIn(browser, { ...opened, model, live: args.live, dialogs: args.dialogs });
     const { text, code } = summary(run);
     console.log(text);
     if (args.report) {

@@ -301,8 +301,9 @@ function flowYaml(url, taps) {
 // 9. alert / confirm / prompt / beforeunload. They block the page, and with it every read and
 // every input command, until answered. Playwright (attached to every page) would dismiss them
 // itself unless the page has a 'dialog' listener: these tests add one that does nothing, so
-// only Sightline can answer.
-test('dialogs opened by actions are answered: alert OK, confirm OK, prompt Cancel, beforeunload Leave', async (t) => {
+// only Sightline can answer. A run asks the person about confirm, prompt and beforeunload
+// unless told how to answer (tests/e2e/dialogs.test.mjs): these runs are told.
+test('dialogs opened by actions are answered as the run is told: alert OK, confirm OK, prompt OK, beforeunload Leave', async (t) => {
   const seen = [];
   const { page, tabId } = await open('case=dialogs', { onPage: (p) => p.on('dialog', (d) => seen.push(d.type())) });
   const url = page.url();
@@ -314,7 +315,7 @@ test('dialogs opened by actions are answered: alert OK, confirm OK, prompt Cance
   const pending = await read(tabId);
   assertWithin(pending, 3_000, 'a read while an alert is open (measured 16 ms)');
   const started = performance.now();
-  const run = await browser.sw.evaluate(([id, yaml]) => self.sightline.runFlow(id, yaml), [tabId, flowYaml(url, [
+  const run = await browser.sw.evaluate(([id, yaml]) => self.sightline.runFlow(id, yaml, { dialogs: 'accept' }), [tabId, flowYaml(url, [
     ['Alert', '//button[normalize-space()="Alert"]'],
     ['Confirm', '//button[normalize-space()="Confirm"]'],
     ['Prompt', '//button[normalize-space()="Prompt"]'],
@@ -332,20 +333,26 @@ test('dialogs opened by actions are answered: alert OK, confirm OK, prompt Cance
   await page.close();
 });
 
-test('what the page answered: confirm true, prompt null, alert returned', async () => {
-  const { page, tabId } = await open('case=dialogs', { onPage: (p) => p.on('dialog', () => {}) });
-  const url = page.url();
-  const run = await browser.sw.evaluate(([id, yaml]) => self.sightline.runFlow(id, yaml), [tabId, flowYaml(url, [
-    ['Alert', '//button[normalize-space()="Alert"]'],
-    ['Confirm', '//button[normalize-space()="Confirm"]'],
-    ['Prompt', '//button[normalize-space()="Prompt"]'],
-  ])]);
-  assert.equal(run.status, 'succeeded', run.error);
-  assert.deepEqual(await page.evaluate(() => window.dialogLog), ['alert:returned', 'confirm:true', 'prompt:null']);
-  const notes = run.steps.map((s) => s.note ?? '').join('\n');
-  assert.match(notes, /answered the page's confirm dialog “[^”]+” with OK/, notes);
-  assert.match(notes, /answered the page's prompt dialog “[^”]+” with Cancel/, notes);
-  await page.close();
+test('what the page answered: accept gives confirm true and the prompt its default, dismiss confirm false and prompt null', async () => {
+  for (const [dialogs, log, button] of [
+    ['accept', ['alert:returned', 'confirm:true', 'prompt:"Ada"'], 'OK'],
+    ['dismiss', ['alert:returned', 'confirm:false', 'prompt:null'], 'Cancel'],
+  ]) {
+    const { page, tabId } = await open(`case=dialogs&answer=${dialogs}`, { onPage: (p) => p.on('dialog', () => {}) });
+    const url = page.url();
+    const run = await browser.sw.evaluate(([id, yaml, d]) => self.sightline.runFlow(id, yaml, { dialogs: d }), [tabId, flowYaml(url, [
+      ['Alert', '//button[normalize-space()="Alert"]'],
+      ['Confirm', '//button[normalize-space()="Confirm"]'],
+      ['Prompt', '//button[normalize-space()="Prompt"]'],
+    ]), dialogs]);
+    assert.equal(run.status, 'succeeded', run.error);
+    assert.deepEqual(await page.evaluate(() => window.dialogLog), log);
+    const notes = run.steps.map((s) => s.note ?? '').join('\n');
+    assert.match(notes, /answered the page's alert dialog “[^”]+” with OK/, notes);
+    assert.match(notes, new RegExp(`answered the page's confirm dialog “[^”]+” with ${button}`), notes);
+    assert.match(notes, new RegExp(`answered the page's prompt dialog “[^”]+” with ${button}`), notes);
+    await page.close();
+  }
 });
 
 test('while the person records their steps, their dialogs are theirs to answer', async () => {

@@ -4,7 +4,7 @@
 //! the panel, exports and replays read a flow run item by item.
 
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus};
-use super::{carry_out, conclude, tasks, Browser, RunOptions};
+use super::{carry_out, conclude, dialogs, tasks, Browser, RunOptions};
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::PlannedAction;
@@ -80,6 +80,8 @@ impl FlowRecord {
 /// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
 /// Answers of items with a `name` are the run's `result`, by name.
 pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+    // The caller's dialog answer first, else the file's (`web.dialogs`), else ask.
+    let options = &RunOptions { dialogs: options.dialogs.or(flow.dialogs), ..options.clone() };
     let mut guarded = options.guard(browser);
     let browser = &mut guarded;
     let mut run = Run::new(id, &flow.title(), browser.now_ms());
@@ -126,7 +128,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
                     });
                     Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
                 }
-                FlowStep::Navigate { url } => navigate(&mut run, url, browser).await,
+                FlowStep::Navigate { url } => navigate(&mut run, url, options, browser).await,
             };
             let item_url = std::mem::replace(&mut run.url, start_url);
             if run.url.is_empty() {
@@ -175,23 +177,23 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
     conclude(run, outcome, browser)
 }
 
-/// Opens `url` in the tab and waits for it, as one action step.
-async fn navigate<B: Browser>(run: &mut Run, url: &str, browser: &mut B) -> Result<RunStatus, String> {
+/// Opens `url` in the tab and waits for it, as one action step (leaving may raise beforeunload).
+async fn navigate<B: Browser>(run: &mut Run, url: &str, options: &RunOptions, browser: &mut B) -> Result<RunStatus, String> {
     let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
-    let result = async {
-        let cmds = crate::action::commands_for(&action, &crate::describe::Extraction::default()).map_err(|e| e.to_string())?;
-        browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
-        browser.settle().await.map_err(|e| e.to_string())
-    }
-    .await;
+    let mut answered = dialogs::Answered::default();
+    let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
+        Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered).await.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
         action: super::describe_action(&action),
         error: result.as_ref().err().cloned(),
-        note: result.as_ref().ok().and_then(super::Settled::note),
+        note: super::join_notes(answered.note(), result.as_ref().ok().and_then(super::Settled::note)),
         planned: result.is_ok().then_some(action),
         duration_ms: browser.now_ms() - started,
+        asked: answered.asked,
         ..Step::new(StepKind::Action, started)
     });
     result.map(|_| RunStatus::Succeeded)

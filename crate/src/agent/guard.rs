@@ -442,8 +442,22 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         self.inner.wait(ms).await
     }
 
-    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError> {
-        self.inner.ask_user(question).await
+    async fn ask(&mut self, question: &super::ask::Question) -> Result<Option<super::ask::Answer>, PageError> {
+        self.inner.ask(question).await
+    }
+
+    fn open_dialog(&mut self) -> Option<super::dialogs::PageDialog> {
+        // Page text, shown to the person and kept in the record: screened as a page read is.
+        self.inner.open_dialog().map(|mut d| {
+            d.message = self.limits.conceal(&disarm(&d.message));
+            d.default_prompt = self.limits.conceal(&disarm(&d.default_prompt));
+            d.url = self.limits.conceal(&d.url);
+            d
+        })
+    }
+
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
+        self.inner.answer_dialog(accept, prompt_text).await
     }
 
     fn now_ms(&self) -> f64 {

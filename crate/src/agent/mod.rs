@@ -3,8 +3,10 @@
 //! The page is behind [`Browser`] (the service worker implements it with chrome.debugger and
 //! the content script) and the model behind [`ModelClient`], so the loop is tested on the host.
 
+pub mod ask;
 pub mod cache;
 pub mod change;
+pub mod dialogs;
 pub mod flow;
 pub mod guard;
 pub mod manual;
@@ -52,9 +54,19 @@ pub trait Browser {
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
     /// Lets time pass (polling waits).
     async fn wait(&mut self, ms: u32);
-    /// Shows the model's question to the person and waits for the answer; `None` when there
-    /// is nobody to ask (a headless run) or the run was stopped.
-    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError>;
+    /// Shows the question (the model's, a page dialog, an upload to allow) to the person and
+    /// waits for the answer; `None` when there is nobody to ask (a headless run) or the run
+    /// was stopped.
+    async fn ask(&mut self, question: &ask::Question) -> Result<Option<ask::Answer>, PageError>;
+    /// The page dialog (confirm, prompt, beforeunload) that opened during the last `dispatch`,
+    /// `choose_files`, `settle` or `answer_dialog` and waits for an answer. Those calls return
+    /// early when one opens: the input that raised it does not finish until it is answered.
+    /// Alerts are answered by the host and noted by `settle`.
+    fn open_dialog(&mut self) -> Option<dialogs::PageDialog>;
+    /// Answers the open dialog with OK (`accept`) or Cancel; `prompt_text`: what a prompt gets
+    /// (none: its default). The interrupted input and wait then go on, returning early again
+    /// if another dialog opens.
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError>;
     fn now_ms(&self) -> f64;
     fn stop_requested(&self) -> bool;
     /// Called whenever the run record changes, for live display and persistence.
@@ -208,6 +220,8 @@ pub struct RunOptions {
     pub allowed_sites: Vec<String>,
     /// Values the model names as `<secret>name</secret>` and never sees.
     pub secrets: Vec<guard::Secret>,
+    /// How the page's dialogs during actions are answered; unset: as a flow file says, else ask.
+    pub dialogs: Option<dialogs::DialogPolicy>,
 }
 
 impl RunOptions {
@@ -218,6 +232,10 @@ impl RunOptions {
 
     pub fn limits(&self) -> guard::Limits {
         guard::Limits::new(&self.allowed_sites, &self.secrets)
+    }
+
+    pub fn dialog_policy(&self) -> dialogs::DialogPolicy {
+        self.dialogs.unwrap_or_default()
     }
 }
 
@@ -238,6 +256,7 @@ impl Default for RunOptions {
             flow_xpaths: true,
             allowed_sites: Vec::new(),
             secrets: Vec::new(),
+            dialogs: None,
         }
     }
 }
@@ -528,18 +547,17 @@ async fn drive<B: Browser, M: ModelClient>(
                 // waits for their answer, which the model gets in the next round.
                 let q = if question.trim().is_empty() { plan_thought_or(&run.steps) } else { question.clone() };
                 let started = browser.now_ms();
-                run.question = Some(q.clone());
                 rounds.storable = false; // the answer may differ next time
-                browser.report(run);
-                let answer = browser.ask_user(&q).await.map_err(|e| e.to_string())?;
-                run.question = None;
-                let Some(answer) = answer else {
-                    return if browser.stop_requested() { Ok(RunStatus::Stopped) } else { Err(format!("the model needs your input: {q}")) };
+                let asked = ask::Question::Text { text: q.clone() };
+                let answer = match ask::ask_person(run, browser, asked.clone()).await.map_err(|e| e.to_string())? {
+                    Some(ask::Answer::Text { text }) if !text.trim().is_empty() => text,
+                    _ => return if browser.stop_requested() { Ok(RunStatus::Stopped) } else { Err(format!("the model needs your input: {q}")) },
                 };
                 run.steps.push(Step {
                     action: label.clone(),
                     duration_ms: browser.now_ms() - started,
                     note: Some(format!("you answered: {answer}")),
+                    asked: vec![ask::Asked { question: asked, answer: ask::Answer::Text { text: answer.clone() }, by: ask::AnsweredBy::Person }],
                     ..Step::new(StepKind::Action, started)
                 });
                 browser.report(run);
@@ -548,6 +566,8 @@ async fn drive<B: Browser, M: ModelClient>(
             }
             let mut target_element = action_target(action).and_then(|t| find_element(t, &observation.extraction).ok()).cloned();
             let mut note = None;
+            // The page's dialogs during this action, and how they were answered.
+            let mut answered = dialogs::Answered::default();
             // A grounding model's point snaps to the control under it, when there is one: the
             // click lands on its visible middle and the record names the element (XPath and all).
             let snapped = snap_to_control(action, &observation.extraction);
@@ -565,7 +585,7 @@ async fn drive<B: Browser, M: ModelClient>(
             {
                 let number = *number;
                 browser.reveal(&element).await.map_err(|e| e.to_string())?;
-                browser.settle().await.map_err(|e| e.to_string())?; // read again just below
+                dialogs::settle(run, browser, options.dialog_policy(), &mut answered).await.map_err(|e| e.to_string())?; // read again just below
                 observation = browser.observe().await.map_err(|e| e.to_string())?;
                 let again = observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
                 commands = match again {
@@ -578,20 +598,38 @@ async fn drive<B: Browser, M: ModelClient>(
                 note = Some("scrolled into view first".to_string());
             }
             let mut page_changed = false;
-            let result = match commands {
+            let mut settled_note = None;
+            // An unanswered dialog or a stop ends the run once the step is recorded.
+            let mut ends = None;
+            let result: Result<(), (String, Outcome)> = match commands {
                 Ok(cmds) => {
                     if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
                         options.limits().check_target(value, frame_address(e, &observation.extraction)).map_err(|e| e.to_string())?;
                     }
-                    browser.dispatch(&cmds).await.map_err(|e| e.to_string())?;
-                    let settled = browser.settle().await.map_err(|e| e.to_string())?;
-                    note = join_notes(note, settled.note());
-                    page_changed = settled.page_changed();
-                    happened = std::mem::take(&mut happened).and(settled.outcome());
-                    Ok(())
+                    match dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered).await {
+                        Ok(settled) => {
+                            settled_note = settled.note();
+                            page_changed = settled.page_changed();
+                            happened = std::mem::take(&mut happened).and(std::mem::take(&mut answered.told)).and(settled.outcome());
+                            Ok(())
+                        }
+                        Err(dialogs::Interrupted::Page(e)) => return Err(e.to_string()),
+                        Err(e) => {
+                            ends = Some(if matches!(e, dialogs::Interrupted::Stopped) { Ok(RunStatus::Stopped) } else { Err(e.to_string()) });
+                            Err((e.to_string(), Outcome::default()))
+                        }
+                    }
                 }
-                Err(e) => Err(e),
+                Err(e) => {
+                    let text = e.to_string();
+                    let told = Outcome::quoting(&format!("{label} failed: {text}"), &e.page_text().into_iter().collect::<Vec<_>>());
+                    Err((text, told))
+                }
             };
+            note = join_notes(join_notes(note, answered.note()), settled_note);
+            if answered.asked.iter().any(|a| a.by == ask::AnsweredBy::Person) {
+                rounds.storable = false; // the person may answer otherwise next time
+            }
             // The rest of the plan was aimed at a page that is gone: it is dropped, and the
             // page is read again before anything else runs.
             if page_changed {
@@ -600,11 +638,6 @@ async fn drive<B: Browser, M: ModelClient>(
                     note = join_notes(note, Some(format!("the page changed, so the {} action(s) planned after this one did not run", left_unrun.len())));
                 }
             }
-            let result = result.map_err(|e| {
-                let text = e.to_string();
-                let told = Outcome::quoting(&format!("{label} failed: {text}"), &e.page_text().into_iter().collect::<Vec<_>>());
-                (text, told)
-            });
             run.steps.push(Step {
                 status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
                 action: label.clone(),
@@ -613,9 +646,13 @@ async fn drive<B: Browser, M: ModelClient>(
                 duration_ms: browser.now_ms() - started,
                 note,
                 planned: result.is_ok().then(|| executed.clone()),
+                asked: std::mem::take(&mut answered.asked),
                 ..Step::new(StepKind::Action, started)
             });
             browser.report(run);
+            if let Some(end) = ends {
+                return end;
+            }
             if result.is_ok() {
                 if matches!(action, PlannedAction::TapAt { .. } | PlannedAction::HoverAt { .. } | PlannedAction::DragAt { .. } | PlannedAction::ScrollAt { .. }) && target_element.is_none() {
                     rounds.storable = false; // a bare point: nothing to verify on replay

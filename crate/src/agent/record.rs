@@ -108,6 +108,10 @@ pub struct Step {
     /// A plan or locate step answered by the cache instead of the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// What the step asked (the person, or the run's settings) and the answers: the page's
+    /// dialogs during an action, an upload a file named, the model's question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<super::ask::Asked>,
 }
 
 impl Step {
@@ -130,6 +134,7 @@ impl Step {
             screenshot: None,
             exchange: None,
             cached: false,
+            asked: Vec::new(),
         }
     }
 }
@@ -150,9 +155,9 @@ pub struct Run {
     /// From the price table, when it lists the model (estimated when the usage is).
     #[serde(default)]
     pub cost: Option<f64>,
-    /// The model's question while the run waits for the person's answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub question: Option<String>,
+    /// The question the run waits on the person to answer: the model's, a page dialog, an upload.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::ask::stored::deserialize")]
+    pub question: Option<super::ask::Question>,
     /// What a task returned: the data of a query, the verdict of an assertion, a located element.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<serde_json::Value>,

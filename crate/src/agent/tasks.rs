@@ -5,6 +5,7 @@
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::trajectory::Album;
+use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::{ask_model, conclude, model_image, Browser, Observation, RunOptions};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand, InputMode};
 use crate::describe::{Element, ElementKind};
@@ -228,13 +229,6 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
         Err(_) if browser.stop_requested() => Ok(RunStatus::Stopped),
         other => other,
     }
-}
-
-/// How a task's action reaches the page.
-enum Delivery<'a> {
-    Input(&'a [InputCommand]),
-    /// A click that opens a file chooser, answered with these paths.
-    Files(&'a [InputCommand], &'a [String]),
 }
 
 /// Where an element was found: the point to act at, and the element when the page has one there.
@@ -567,7 +561,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// Scrolls an element into view and finds it again (by its stable id, else its XPath).
     async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), String> {
         self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
-        self.browser.settle().await.map_err(|e| e.to_string())?;
+        dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default()).await.map_err(|e| e.to_string())?;
         let obs = self.observe().await?;
         let again = obs.extraction.elements.iter().find(|e| e.id == element.id).or_else(|| obs.extraction.elements.iter().find(|e| e.xpath == element.xpath)).cloned();
         let Some(again) = again else {
@@ -588,16 +582,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     async fn deliver(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, delivery: Delivery<'_>) -> Result<(), String> {
         let started = self.browser.now_ms();
-        let result = async {
-            match delivery {
-                Delivery::Input(cmds) => self.browser.dispatch(cmds).await?,
-                Delivery::Files(click, files) => self.browser.choose_files(click, files).await?,
-            }
-            self.browser.settle().await
-        }
-        .await
-        .map_err(|e| e.to_string());
-        let note = result.as_ref().ok().and_then(super::Settled::note);
+        let mut answered = Answered::default();
+        let result = dialogs::act(self.run, self.browser, delivery, self.options.dialog_policy(), &mut answered).await.map_err(|e: Interrupted| e.to_string());
+        let note = super::join_notes(answered.note(), result.as_ref().ok().and_then(super::Settled::note));
         let result = result.map(|_| ());
         self.push(Step {
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
@@ -607,6 +594,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             duration_ms: self.browser.now_ms() - started,
             note,
             planned: result.is_ok().then(|| planned.cloned()).flatten(),
+            asked: answered.asked,
             ..Step::new(StepKind::Action, started)
         });
         result

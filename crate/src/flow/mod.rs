@@ -23,6 +23,10 @@ pub struct Flow {
     pub serve: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub viewport: Option<Viewport>,
+    /// How the page's dialogs during actions are answered (`web.dialogs`: ask, accept,
+    /// dismiss); a run's own setting comes first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialogs: Option<crate::agent::dialogs::DialogPolicy>,
     pub tasks: Vec<FlowTask>,
     /// Items of the file that are read but not run, each saying why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -142,6 +142,18 @@ fn a_flow_that_cannot_run_says_where_and_why() {
 }
 
 #[test]
+fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
+    use crate::agent::dialogs::DialogPolicy;
+    let flow = |web: &str| parse_flow(&format!("web:\n  url: https://x.org/\n{web}tasks:\n  - flow:\n      - sleep: 1\n"));
+    assert_eq!(flow("").unwrap().dialogs, None, "unset: the run's own, else ask");
+    assert_eq!(flow("  dialogs: accept\n").unwrap().dialogs, Some(DialogPolicy::Accept));
+    assert_eq!(flow("  dialogs: Dismiss\n").unwrap().dialogs, Some(DialogPolicy::Dismiss));
+    assert_eq!(flow("  dialogs: ask\n").unwrap().dialogs, Some(DialogPolicy::Ask));
+    let e = flow("  dialogs: yes\n").unwrap_err().to_string();
+    assert!(e.contains("\u{201c}yes\u{201d} is not one of ask, accept, dismiss"), "{e}");
+}
+
+#[test]
 fn hostile_yaml_is_refused_before_it_is_built() {
     // Each alias level multiplies the copies the loader would make: nine levels of ten are
     // a billion strings.

@@ -6,6 +6,7 @@
 
 use super::{Flow, FlowStep, FlowTask};
 use crate::action::InputMode;
+use crate::agent::dialogs::DialogPolicy;
 use crate::agent::tasks::{ScrollType, Task};
 use crate::export::Viewport;
 use crate::parse::ScrollDirection;
@@ -51,7 +52,7 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
         Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
         Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
     };
-    let mut flow = Flow { url: None, serve: None, viewport: None, tasks: Vec::new(), skipped: Vec::new() };
+    let mut flow = Flow { url: None, serve: None, viewport: None, dialogs: None, tasks: Vec::new(), skipped: Vec::new() };
     let mut tasks = None;
     for (key, value) in &root {
         let key = key.as_str().unwrap_or_default();
@@ -121,6 +122,12 @@ fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
     let size = |k: &str| get(k).and_then(number).filter(|n| *n >= 1.0 && *n <= 10_000.0).map(|n| n as u32);
     if let (Some(width), Some(height)) = (size("viewportWidth"), size("viewportHeight")) {
         flow.viewport = Some(Viewport { width, height });
+    }
+    if let Some(answer) = get("dialogs") {
+        let name = text(answer).unwrap_or_default();
+        flow.dialogs = Some(DialogPolicy::from_name(&name).ok_or_else(|| {
+            shape(&format!("`web: dialogs:` \u{201c}{name}\u{201d} is not one of {}: how the page's dialogs (confirm, prompt, leave the page?) are answered", DialogPolicy::NAMES))
+        })?);
     }
     Ok(())
 }

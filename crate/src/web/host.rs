@@ -4,6 +4,8 @@
 use super::{from_js, now_ms, to_js};
 use crate::action::InputCommand;
 use crate::agent::record::Run;
+use crate::agent::ask::{Answer, Question};
+use crate::agent::dialogs::{DialogKind, PageDialog};
 use crate::agent::{Browser, FocusedField, Observation, PageError, Settled};
 use wasm_bindgen::prelude::*;
 
@@ -38,9 +40,20 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn wait(this: &Host, ms: u32) -> Result<JsValue, JsValue>;
 
-    /// Shows the question in the panel; resolves to the answer, or null when stopped.
-    #[wasm_bindgen(method, catch, js_name = askUser)]
-    async fn ask_user(this: &Host, question: &str) -> Result<JsValue, JsValue>;
+    /// Shows the question (`{kind: "text" | "pageDialog" | "upload", …}`) in the panel;
+    /// resolves to the answer (`{kind: "text" | "dialog" | "upload", …}`), or null when there
+    /// is nobody to ask or the run was stopped.
+    #[wasm_bindgen(method, catch)]
+    async fn ask(this: &Host, question: JsValue) -> Result<JsValue, JsValue>;
+
+    /// The page dialog that interrupted the last input or wait and waits for an answer
+    /// (`{type, message, defaultPrompt, url}`), or null.
+    #[wasm_bindgen(method, js_name = openDialog)]
+    fn open_dialog(this: &Host) -> JsValue;
+
+    /// Answers the open dialog; resolves once the interrupted work is done or another dialog opens.
+    #[wasm_bindgen(method, catch, js_name = answerDialog)]
+    async fn answer_dialog(this: &Host, accept: bool, prompt_text: Option<String>) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, js_name = stopRequested)]
     fn stop_requested(this: &Host) -> bool;
@@ -106,9 +119,26 @@ impl Browser for HostBrowser {
         let _ = self.host.wait(ms).await;
     }
 
-    async fn ask_user(&mut self, question: &str) -> Result<Option<String>, PageError> {
-        let answer = self.host.ask_user(question).await.map_err(page_error)?;
-        Ok(answer.as_string().filter(|a| !a.trim().is_empty()))
+    async fn ask(&mut self, question: &Question) -> Result<Option<Answer>, PageError> {
+        let js = to_js(question).map_err(|_| PageError("could not pass the question to the panel".into()))?;
+        let answer = self.host.ask(js).await.map_err(page_error)?;
+        if answer.is_null() || answer.is_undefined() {
+            return Ok(None);
+        }
+        from_js(answer, "the answer").map(Some).map_err(PageError)
+    }
+
+    fn open_dialog(&mut self) -> Option<PageDialog> {
+        let value = self.host.open_dialog();
+        if value.is_null() || value.is_undefined() {
+            return None;
+        }
+        // A dialog the core cannot read is still one: as a confirm it is asked about, not accepted.
+        Some(from_js(value, "the page's dialog").unwrap_or(PageDialog { kind: DialogKind::Confirm, message: String::new(), default_prompt: String::new(), url: String::new() }))
+    }
+
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
+        self.host.answer_dialog(accept, prompt_text.map(str::to_string)).await.map(|_| ()).map_err(page_error)
     }
 
     fn now_ms(&self) -> f64 {

@@ -1,0 +1,166 @@
+//! What a run asks the person, and how they answer. Three kinds of question, one path: the
+//! model's question in words, a dialog the page opened during an action, and files that a file
+//! (a flow, a saved run) wants to upload. The question waits on the run record
+//! (`run.question`) while the panel, or an automation caller through `answerRun`, answers it
+//! with an answer of the same kind; each answer is kept on the step that asked.
+
+use super::dialogs::PageDialog;
+use super::record::Run;
+use super::{Browser, PageError};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Question {
+    /// The model needs something only the person can say; answered in words.
+    Text { text: String },
+    /// The page opened a dialog during an action: OK or Cancel (and, for a prompt, its text).
+    PageDialog { dialog: PageDialog },
+    /// Files a file (a flow, a saved run) names for upload, not the person: allow or refuse.
+    Upload { paths: Vec<String> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Answer {
+    Text {
+        text: String,
+    },
+    /// OK (`accept`) or Cancel; `text`: what a prompt dialog gets (none: the page's default).
+    Dialog {
+        accept: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    },
+    Upload {
+        allow: bool,
+    },
+}
+
+impl Answer {
+    /// Whether this answers `question` (a text for a text, a choice for a dialog, …).
+    pub fn fits(&self, question: &Question) -> bool {
+        matches!(
+            (self, question),
+            (Answer::Text { .. }, Question::Text { .. })
+                | (Answer::Dialog { .. }, Question::PageDialog { .. })
+                | (Answer::Upload { .. }, Question::Upload { .. })
+        )
+    }
+}
+
+/// Who gave an answer the record keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AnsweredBy {
+    /// The person, in the panel (or an automation caller through `answer`).
+    Person,
+    /// The run's own settings: its dialog answer, or its upload folder.
+    Setting,
+    /// Nobody could be asked (a run without a person): the safe answer was given.
+    Nobody,
+}
+
+/// A question a step put, its answer and who gave it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Asked {
+    pub question: Question,
+    pub answer: Answer,
+    pub by: AnsweredBy,
+}
+
+/// Puts `question` on the run (the panel shows it) and waits for the answer. `None` when
+/// nobody can answer (a run without a person), the run was stopped meanwhile, or the answer
+/// does not fit the question.
+pub(crate) async fn ask_person<B: Browser>(
+    run: &mut Run,
+    browser: &mut B,
+    question: Question,
+) -> Result<Option<Answer>, PageError> {
+    run.question = Some(question.clone());
+    browser.report(run);
+    let answer = browser.ask(&question).await;
+    run.question = None;
+    browser.report(run);
+    Ok(answer?.filter(|a| a.fits(&question)))
+}
+
+/// `run.question` as kept: the question, or (in runs saved before questions had kinds) its text.
+pub(crate) mod stored {
+    use super::Question;
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Plain(String),
+        Typed(Question),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Question>, D::Error> {
+        Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
+            Stored::Plain(text) => Question::Text { text },
+            Stored::Typed(q) => q,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::dialogs::DialogKind;
+    use serde_json::json;
+
+    #[test]
+    fn questions_and_answers_cross_as_tagged_json() {
+        let q = Question::PageDialog {
+            dialog: PageDialog {
+                kind: DialogKind::Prompt,
+                message: "Your name?".into(),
+                default_prompt: "Ada".into(),
+                url: "https://x.org/".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&q).unwrap(),
+            json!({"kind": "pageDialog", "dialog": {"type": "prompt", "message": "Your name?", "defaultPrompt": "Ada", "url": "https://x.org/"}})
+        );
+        assert_eq!(
+            serde_json::to_value(Question::Upload {
+                paths: vec!["/etc/hostname".into()]
+            })
+            .unwrap(),
+            json!({"kind": "upload", "paths": ["/etc/hostname"]})
+        );
+        let a: Answer =
+            serde_json::from_value(json!({"kind": "dialog", "accept": true, "text": "Grace"}))
+                .unwrap();
+        assert_eq!(
+            a,
+            Answer::Dialog {
+                accept: true,
+                text: Some("Grace".into())
+            }
+        );
+        assert!(a.fits(&q) && !a.fits(&Question::Text { text: "?".into() }));
+        let allow: Answer =
+            serde_json::from_value(json!({"kind": "upload", "allow": false})).unwrap();
+        assert!(allow.fits(&Question::Upload { paths: vec![] }));
+    }
+
+    #[test]
+    fn a_run_saved_with_a_plain_question_still_reads() {
+        let mut run = serde_json::to_value(Run::new("r".into(), "x", 0.0)).unwrap();
+        run["question"] = json!("Which milk?");
+        let run: Run = serde_json::from_value(run).unwrap();
+        assert_eq!(
+            run.question,
+            Some(Question::Text {
+                text: "Which milk?".into()
+            })
+        );
+        let again: Run = serde_json::from_value(serde_json::to_value(&run).unwrap()).unwrap();
+        assert_eq!(again.question, run.question);
+    }
+}
