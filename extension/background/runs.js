@@ -172,7 +172,8 @@ export async function replayRun(tabId, source, opts = {}) {
   const replay = wasm.replayCache(JSON.stringify(run));
   const tab = await chrome.tabs.get(tabId);
   if (run.url && wasm.pageKey(tab.url ?? '') !== wasm.pageKey(run.url)) {
-    // The steps belong to the run's page: start where it started.
+    // The steps belong to the run's page: start where it started, if a run may open it.
+    wasm.checkOpen(run.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
     await chrome.tabs.update(tabId, { url: run.url });
     await tabLoaded(tabId, 30_000);
     await settle(tabId);
@@ -183,14 +184,14 @@ export async function replayRun(tabId, source, opts = {}) {
 /**
  * Runs a flow file (Midscene YAML text) on `tabId` as one run, its XPaths and the cache
  * first, the model where they miss. An absolute `web.url` is opened first unless the tab is
- * on that page already. Throws saying what is wrong with the file before anything runs.
- * opts.flowXpaths === false: every element found by its description (a live run);
- * opts.dialogs overrides the file's `web.dialogs`.
+ * on that page already; only an http(s) address on the allowed sites is. Throws saying what
+ * is wrong with the file before anything runs. opts.flowXpaths === false: every element found
+ * by its description (a live run); opts.dialogs overrides the file's `web.dialogs`.
  */
 export async function startFlow(tabId, yaml, opts = {}) {
   const flow = (await core()).parseFlow(String(yaml ?? ''));
   if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url)) {
-    (await core()).checkSite(flow.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
+    (await core()).checkOpen(flow.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
     const tab = await chrome.tabs.get(tabId);
     if ((await core()).pageKey(tab.url ?? '') !== (await core()).pageKey(flow.url)) {
       await chrome.tabs.update(tabId, { url: flow.url });

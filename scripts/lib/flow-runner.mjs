@@ -49,9 +49,13 @@ export async function openFlow(file) {
     server = await startStaticServer({ root: path.resolve(path.dirname(file), flow.serve) });
     url = new URL(flow.url ?? '/', server.url('/')).href;
   }
-  if (!url || !/^(https?|file):/i.test(url)) {
+  try {
+    if (!url) throw new Error('web.url is missing: say which page the flow starts on');
+    // The extension's own check (http and https only), before a browser starts.
+    core.checkOpen(url, []);
+  } catch (e) {
     await server?.close();
-    throw new Error(`${file}: web.url ${url ? `"${url}" is not a web address` : 'is missing'}: say which page the flow starts on`);
+    throw new Error(`${file}: ${e.message ?? e}`);
   }
   return { yaml, flow, url, close: async () => server?.close() };
 }

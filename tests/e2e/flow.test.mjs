@@ -144,3 +144,36 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   await panel.close();
   await page.close();
 });
+
+// Shared files cannot reach local files: a flow opens only http(s) pages on the allowed sites,
+// and the files it names for upload need the person's Allow, or the runner's upload folder.
+const LOCAL = ['file:///etc/passwd', 'javascript:alert(document.domain)', 'chrome://settings/', 'data:text/html,<h1>hi</h1>'];
+const openingFlow = (url) => `web:\n  url: "${url}"\ntasks:\n  - name: look\n    flow:\n      - sleep: 10\n`;
+
+test('a flow whose web.url is a local file, a script or a browser page is refused: by runFlow, in the panel, by scripts/run', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/index.html?local-url'));
+  const tabId = await browser.tabIdOf(page);
+  for (const url of LOCAL) {
+    const error = await browser.sw.evaluate(([id, y]) => self.sightline.runFlow(id, y).then(() => null, (e) => e.message), [tabId, openingFlow(url)]);
+    assert.match(error ?? 'it ran', /is not a web address: a flow file or a saved run may only open http and https pages/, url);
+  }
+  assert.match(page.url(), /index\.html\?local-url$/, 'the tab went nowhere');
+
+  const panel = await browser.openPanel(tabId);
+  await panel.setInputFiles('#run-flow-file', { name: 'passwd.yaml', mimeType: 'text/yaml', buffer: Buffer.from(openingFlow('file:///etc/passwd')) });
+  await panel.waitForSelector('#notice:not([hidden])', { timeout: 10_000 });
+  assert.match(await panel.textContent('#notice'), /Could not run passwd\.yaml: “file:\/\/\/etc\/passwd” is not a web address/);
+  assert.match(page.url(), /index\.html\?local-url$/);
+  await panel.close();
+  await page.close();
+
+  // The runner: refused before a browser starts (it used to open file: addresses).
+  await mkdir(WORK, { recursive: true });
+  const file = path.join(WORK, 'passwd.yaml');
+  await writeFile(file, openingFlow('file:///etc/passwd'));
+  const r = await runner([file]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /passwd\.yaml: “file:\/\/\/etc\/passwd” is not a web address/);
+  assert.doesNotMatch(r.stdout, /model:/, 'no run started');
+});

@@ -126,3 +126,21 @@ async function streamText(stream) {
   for await (const c of stream) chunks.push(c);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+test('a trajectory whose page is a local file is refused at load and at replay', async () => {
+  const { page, tabId } = await openTodo('t=local');
+  const run = { instruction: 'add a todo', url: '', status: 'succeeded', steps: [], error: null, startedMs: 1, endedMs: 2, modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } };
+  let n = 0;
+  const crafted = (over) => JSON.stringify({ format: 1, run: { ...run, id: `crafted-${++n}`, ...over }, images: {} });
+  for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'chrome://settings/']) {
+    const replayed = await sw(([id, json]) => self.sightline.replay(id, json).then(() => null, (e) => e.message), [tabId, crafted({ url })]);
+    assert.match(replayed ?? 'it replayed', new RegExp(`this run's page cannot be opened: “${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}” is not a web address`));
+    await assert.rejects(sw((json) => self.sightline.loadTrajectory(json), crafted({ url })), /not a web address/);
+  }
+  assert.match(page.url(), /todo\.html\?t=local$/, 'the tab went nowhere');
+  const panel = await browser.openPanel(tabId);
+  await panel.setInputFiles('#load-run-file', { name: 'local.json', mimeType: 'application/json', buffer: Buffer.from(crafted({ url: 'file:///etc/passwd' })) });
+  await panel.waitForFunction(() => /Could not load local\.json: .*file:\/\/\/etc\/passwd” is not a web address/.test(document.getElementById('notice').textContent), null, { timeout: 10_000 });
+  await panel.close();
+  await page.close();
+});

@@ -49,6 +49,8 @@ pub enum GuardError {
     NotASecretField { name: String, field: String, selector: String },
     #[error("the secret \u{201c}{name}\u{201d} was not typed: Sightline could not see which field has focus ({why}); tap the field it goes into and try again")]
     FocusUnknown { name: String, why: String },
+    #[error("\u{201c}{address}\u{201d} is not a web address: a flow file or a saved run may only open http and https pages, never local files, scripts or the browser's own pages")]
+    NotAWebAddress { address: String },
 }
 
 /// The host (and port, when the address names one) of an address, lower-cased; `None` for
@@ -125,6 +127,15 @@ impl Limits {
             return Ok(());
         }
         Err(GuardError::OutsideAllowedSites { address: url.to_string(), allowed: self.allowed_sites.join(", ") })
+    }
+
+    /// Refuses an address a file asks to open (a flow's `web.url`, the page of a saved run a
+    /// replay goes to first) unless it is an http(s) address on the allowed sites.
+    pub fn check_open(&self, url: &str) -> Result<(), GuardError> {
+        if !crate::action::is_web_address(url) {
+            return Err(GuardError::NotAWebAddress { address: url.to_string() });
+        }
+        self.check_site(url)
     }
 
     /// Secrets that may be typed on `url`.
@@ -521,6 +532,21 @@ mod tests {
         assert_eq!(host_of(" https://exa\tmple.com:/ "), Some(("example.com".into(), None)), "tabs dropped; an empty port is the default");
         assert_eq!(host_of("foo:example.com"), None, "other schemes have a host only after //");
         assert_eq!(host_of("1http://example.com"), None, "not a scheme");
+    }
+
+    #[test]
+    fn a_file_opens_only_web_addresses_on_the_allowed_sites() {
+        let any = Limits::default();
+        assert!(any.check_open("https://example.com/start").is_ok());
+        assert!(any.check_open("HTTP://127.0.0.1:8080/").is_ok());
+        for bad in ["file:///etc/passwd", "javascript:alert(1)", "chrome://settings", "data:text/html,<b>x</b>", "about:blank", " file:///etc/passwd", "/todo.html", ""] {
+            let e = any.check_open(bad).unwrap_err();
+            assert!(matches!(e, GuardError::NotAWebAddress { .. }), "{bad}: {e}");
+            assert!(e.to_string().contains("not a web address"), "{e}");
+        }
+        let some = Limits::new(&["example.com".into()], &[]);
+        assert!(matches!(some.check_open("https://evil.net/").unwrap_err(), GuardError::OutsideAllowedSites { .. }));
+        assert!(some.check_open("https://www.example.com/").is_ok());
     }
 
     #[test]

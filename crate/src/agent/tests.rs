@@ -969,6 +969,14 @@ mod trajectories {
         let run = Run::new("r".into(), "x", 0.0);
         let bad = serde_json::json!({"format": FORMAT, "run": run, "images": {"img-0": "javascript:alert(1)"}});
         assert!(err(bad).contains("img-0"));
+        // A replay opens the run's page first: a file may not point it at a local file or a script.
+        for url in ["file:///etc/passwd", "javascript:alert(1)", "chrome://settings/", "data:text/html,hi"] {
+            let run = Run { url: url.into(), ..Run::new("r".into(), "x", 0.0) };
+            let e = err(serde_json::json!({"format": FORMAT, "run": run}));
+            assert!(e.contains(url) && e.contains("not a web address"), "{e}");
+        }
+        let run = Run { url: "https://shop.example/cart".into(), ..Run::new("r".into(), "x", 0.0) };
+        assert!(Trajectory::from_json(&serde_json::json!({"format": FORMAT, "run": run}).to_string()).is_ok());
     }
 }
 

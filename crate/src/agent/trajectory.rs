@@ -77,6 +77,9 @@ pub enum TrajectoryError {
     Format { found: u32 },
     #[error("nothing to replay: {0}")]
     NothingToReplay(String),
+    /// The run's page is no web address: a replay would open it first.
+    #[error("this run's page cannot be opened: {0}")]
+    Page(super::guard::GuardError),
 }
 
 /// The format of saved trajectories; bumped when a reader of the old one would misread the new.
@@ -122,6 +125,12 @@ impl Trajectory {
                 "image {} is not a data:image URL",
                 bad.0
             )));
+        }
+        // A replay goes to the run's page first: a file may not point it at a local file or a script.
+        if !t.run.url.is_empty() {
+            super::guard::Limits::default()
+                .check_open(&t.run.url)
+                .map_err(TrajectoryError::Page)?;
         }
         Ok(t)
     }

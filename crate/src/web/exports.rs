@@ -388,10 +388,11 @@ pub fn page_key(url: &str) -> String {
     crate::agent::cache::page_key(url)
 }
 
-/// Throws, saying why, when `url` lies outside `allowed_sites` (none: any site).
-#[wasm_bindgen(js_name = checkSite)]
-pub fn check_site(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> {
-    crate::agent::guard::Limits::new(&allowed_sites, &[]).check_site(url).map_err(|e| JsError::new(&e.to_string()))
+/// Throws, saying why, unless a file (a flow's `web.url`, a saved run's page) may open `url`:
+/// an http(s) address on `allowed_sites` (none: any site).
+#[wasm_bindgen(js_name = checkOpen)]
+pub fn check_open(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> {
+    crate::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
