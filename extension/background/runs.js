@@ -178,7 +178,8 @@ export async function replayRun(tabId, source, opts = {}) {
     await tabLoaded(tabId, 30_000);
     await settle(tabId);
   }
-  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay });
+  // Upload paths in a saved run are the file's, not typed by the person: they need an Allow.
+  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay, typedUploads: false });
 }
 
 /**
@@ -199,7 +200,7 @@ export async function startFlow(tabId, yaml, opts = {}) {
       await settle(tabId);
     }
   }
-  return startRun(tabId, { flow }, opts);
+  return startRun(tabId, { flow }, { ...opts, typedUploads: false });
 }
 
 
@@ -210,13 +211,15 @@ export async function startFlow(tabId, yaml, opts = {}) {
  * { runId, done }, where `done` resolves to the final record.
  * opts.model overrides the stored endpoint; opts.maxRounds etc. override run settings.
  * opts.dialogs ("ask" | "accept" | "dismiss"): how the page's dialogs during actions are
- * answered.
+ * answered. opts.typedUploads: upload paths were given by the person or the caller, not read
+ * from a file (those need the person's Allow, or lie in opts.uploadDir).
  */
 export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
   const model = { ...settings.model, ...opts.model };
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs']) };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir']) };
+  options.typedUploads = opts.typedUploads === true;
   if (settings.prices) options.prices = settings.prices;
   // A caller's own (the headless runner's, from its environment) replace the stored ones.
   options.secrets = opts.secrets ?? settings.secrets;

@@ -42,9 +42,12 @@ self.sightline = {
     const { done } = await startRun(tabId, instruction, opts);
     return done;
   },
-  /** Runs one AI task (`{type: "aiTap", locate}`, …) and resolves to its record. */
+  /**
+   * Runs one AI task (`{type: "aiTap", locate}`, …) and resolves to its record. An aiUpload's
+   * paths are the caller's own: they need no confirmation.
+   */
   async ai(tabId, task, opts = {}) {
-    const { done } = await startRun(tabId, task, opts);
+    const { done } = await startRun(tabId, task, { ...opts, typedUploads: true });
     return done;
   },
   /**
@@ -147,10 +150,11 @@ const OWN_PAGES = chrome.runtime.getURL('');
 const handlers = {
   /**
    * An instruction for the planning loop, or one AI task (`task: {type, …}`); `dialogs`: the
-   * panel's answer to page dialogs (unset: ask).
+   * panel's answer to page dialogs (unset: ask). `fromRun`: the task is an earlier run's, so
+   * its upload paths are a record's (perhaps a loaded file's), not typed now: they need an Allow.
    */
-  async run({ tabId, instruction, task, dialogs }) {
-    const { runId } = await startRun(tabId, task ?? instruction, { dialogs: dialogs || undefined });
+  async run({ tabId, instruction, task, dialogs, fromRun }) {
+    const { runId } = await startRun(tabId, task ?? instruction, { dialogs: dialogs || undefined, typedUploads: !fromRun });
     return { runId };
   },
   /** A flow file's text (Midscene YAML) run on the tab. */

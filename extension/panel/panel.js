@@ -354,7 +354,8 @@ function renderHistory() {
 async function rerun(run) {
   if (targetTabId == null || currentRun()?.status === 'running') return;
   try {
-    const request = run.task ? { task: run.task } : { instruction: run.instruction };
+    // An earlier run's upload paths are a record's (perhaps a loaded file's): they need an Allow.
+    const request = run.task ? { task: run.task, fromRun: true } : { instruction: run.instruction };
     const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
     showStarted(runId, run.instruction);
   } catch (err) {

@@ -2,7 +2,7 @@
 // self.sightline.runFlow, printing each item as it ends. Used by scripts/run and scripts/demo.
 // The flow is read by the extension's own core (loaded in Node) before Chromium starts, so a
 // bad file fails fast and the window can take the flow's viewport.
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { core } from '../../tests/support/core-node.mjs';
 import { startStaticServer } from '../../tests/support/static-server.mjs';
@@ -30,10 +30,11 @@ export function secretsFromEnv(env = process.env) {
 }
 
 /**
- * Reads and checks a flow file; serves its `web.serve` folder when it has one.
- * Resolves to { yaml, flow, url, close }; throws a readable error.
+ * Reads and checks a flow file; serves its `web.serve` folder when it has one. `uploadDir`:
+ * the folder the flow's upload paths must lie in (`--upload-dir`). Resolves to
+ * { yaml, flow, url, uploadDir, close }; throws a readable error before anything runs.
  */
-export async function openFlow(file) {
+export async function openFlow(file, { uploadDir } = {}) {
   const yaml = await readFile(file, 'utf8').catch((e) => {
     throw new Error(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   });
@@ -43,6 +44,9 @@ export async function openFlow(file) {
   } catch (e) {
     throw new Error(`${file}: ${e.message ?? e}`);
   }
+  const folder = await checkUploads(flow, uploadDir).catch((e) => {
+    throw new Error(`${file}: ${e.message}`);
+  });
   let server = null;
   let url = flow.url;
   if (flow.serve) {
@@ -57,7 +61,43 @@ export async function openFlow(file) {
     await server?.close();
     throw new Error(`${file}: ${e.message ?? e}`);
   }
-  return { yaml, flow, url, close: async () => server?.close() };
+  return { yaml, flow, url, uploadDir: folder, close: async () => server?.close() };
+}
+
+/** The paths a flow's steps upload (`aiTap` with `fileChooserAccept`). */
+export function uploadPaths(flow) {
+  return flow.tasks.flatMap((t) => t.steps).filter((s) => s.kind === 'task' && s.task.type === 'aiUpload').flatMap((s) => s.task.files);
+}
+
+/**
+ * The flow's upload paths checked against the upload folder before anything runs: each must
+ * lie inside it as written and once symlinks and `..` are resolved. Resolves to the folder
+ * (absolute; the core checks each path against it again, by its text); throws naming the
+ * paths that do not.
+ */
+export async function checkUploads(flow, uploadDir) {
+  const paths = uploadPaths(flow);
+  if (!uploadDir) {
+    if (paths.length) throw new Error(`the flow uploads ${paths.join(', ')}: give the folder they lie in with --upload-dir DIR (nothing outside it is uploaded)`);
+    return undefined;
+  }
+  const dir = path.resolve(uploadDir);
+  const realDir = await realpath(dir).catch(() => null);
+  if (!realDir || !(await stat(realDir)).isDirectory()) throw new Error(`--upload-dir ${uploadDir}: no such folder`);
+  const within = (root, p) => {
+    const rel = path.relative(root, p);
+    return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  };
+  const outside = [];
+  const missing = [];
+  for (const p of paths) {
+    const real = path.isAbsolute(p) ? await realpath(p).catch(() => null) : null;
+    if (path.isAbsolute(p) && !real && core.insideFolder(p, dir)) missing.push(p);
+    else if (!core.insideFolder(p, dir) || !real || !within(realDir, real)) outside.push(p);
+  }
+  if (outside.length) throw new Error(`refused before the run: ${outside.join(', ')} ${outside.length > 1 ? 'lie' : 'lies'} outside the upload folder ${dir} (symlinks and .. resolved)`);
+  if (missing.length) throw new Error(`cannot upload ${missing.join(', ')}: no such file`);
+  return dir;
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -85,11 +125,11 @@ export function itemLine(run, item, index, total) {
 /**
  * Runs the flow on a new tab of `browser` (from launchWithExtension) at `url`, printing items
  * as they end through `log`. `model`: settings for this run only (not stored); `live`: find
- * every element by its description; `dialogs`: how the page's dialogs are answered (else as
- * the flow says; nobody is there to ask); `page`: a page to use instead of a new one. Resolves
- * to { run, page, tabId }.
+ * every element by its description; `uploadDir`: the folder uploads may come from; `dialogs`:
+ * how the page's dialogs are answered (else as the flow says; nobody is there to ask); `page`:
+ * a page to use instead of a new one. Resolves to { run, page, tabId }.
  */
-export async function runFlowIn(browser, { yaml, flow, url, model, live = false, dialogs, log = console.log, page: given }) {
+export async function runFlowIn(browser, { yaml, flow, url, model, live = false, uploadDir, dialogs, log = console.log, page: given }) {
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
@@ -98,7 +138,7 @@ export async function runFlowIn(browser, { yaml, flow, url, model, live = false,
   const secrets = secretsFromEnv();
   const opts = {
     interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
-    ...(dialogs ? { dialogs } : {}),
+    ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),
   };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
   // Progress: the run as the worker keeps it, polled while the flow runs.

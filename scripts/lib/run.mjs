@@ -1,15 +1,17 @@
-// scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--dialogs accept|dismiss]: one flow
-// file, headless by default.
+// scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]:
+// one flow file, headless by default.
 // Exit code 0 when every step passed, 1 otherwise (a bad file, a failed step, no browser).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension } from '../../tests/support/browser.mjs';
 import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
-const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--dialogs accept|dismiss]
+const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]
   --headed          show the browser window
   --report DIR      write DIR/<flow>.report.html (steps, screenshots, model I/O)
   --live            find every element by its description (the model), not the file's XPaths
+  --upload-dir DIR  the folder the flow's uploads may come from; a path outside it is refused
+                    before the run (a flow that uploads needs it)
   --dialogs ANSWER  answer the page's dialogs (confirm, prompt, leave the page?) with OK
                     (accept) or Cancel (dismiss); else as the flow's web: dialogs says, and a
                     dialog with no answer set fails its step
@@ -17,7 +19,7 @@ Model (needed for steps the XPaths and cache cannot answer): SIGHTLINE_BASE_URL,
 SIGHTLINE_MODEL, SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER.`;
 
 function parseArgs(argv) {
-  const args = { file: null, headed: false, report: null, live: false, dialogs: null };
+  const args = { file: null, headed: false, report: null, live: false, uploadDir: null, dialogs: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--headed') args.headed = true;
@@ -25,6 +27,9 @@ function parseArgs(argv) {
     else if (a === '--report') {
       args.report = argv[++i];
       if (!args.report) throw new Error('--report needs a folder');
+    } else if (a === '--upload-dir') {
+      args.uploadDir = argv[++i];
+      if (!args.uploadDir) throw new Error('--upload-dir needs a folder');
     } else if (a === '--dialogs') {
       args.dialogs = argv[++i];
       if (args.dialogs !== 'accept' && args.dialogs !== 'dismiss') throw new Error('--dialogs takes accept or dismiss (nobody is there to ask)');
@@ -56,7 +61,7 @@ async function main() {
   }
   let opened;
   try {
-    opened = await openFlow(args.file);
+    opened = await openFlow(args.file, { uploadDir: args.uploadDir });
   } catch (e) {
     console.error(e.message);
     return 1;

@@ -5,10 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../support/browser.mjs';
+import { ROOT, userMessage } from '../support/browser.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
@@ -176,4 +177,105 @@ test('a flow whose web.url is a local file, a script or a browser page is refuse
   assert.equal(r.code, 1);
   assert.match(r.stderr, /passwd\.yaml: “file:\/\/\/etc\/passwd” is not a web address/);
   assert.doesNotMatch(r.stdout, /model:/, 'no run started');
+});
+
+/** A flow on the actions fixture attaching `files` through its "Attach files" button (by XPath: no model). */
+const attachFlow = (url, files) => `web:\n  url: ${url}\ntasks:\n  - name: attach\n    flow:\n      - aiTap: the attach button\n        xpath: '//button[normalize-space()="Attach files"]'\n        fileChooserAccept: ${JSON.stringify(files)}\n`;
+
+test('a flow\'s upload waits for Allow in the panel, which lists the paths: Refuse ends the step refused, Allow uploads', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/actions.html?upload-panel'));
+  const tabId = await browser.tabIdOf(page);
+  const attached = () => page.locator('#attached').textContent();
+  const panel = await browser.openPanel(tabId);
+  const yaml = Buffer.from(attachFlow(page.url(), ['/etc/hostname']));
+  for (const allow of [false, true]) {
+    await panel.setInputFiles('#run-flow-file', { name: 'attach.yaml', mimeType: 'text/yaml', buffer: yaml });
+    await panel.waitForSelector('#question-form:not([hidden])', { timeout: 30_000 });
+    assert.match(await panel.textContent('#question-text'), /wants to upload these files from this computer\. A flow file or a saved run names them, not you/);
+    assert.deepEqual(await panel.locator('#question-paths li').allTextContents(), ['/etc/hostname']);
+    assert.deepEqual([await panel.textContent('#question-yes'), await panel.textContent('#question-no')], ['Allow', 'Refuse']);
+    assert.equal(await attached(), 'no file', 'nothing is chosen while the question waits');
+    await panel.click(allow ? '#question-yes' : '#question-no');
+    await panel.waitForSelector(`#run-status.${allow ? 'succeeded' : 'failed'}`, { timeout: 30_000 });
+    const run = (await browser.sw.evaluate(() => self.sightline.runs()))[0];
+    const [decision] = run.steps;
+    assert.deepEqual(decision.asked, [{ question: { kind: 'upload', paths: ['/etc/hostname'] }, answer: { kind: 'upload', allow }, by: 'person' }], 'the record says what was decided');
+    if (!allow) {
+      assert.equal(run.flow.items[0].error, 'you refused the upload of /etc/hostname');
+      assert.equal(decision.status, 'failed');
+      assert.equal(await attached(), 'no file');
+    }
+  }
+  assert.match(await attached(), /^hostname \(.+\)$/, 'Allow: the file was chosen');
+  assert.equal(mock.requests.length, 0);
+
+  // A path the person types in the panel's own upload form is theirs: no question.
+  const dir = await mkdtemp(path.join(tmpdir(), 'sightline-typed-'));
+  await writeFile(path.join(dir, 'typed.txt'), 'typed');
+  mock.script((body) => {
+    const n = userMessage(body).text.match(/^\s*\[(\d+)\][^\n]*Attach files/m)?.[1];
+    return JSON.stringify({ thought: 'the attach button', element: Number(n) });
+  });
+  await panel.selectOption('#task-type', 'aiUpload');
+  await panel.fill('#instruction', 'the attach button');
+  await panel.fill('#task-value', path.join(dir, 'typed.txt'));
+  await panel.click('#run-button');
+  await panel.waitForFunction(() => document.getElementById('run-instruction').textContent.startsWith('aiUpload “typed.txt”')
+    && document.getElementById('run-status').classList.contains('succeeded'), null, { timeout: 30_000 });
+  assert.equal(await attached(), 'typed.txt (typed)');
+  assert.equal((await browser.sw.evaluate(() => self.sightline.runs()))[0].steps.some((s) => s.asked?.length), false, 'nothing was asked');
+  await rm(dir, { recursive: true, force: true });
+  await panel.close();
+  await page.close();
+});
+
+test('without a person, a flow uploads only from its upload folder; scripts/run --upload-dir refuses paths outside it before the run', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sightline-uploads-'));
+  const inside = path.join(dir, 'a.txt');
+  await writeFile(inside, 'hello');
+  await symlink('/etc/hostname', path.join(dir, 'link.txt'));
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/actions.html?upload-headless'));
+  const tabId = await browser.tabIdOf(page);
+  const runFlow = (files, opts) => browser.sw.evaluate(([id, y, o]) => self.sightline.runFlow(id, y, o), [tabId, attachFlow(page.url(), files), opts]);
+  let run = await runFlow(['/etc/hostname'], { interactive: false });
+  assert.equal(run.status, 'failed');
+  assert.match(run.error, /refused the upload of \/etc\/hostname: .*scripts\/run --upload-dir DIR/);
+  run = await runFlow(['/etc/hostname'], { interactive: false, uploadDir: dir });
+  assert.match(run.error, /refused the upload of \/etc\/hostname: it lies outside the upload folder/);
+  run = await runFlow([`${dir}/../../etc/hostname`], { interactive: false, uploadDir: dir });
+  assert.equal(run.status, 'failed', 'a `..` does not climb out');
+  assert.equal(await page.locator('#attached').textContent(), 'no file');
+  run = await runFlow([inside], { interactive: false, uploadDir: dir });
+  assert.equal(run.status, 'succeeded', run.error);
+  assert.equal(await page.locator('#attached').textContent(), 'a.txt (hello)');
+  assert.equal(run.steps[0].asked[0].by, 'setting');
+  await page.close();
+
+  // The runner: an explicit folder; symlinks and `..` resolved before the run, every path outside named.
+  await mkdir(WORK, { recursive: true });
+  const serve = path.relative(WORK, path.join(ROOT, 'tests', 'fixtures'));
+  const flowWith = async (name, files) => {
+    const file = path.join(WORK, name);
+    const step = `      - aiTap: the attach button\n        xpath: '//button[normalize-space()="Attach files"]'\n        fileChooserAccept: ${JSON.stringify(files)}\n      - aiAssert: the page says a.txt (hello) is attached\n`;
+    await writeFile(file, `web:\n  serve: ${serve}\n  url: /actions.html\ntasks:\n  - name: attach\n    flow:\n${step}`);
+    return file;
+  };
+  const outside = await flowWith('upload-outside.yaml', [inside, '/etc/hostname', path.join(dir, 'link.txt'), `${dir}/../${path.basename(dir)}/a.txt`]);
+  let r = await runner([outside, '--upload-dir', dir]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, new RegExp(`refused before the run: /etc/hostname, ${dir}/link\\.txt, ${dir}/\\.\\./${path.basename(dir)}/a\\.txt lie outside the upload folder ${dir}`));
+  assert.doesNotMatch(r.stdout, /model:/, 'no run started');
+  r = await runner([outside]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /the flow uploads .*\/etc\/hostname.*: give the folder they lie in with --upload-dir DIR/);
+
+  // A path inside: uploaded; the page (read by the mock model's check) shows it.
+  mock.script((body) => JSON.stringify(userMessage(body).text.includes('a.txt (hello)') ? { pass: true, reason: 'it is attached' } : { pass: false, reason: 'no file attached' }));
+  r = await runner([await flowWith('upload-inside.yaml', [inside]), '--upload-dir', dir], mockModelEnv());
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /✓ \[1\/2\] aiUpload “a\.txt”/);
+  assert.match(r.stdout, /passed: 2 of 2 steps/);
+  await rm(dir, { recursive: true, force: true });
 });

@@ -127,7 +127,7 @@ async function streamText(stream) {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-test('a trajectory whose page is a local file is refused at load and at replay', async () => {
+test('a trajectory whose page is a local file is refused at load and at replay; a saved run\'s upload needs an Allow', async () => {
   const { page, tabId } = await openTodo('t=local');
   const run = { instruction: 'add a todo', url: '', status: 'succeeded', steps: [], error: null, startedMs: 1, endedMs: 2, modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } };
   let n = 0;
@@ -142,5 +142,18 @@ test('a trajectory whose page is a local file is refused at load and at replay',
   await panel.setInputFiles('#load-run-file', { name: 'local.json', mimeType: 'application/json', buffer: Buffer.from(crafted({ url: 'file:///etc/passwd' })) });
   await panel.waitForFunction(() => /Could not load local\.json: .*file:\/\/\/etc\/passwd” is not a web address/.test(document.getElementById('notice').textContent), null, { timeout: 10_000 });
   await panel.close();
-  await page.close();
+
+  // An upload task inside a saved run: replayed, it asks first; with nobody to ask it is refused.
+  const actions = await browser.context.newPage();
+  await actions.goto(site.url('/actions.html?replay-upload'));
+  const actionsTab = await browser.tabIdOf(actions);
+  const task = { type: 'aiUpload', locate: 'the attach button', files: ['/etc/hostname'] };
+  const upload = crafted({ url: actions.url(), instruction: 'aiUpload', task, steps: [] });
+  const replay = await sw(([id, json]) => self.sightline.replay(id, json, { interactive: false }), [actionsTab, upload]);
+  assert.equal(replay.status, 'failed');
+  assert.match(replay.error, /refused the upload of \/etc\/hostname/);
+  assert.deepEqual(replay.steps[0].asked[0].question, { kind: 'upload', paths: ['/etc/hostname'] });
+  assert.equal(await actions.locator('#attached').textContent(), 'no file');
+  assert.equal(mock.requests.length, 0, 'refused before the page was read or the model asked');
+  await Promise.all([page.close(), actions.close()]);
 });

@@ -80,8 +80,9 @@ impl FlowRecord {
 /// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
 /// Answers of items with a `name` are the run's `result`, by name.
 pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
-    // The caller's dialog answer first, else the file's (`web.dialogs`), else ask.
-    let options = &RunOptions { dialogs: options.dialogs.or(flow.dialogs), ..options.clone() };
+    // The caller's dialog answer first, else the file's (`web.dialogs`), else ask. Upload
+    // paths are the file's, never typed by the person.
+    let options = &RunOptions { dialogs: options.dialogs.or(flow.dialogs), typed_uploads: false, ..options.clone() };
     let mut guarded = options.guard(browser);
     let browser = &mut guarded;
     let mut run = Run::new(id, &flow.title(), browser.now_ms());

@@ -13,6 +13,7 @@ pub mod manual;
 pub mod record;
 pub mod tasks;
 pub mod trajectory;
+pub mod uploads;
 
 use crate::action::{commands_for, find_element, ActionError, InputCommand};
 use crate::describe::Extraction;
@@ -222,6 +223,11 @@ pub struct RunOptions {
     pub secrets: Vec<guard::Secret>,
     /// How the page's dialogs during actions are answered; unset: as a flow file says, else ask.
     pub dialogs: Option<dialogs::DialogPolicy>,
+    /// The person (the panel's upload form) or their automation gave the upload paths
+    /// directly. Otherwise they came from a file and need the person's Allow (`uploads`).
+    pub typed_uploads: bool,
+    /// A folder the person named: uploads from a file lying inside it need no Allow.
+    pub upload_dir: Option<String>,
 }
 
 impl RunOptions {
@@ -257,6 +263,8 @@ impl Default for RunOptions {
             allowed_sites: Vec::new(),
             secrets: Vec::new(),
             dialogs: None,
+            typed_uploads: false,
+            upload_dir: None,
         }
     }
 }

@@ -258,6 +258,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     async fn perform(&mut self, task: &Task) -> Result<RunStatus, String> {
+        if let Task::Upload { files, .. } = task {
+            // Before anything is read or clicked: paths from a file need the person's Allow.
+            super::uploads::clear(self.run, self.browser, files, self.options).await?;
+        }
         let obs = self.observe().await?;
         let point_action = |found: &Found, kind: &Task| -> PlannedAction {
             let (x, y) = found.point;

@@ -666,7 +666,10 @@ mod tasks {
         let mut page = FakeTodoPage::new();
         let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
         let files = ["/tmp/a.txt", "C:\\Users\\me\\b.pdf"];
-        let r = run(task(json!({"type":"aiUpload","locate":"the attach button","files":files})), &mut page, &model, &config());
+        // Paths the caller typed: uploaded without a question.
+        let typed = RunOptions { typed_uploads: true, ..RunOptions::default() };
+        let r = block_on(run_task("t".into(), &task(json!({"type":"aiUpload","locate":"the attach button","files":files})), &typed, &config(), &mut page, &model));
+        assert!(page.asked.is_empty());
         assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
         assert_eq!(page.uploaded, files);
         assert!(page.dispatched.iter().any(|c| c.params["type"] == "mousePressed"), "the chooser opens by a click");
@@ -677,6 +680,80 @@ mod tasks {
             let r = run(task(json!({"type":"aiUpload","locate":"x","files":files})), &mut page, &none, &config());
             assert!(r.error.as_deref().unwrap().contains(why), "{:?}", r.error);
         }
+    }
+
+    fn upload_from_a_file(page: &mut FakeTodoPage, options: &RunOptions) -> Run {
+        let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
+        block_on(run_task("t".into(), &task(json!({"type":"aiUpload","locate":"the attach button","files":["/etc/hostname"]})), options, &config(), page, &model))
+    }
+
+    #[test]
+    fn uploads_a_file_names_wait_for_the_persons_allow() {
+        let question = ask::Question::Upload { paths: vec!["/etc/hostname".into()] };
+        // Allowed: the question listed the path before anything was read or clicked.
+        let mut page = FakeTodoPage::new();
+        page.answers = vec![ask::Answer::Upload { allow: true }];
+        let r = upload_from_a_file(&mut page, &RunOptions::default());
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert_eq!(page.asked, std::slice::from_ref(&question));
+        assert_eq!(page.uploaded, ["/etc/hostname"]);
+        assert_eq!(r.steps[0].note.as_deref(), Some("you allowed it"));
+        assert_eq!(r.steps[0].asked, [ask::Asked { question: question.clone(), answer: ask::Answer::Upload { allow: true }, by: ask::AnsweredBy::Person }]);
+        assert_eq!(r.question, None);
+
+        // Refused: the task ends refused, nothing is clicked or uploaded, no model call.
+        let mut page = FakeTodoPage::new();
+        page.answers = vec![ask::Answer::Upload { allow: false }];
+        let r = upload_from_a_file(&mut page, &RunOptions::default());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert_eq!(r.error.as_deref(), Some("you refused the upload of /etc/hostname"));
+        assert!(page.uploaded.is_empty() && page.dispatched.is_empty());
+        assert_eq!((r.model_calls, r.steps.len(), r.steps[0].status), (0, 1, StepStatus::Failed));
+        assert_eq!(r.steps[0].asked[0].answer, ask::Answer::Upload { allow: false });
+
+        // An answer of another kind (a text) allows nothing.
+        let mut page = FakeTodoPage::new();
+        page.answers = vec![ask::Answer::Text { text: "yes".into() }];
+        let r = upload_from_a_file(&mut page, &RunOptions::default());
+        assert_eq!(r.status, RunStatus::Failed);
+        assert!(page.uploaded.is_empty());
+    }
+
+    #[test]
+    fn without_a_person_uploads_from_a_file_need_the_upload_folder() {
+        // Nobody to ask, no folder: refused, saying how to allow it.
+        let mut page = FakeTodoPage::new();
+        let r = upload_from_a_file(&mut page, &RunOptions::default());
+        assert_eq!(r.status, RunStatus::Failed);
+        let e = r.error.unwrap();
+        assert!(e.contains("/etc/hostname") && e.contains("--upload-dir"), "{e}");
+        assert!(page.uploaded.is_empty());
+        assert_eq!(r.steps[0].asked[0].by, ask::AnsweredBy::Nobody);
+
+        // A folder that does not hold the path: refused, naming it.
+        let mut page = FakeTodoPage::new();
+        let folder = RunOptions { upload_dir: Some("/tmp/uploads".into()), ..RunOptions::default() };
+        let r = upload_from_a_file(&mut page, &folder);
+        assert!(r.error.as_deref().unwrap().contains("/etc/hostname: it lies outside the upload folder /tmp/uploads"), "{:?}", r.error);
+        assert!(page.uploaded.is_empty());
+
+        // A folder that does: uploaded without a question, and the record says why.
+        let mut page = FakeTodoPage::new();
+        let folder = RunOptions { upload_dir: Some("/etc".into()), ..RunOptions::default() };
+        let r = upload_from_a_file(&mut page, &folder);
+        assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
+        assert!(page.asked.is_empty());
+        assert_eq!(page.uploaded, ["/etc/hostname"]);
+        assert_eq!(r.steps[0].asked[0].by, ask::AnsweredBy::Setting);
+        assert!(r.steps[0].note.as_deref().unwrap().contains("inside the upload folder /etc"));
+
+        // `..` does not climb out of the folder.
+        let mut page = FakeTodoPage::new();
+        let model = ScriptedModel::new(vec![]);
+        let sneaky = task(json!({"type":"aiUpload","locate":"x","files":["/etc/../root/.ssh/id_rsa"]}));
+        let r = block_on(run_task("t".into(), &sneaky, &folder, &config(), &mut page, &model));
+        assert_eq!(r.status, RunStatus::Failed);
+        assert!(page.uploaded.is_empty());
     }
 
     #[test]
@@ -1046,6 +1123,25 @@ mod flows {
         let dismiss = RunOptions { dialogs: Some(dialogs::DialogPolicy::Dismiss), ..RunOptions::default() };
         block_on(run_flow("f".into(), &flow, &dismiss, &config(), &mut page, &ScriptedModel::new(vec![])));
         assert_eq!(&page.dialog_answers[..], &[(false, None)][..]);
+    }
+
+    #[test]
+    fn a_flows_upload_asks_before_anything_is_clicked() {
+        let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: attach\n    flow:\n      - aiTap: the attach button\n        fileChooserAccept: /etc/hostname\n";
+        let flow = parse_flow(yaml).unwrap();
+        let mut page = FakeTodoPage::new();
+        page.answers = vec![ask::Answer::Upload { allow: false }];
+        let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut page, &ScriptedModel::new(vec![])));
+        assert_eq!(run.status, RunStatus::Failed);
+        assert_eq!(page.asked, [ask::Question::Upload { paths: vec!["/etc/hostname".into()] }]);
+        assert!(page.dispatched.is_empty() && page.uploaded.is_empty());
+        assert_eq!(run.flow.unwrap().items[0].error.as_deref(), Some("you refused the upload of /etc/hostname"));
+        // Even when the caller says its paths are typed, a flow's are the file's.
+        let typed = RunOptions { typed_uploads: true, ..RunOptions::default() };
+        let mut page = FakeTodoPage::new();
+        let run = block_on(run_flow("f".into(), &flow, &typed, &config(), &mut page, &ScriptedModel::new(vec![])));
+        assert_eq!(run.status, RunStatus::Failed);
+        assert!(page.uploaded.is_empty());
     }
 
     #[test]

@@ -395,6 +395,13 @@ pub fn check_open(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> 
     crate::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// Whether `path` lies inside `folder`, by its text (`agent::uploads::inside_folder`): the
+/// headless runner checks a flow's upload paths with it after resolving them.
+#[wasm_bindgen(js_name = insideFolder)]
+pub fn inside_folder(path: &str, folder: &str) -> bool {
+    crate::agent::uploads::inside_folder(path, folder)
+}
+
 /// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
 /// `recorder` (Chrome DevTools Recorder JSON), `report` (HTML) or `gif` (a `data:image/gif`
 /// URL); the last two take `images_json`, the run's image references → data URLs.
