@@ -144,3 +144,15 @@ test('an automation caller answers a prompt with text; a run told to dismiss sta
   assert.equal((await state(page)).status, 'editing');
   await page.close();
 });
+
+test('a confirm the page opens by itself while Sightline only reads it gets Cancel, not OK', async () => {
+  const { page, tabId } = await open();
+  await browser.sw.evaluate((id) => self.sightline.extract(id, {}), tabId); // attached: the dialog is reported
+  const shown = page.waitForEvent('dialog', { timeout: 10_000 });
+  await page.evaluate(() => setTimeout(() => document.getElementById('delete').click(), 50));
+  await shown;
+  const read = await browser.sw.evaluate((id) => self.sightline.extract(id, {}).then((x) => x.elements.length), tabId);
+  assert.ok(read > 0, 'the read went through');
+  assert.deepEqual(await state(page), { files: ['Report.pdf'], status: 'kept' });
+  await page.close();
+});
