@@ -2,7 +2,7 @@
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
 import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
-import { getSettings } from './settings.js';
+import { getSettings, overlayModel } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
 
@@ -217,7 +217,7 @@ export async function startFlow(tabId, yaml, opts = {}) {
 export async function startRun(tabId, request, opts = {}) {
   const tab = await assertUsable(tabId);
   const settings = await getSettings();
-  const model = { ...settings.model, ...opts.model };
+  const model = overlayModel(settings.model, opts.model);
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir']) };
   options.typedUploads = opts.typedUploads === true;
   if (settings.prices) options.prices = settings.prices;

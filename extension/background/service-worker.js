@@ -7,12 +7,20 @@ import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
   saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun, updateCache,
 } from './runs.js';
-import { getSettings, maskKey, setSettings, withoutSecretValues } from './settings.js';
+import { getSettings, maskKey, overlayModel, setSettings, withoutSecretValues } from './settings.js';
 import { getImages } from './store.js';
 import { core } from './wasm.js';
 
-// The API key is in chrome.storage.local; by default content scripts could read it there.
-chrome.storage.local.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => {});
+// The API key and the secrets' values are in the vault (settings.js), out of every content
+// script's reach. The rest of chrome.storage.local (the cache, allowed sites) is closed to
+// content scripts too where Chrome supports that for the local area; where it does not, only
+// what is no secret stays readable, and the worker says so once.
+const localClosed = typeof chrome.storage.local.setAccessLevel === 'function'
+  ? chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).then(() => true, (e) => {
+    console.warn(`chrome.storage.local stays readable by content scripts (${e.message}); it holds no key and no secret value`);
+    return false;
+  })
+  : Promise.resolve(false);
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 // A worker that starts while runs are stored as running was stopped under them (Chrome
 // stops idle workers; a crash): those runs end here, steps kept, before anyone lists runs.
@@ -112,13 +120,18 @@ self.sightline = {
   clearCache: async () => (await updateCache(() => [])).length,
   getSettings,
   setSettings,
+  /** Whether Chrome closed chrome.storage.local to content scripts (it holds nothing secret either way). */
+  storageClosed: () => localClosed,
   ready: () => core().then(() => true),
 };
 
-/** The stored model settings overlaid by unsaved ones; an empty key keeps the stored key. */
+/**
+ * The stored model settings overlaid by unsaved ones. An empty key keeps the stored key, which
+ * still goes only to the origin it was entered for; a typed key goes with the typed URL.
+ */
 async function checkModel(model = {}) {
-  const stored = (await getSettings()).model;
-  return (await core()).checkModel({ ...stored, ...model, apiKey: model.apiKey || stored.apiKey });
+  const { apiKey, ...unsaved } = model ?? {};
+  return (await core()).checkModel(overlayModel((await getSettings()).model, apiKey ? { ...unsaved, apiKey } : unsaved));
 }
 
 // Each AI task by name, with its fields in order and options last: `aiInput(tabId, locate,
@@ -198,6 +211,12 @@ const handlers = {
   /** Reads edited price text into rows, or answers {error} naming the line. */
   parsePrices: async ({ text }) => ({ prices: (await core()).parsePriceTable(String(text ?? '')) }),
   checkModel: async ({ model }) => ({ check: await checkModel(model) }),
+  /** Whether the saved key would be sent to `baseUrl`: `{saved, fits, enteredFor}` (an origin). */
+  async keyFits({ baseUrl }) {
+    const { apiKey, apiKeyFor } = (await getSettings()).model;
+    if (!apiKey) return { saved: false, fits: true, enteredFor: '' };
+    return { saved: true, ...(await core()).apiKeyFits(apiKeyFor, String(baseUrl ?? '')) };
+  },
 };
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {

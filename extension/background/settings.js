@@ -1,11 +1,17 @@
-// Model settings live in chrome.storage.local, read only by extension pages and this worker.
+// Settings. What is not secret lives in chrome.storage.local; the API key (with the base URL it
+// was entered for) and the secrets' values live in the vault, the extension origin's IndexedDB
+// (store.js), which content scripts cannot open on any Chrome version. chrome.storage.local is
+// readable by content scripts wherever Chrome cannot restrict it, so nothing secret goes there.
+import { getVault, putVault } from './store.js';
+
 const KEY = 'settings';
 
 // Values the core's ModelConfig / RunOptions read; what is absent takes the core's default.
-// `prices` null means the core's default table.
+// `prices` null means the core's default table. `apiKeyFor`: the base URL the key was entered
+// for; the core sends the key to that origin only.
 export const DEFAULT_SETTINGS = {
   model: {
-    provider: 'custom', baseUrl: '', apiKey: '', model: '', family: 'generic', stream: false,
+    provider: 'custom', baseUrl: '', apiKey: '', apiKeyFor: '', model: '', family: 'generic', stream: false,
     temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
   },
   // `image` is the core's ImageOptions subset a person sets: format and extra shrink.
@@ -22,28 +28,71 @@ export const DEFAULT_SETTINGS = {
   secrets: [],
 };
 
-export async function getSettings() {
+let migration = null;
+/** Settings saved by an earlier version kept the key and the secrets in chrome.storage.local: moved to the vault once. */
+function migrated() {
+  migration ??= moveSecretsToVault().catch((e) => {
+    migration = null;
+    throw e;
+  });
+  return migration;
+}
+
+async function moveSecretsToVault() {
   const { [KEY]: stored } = await chrome.storage.local.get(KEY);
+  if (!stored || (stored.model?.apiKey === undefined && stored.secrets === undefined)) return;
+  const { apiKey = '', ...model } = stored.model ?? {};
+  const { secrets, ...rest } = stored;
+  const vault = await getVault();
+  await putVault({
+    apiKey: vault.apiKey || apiKey,
+    // The key was used with the base URL saved beside it: it stays bound to that one.
+    apiKeyFor: vault.apiKey ? vault.apiKeyFor : apiKey ? model.baseUrl ?? '' : '',
+    secrets: vault.secrets?.length ? vault.secrets : Array.isArray(secrets) ? secrets : [],
+  });
+  await chrome.storage.local.set({ [KEY]: { ...rest, model } });
+}
+
+export async function getSettings() {
+  await migrated();
+  const [{ [KEY]: stored }, vault] = await Promise.all([chrome.storage.local.get(KEY), getVault()]);
   return {
-    model: { ...DEFAULT_SETTINGS.model, ...stored?.model },
+    model: { ...DEFAULT_SETTINGS.model, ...stored?.model, apiKey: vault.apiKey ?? '', apiKeyFor: vault.apiKeyFor ?? '' },
     run: { ...DEFAULT_SETTINGS.run, ...stored?.run },
     ui: { ...DEFAULT_SETTINGS.ui, ...stored?.ui },
     prices: stored?.prices ?? null,
-    secrets: Array.isArray(stored?.secrets) ? stored.secrets : [],
+    secrets: Array.isArray(vault.secrets) ? vault.secrets : [],
   };
 }
 
+/**
+ * A key given in `patch.model.apiKey` is the key for the base URL saved with it; without one,
+ * the saved key keeps the URL it was entered for, whatever the base URL becomes.
+ */
 export async function setSettings(patch) {
   const current = await getSettings();
   const next = {
-    model: { ...current.model, ...patch?.model },
+    model: overlayModel(current.model, patch?.model),
     run: { ...current.run, ...patch?.run },
     ui: { ...current.ui, ...patch?.ui },
     prices: patch?.prices !== undefined ? patch.prices : current.prices,
     secrets: patch?.secrets !== undefined ? patch.secrets : current.secrets,
   };
-  await chrome.storage.local.set({ [KEY]: next });
+  const { apiKey, apiKeyFor, ...model } = next.model;
+  await putVault({ apiKey, apiKeyFor, secrets: next.secrets });
+  await chrome.storage.local.set({ [KEY]: { model, run: next.run, ui: next.ui, prices: next.prices } });
   return next;
+}
+
+/**
+ * Saved model settings overlaid by a caller's (a run's `opts.model`, the form's unsaved ones).
+ * A key in `override` goes with the override's base URL; otherwise the saved key stays bound
+ * to the URL it was entered for, and the core refuses to send it anywhere else.
+ */
+export function overlayModel(saved, override = {}) {
+  const model = { ...saved, ...override };
+  model.apiKeyFor = override?.apiKey !== undefined ? (model.apiKey ? model.baseUrl : '') : saved.apiKeyFor;
+  return model;
 }
 
 /** For display: the key replaced by a mask. */

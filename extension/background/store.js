@@ -1,10 +1,14 @@
 // Runs and their screenshots, kept in the worker's IndexedDB: each step's report writes one
 // record (not the whole history), and screenshots (hundreds of KB each) stay out of
 // chrome.storage.local. Image references are `<run id>/<n>`, so a run's images go with it.
+// The vault holds the API key and the secrets' values: the extension origin's IndexedDB is
+// open to its own pages and worker only, never to content scripts (they run in the page's
+// origin), on every Chrome version.
 const DB_NAME = 'sightline';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 const RUNS = 'runs';
 const IMAGES = 'images';
+const VAULT = 'vault';
 const LEGACY_KEY = 'runs'; // where chrome.storage.local held runs before
 
 let opening = null;
@@ -19,12 +23,22 @@ function request(req) {
 function db() {
   opening ??= new Promise((resolve, reject) => {
     const req = indexedDB.open(DB_NAME, DB_VERSION);
-    req.onupgradeneeded = () => {
+    req.onupgradeneeded = ({ oldVersion }) => {
       const d = req.result;
-      d.createObjectStore(RUNS, { keyPath: 'id' }).createIndex('startedMs', 'startedMs');
-      d.createObjectStore(IMAGES);
+      if (oldVersion < 1) {
+        d.createObjectStore(RUNS, { keyPath: 'id' }).createIndex('startedMs', 'startedMs');
+        d.createObjectStore(IMAGES);
+      }
+      if (oldVersion < 2) d.createObjectStore(VAULT);
     };
-    req.onsuccess = () => resolve(req.result);
+    req.onsuccess = () => {
+      // A newer version opening the database (an update) gets it: this connection lets go.
+      req.result.onversionchange = () => {
+        req.result.close();
+        opening = null;
+      };
+      resolve(req.result);
+    };
     req.onerror = () => reject(req.error);
   }).then(async (d) => {
     await moveLegacyRuns(d);
@@ -93,4 +107,17 @@ export async function getImages(refs) {
   const store = (await db()).transaction(IMAGES).objectStore(IMAGES);
   const found = await Promise.all(refs.map((ref) => request(store.get(ref)).then((url) => [ref, url])));
   return Object.fromEntries(found.filter(([, url]) => typeof url === 'string'));
+}
+
+const VAULT_KEY = 'settings';
+
+/** The vault: `{apiKey, apiKeyFor, secrets}` (empty when nothing was saved). */
+export async function getVault() {
+  return (await request((await db()).transaction(VAULT).objectStore(VAULT).get(VAULT_KEY))) ?? {};
+}
+
+export async function putVault(vault) {
+  const tx = (await db()).transaction(VAULT, 'readwrite');
+  tx.objectStore(VAULT).put(vault, VAULT_KEY);
+  await done(tx);
 }

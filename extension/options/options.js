@@ -1,4 +1,4 @@
-// Options page: edits the settings the service worker reads (chrome.storage.local).
+// Options page: edits the settings the service worker reads (settings.js: chrome.storage.local and the vault).
 // Presets and price parsing come from the core, through the worker.
 import { getSettings, maskKey, setSettings } from '../background/settings.js';
 import { loadLanguage, t, translate } from '../shared/i18n.js';
@@ -16,10 +16,21 @@ function send(type, payload = {}) {
   });
 }
 
-function showPresetHelp() {
+let keyQuestion = 0; // typing in the URL asks again: only the latest answer is shown
+/** What the key field says: the saved key's mask, or that it belongs to another address. */
+async function showPresetHelp() {
   const p = presets.find((x) => x.provider === $('provider').value);
   $('providerHelp').textContent = p?.help ?? '';
-  $('apiKey').placeholder = storedKey ? t('keySaved', maskKey(storedKey)) : t(p?.needsKey === false ? 'keyNotNeeded' : 'keyPaste');
+  const asked = ++keyQuestion;
+  const key = await keyFits();
+  if (asked !== keyQuestion) return;
+  $('apiKey').placeholder = !key.saved ? t(p?.needsKey === false ? 'keyNotNeeded' : 'keyPaste')
+    : key.fits ? t('keySaved', maskKey(storedKey)) : t('keyForOther', key.enteredFor);
+}
+
+/** Whether the saved key goes to the base URL in the form (the core decides: same origin only). */
+function keyFits() {
+  return send('keyFits', { baseUrl: $('baseUrl').value.trim() }).catch(() => ({ saved: !!storedKey, fits: true }));
 }
 
 async function load() {
@@ -58,7 +69,7 @@ async function load() {
   showImageFields();
   await showCache();
   $('prices').value = (await send('priceText', { prices })).text;
-  showPresetHelp();
+  await showPresetHelp();
 }
 
 /** Picking a provider fills its base URL, a model to start from and the family it needs. */
@@ -69,6 +80,7 @@ $('provider').addEventListener('change', () => {
   if (p) $('family').value = p.family;
   showPresetHelp();
 });
+$('baseUrl').addEventListener('input', () => showPresetHelp());
 
 /** JPEG quality only means something for JPEG; image settings only with screenshots on. */
 function showImageFields() {
@@ -139,8 +151,12 @@ function formSecrets() {
   return { secrets };
 }
 
-/** The form's model settings; an empty key field means "keep the saved key". */
+/**
+ * The form's model settings. A typed key is the key for the base URL typed with it; an empty
+ * key field keeps the saved key, bound to the address it was entered for.
+ */
 function formModel() {
+  const typedKey = $('apiKey').value.trim();
   return {
     provider: $('provider').value,
     baseUrl: $('baseUrl').value.trim(),
@@ -152,7 +168,7 @@ function formModel() {
     timeoutMs: (number('timeoutS') ?? 120) * 1000,
     maxRetries: number('maxRetries') ?? 3,
     apiVersion: $('apiVersion').value.trim(),
-    apiKey: $('apiKey').value.trim() || storedKey,
+    ...(typedKey ? { apiKey: typedKey } : {}),
   };
 }
 
@@ -204,7 +220,8 @@ $('settings').addEventListener('submit', async (e) => {
   await loadLanguage();
   translate();
   await load();
-  $('status').textContent = t('saved');
+  const key = await keyFits();
+  $('status').textContent = key.fits ? t('saved') : t('savedKeyElsewhere', key.enteredFor);
 });
 
 $('check').addEventListener('click', async () => {

@@ -56,8 +56,9 @@ test('a new user configures the model inside the panel, tests it, saves, and run
 
   await form.locator('button[type=submit]').click();
   await form.locator('#status', { hasText: 'Saved.' }).waitFor();
-  const stored = await browser.sw.evaluate(async () => (await chrome.storage.local.get('settings')).settings.model);
+  const stored = await browser.sw.evaluate(async () => (await self.sightline.getSettings()).model);
   assert.equal(stored.apiKey, API_KEY);
+  assert.equal(stored.apiKeyFor, mock.baseUrl, 'the key is bound to the URL it was typed with');
   assert.equal(stored.baseUrl, mock.baseUrl);
   assert.equal(await form.locator('#apiKey').inputValue(), '', 'the saved key is not shown again');
   assert.equal(await form.locator('#apiKey').getAttribute('placeholder'), 'saved: sk-••••3a9c — type to replace');

@@ -65,7 +65,7 @@ test('a full run with a secret: typed into the page, found in no output', async 
   }
   outputs.trajectory = await browser.sw.evaluate((id) => self.sightline.saveTrajectory(id), run.id);
   const stored = await browser.sw.evaluate(() => chrome.storage.local.get(null));
-  outputs.storage = JSON.stringify(Object.fromEntries(Object.entries(stored).filter(([k]) => k !== 'settings')));
+  outputs.storage = JSON.stringify(stored);
   const panel = await browser.openPanel();
   await panel.waitForSelector('#history li, .history-item, [data-run-id]', { timeout: 10_000 }).catch(() => {});
   outputs.panel = await panel.content();
@@ -82,7 +82,8 @@ test('a full run with a secret: typed into the page, found in no output', async 
     assert.ok(!text.includes(PASSWORD), `the password is in ${name}`);
     assert.ok(!text.includes(BANK_PIN), `the bank PIN is in ${name}`);
   }
-  assert.ok(JSON.stringify(stored.settings).includes(PASSWORD), 'settings alone hold it');
+  const settings = await browser.sw.evaluate(() => self.sightline.getSettings());
+  assert.ok(JSON.stringify(settings.secrets).includes(PASSWORD), 'settings alone hold it, in the vault');
 });
 
 test('no page can message the extension, and the manifest lets none connect', async () => {

@@ -105,7 +105,8 @@ test('a streamed (SSE) answer drives the run too', async () => {
 test('a dead endpoint ends the run with a readable error and keeps the record', async () => {
   const { page, tabId } = await openTodo('/todo.html?case=dead');
   const run = await browser.sw.evaluate(
-    (id) => self.sightline.act(id, 'add a todo ‘x’', { model: { baseUrl: 'http://127.0.0.1:9/v1' } }),
+    // With its own key: the stored one goes only to the address it was entered for.
+    (id) => self.sightline.act(id, 'add a todo ‘x’', { model: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-dead' } }),
     tabId,
   );
   assert.equal(run.status, 'failed');

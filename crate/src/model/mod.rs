@@ -129,6 +129,11 @@ pub struct ModelConfig {
     /// Read from settings in the service worker; never serialized, so no record carries it.
     #[serde(skip_serializing)]
     pub api_key: String,
+    /// The base URL the stored key was entered for: the key is sent to that origin only, so a
+    /// changed endpoint (in Settings, or a caller's override) never receives it. Empty when
+    /// the key came together with this configuration (the headless runner's own).
+    #[serde(skip_serializing)]
+    pub api_key_for: String,
     pub model: String,
     pub family: ModelFamily,
     pub temperature: Option<f64>,
@@ -147,6 +152,7 @@ impl Default for ModelConfig {
             provider: Provider::Custom,
             base_url: String::new(),
             api_key: String::new(),
+            api_key_for: String::new(),
             model: String::new(),
             family: ModelFamily::Generic,
             temperature: Some(0.0),
@@ -277,6 +283,8 @@ impl ChatReply {
 pub enum ModelError {
     #[error("model settings: {0}")]
     Config(String),
+    #[error("the saved API key was entered for {entered_for} and is sent nowhere else: enter the key for {endpoint} in Settings (or remove the saved key if that endpoint needs none)")]
+    KeyForAnotherOrigin { entered_for: String, endpoint: String },
     #[error("the model endpoint answered HTTP {status}: {message}")]
     Http { status: u16, message: String },
     #[error("could not reach the model endpoint: {0}")]
@@ -330,8 +338,36 @@ mod tests {
 
     #[test]
     fn api_key_never_serialized() {
-        let c = ModelConfig { api_key: "sk-secret".into(), ..Default::default() };
-        assert!(!serde_json::to_string(&c).unwrap().contains("sk-secret"));
+        let c = ModelConfig { api_key: "sk-secret".into(), api_key_for: "https://a.example/v1".into(), ..Default::default() };
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(!json.contains("sk-secret") && !json.contains("a.example"), "{json}");
+    }
+
+    #[test]
+    fn a_stored_key_goes_only_to_the_origin_it_was_entered_for() {
+        let at = |base: &str, entered_for: &str| ModelConfig {
+            base_url: base.into(),
+            model: "m".into(),
+            api_key: "sk-for-a".into(),
+            api_key_for: entered_for.into(),
+            ..Default::default()
+        };
+        assert!(at("http://127.0.0.1:4000/v1", "http://127.0.0.1:4000/v1/").validate().is_ok());
+        assert!(at("https://api.example.com/v2", "https://API.example.com:443/v1").validate().is_ok(), "the path and a default port do not matter");
+        for other in ["http://127.0.0.1:4001/v1", "https://api.example.com.evil.net/v1", "http://api.example.com/v1"] {
+            let e = at(other, "https://api.example.com/v1").validate().unwrap_err();
+            assert!(matches!(e, ModelError::KeyForAnotherOrigin { .. }), "{other}: {e}");
+            assert!(!e.to_string().contains("sk-for-a"), "{e}");
+        }
+        let e = at("http://127.0.0.1:4001/v1", "http://127.0.0.1:4000/v1").validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the saved API key was entered for http://127.0.0.1:4000 and is sent nowhere else: enter the key for http://127.0.0.1:4001 in Settings (or remove the saved key if that endpoint needs none)"
+        );
+        assert!(at("http://127.0.0.1:4001/v1", "").validate().is_ok(), "a key given with the configuration goes with it");
+        let mut keyless = at("http://127.0.0.1:4001/v1", "http://127.0.0.1:4000/v1");
+        keyless.api_key.clear();
+        assert!(keyless.validate().is_ok(), "no key, nothing to hold back");
     }
 
     #[test]

@@ -179,8 +179,47 @@ pub fn headers(config: &ModelConfig) -> Vec<(String, String)> {
     h
 }
 
+/// The origin of a web address as browsers compare them: `https://host` or `http://host:port`
+/// (scheme, host, and the port unless it is the scheme's default). `None` for anything but http(s).
+pub fn origin_of(url: &str) -> Option<String> {
+    let (host, port) = crate::agent::guard::host_of(url)?;
+    let cleaned: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let scheme = cleaned.split_once(':')?.0.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let host = if host.contains(':') { format!("[{host}]") } else { host };
+    Some(match port.filter(|p| *p != default_port) {
+        Some(p) => format!("{scheme}://{host}:{p}"),
+        None => format!("{scheme}://{host}"),
+    })
+}
+
+/// Whether a stored key (entered for the base URL `entered_for`) may go to `base_url`: only
+/// to the origin it was entered for. An empty `entered_for` means the key came with the
+/// configuration itself and goes with it.
+pub fn check_key_origin(entered_for: &str, base_url: &str) -> Result<(), ModelError> {
+    if entered_for.trim().is_empty() {
+        return Ok(());
+    }
+    let entered = origin_of(entered_for);
+    let endpoint = origin_of(base_url);
+    if entered.is_some() && entered == endpoint {
+        return Ok(());
+    }
+    Err(ModelError::KeyForAnotherOrigin {
+        entered_for: entered.unwrap_or_else(|| entered_for.trim().to_string()),
+        endpoint: endpoint.unwrap_or_else(|| base_url.trim().to_string()),
+    })
+}
+
 /// Checks what the provider needs beyond [`ModelConfig::validate`].
 pub fn check(config: &ModelConfig) -> Result<(), ModelError> {
+    if !config.api_key.trim().is_empty() {
+        check_key_origin(&config.api_key_for, &config.base_url)?;
+    }
     let preset = config.provider.preset();
     if preset.needs_key && config.api_key.trim().is_empty() {
         return Err(ModelError::Config(format!("{} needs an API key: open Settings and paste one", preset.label)));
@@ -222,6 +261,17 @@ mod tests {
         let mut local = config(Provider::Ollama, "x");
         local.api_key.clear();
         assert_eq!(headers(&local).len(), 1, "no auth header without a key");
+    }
+
+    #[test]
+    fn origins() {
+        assert_eq!(origin_of("https://API.Example.com:443/v1").as_deref(), Some("https://api.example.com"));
+        assert_eq!(origin_of("http://127.0.0.1:8080/v1").as_deref(), Some("http://127.0.0.1:8080"));
+        assert_eq!(origin_of("http://[::1]:11434/v1").as_deref(), Some("http://[::1]:11434"));
+        assert_eq!(origin_of("http://user:pw@h.example:80/x").as_deref(), Some("http://h.example"));
+        assert_eq!(origin_of("ftp://h.example/"), None);
+        assert_eq!(origin_of("not a url"), None);
+        assert!(check_key_origin("not a url", "not a url").is_err(), "no origin matches nothing");
     }
 
     #[test]

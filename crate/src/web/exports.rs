@@ -325,6 +325,15 @@ pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&ModelCheck { reply: reply.parser_text(), usage: reply.usage, notes: reply.notes, ms: now_ms() - t0, endpoint: config.endpoint_url() })
 }
 
+/// Settings: whether the saved key (entered for the base URL `entered_for`) would be sent to
+/// `base_url`, and the origin it was entered for: `{fits, enteredFor}`.
+#[wasm_bindgen(js_name = apiKeyFits)]
+pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsError> {
+    let fits = crate::model::provider::check_key_origin(entered_for, base_url).is_ok();
+    let entered = crate::model::provider::origin_of(entered_for).unwrap_or_else(|| entered_for.trim().to_string());
+    to_js(&serde_json::json!({ "fits": fits, "enteredFor": entered }))
+}
+
 /// The cache with `entry` added (replacing the entry with the same key; the oldest dropped
 /// past the limit). The worker keeps the result in chrome.storage.local.
 #[wasm_bindgen(js_name = cachePut)]
