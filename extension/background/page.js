@@ -28,8 +28,8 @@ export async function assertUsable(tabId) {
 }
 
 /**
- * Runs `name(arg)` from content/content.js in the tab's isolated world, injecting the file
- * only where it is not loaded yet (a new tab, or after a navigation).
+ * Runs `name(arg)` from content/content.js in the tab's isolated world, injecting it (after
+ * the page reader it uses) only where it is not loaded yet (a new tab, or after a navigation).
  */
 async function inPage(tabId, name, arg) {
   const target = { tabId };
@@ -41,7 +41,7 @@ async function inPage(tabId, name, arg) {
     });
   let [frame] = await call();
   if (frame?.result?.sightlineNotLoaded) {
-    await chrome.scripting.executeScript({ target, files: ['content/content.js'] });
+    await chrome.scripting.executeScript({ target, files: ['wasm/reader.js', 'content/content.js'] });
     [frame] = await call();
   }
   return frame?.result;

@@ -1,16 +1,20 @@
-// Content script (isolated world), injected on demand. It loads the Rust core and answers
-// the service worker. Where the page's CSP refuses WebAssembly it says so, and the service
-// worker reads the page through CDP instead.
+// Content script (isolated world), injected on demand after the page reader
+// (wasm/reader.js: the global `sightlineReader`, the core's reading part with its module bytes
+// inside). It answers the service worker. Where the page's CSP refuses WebAssembly it says so,
+// and the service worker reads the page through CDP instead.
 (() => {
   if (globalThis.__sightline) return;
 
   let corePromise = null;
   let wasmMemory = null;
+  /**
+   * The reader, compiled once per document from the bytes injected with it: no file of the
+   * extension is web-accessible, so a page cannot fetch one to learn Sightline is installed.
+   */
   function loadCore() {
     corePromise ??= (async () => {
-      const mod = await import(chrome.runtime.getURL('wasm/sightline.js'));
-      wasmMemory = (await mod.default({ module_or_path: chrome.runtime.getURL('wasm/sightline_bg.wasm') })).memory;
-      return mod;
+      wasmMemory = (await sightlineReader.init({ module_or_path: sightlineReader.moduleBytes })).memory;
+      return sightlineReader;
     })();
     return corePromise;
   }

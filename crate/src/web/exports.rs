@@ -1,81 +1,18 @@
-//! Entry points for the extension's JS. Names are camelCase on the JS side.
+//! Entry points for the service worker's JS (the content script's are in `reader`). Names are
+//! camelCase on the JS side.
 
 use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
-use super::{dom, from_js, now_ms, to_js};
+use super::reader::{describe_options, ExtractResult, Timings};
+use super::{from_js, now_ms, options_or_default, to_js, to_json};
 use crate::agent::trajectory::{self, Trajectory};
 use crate::agent::{run_instruction, RunOptions};
-use crate::describe::{describe_with, DescribeOptions};
+use crate::describe::describe_with;
 use crate::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use crate::snapshot::cdp;
 use crate::vision::{self, Capture, Frame, ImageOptions, ModelImage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Timings {
-    walk_ms: f64,
-    style_ms: f64,
-    describe_ms: f64,
-    total_ms: f64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ExtractResult {
-    #[serde(flatten)]
-    extraction: crate::describe::Extraction,
-    timings: Timings,
-    /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
-    source: &'static str,
-}
-
-/// Optional options: absent means the defaults.
-fn options_or_default<T: serde::de::DeserializeOwned + Default>(opts: JsValue, what: &str) -> Result<T, JsError> {
-    if opts.is_undefined() || opts.is_null() {
-        return Ok(T::default());
-    }
-    from_js(opts, what).map_err(|e| JsError::new(&e))
-}
-
-fn options(opts: JsValue) -> Result<DescribeOptions, JsError> {
-    options_or_default(opts, "the extract options")
-}
-
-/// Results leave as one JSON string: far cheaper than building thousands of JS objects
-/// through the boundary, and a string crosses from the content script to the worker as is.
-fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
-    serde_json::to_string(value).map_err(|e| JsError::new(&format!("could not encode the result: {e}")))
-}
-
-/// Content script: walk this document and describe it. Returns the result as JSON text, or
-/// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
-/// worker then reads the whole page through CDP).
-#[wasm_bindgen(js_name = extractPage)]
-pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
-    let opts = options(opts)?;
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
-    let t0 = now_ms();
-    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only).map_err(|e| JsError::new(&e))?;
-    if live.remote_frames > 0 {
-        return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
-    }
-    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
-    let t1 = now_ms();
-    let extraction = describe_with(&snapshot, &opts, &mut hits);
-    let describe_ms = now_ms() - t1;
-    to_json(&ExtractResult {
-        extraction,
-        timings: Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 },
-        source: "content-script",
-    })
-}
 
 /// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
 #[wasm_bindgen(js_name = cdpSnapshotParams)]
@@ -89,7 +26,7 @@ pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
 /// for frames rendered in other processes. Returns JSON text, as `extractPage` does.
 #[wasm_bindgen(js_name = describeCdpSnapshot)]
 pub fn describe_cdp_snapshot(capture: &str, metrics: &str, remote_frames: &str, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
-    let opts = options(opts)?;
+    let opts = describe_options(opts)?;
     let t0 = now_ms();
     let page = cdp::decode(capture, metrics, remote_frames).map_err(|e| JsError::new(&e.to_string()))?;
     let t1 = now_ms();
@@ -438,29 +375,6 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
         "playwright" => Ok(export::to_playwright(&recording, viewport)),
         "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport)).map_err(|e| JsError::new(&e.to_string())),
         other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"))),
-    }
-}
-
-/// Content script, "record my steps": the element a person acted on (`node`, an event's
-/// target), as the model's description would list it: `{…target, sensitive, field}`, or null
-/// when no listed element holds it. The nearest listed element containing the node is taken.
-#[wasm_bindgen(js_name = describeTarget)]
-pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
-    use crate::agent::manual::Picked;
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
-    let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
-    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
-    let Some(mut at) = hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
-    let extraction = describe_with(&snapshot, &crate::describe::DescribeOptions::default(), &mut hits);
-    loop {
-        if let Some(e) = extraction.elements.iter().find(|e| e.node == at) {
-            let snap = &snapshot.nodes[e.node as usize];
-            return to_js(&Picked::of(e, |k| snap.attr(k)));
-        }
-        match snapshot.nodes[at as usize].parent {
-            Some(p) => at = p,
-            None => return Ok(JsValue::NULL),
-        }
     }
 }
 

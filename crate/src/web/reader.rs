@@ -1,0 +1,82 @@
+//! Entry points for the content script: reading the page it runs in. Built alone (feature
+//! `reader`) this is the small module the content script compiles in every page it reads; the
+//! service worker's module holds these too, beside everything else (`exports`).
+
+use super::{dom, now_ms, options_or_default, to_js, to_json};
+use crate::describe::{describe_with, DescribeOptions};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Timings {
+    pub walk_ms: f64,
+    pub style_ms: f64,
+    pub describe_ms: f64,
+    pub total_ms: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ExtractResult {
+    #[serde(flatten)]
+    pub extraction: crate::describe::Extraction,
+    pub timings: Timings,
+    /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
+    pub source: &'static str,
+}
+
+pub(super) fn describe_options(opts: JsValue) -> Result<DescribeOptions, JsError> {
+    options_or_default(opts, "the extract options")
+}
+
+/// Content script: walk this document and describe it. Returns the result as JSON text, or
+/// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
+/// worker then reads the whole page through CDP).
+#[wasm_bindgen(js_name = extractPage)]
+pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
+    let opts = describe_options(opts)?;
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
+    let t0 = now_ms();
+    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only).map_err(|e| JsError::new(&e))?;
+    if live.remote_frames > 0 {
+        return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
+    }
+    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
+    let t1 = now_ms();
+    let extraction = describe_with(&snapshot, &opts, &mut hits);
+    let describe_ms = now_ms() - t1;
+    to_json(&ExtractResult {
+        extraction,
+        timings: Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 },
+        source: "content-script",
+    })
+}
+
+/// Content script, "record my steps": the element a person acted on (`node`, an event's
+/// target), as the model's description would list it: `{…target, sensitive, field}`, or null
+/// when no listed element holds it. The nearest listed element containing the node is taken.
+#[wasm_bindgen(js_name = describeTarget)]
+pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
+    use crate::agent::manual::Picked;
+    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
+    let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
+    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
+    let Some(mut at) = hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
+    let extraction = describe_with(&snapshot, &DescribeOptions::default(), &mut hits);
+    loop {
+        if let Some(e) = extraction.elements.iter().find(|e| e.node == at) {
+            let snap = &snapshot.nodes[e.node as usize];
+            return to_js(&Picked::of(e, |k| snap.attr(k)));
+        }
+        match snapshot.nodes[at as usize].parent {
+            Some(p) => at = p,
+            None => return Ok(JsValue::NULL),
+        }
+    }
+}

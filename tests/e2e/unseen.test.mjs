@@ -1,0 +1,78 @@
+// A page cannot tell that Sightline is installed by fetching its files: nothing is
+// web-accessible. The content script still reads pages with the core (the worker hands it the
+// module), strict-CSP pages still go through CDP, and the recorder still names elements.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DIST } from '../support/browser.mjs';
+import { pageSuite } from '../support/suite.mjs';
+
+let browser, site;
+pageSuite((env) => ({ browser, site } = env));
+
+async function filesUnder(dir, prefix = '') {
+  const out = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const rel = `${prefix}${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await filesUnder(path.join(dir, entry.name), `${rel}/`)));
+    else out.push(rel);
+  }
+  return out;
+}
+
+async function open(pathname) {
+  const page = await browser.context.newPage();
+  await page.goto(site.url(pathname));
+  return { page, tabId: await browser.tabIdOf(page) };
+}
+
+test('no page can fetch any file of the extension, while it reads that page', async () => {
+  const manifest = JSON.parse(await readFile(path.join(DIST, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.web_accessible_resources, undefined, 'nothing is web-accessible');
+  const files = await filesUnder(DIST);
+  assert.ok(files.includes('wasm/sightline_bg.wasm') && files.includes('content/content.js') && files.length > 15, files.join(' '));
+  const { page, tabId } = await open('/todo.html?case=unseen');
+  // Read first, so the content script and the core are in the page while it probes.
+  const read = await browser.sw.evaluate((id) => self.sightline.extract(id), tabId);
+  assert.equal(read.source, 'content-script');
+  const answers = await page.evaluate(async ([id, paths]) => Promise.all(paths.map(async (p) => {
+    const url = `chrome-extension://${id}/${p}`;
+    const fetched = await fetch(url).then((r) => `HTTP ${r.status}`, () => 'refused');
+    const imported = await import(url).then(() => 'imported', () => 'refused');
+    return `${p}: ${fetched}, ${imported}`;
+  })), [browser.extensionId, files]);
+  assert.deepEqual(answers.filter((a) => !a.endsWith(': refused, refused')), [], 'every file refused to the page');
+  await page.close();
+});
+
+test('pages are still read by the content script, strict-CSP pages through CDP', async () => {
+  for (const name of ['todo', 'form', 'dense', 'visibility']) {
+    const { page, tabId } = await open(`/${name}.html?case=unseen`);
+    const read = await browser.sw.evaluate((id) => self.sightline.extract(id), tabId);
+    assert.equal(read.source, 'content-script', name);
+    assert.ok(read.elements.length > 0, name);
+    await page.close();
+  }
+  const { page, tabId } = await open('/strict/todo.html?case=unseen');
+  const strict = await browser.sw.evaluate((id) => self.sightline.extract(id), tabId);
+  assert.equal(strict.source, 'cdp', 'the page\'s CSP refuses WebAssembly: read through the debugger');
+  assert.ok(strict.elements.some((e) => e.attributes.some(([k, v]) => k === 'placeholder' && /What needs/.test(v))));
+  await page.close();
+});
+
+test('the recorder still names elements with the core in the page', async () => {
+  const { page, tabId } = await open('/form.html?case=unseen-record');
+  await browser.sw.evaluate((id) => self.sightline.startRecording(id), tabId);
+  const [{ result: memory }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id }, func: () => globalThis.__sightline.memory(),
+  }), tabId);
+  assert.ok(memory.wasmBytes > 0, 'the core runs in the page');
+  await page.click('#user');
+  await page.keyboard.type('Ada');
+  await page.waitForTimeout(900); // typing is recorded after a pause
+  const run = await browser.sw.evaluate((id) => self.sightline.stopRecording(id), tabId);
+  assert.deepEqual(run.steps.map((s) => s.action), ['Tap input "user"', 'Input “Ada” into input "user"']);
+  assert.ok(run.steps.every((s) => s.target?.xpath), 'each step carries its element');
+  await page.close();
+});
