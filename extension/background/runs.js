@@ -524,8 +524,9 @@ async function describeRecording(run) {
 }
 
 /**
- * One event from the page's recorder: added to the recording's run by the core, then the page
- * is photographed for the step. Events from tabs not being recorded are ignored.
+ * One event from the page's recorder: added to the recording's run by the core (secret values
+ * as their placeholders), then the page is photographed for the step. Events from tabs not
+ * being recorded are ignored.
  */
 export function recordEvent(tabId, event) {
   recordingChain = recordingChain.then(async () => {
@@ -537,17 +538,19 @@ export function recordEvent(tabId, event) {
       event.target = await targetAt(tabId, event.point);
     }
     const wasm = await core();
+    const { secrets } = await getSettings();
     const before = run.steps.length;
-    const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event));
+    const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event, secrets));
     withRecordingFields(next, run);
     const last = next.steps.at(-1);
     if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
       // A click that navigates: the capture can fail mid-load; once the page is there it works.
-      const shot = await capture(tabId).catch(() => tabLoaded(tabId, 10_000).then(() => capture(tabId))).catch(() => null);
+      const shot = await stepScreenshot(tabId, secrets)
+        .catch(() => tabLoaded(tabId, 10_000).then(() => stepScreenshot(tabId, secrets))).catch(() => null);
       if (shot) {
         next.devicePixelRatio = shot.devicePixelRatio; // to find the step's element on its screenshot
         const ref = `${id}/${next.steps.length}-${Date.now()}`;
-        await putImage(ref, `data:image/png;base64,${shot.base64}`);
+        await putImage(ref, shot.dataUrl);
         last.screenshot = ref;
       }
     }
@@ -555,6 +558,16 @@ export function recordEvent(tabId, event) {
     broadcast(next);
   }).catch((e) => console.error('recording a step failed', e));
   return recordingChain;
+}
+
+/**
+ * The page as a recorded step keeps it: the elements in view read first, then the capture,
+ * with sensitive fields and any showing a secret painted over (as in what a model is sent).
+ */
+async function stepScreenshot(tabId, secrets) {
+  const { elements } = await extract(tabId, { viewportOnly: true });
+  const shot = await capture(tabId);
+  return { dataUrl: (await core()).recordedScreenshot(shot, elements, secrets), devicePixelRatio: shot.devicePixelRatio };
 }
 
 /** Where the page's own recorder could not run the core (strict CSP): the element at a point. */

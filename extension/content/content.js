@@ -101,8 +101,15 @@
     let core = null;
     let active = false;
     let pendingInput = null; // {node, timer}: typing is sent once the person pauses
-    let scrollFrom = null;
+    // Scrolling: only what the person's own gesture moved the page is recorded. A page that
+    // scrolls itself (an anchor, a script) fires trusted scroll events too; its moves only
+    // shift the baseline. A key's scroll is its key step, which replays it.
+    let scrolledTo = null; // where the page was at the last scroll event
+    let scrolled = null; // {dx, dy}: the person's scrolling not sent yet
     let scrollTimer = null;
+    let gestureUntil = 0; // a wheel turn or a lifted finger moves the page until then (momentum)
+    let touching = false;
+    let draggingScrollbar = false;
 
     const send = (event) => chrome.runtime.sendMessage({ type: 'sightline/recorded', event }).catch(() => {});
     const describe = (node) => {
@@ -114,7 +121,16 @@
     };
     /** The event's real target (inside open shadow roots) and where it happened. */
     const origin = (e) => ({ node: e.composedPath()[0] ?? e.target, point: { x: e.clientX, y: e.clientY } });
+    /** Sends the scrolling so far: after a pause, or before the next step so the order holds. */
+    function flushScroll() {
+      clearTimeout(scrollTimer);
+      if (!scrolled) return;
+      const { dx, dy } = scrolled;
+      scrolled = null;
+      send({ kind: 'scroll', dx, dy });
+    }
     const act = (kind, e) => {
+      flushScroll();
       flushInput();
       const { node, point } = origin(e);
       const target = describe(node);
@@ -152,20 +168,47 @@
         const editing = e.composedPath()[0]?.isContentEditable || /^(input|textarea|select)$/i.test(e.composedPath()[0]?.localName ?? '');
         const space = e.key === ' ' && !editing; // Space on a button or checkbox presses it
         if (!chord && !KEYS.has(e.key) && !space) return; // characters arrive as input
+        flushScroll();
         flushInput();
         const name = space ? 'Space' : e.key.length === 1 ? e.key.toUpperCase() : e.key;
         const key = [e.ctrlKey && 'Control', e.altKey && 'Alt', e.metaKey && 'Meta', e.shiftKey && chord && 'Shift', name]
           .filter(Boolean).join('+');
         send({ kind: 'key', key });
       },
-      scroll: () => {
-        scrollFrom ??= { x: scrollX, y: scrollY };
+      wheel: (e) => {
+        if (e.isTrusted) gestureUntil = performance.now() + 600;
+      },
+      touchstart: (e) => {
+        if (e.isTrusted) touching = true;
+      },
+      touchend: (e) => {
+        if (!e.isTrusted) return;
+        touching = false;
+        gestureUntil = performance.now() + 1500;
+      },
+      touchcancel: () => {
+        touching = false;
+      },
+      pointerdown: (e) => {
+        // The page's own scrollbar lies outside the root's client area.
+        const root = document.scrollingElement ?? document.documentElement;
+        if (e.isTrusted && (e.clientX >= root.clientWidth || e.clientY >= root.clientHeight)) draggingScrollbar = true;
+      },
+      pointerup: () => {
+        if (!draggingScrollbar) return;
+        draggingScrollbar = false;
+        gestureUntil = performance.now() + 300;
+      },
+      scroll: (e) => {
+        if (!e.isTrusted || e.target !== document) return; // a scroll box's own scroll is not the page's
+        const from = scrolledTo ?? { x: scrollX, y: scrollY };
+        scrolledTo = { x: scrollX, y: scrollY };
+        if (!(touching || draggingScrollbar || performance.now() <= gestureUntil)) return;
+        scrolled ??= { dx: 0, dy: 0 };
+        scrolled.dx += scrollX - from.x;
+        scrolled.dy += scrollY - from.y;
         clearTimeout(scrollTimer);
-        scrollTimer = setTimeout(() => {
-          const from = scrollFrom;
-          scrollFrom = null;
-          send({ kind: 'scroll', dx: scrollX - from.x, dy: scrollY - from.y });
-        }, 300);
+        scrollTimer = setTimeout(flushScroll, 300);
       },
     };
     return {
@@ -177,10 +220,12 @@
         } catch {
           core = null;
         }
+        scrolledTo = { x: scrollX, y: scrollY };
         for (const [type, fn] of Object.entries(listeners)) addEventListener(type, fn, { capture: true, passive: true });
       },
       stop() {
         if (!active) return;
+        flushScroll();
         flushInput();
         active = false;
         for (const [type, fn] of Object.entries(listeners)) removeEventListener(type, fn, { capture: true });

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../support/browser.mjs';
+import { launchWithExtension, ROOT } from '../support/browser.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
@@ -150,5 +150,107 @@ test('with a model configured, each recorded element is named by it from the ste
     await page.close();
   } finally {
     await browser.sw.evaluate(() => self.sightline.setSettings({ model: { baseUrl: '', model: '' } }));
+  }
+});
+
+test('a secret typed by hand is recorded as its placeholder; step screenshots paint over sensitive fields and any showing a secret', async () => {
+  const CARD = 'Card-Value-5521';
+  await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'card', value, sites: [] }] }), CARD);
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(site.url('/form.html?case=record-secret'));
+    const tabId = await browser.tabIdOf(page);
+    const runId = await browser.sw.evaluate((tab) => self.sightline.startRecording(tab), tabId);
+    await page.click('#user');
+    await page.keyboard.type(`Ada ${CARD}`);
+    await page.click('#pw');
+    await page.keyboard.type('typed-by-hand-77');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#welcome:not([hidden])');
+    const stepsSoFar = () => browser.sw.evaluate((id) => self.sightline.run(id).then((r) => r.steps.length), runId);
+    for (let i = 0; i < 60 && (await stepsSoFar()) < 5; i++) await page.waitForTimeout(250);
+    const run = await browser.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
+    assert.deepEqual(run.steps.map((s) => s.action), [
+      'Tap input "user"',
+      'Input “Ada <secret>card</secret>” into input "user"',
+      'Tap input "pw"',
+      'Input “<secret>pw</secret>” into input "pw"',
+      'Press Enter',
+    ]);
+    assert.doesNotMatch(JSON.stringify(run), new RegExp(CARD), 'the secret is nowhere in the run');
+    assert.doesNotMatch(JSON.stringify(run), /typed-by-hand-77/);
+
+    // The last step's screenshot: the name field and the greeting show the secret, the
+    // password field is sensitive: all three painted over; the rest as it was.
+    const { images } = JSON.parse(await browser.sw.evaluate((id) => self.sightline.saveTrajectory(id), runId));
+    const shot = images[run.steps.at(-1).screenshot];
+    assert.ok(shot, 'the step kept a screenshot');
+    // The middle of a field's box, or of a paragraph's text (the text's own box).
+    const centre = (selector) => page.locator(selector).evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const r = el.localName === 'input' ? el.getBoundingClientRect() : range.getBoundingClientRect();
+      return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)];
+    });
+    const points = { user: await centre('#user'), pw: await centre('#pw'), welcome: await centre('#welcome'), blank: [900, 40] };
+    const colours = await page.evaluate(async ([url, at]) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      const canvas = new OffscreenCanvas(img.width, img.height);
+      const g = canvas.getContext('2d');
+      g.drawImage(img, 0, 0);
+      return Object.fromEntries(Object.entries(at).map(([k, [x, y]]) => [k, [...g.getImageData(x, y, 1, 1).data.slice(0, 3)]]));
+    }, [shot, points]);
+    const PAINTED = [96, 96, 96];
+    assert.deepEqual(colours.user, PAINTED, 'the field showing the secret');
+    assert.deepEqual(colours.pw, PAINTED, 'the password field');
+    assert.deepEqual(colours.welcome, PAINTED, 'the greeting showing the secret');
+    assert.deepEqual(colours.blank, [255, 255, 255], 'the page elsewhere');
+    await page.close();
+  } finally {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ secrets: [] }));
+  }
+});
+
+test('only the person\'s scrolling is recorded (wheel, scrollbar drag), not the page scrolling itself', async () => {
+  const own = await launchWithExtension({ scrollbars: true }); // a scrollbar to drag
+  try {
+    const page = await own.context.newPage();
+    await page.goto(site.url('/long.html?case=record-scroll'));
+    const tabId = await own.tabIdOf(page);
+    await own.sw.evaluate((tab) => self.sightline.startRecording(tab), tabId);
+    const scrollTo = async (top) => {
+      await page.evaluate((y) => window.scrollTo({ top: y, behavior: 'smooth' }), top);
+      await page.waitForFunction((y) => Math.abs(scrollY - y) < 1, top, { timeout: 5_000 });
+      await page.waitForTimeout(400);
+    };
+    // The page moves itself: trusted scroll events, no gesture of the person's.
+    await scrollTo(400);
+    await page.mouse.move(600, 400);
+    await page.mouse.wheel(0, 300);
+    await page.waitForTimeout(900);
+    await scrollTo(1000);
+    // The person drags the scrollbar's thumb up a little.
+    const { x, y } = await page.evaluate(() => ({
+      x: (document.documentElement.clientWidth + innerWidth) / 2,
+      y: ((scrollY + innerHeight / 2) / document.documentElement.scrollHeight) * innerHeight,
+    }));
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x, y - 10, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForTimeout(600);
+    const dragged = 1000 - (await page.evaluate(() => scrollY));
+    assert.ok(dragged > 0, 'the drag moved the page');
+    const run = await own.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
+    const steps = run.steps.map((s) => s.action);
+    assert.equal(steps.length, 2, steps.join('; '));
+    const [, down] = steps[0].match(/^Scroll down (\d+) px$/) ?? [];
+    assert.ok(Number(down) >= 250 && Number(down) <= 350, `the wheel: ${steps[0]}`);
+    assert.equal(steps[1], `Scroll up ${Math.round(dragged)} px`, 'the drag, from where the page had put itself');
+    await page.close();
+  } finally {
+    await own.close();
   }
 });

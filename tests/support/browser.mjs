@@ -35,8 +35,9 @@ async function windowChromeHeight(headless, scaleArgs) {
  */
 /**
  * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
+ * `scrollbars`: headless pages show scrollbars a person could drag (Playwright hides them).
  */
-export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang } = {}) {
+export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
   const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
   const extra = await windowChromeHeight(headless, scaleArgs);
@@ -44,6 +45,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
     executablePath: EXECUTABLE,
     headless,
     viewport: null,
+    ...(scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
     // On Linux Chromium takes its interface language from the environment.
     ...(lang ? { env: { ...process.env, LANGUAGE: lang.replace('-', '_') }, locale: lang } : {}),
     args: [

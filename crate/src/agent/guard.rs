@@ -261,12 +261,18 @@ impl Limits {
         self.allowed_sites.is_empty() || self.allowed_sites.iter().any(|p| site_matches(origin, p))
     }
 
-    /// A page as a run may see it: frames of sites it may not use left out, placeholders
-    /// written by the page itself disarmed (so a page cannot have its text typed as a
-    /// secret), then secret values shown as placeholders.
+    /// Text from a page as a run or a recording may keep it: placeholders the page wrote
+    /// disarmed (so its text cannot be typed as a secret), then secret values shown as
+    /// placeholders.
+    pub fn shown(&self, text: &str) -> String {
+        self.conceal(&disarm(text))
+    }
+
+    /// A page as a run may see it: frames of sites it may not use left out, then every text
+    /// [`Limits::shown`].
     pub fn screen(&self, page: &mut Extraction) {
         page.withhold_frames(|origin| self.frame_allowed(origin));
-        let clean = |s: &str| self.conceal(&disarm(s));
+        let clean = |s: &str| self.shown(s);
         page.description = clean(&page.description);
         page.title = clean(&page.title);
         page.url = self.conceal(&page.url);

@@ -3,7 +3,10 @@
 //! reports each trusted event with the element under it (described by the same classifier the
 //! model's description uses); this module turns the events into steps, merging what a person
 //! does in pieces (keystrokes into one input, two clicks into a double-click, a long scroll).
+//! Secrets are held to the same [`Limits`] as runs: an event is [`ManualEvent::screened`]
+//! before it is recorded, and each step's screenshot is a [`step_screenshot`].
 
+use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
 use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
 use serde::{Deserialize, Serialize};
@@ -48,6 +51,39 @@ pub enum ManualEvent {
     /// The person opened an address themselves (typed it, reloaded, went back or forward);
     /// navigations their clicks caused are not steps: the click is.
     Navigate { url: String },
+}
+
+impl ManualEvent {
+    /// The event as a recording may keep it, like a page a run reads ([`Limits::screen`]):
+    /// a configured secret's value, wherever it shows (the typed value, the element's name, an
+    /// address), becomes its placeholder, and placeholders the page wrote are made inert.
+    pub fn screened(self, limits: &Limits) -> ManualEvent {
+        let pick = |target: Option<Picked>| {
+            target.map(|mut t| {
+                t.info.summary = limits.shown(&t.info.summary);
+                t.info.xpath = limits.conceal(&t.info.xpath);
+                t.info.xpath_text = t.info.xpath_text.map(|x| limits.conceal(&x));
+                t
+            })
+        };
+        match self {
+            ManualEvent::Tap { target } => ManualEvent::Tap { target: pick(target) },
+            ManualEvent::DoubleClick { target } => ManualEvent::DoubleClick { target: pick(target) },
+            ManualEvent::RightClick { target } => ManualEvent::RightClick { target: pick(target) },
+            ManualEvent::Input { target, value } => ManualEvent::Input { target: pick(target), value: limits.shown(&value) },
+            ManualEvent::Navigate { url } => ManualEvent::Navigate { url: limits.conceal(&url) },
+            other @ (ManualEvent::Key { .. } | ManualEvent::Scroll { .. }) => other,
+        }
+    }
+}
+
+/// The screenshot kept with a recorded step: the capture as taken, with sensitive fields and
+/// anything showing a secret painted over, as in the screenshots a model is sent. `elements`:
+/// those in view when it was taken (an extraction), read as a run would read them.
+pub fn step_screenshot(capture: &crate::vision::Capture, elements: Vec<crate::describe::Element>, limits: &Limits) -> Result<String, crate::vision::VisionError> {
+    let mut page = crate::describe::Extraction { elements, ..Default::default() };
+    limits.screen(&mut page);
+    crate::vision::pipeline::redacted_capture(capture, &page.elements)
 }
 
 /// Two clicks on one element within this long make a double-click.
@@ -264,6 +300,81 @@ mod tests {
         let rec = recording_of(&run);
         assert_eq!(rec.steps[2].op, Op::Input { value: "<secret>pw</secret>".into(), append: false });
         assert_eq!(rec.steps[4].op, Op::Scroll { direction: ScrollDirection::Down, distance: Some(500.0), to_edge: false });
+    }
+
+    #[test]
+    fn secret_values_are_recorded_as_placeholders_wherever_they_show() {
+        use crate::agent::guard::Secret;
+        let limits = Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        let note = picked(3, "/html[1]/body[1]/textarea[1]", "textarea \"Note\"", false);
+        let shows = picked(4, "/html[1]/body[1]/p[1]", "p \"Card 4111-2222\"", false);
+        let events = [
+            ManualEvent::Input { target: note.clone(), value: "my card is 4111-2222, ok".into() },
+            ManualEvent::Tap { target: shows },
+            ManualEvent::Navigate { url: "https://shop.example/pay?card=4111-2222".into() },
+            ManualEvent::Input { target: picked(5, "/html[1]/body[1]/input[9]", "input \"Search\"", false), value: "<secret>card</secret>".into() },
+        ];
+        for (i, e) in events.into_iter().enumerate() {
+            record_event(&mut run, e.screened(&limits), 10.0 + 3000.0 * i as f64);
+        }
+        let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(captions, [
+            "Input \u{201c}my card is <secret>card</secret>, ok\u{201d} into textarea \"Note\"",
+            "Tap p \"Card <secret>card</secret>\"",
+            "Go to https://shop.example/pay?card=<secret>card</secret>",
+            "Input \u{201c}\u{2039}secret\u{203a}card\u{2039}/secret\u{203a}\u{201d} into input \"Search\"",
+        ]);
+        assert!(!serde_json::to_string(&run).unwrap().contains("4111-2222"), "the value is nowhere in the record");
+        assert_eq!(
+            recording_of(&run).steps[3].op,
+            Op::Input { value: "\u{2039}secret\u{203a}card\u{2039}/secret\u{203a}".into(), append: false },
+            "what the page put in a field is never replayed as a secret"
+        );
+    }
+
+    #[test]
+    fn a_recorded_screenshot_paints_over_sensitive_fields_and_fields_showing_a_secret() {
+        use crate::agent::guard::Secret;
+        use crate::describe::{Element, ElementKind, SECRET_MASK};
+        use crate::geometry::Rect;
+        use crate::vision::{base64, Capture};
+        use crate::vision::{pipeline, ImageFormat};
+        let white = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
+        let png = pipeline::encode(&white, ImageFormat::Png).unwrap();
+        let capture = Capture { base64: base64::encode(&png), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+        let field = |content: &str, x: f64| {
+            let rect = Rect::new(x, 10.0, 20.0, 10.0);
+            Element {
+                index: 1,
+                id: "f".into(),
+                kind: ElementKind::FormItem,
+                tag: "input".into(),
+                attributes: vec![],
+                content: content.into(),
+                rect,
+                center: rect.center(),
+                in_viewport: 1.0,
+                visible_rect: None,
+                occluded: false,
+                xpath: String::new(),
+                xpath_text: None,
+                node: 1,
+                frame_origin: None,
+            }
+        };
+        let elements = vec![field(SECRET_MASK, 5.0), field("typed 4111-2222", 35.0), field("nothing secret", 65.0)];
+        let limits = Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
+        let kept = step_screenshot(&capture, elements, &limits).unwrap();
+        let img = crate::vision::pipeline::decode_data_url(&kept).unwrap();
+        assert_eq!(img.dimensions(), (200, 100), "kept at the capture's own size (device pixels)");
+        let at = |x: u32, y: u32| img.get_pixel(x, y).0;
+        assert_ne!(at(30, 30), [255, 255, 255], "the password field is painted over");
+        assert_ne!(at(90, 30), [255, 255, 255], "the field showing the secret is painted over");
+        assert_eq!(at(150, 30), [255, 255, 255], "the rest is as captured");
+        // Nothing to hide: the capture is kept as it came, not re-encoded.
+        let plain = step_screenshot(&capture, vec![field("nothing secret", 65.0)], &limits).unwrap();
+        assert_eq!(plain, format!("data:image/png;base64,{}", capture.base64));
     }
 
     #[test]

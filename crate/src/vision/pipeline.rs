@@ -83,6 +83,11 @@ pub fn model_image(capture: &Capture, extraction: &Extraction, opts: &ImageOptio
     mark(capture, &extraction.elements, &withheld, opts).map(|(image, _)| image)
 }
 
+/// What a screenshot paints over: every element showing a secret or a password.
+fn painted_over(elements: &[Element]) -> Vec<Overlay> {
+    elements.iter().filter(|e| e.holds_secret()).map(|e| Overlay::Redact { rect: e.shown_rect() }).collect()
+}
+
 /// `model_image` for any elements, with where each label went.
 /// Elements showing a secret or a password are painted over first.
 pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
@@ -91,13 +96,23 @@ pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions
 
 fn mark(capture: &Capture, elements: &[Element], withheld: &[Rect], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
     let mut frame = Frame::from_capture(capture, opts)?;
-    let secrets = elements.iter().filter(|e| e.holds_secret()).map(|e| e.shown_rect());
-    let redactions: Vec<Overlay> = withheld.iter().copied().chain(secrets).map(|rect| Overlay::Redact { rect }).collect();
+    let redactions: Vec<Overlay> = withheld.iter().map(|&rect| Overlay::Redact { rect }).chain(painted_over(elements)).collect();
     if !redactions.is_empty() {
         frame.image = frame.with_overlays(&redactions);
     }
     let (img, labels) = frame.with_markers(&markers_for(elements));
     Ok((frame.finish(&img, opts.format)?, labels))
+}
+
+/// The capture at its own size as a PNG data URL, with what [`marked_image`] paints over
+/// painted over; as it came when nothing needs to be.
+pub fn redacted_capture(capture: &Capture, elements: &[Element]) -> Result<String, VisionError> {
+    let redactions = painted_over(elements);
+    if redactions.is_empty() {
+        return Ok(format!("data:image/png;base64,{}", capture.base64));
+    }
+    let frame = Frame::from_capture(capture, &ImageOptions { resize_to_css: false, ..Default::default() })?;
+    Ok(frame.finish(&frame.with_overlays(&redactions), ImageFormat::Png)?.data_url)
 }
 
 pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionError> {

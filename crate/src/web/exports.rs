@@ -390,9 +390,6 @@ pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, Js
     }
 }
 
-/// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
-/// "rightClick" | "input" | "key" | "scroll", …}`) to the recording run (JSON text); returns the
-/// run as JSON text.
 #[wasm_bindgen(js_name = describeRecorded)]
 /// Service worker: a finished recording (JSON text) with each element named by the model from
 /// its step's screenshot (`images`: JSON `{ref: dataUrl}`, taken at `devicePixelRatio`);
@@ -407,10 +404,30 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
+/// "rightClick" | "input" | "key" | "scroll" | "navigate", …}`) to the recording run (JSON
+/// text), every secret's value (`secrets`, as in Settings) recorded as its placeholder; returns
+/// the run as JSON text.
 #[wasm_bindgen(js_name = recordEvent)]
-pub fn record_event(run_json: &str, event: JsValue) -> Result<String, JsError> {
+pub fn record_event(run_json: &str, event: JsValue, secrets: JsValue) -> Result<String, JsError> {
     let mut run = run_of(run_json)?;
     let event: crate::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
-    crate::agent::manual::record_event(&mut run, event, now_ms());
+    let limits = secret_limits(secrets)?;
+    crate::agent::manual::record_event(&mut run, event.screened(&limits), now_ms());
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn secret_limits(secrets: JsValue) -> Result<crate::agent::guard::Limits, JsError> {
+    let secrets: Vec<crate::agent::guard::Secret> = options_or_default(secrets, "the secrets")?;
+    Ok(crate::agent::guard::Limits::new(&[], &secrets))
+}
+
+/// "Record my steps", service worker: the screenshot kept with a step (a PNG data URL at the
+/// capture's size): `capture` with sensitive fields and anything showing one of `secrets`
+/// painted over, `elements` being those in view when it was taken (an extraction's).
+#[wasm_bindgen(js_name = recordedScreenshot)]
+pub fn recorded_screenshot(capture: JsValue, elements: JsValue, secrets: JsValue) -> Result<String, JsError> {
+    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
+    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    crate::agent::manual::step_screenshot(&capture, elements, &secret_limits(secrets)?).map_err(|e| JsError::new(&e.to_string()))
 }
