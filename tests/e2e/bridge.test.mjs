@@ -170,6 +170,7 @@ test('Test connection in Settings: the reply, or what is wrong', async () => {
   const options = await browser.context.newPage();
   await options.goto(`chrome-extension://${browser.extensionId}/options/options.html`);
   await options.waitForFunction(() => document.querySelector('#provider').options.length > 5);
+  await options.locator('#apiKey[placeholder]:not([placeholder=""])').waitFor(); // filled from the settings
   // Picking a preset fills its base URL and family.
   await options.selectOption('#provider', 'dashscope');
   assert.equal(await options.inputValue('#baseUrl'), 'https://dashscope.aliyuncs.com/compatible-mode/v1');

@@ -187,9 +187,13 @@ test('choosing 简体中文 in Settings turns the panel and settings Chinese at 
   await panel.waitForFunction(() => document.getElementById('run-button').textContent === 'Run');
   await panel.click('#open-settings');
   const form = panel.frameLocator('#settings-frame');
+  // Once the form is filled from the settings (the key field's hint comes last), or the
+  // filling would undo the choice.
+  await form.locator('#apiKey[placeholder]:not([placeholder=""])').waitFor();
   await form.locator('#language').selectOption('zh_CN');
   await form.locator('button[type=submit]').click();
   await form.locator('button[type=submit]', { hasText: '保存' }).waitFor();
+  await form.locator('#status', { hasText: '已保存。' }).waitFor(); // once the saved form is shown again
   assert.equal(await form.locator('#status').textContent(), '已保存。');
   await panel.waitForFunction(() => document.getElementById('open-settings').textContent === '← 返回');
   await panel.screenshot({ path: 'out/panel-7-settings-zh.png' });
