@@ -298,6 +298,7 @@ chrome.storage.onChanged.addListener(async (changes) => {
   document.title = t('settingsTitle');
   translate();
   await load();
+  $('settings').inert = false;
 })().catch((err) => {
   $('status').textContent = t('couldNotLoadSettings', err.message);
 });

@@ -207,6 +207,7 @@ test('Settings: a secret\'s field selector is saved, and one that is no selector
   await browser.sw.evaluate(() => self.sightline.setSettings({ secrets: [] }));
   const form = await browser.context.newPage();
   await form.goto(`chrome-extension://${browser.extensionId}/options/options.html`);
+  await form.locator('#apiKey[placeholder]:not([placeholder=""])').waitFor(); // filled from the settings
   await form.click('#addSecret');
   const row = form.locator('#secrets .secret').last();
   await row.locator('.secret-name').fill('card_code');
@@ -218,7 +219,7 @@ test('Settings: a secret\'s field selector is saved, and one that is no selector
   await row.locator('.secret-selector').fill('input[name=cvc]');
   await form.click('button[type=submit]');
   await form.locator('#status', { hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
-  const stored = await browser.sw.evaluate(async () => (await chrome.storage.local.get('settings')).settings.secrets);
+  const stored = await browser.sw.evaluate(async () => (await self.sightline.getSettings()).secrets);
   assert.deepEqual(stored, [{ name: 'card_code', value: '424-never', sites: ['127.0.0.1'], selector: 'input[name=cvc]' }]);
   await form.reload();
   assert.equal(await form.locator('#secrets .secret .secret-selector').inputValue(), 'input[name=cvc]', 'shown again');
