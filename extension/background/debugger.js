@@ -87,7 +87,7 @@ const holders = new Map();
 const MAX_DIALOG_LOG = 20;
 
 function dialogState(tabId) {
-  if (!dialogs.has(tabId)) dialogs.set(tabId, { busy: 0, open: new Map(), answered: [] });
+  if (!dialogs.has(tabId)) dialogs.set(tabId, { busy: 0, open: new Map(), answered: [], answering: new Set() });
   return dialogs.get(tabId);
 }
 
@@ -105,11 +105,15 @@ function answerOpenDialogs(tabId) {
     const dialog = { tabId, sessionId, type: params.type, message: String(params.message ?? ''), defaultPrompt: String(params.defaultPrompt ?? ''), url: params.url ?? '' };
     if (params.type !== 'alert' && holders.get(tabId)?.(dialog)) continue;
     const answer = dialogAnswer(params.type);
-    answerDialog(dialog, answer.accept).then((answered) => {
+    // The input the dialog held up can return before this answer's reply arrives: takeDialogs
+    // waits for answers in flight, so the step that caused the dialog is the one that notes it.
+    const answering = answerDialog(dialog, answer.accept).then((answered) => {
+      state.answering.delete(answering);
       if (!answered) return;
       state.answered.push({ type: params.type, message: dialog.message.slice(0, 200), url: dialog.url, accepted: answer.accept, at: Date.now() });
       if (state.answered.length > MAX_DIALOG_LOG) state.answered.shift();
     });
+    state.answering.add(answering);
   }
 }
 
@@ -151,12 +155,13 @@ export async function busyWith(tabId, work) {
 }
 
 /**
- * The dialogs Sightline answered on the tab since the last call, oldest first:
- * `[{type, message, url, accepted, at}]` (a run can note them on its step).
+ * The dialogs Sightline answered on the tab since the last call (answers in flight included),
+ * oldest first: `[{type, message, url, accepted, at}]` (a run can note them on its step).
  */
-export function takeDialogs(tabId) {
+export async function takeDialogs(tabId) {
   const state = dialogs.get(tabId);
   if (!state) return [];
+  await Promise.all(state.answering);
   return state.answered.splice(0);
 }
 

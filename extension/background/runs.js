@@ -330,7 +330,7 @@ export async function startRun(tabId, request, opts = {}) {
       const now = settled ?? {
         urlBefore: entry.urlBefore ?? '', url: (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '', loaded: entry.loaded, followedTab: false,
       };
-      const dialogs = [...new Set([acted, entry.tabId])].flatMap((t) => takeDialogs(t))
+      const dialogs = (await Promise.all([...new Set([acted, entry.tabId])].map((t) => takeDialogs(t)))).flat()
         .map(({ type, message, accepted }) => ({ type, message: String(message ?? ''), accepted }));
       return { ...now, dialogs };
     },

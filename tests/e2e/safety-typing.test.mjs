@@ -29,6 +29,8 @@ async function configure(allowedSites) {
 /** A new tab on `path` (each test its own address: tabs are found by address). */
 async function open(path) {
   const page = await browser.context.newPage();
+  // Playwright dismisses a page's dialogs itself unless someone listens: they are Sightline's.
+  page.on('dialog', () => {});
   await page.goto(site.url(path));
   return { page, tabId: await browser.tabIdOf(page) };
 }
