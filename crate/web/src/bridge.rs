@@ -2,7 +2,7 @@
 //! lives; no page or content script ever sees it. The body is read from its ReadableStream
 //! piece by piece, so a streamed answer shows in the panel as it arrives.
 
-use crate::model::{HttpRequest, HttpResponse, ModelError, ResponseBody, Transport};
+use sightline::model::{HttpRequest, HttpResponse, ModelError, ResponseBody, Transport};
 use gloo_net::http::Request;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

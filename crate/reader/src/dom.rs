@@ -9,9 +9,9 @@
 //! view of WASM memory; an entered element costs one more call that appends its children to
 //! the table. The walker decides what is read, skipped and entered.
 
-use crate::describe::{visibility, HitTest};
-use crate::geometry::Rect;
-use crate::snapshot::{
+use sightline::describe::{visibility, HitTest};
+use sightline::geometry::Rect;
+use sightline::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
     Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
@@ -436,7 +436,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     }
 
     // Second pass: measure only the boxes classification will read.
-    let needing_rect = crate::describe::nodes_needing_rect(&snap);
+    let needing_rect = sightline::describe::nodes_needing_rect(&snap);
     let iframes = (0..snap.nodes.len() as u32).filter(|&i| snap.nodes[i as usize].clip == Some(Clip::FRAME));
     let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(iframes).collect();
     to_measure.sort_unstable();

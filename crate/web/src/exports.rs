@@ -3,14 +3,14 @@
 
 use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
-use super::reader::{describe_options, ExtractResult, Timings};
+use sightline_web_common::{describe_options, ExtractResult, Timings};
 use super::{from_js, now_ms, options_or_default, to_js, to_json};
-use crate::agent::trajectory::{self, Trajectory};
-use crate::agent::{run_instruction, RunOptions};
-use crate::describe::describe_with;
-use crate::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
-use crate::snapshot::cdp;
-use crate::vision::{self, Capture, Frame, ImageOptions, ModelImage};
+use sightline::agent::trajectory::{self, Trajectory};
+use sightline::agent::{run_instruction, RunOptions};
+use sightline::describe::describe_with;
+use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
+use sightline::snapshot::cdp;
+use sightline::vision::{self, Capture, Frame, ImageOptions, ModelImage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -72,7 +72,7 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Js
 #[serde(rename_all = "camelCase")]
 struct TaskArgs {
     id: String,
-    task: crate::agent::tasks::Task,
+    task: sightline::agent::tasks::Task,
     model: ModelConfig,
     #[serde(default)]
     options: RunOptions,
@@ -85,7 +85,7 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let args: TaskArgs = from_js(args, "the task").map_err(|e| JsError::new(&e))?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
-    let run = crate::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
+    let run = sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&run)
 }
 
@@ -93,7 +93,7 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
 #[serde(rename_all = "camelCase")]
 struct FlowArgs {
     id: String,
-    flow: crate::flow::Flow,
+    flow: sightline::flow::Flow,
     model: ModelConfig,
     #[serde(default)]
     options: RunOptions,
@@ -106,7 +106,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let args: FlowArgs = from_js(args, "the flow").map_err(|e| JsError::new(&e))?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
-    let run = crate::agent::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
+    let run = sightline::agent::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&run)
 }
 
@@ -114,7 +114,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
 /// or an error saying where and why it cannot run.
 #[wasm_bindgen(js_name = parseFlow)]
 pub fn parse_flow(yaml: &str) -> Result<JsValue, JsError> {
-    to_js(&crate::flow::parse_flow(yaml).map_err(|e| JsError::new(&e.to_string()))?)
+    to_js(&sightline::flow::parse_flow(yaml).map_err(|e| JsError::new(&e.to_string()))?)
 }
 
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
@@ -154,7 +154,7 @@ fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
 pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
     let t0 = now_ms();
     let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
     let opts = image_options(opts)?;
     let (image, labels) = vision::pipeline::marked_image(&capture, &elements, &opts).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
@@ -181,8 +181,8 @@ pub fn midscene_description_of_tree(
     filter_non_text: bool,
     visible_only: bool,
 ) -> Result<String, JsError> {
-    let tree: crate::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
-    Ok(crate::describe::midscene::description_of_tree(&tree, truncate.map(|t| t as usize), filter_non_text, visible_only))
+    let tree: sightline::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
+    Ok(sightline::describe::midscene::description_of_tree(&tree, truncate.map(|t| t as usize), filter_non_text, visible_only))
 }
 
 #[derive(serde::Deserialize)]
@@ -203,12 +203,12 @@ fn one() -> f64 {
 /// the plan (coordinates in CSS px) or `{error}` with the typed error's message.
 #[wasm_bindgen(js_name = parseReply)]
 pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, JsError> {
-    let family: crate::model::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
+    let family: sightline::model::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
     let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})").map_err(|e| JsError::new(&e))?;
     let opts = ImageOptions { rule: family.image_rule(), ..Default::default() };
     let (w, h) = ((s.width * s.dpr).round() as u32, (s.height * s.dpr).round() as u32);
     let mapping = vision::fit::fit(w, h, s.dpr, (0.0, 0.0), &opts).map_err(|e| JsError::new(&e.to_string()))?;
-    match crate::parse::parse_reply(family, reply, Some(&mapping)) {
+    match sightline::parse::parse_reply(family, reply, Some(&mapping)) {
         Ok(plan) => to_js(&plan),
         Err(e) => to_js(&serde_json::json!({ "error": e.to_string() })),
     }
@@ -217,7 +217,7 @@ pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<J
 /// Tooling and differential tests: the JSON repair the parsers fall back to.
 #[wasm_bindgen(js_name = repairJson)]
 pub fn repair_json(text: &str) -> String {
-    crate::parse::repair::repair_json(text)
+    sightline::parse::repair::repair_json(text)
 }
 
 /// Settings: the provider presets (base URL, a model to start from, the family to use).
@@ -243,7 +243,7 @@ pub fn parse_price_table(text: &str) -> Result<JsValue, JsError> {
 #[serde(rename_all = "camelCase")]
 struct ModelCheck {
     reply: String,
-    usage: Option<crate::model::Usage>,
+    usage: Option<sightline::model::Usage>,
     notes: Vec<String>,
     ms: f64,
     endpoint: String,
@@ -266,8 +266,8 @@ pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
 /// `base_url`, and the origin it was entered for: `{fits, enteredFor}`.
 #[wasm_bindgen(js_name = apiKeyFits)]
 pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsError> {
-    let fits = crate::model::provider::check_key_origin(entered_for, base_url).is_ok();
-    let entered = crate::model::provider::origin_of(entered_for).unwrap_or_else(|| entered_for.trim().to_string());
+    let fits = sightline::model::provider::check_key_origin(entered_for, base_url).is_ok();
+    let entered = sightline::model::provider::origin_of(entered_for).unwrap_or_else(|| entered_for.trim().to_string());
     to_js(&serde_json::json!({ "fits": fits, "enteredFor": entered }))
 }
 
@@ -275,8 +275,8 @@ pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsErro
 /// past the limit). The worker keeps the result in chrome.storage.local.
 #[wasm_bindgen(js_name = cachePut)]
 pub fn cache_put(cache: JsValue, entry: JsValue) -> Result<JsValue, JsError> {
-    let mut cache: crate::agent::cache::Cache = options_or_default(cache, "the cache")?;
-    let entry: crate::agent::cache::CacheEntry = from_js(entry, "the cache entry").map_err(|e| JsError::new(&e))?;
+    let mut cache: sightline::agent::cache::Cache = options_or_default(cache, "the cache")?;
+    let entry: sightline::agent::cache::CacheEntry = from_js(entry, "the cache entry").map_err(|e| JsError::new(&e))?;
     cache.put(entry);
     to_js(&cache)
 }
@@ -285,8 +285,8 @@ pub fn cache_put(cache: JsValue, entry: JsValue) -> Result<JsValue, JsError> {
 /// bad file. (Parsed in JS: one deserializer for cache entries keeps the module small.)
 #[wasm_bindgen(js_name = cacheImport)]
 pub fn cache_import(cache: JsValue, imported: JsValue) -> Result<JsValue, JsError> {
-    let mut cache: crate::agent::cache::Cache = options_or_default(cache, "the cache")?;
-    let imported: crate::agent::cache::Cache =
+    let mut cache: sightline::agent::cache::Cache = options_or_default(cache, "the cache")?;
+    let imported: sightline::agent::cache::Cache =
         from_js(imported, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
     for entry in imported.0 {
         cache.put(entry);
@@ -295,7 +295,7 @@ pub fn cache_import(cache: JsValue, imported: JsValue) -> Result<JsValue, JsErro
 }
 
 // Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module.
-fn run_of(json: &str) -> Result<crate::agent::record::Run, JsError> {
+fn run_of(json: &str) -> Result<sightline::agent::record::Run, JsError> {
     serde_json::from_str(json).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
 }
 
@@ -331,21 +331,21 @@ pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
 /// Which page a URL is, as the cache keys it (origin and path).
 #[wasm_bindgen(js_name = pageKey)]
 pub fn page_key(url: &str) -> String {
-    crate::agent::cache::page_key(url)
+    sightline::agent::cache::page_key(url)
 }
 
 /// Throws, saying why, unless a file (a flow's `web.url`, a saved run's page) may open `url`:
 /// an http(s) address on `allowed_sites` (none: any site).
 #[wasm_bindgen(js_name = checkOpen)]
 pub fn check_open(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> {
-    crate::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(|e| JsError::new(&e.to_string()))
+    sightline::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Whether `path` lies inside `folder`, by its text (`agent::uploads::inside_folder`): the
 /// headless runner checks a flow's upload paths with it after resolving them.
 #[wasm_bindgen(js_name = insideFolder)]
 pub fn inside_folder(path: &str, folder: &str) -> bool {
-    crate::agent::uploads::inside_folder(path, folder)
+    sightline::agent::uploads::inside_folder(path, folder)
 }
 
 /// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
@@ -354,7 +354,7 @@ pub fn inside_folder(path: &str, folder: &str) -> bool {
 /// `viewport` `{width, height}` (default 1280×800).
 #[wasm_bindgen(js_name = exportRun)]
 pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: Option<String>) -> Result<String, JsError> {
-    use crate::export;
+    use sightline::export;
     let viewport: export::Viewport =
         if viewport.is_undefined() || viewport.is_null() { export::Viewport::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
     let run = run_of(run_json)?;
@@ -367,7 +367,7 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
             return Ok(export::to_html_report(&run, &images));
         }
         let gif = export::to_gif(&run, &images).map_err(|e| JsError::new(&e.to_string()))?;
-        return Ok(format!("data:image/gif;base64,{}", crate::vision::base64::encode(&gif)));
+        return Ok(format!("data:image/gif;base64,{}", sightline::vision::base64::encode(&gif)));
     }
     let recording = export::recording_of(&run);
     match format {
@@ -382,9 +382,9 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
 /// a point (viewport CSS px) among an extraction's `elements`, as `describeTarget` answers.
 #[wasm_bindgen(js_name = elementAtPoint)]
 pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
-    use crate::agent::manual::Picked;
-    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
-    match crate::describe::element_at(&elements, x, y) {
+    use sightline::agent::manual::Picked;
+    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    match sightline::describe::element_at(&elements, x, y) {
         Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
         None => Ok(JsValue::NULL),
     }
@@ -400,7 +400,7 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
         serde_json::from_str(&images_json).map_err(|e| JsError::new(&format!("the screenshots are not in the expected form: {e}")))?;
     let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
-    crate::agent::manual::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
+    sightline::agent::manual::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
 
@@ -411,15 +411,15 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
 #[wasm_bindgen(js_name = recordEvent)]
 pub fn record_event(run_json: &str, event: JsValue, secrets: JsValue) -> Result<String, JsError> {
     let mut run = run_of(run_json)?;
-    let event: crate::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
+    let event: sightline::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
     let limits = secret_limits(secrets)?;
-    crate::agent::manual::record_event(&mut run, event.screened(&limits), now_ms());
+    sightline::agent::manual::record_event(&mut run, event.screened(&limits), now_ms());
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
 
-fn secret_limits(secrets: JsValue) -> Result<crate::agent::guard::Limits, JsError> {
-    let secrets: Vec<crate::agent::guard::Secret> = options_or_default(secrets, "the secrets")?;
-    Ok(crate::agent::guard::Limits::new(&[], &secrets))
+fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
+    let secrets: Vec<sightline::agent::guard::Secret> = options_or_default(secrets, "the secrets")?;
+    Ok(sightline::agent::guard::Limits::new(&[], &secrets))
 }
 
 /// "Record my steps", service worker: the screenshot kept with a step (a PNG data URL at the
@@ -428,6 +428,6 @@ fn secret_limits(secrets: JsValue) -> Result<crate::agent::guard::Limits, JsErro
 #[wasm_bindgen(js_name = recordedScreenshot)]
 pub fn recorded_screenshot(capture: JsValue, elements: JsValue, secrets: JsValue) -> Result<String, JsError> {
     let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let elements: Vec<crate::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
-    crate::agent::manual::step_screenshot(&capture, elements, &secret_limits(secrets)?).map_err(|e| JsError::new(&e.to_string()))
+    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    sightline::agent::manual::step_screenshot(&capture, elements, &secret_limits(secrets)?).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -1,38 +1,17 @@
-//! Entry points for the content script: reading the page it runs in. Built alone (feature
-//! `reader`) this is the small module the content script compiles in every page it reads; the
-//! service worker's module holds these too, beside everything else (`exports`).
+//! Entry points for the content script: reading the page it runs in. This is the small module
+//! the content script compiles in every page it reads (scripts/build); it links the core's
+//! reading part and nothing of the service worker's module (crate/web).
+#![cfg(target_arch = "wasm32")]
 
-use super::{dom, now_ms, options_or_default, to_js, to_json};
-use crate::describe::{describe_with, DescribeOptions};
-use serde::Serialize;
+pub mod dom;
+
+use sightline::describe::{describe_with, DescribeOptions};
+use sightline_web_common::{describe_options, now_ms, to_js, to_json, ExtractResult, Timings};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Timings {
-    pub walk_ms: f64,
-    pub style_ms: f64,
-    pub describe_ms: f64,
-    pub total_ms: f64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ExtractResult {
-    #[serde(flatten)]
-    pub extraction: crate::describe::Extraction,
-    pub timings: Timings,
-    /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
-    pub source: &'static str,
-}
-
-pub(super) fn describe_options(opts: JsValue) -> Result<DescribeOptions, JsError> {
-    options_or_default(opts, "the extract options")
 }
 
 /// Content script: walk this document and describe it. Returns the result as JSON text, or
@@ -63,7 +42,7 @@ pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
 /// when no listed element holds it. The nearest listed element containing the node is taken.
 #[wasm_bindgen(js_name = describeTarget)]
 pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
-    use crate::agent::manual::Picked;
+    use sightline::agent::manual::Picked;
     let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
     let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
     let dom::LiveSnapshot { snapshot, mut hits, .. } = live;

@@ -5,9 +5,10 @@
 //! → [`parse`] → [`action`] → [`agent`] (the loop and its run record) → [`export`] (runs as
 //! scripts for other tools); [`flow`] reads such a script (Midscene YAML) back for a replay.
 //!
-//! Everything here is plain Rust tested on the host. Only [`web`] (built for wasm32) touches
-//! web-sys/js-sys: it walks a live DOM into a [`snapshot::PageSnapshot`], sends model requests
-//! with gloo-net and exports the entry points the extension calls.
+//! Everything here is plain Rust tested on the host, with no web-sys/js-sys/wasm-bindgen. The
+//! browser bindings are their own crates: crate/reader (the content script's module) walks a
+//! live DOM into a [`snapshot::PageSnapshot`]; crate/web (the service worker's) sends model
+//! requests with gloo-net and exports the entry points the extension calls.
 
 pub mod action;
 pub mod agent;
@@ -24,6 +25,3 @@ pub mod vision;
 
 #[cfg(test)]
 mod test_util;
-
-#[cfg(target_arch = "wasm32")]
-pub mod web;

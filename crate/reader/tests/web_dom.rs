@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use sightline::describe::{describe, DescribeOptions, ElementKind};
-use sightline::web::dom::snapshot_document;
+use sightline_reader::dom::snapshot_document;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

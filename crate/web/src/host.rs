@@ -2,11 +2,11 @@
 //! tab messaging and storage; the loop's decisions stay in Rust.
 
 use super::{from_js, now_ms, to_js};
-use crate::action::InputCommand;
-use crate::agent::record::Run;
-use crate::agent::ask::{Answer, Question};
-use crate::agent::dialogs::{DialogKind, PageDialog};
-use crate::agent::{Browser, FocusedField, Observation, PageError, Settled};
+use sightline::action::InputCommand;
+use sightline::agent::record::Run;
+use sightline::agent::ask::{Answer, Question};
+use sightline::agent::dialogs::{DialogKind, PageDialog};
+use sightline::agent::{Browser, FocusedField, Observation, PageError, Settled};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -110,7 +110,7 @@ impl Browser for HostBrowser {
         from_js(value, "the focused field").map_err(PageError)
     }
 
-    async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
+    async fn reveal(&mut self, element: &sightline::describe::Element) -> Result<(), PageError> {
         let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(|e| PageError(format!("{e:?}")))?;
         self.host.reveal(js).await.map(|_| ()).map_err(page_error)
     }
@@ -155,7 +155,7 @@ impl Browser for HostBrowser {
         }
     }
 
-    fn remember(&mut self, entry: &crate::agent::cache::CacheEntry) {
+    fn remember(&mut self, entry: &sightline::agent::cache::CacheEntry) {
         if let Ok(js) = to_js(entry) {
             self.host.remember(js);
         }

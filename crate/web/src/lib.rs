@@ -1,0 +1,21 @@
+//! The service worker's module: the binding layer, where each file implements one core seam
+//! with browser APIs, as Ruffle's web crate does:
+//! - [`bridge`]: `ModelClient` over gloo-net.
+//! - [`host`]: `Browser` over the service worker's JS host object (chrome.debugger, messaging).
+//! - [`exports`]: the functions the service worker's JS calls.
+//!
+//! The content script's page reader is its own, smaller module (crate/reader); what both use
+//! at the boundary is in crate/web/common.
+#![cfg(target_arch = "wasm32")]
+
+mod bridge;
+mod exports;
+mod host;
+
+use sightline_web_common::{from_js, now_ms, options_or_default, record_to_js, to_js, to_json};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
