@@ -1,0 +1,195 @@
+// The page reader's JS half: crate/reader/src/dom.rs (the walker) calls these, about one call per
+// node; the walker decides what is read, skipped and entered.
+const VISIBLE = { opacityProperty: true, visibilityProperty: true };
+const box = new Float64Array(6);
+let recorded = new Set();
+// Content scripts may open closed shadow roots; elsewhere (tests) only open ones are seen.
+const dom = globalThis.chrome?.dom;
+// Only custom elements and these may host a shadow root (DOM spec, attachShadow). Asking
+// anything else costs time for nothing: the shadowRoot getter is slow on form controls.
+const HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'header', 'main', 'nav', 'p', 'section', 'span']);
+function shadowOf(el) {
+  const tag = el.localName;
+  const custom = tag.includes('-');
+  if (!custom && !HOSTS.has(tag)) return null;
+  return el.shadowRoot ?? (dom && custom ? dom.openOrClosedShadowRoot(el) : null) ?? null;
+}
+// "\0" separates the packed fields, so it may not appear inside one.
+const clean = (s) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
+// Longest text, value or attribute value read (snapshot::MAX_READ_CHARS, set per walk): a 10 MB
+// text node costs one slice instead of a 10 MB copy into WASM. From the first word, with one
+// separating space before it kept (as snapshot::cut_read does).
+let readLimit = 10000;
+export function setReadLimit(n) { readLimit = n; }
+function cut(s) {
+  if (s.length <= readLimit) return s;
+  const first = s.search(/\S/);
+  const start = first > 0 ? first - 1 : 0;
+  return s.slice(start, start + readLimit);
+}
+const ranges = new WeakMap();
+// The nodes of the current walk; the walker refers to them by index.
+let nodes = [];
+export function beginWalk(root) { nodes = [root]; }
+export function endWalk() { nodes = []; }
+export function indexOfNode(n) { return nodes.indexOf(n); }
+let viewportOnly = false;
+export function setViewportOnly(on) { viewportOnly = on; }
+// For viewportOnly: true when an element with children lies, with its overflow, entirely
+// outside its document's viewport, so nothing beneath it can show there.
+function outsideViewport(el) {
+  if (!el.firstElementChild && el.localName !== 'iframe') return false;
+  const r = el.getBoundingClientRect();
+  const root = el.ownerDocument.documentElement;
+  const right = r.left + Math.max(r.width, el.scrollWidth);
+  const bottom = r.top + Math.max(r.height, el.scrollHeight);
+  return r.top >= root.clientHeight || bottom <= 0 || r.left >= root.clientWidth || right <= 0;
+}
+export function setRecordedAttributes(names) { recorded = new Set(names); }
+// Numbers go back through `out`, a view of the walker's memory (no call per number).
+// Element → "tag" then "\0name\0value" for each recorded attribute; out[0] = 1,
+// out[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
+// out[2] = 1 when it hosts a shadow root; out[3] = 1 when viewportOnly may skip it.
+// Form controls also carry their live state, read here to save crossings: out[4] = 1, then
+// "\0" + the value (input, textarea) or selected option's text (select) at the end, and
+// out[5] = checked (input) or selected (option) as 0/1.
+// Text → its data when it has non-space characters, else undefined; out[0] = 3.
+// Anything else → undefined; out[0] = 0.
+export function readNode(i, out) {
+  const node = nodes[i];
+  const type = node.nodeType;
+  if (type === 1) {
+    out[0] = 1;
+    const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
+    out[1] = state;
+    out[2] = shadowOf(node) ? 1 : 0;
+    out[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
+    const tag = node.localName;
+    let packed = tag;
+    if (node.hasAttributes()) {
+      for (const name of node.getAttributeNames()) {
+        if (!recorded.has(name)) continue;
+        const value = node.getAttribute(name);
+        packed += '\0' + name + '\0' + clean(name === 'id' ? value : cut(value)); // ids anchor XPaths: whole
+      }
+    }
+    out[4] = 0;
+    switch (tag) {
+      case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(cut(node.value)); break;
+      case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.value)); break;
+      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.selectedOptions[0]?.textContent ?? '')); break;
+      case 'option': out[4] = 1; out[5] = node.selected ? 1 : 0; packed += '\0'; break;
+    }
+    return packed;
+  }
+  if (type === 3) {
+    out[0] = 3;
+    const data = node.data;
+    return /\S/.test(data) ? cut(data) : undefined;
+  }
+  out[0] = 0;
+  return undefined;
+}
+// Appends node i's children to the table, a shadow root's first: out[0] = index of the
+// first, out[1] = how many came from the shadow root, out[2] = how many in all.
+export function appendChildren(i, hostsShadow, out) {
+  const node = nodes[i];
+  const start = nodes.length;
+  const root = hostsShadow ? shadowOf(node) : null;
+  if (root) for (let c = root.firstChild; c; c = c.nextSibling) nodes.push(c);
+  const inShadow = nodes.length - start;
+  for (let c = node.firstChild; c; c = c.nextSibling) nodes.push(c);
+  out[0] = start; out[1] = inShadow; out[2] = nodes.length - start;
+}
+// A same-origin frame's document, or null (cross-origin, sandboxed, not loaded).
+function frameDocument(el) {
+  try { return el.contentDocument?.documentElement ? el.contentDocument : null; } catch { return null; }
+}
+// Appends the root of frame i's document to the table and returns its index, or -1 when
+// this page may not read it. out[2], out[3]: where the frame's content starts.
+export function enterFrame(i, out) {
+  const el = nodes[i];
+  const doc = frameDocument(el);
+  if (!doc) return -1;
+  readFrameOrigin(el, out);
+  nodes.push(doc.documentElement);
+  return nodes.length - 1;
+}
+// The web origin of the document in frame i (entered with enterFrame): "null" when opaque.
+export function frameDocumentOrigin(i) {
+  try { return frameDocument(nodes[i])?.defaultView?.origin ?? 'null'; } catch { return 'null'; }
+}
+// Where a frame's content starts in its document's viewport: out[2], out[3].
+function readFrameOrigin(el, out) {
+  const r = el.getBoundingClientRect();
+  const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+  out[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+  out[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
+}
+// A node's box: out[2..6] = x, y, width, height (a Range measures text).
+export function readBox(i, out) {
+  const node = nodes[i];
+  let r;
+  if (node.nodeType === 3) {
+    const doc = node.ownerDocument;
+    let range = ranges.get(doc);
+    if (!range) { range = doc.createRange(); ranges.set(doc, range); }
+    range.selectNodeContents(node);
+    r = range.getBoundingClientRect();
+  } else {
+    r = node.getBoundingClientRect();
+  }
+  out[2] = r.x; out[3] = r.y; out[4] = r.width; out[5] = r.height;
+}
+const STYLE_SETS = [
+  ['background-color', 'background-image', 'font-family'],
+  ['overflow-x', 'overflow-y'],
+  ['position'],
+  ['display', 'visibility'],
+];
+// Computed values of one preset list, joined by "\n".
+export function readStyle(i, set) {
+  const el = nodes[i];
+  const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+  return STYLE_SETS[set].map((p) => cs.getPropertyValue(p)).join('\n');
+}
+// Composed parent: through shadow roots to their host, and out of a frame to its <iframe>.
+function up(n) {
+  const p = n.parentNode;
+  if (!p) return null;
+  if (p.nodeType === 11) return p.host ?? null;
+  if (p.nodeType === 9) { try { return p.defaultView?.frameElement ?? null; } catch { return null; } }
+  return p;
+}
+function holds(a, b) { for (let n = b; n; n = up(n)) if (n === a) return true; return false; }
+// The topmost element at a viewport point, looking into shadow roots and same-origin frames.
+function deepElementFromPoint(x, y) {
+  let ox = 0, oy = 0;
+  let el = document.elementFromPoint(x, y);
+  for (let depth = 0; el && depth < 64; depth++) {
+    const root = shadowOf(el);
+    if (root) {
+      const inner = root.elementFromPoint(x - ox, y - oy);
+      if (inner && inner !== el) { el = inner; continue; }
+    }
+    if (el.localName === 'iframe' || el.localName === 'frame') {
+      const doc = frameDocument(el);
+      if (doc) {
+        readFrameOrigin(el, box);
+        const inner = doc.elementFromPoint(x - ox - box[2], y - oy - box[3]);
+        if (inner) { ox += box[2]; oy += box[3]; el = inner; continue; }
+      }
+    }
+    break;
+  }
+  return el;
+}
+// True when the topmost element at (x, y) is not the node, its ancestor or its descendant.
+export function coveredAt(i, x, y) {
+  const node = nodes[i];
+  const target = node.nodeType === 1 ? node : up(node);
+  const hit = deepElementFromPoint(x, y);
+  if (!hit || !target) return false;
+  return !(holds(target, hit) || holds(hit, target));
+}
