@@ -1,7 +1,7 @@
 //! Talking to a model. The path of one call:
 //! [`provider`] (where it goes, how it is signed) → [`openai`] / [`anthropic`] (the wire
 //! format, both ways) → [`bridge`] (retries, streaming, usage) over a [`bridge::Transport`]
-//! that the service worker implements with gloo-net (`web::bridge`) and tests with fakes.
+//! that the service worker implements with gloo-net (crate/web, `bridge.rs`) and tests with fakes.
 //! [`usage`] estimates tokens a server did not count and prices them.
 
 pub mod anthropic;

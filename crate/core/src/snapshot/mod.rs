@@ -1,7 +1,7 @@
 //! A page as plain data: what a walker saw, before any judgement about it.
 //!
 //! Two sources fill the same [`PageSnapshot`], so classification exists once:
-//! the content script's DOM walker (`web::dom`, live DOM through web-sys) and the service
+//! the content script's DOM walker (crate/reader, `dom.rs`: live DOM through web-sys) and the service
 //! worker's CDP path ([`cdp::decode`], `DOMSnapshot.captureSnapshot`), used where the page's
 //! CSP refuses WebAssembly in content scripts.
 
