@@ -9,6 +9,7 @@ pub mod change;
 pub mod dialogs;
 pub mod flow;
 pub mod guard;
+pub mod lifecycle;
 pub mod manual;
 pub mod record;
 pub mod tasks;

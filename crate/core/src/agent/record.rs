@@ -167,6 +167,18 @@ pub struct Run {
     /// A flow file's run: the flow and which steps each of its items took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<super::flow::FlowRecord>,
+    /// The browser tab the run acts on: the one it followed last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<i64>,
+    /// That tab's title, as last seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// "Record my steps": the person's steps, not a model's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
+    /// A recording's screenshots: device pixels per CSS pixel (what finds a step's element on them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_pixel_ratio: Option<f64>,
 }
 
 impl Run {
@@ -187,6 +199,10 @@ impl Run {
             result: None,
             task: None,
             flow: None,
+            tab_id: None,
+            title: None,
+            recorded: false,
+            device_pixel_ratio: None,
         }
     }
 }
