@@ -219,6 +219,27 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
     } else {
         serde_json::from_str(remote_frames).map_err(shape)?
     };
+    decode_parts(capture, metrics, remotes)
+}
+
+/// The CDP results of one page reading in one JSON text, as the worker hands them over:
+/// `{capture, metrics, frames}` (each as [`decode`] takes it; `frames` may be absent).
+#[derive(Deserialize)]
+struct Reading {
+    capture: Capture,
+    metrics: LayoutMetrics,
+    #[serde(default)]
+    frames: Vec<RemoteFrame>,
+}
+
+/// [`decode`] for the three results in one JSON text `{capture, metrics, frames}`: one
+/// crossing into the core and one parse, however many frames the page has.
+pub fn decode_reading(text: &str) -> Result<CdpPage, DecodeError> {
+    let reading: Reading = serde_json::from_str(text).map_err(|e| DecodeError::Shape(e.to_string()))?;
+    decode_parts(reading.capture, reading.metrics, reading.frames)
+}
+
+fn decode_parts(capture: Capture, metrics: LayoutMetrics, remotes: Vec<RemoteFrame>) -> Result<CdpPage, DecodeError> {
     let top = capture.documents.first().ok_or(DecodeError::NoDocument)?;
     let top_strings = Strings(&capture.strings);
 
@@ -779,7 +800,18 @@ mod tests {
     }
 
     #[test]
-    fn decodes_elements_text_values_and_scroll() {
+    fn one_reading_text_decodes_as_its_three_parts_do() {
+        let (capture, metrics) = sample();
+        let parts = decode(&capture.to_string(), &metrics.to_string(), "[]").unwrap().snapshot;
+        let reading = json!({ "capture": capture, "metrics": metrics, "frames": [] }).to_string();
+        assert_eq!(decode_reading(&reading).unwrap().snapshot, parts);
+        let without_frames = json!({ "capture": capture, "metrics": metrics }).to_string();
+        assert_eq!(decode_reading(&without_frames).unwrap().snapshot, parts);
+        assert!(matches!(decode_reading("{\"capture\": 1}"), Err(DecodeError::Shape(_))));
+    }
+
+    #[test]
+fn decodes_elements_text_values_and_scroll() {
         let (capture, metrics) = sample();
         let snap = decode(&capture.to_string(), &metrics.to_string(), "").unwrap().snapshot;
         assert_eq!(snap.url, "http://x/");
