@@ -76,10 +76,22 @@ function withinDeadline(work, ms, what) {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** The page's elements and description, as JS objects (tooling: `self.sightline.extract`). */
 export async function extract(tabId, opts = {}) {
+  return parseReading(await read(tabId, opts));
+}
+
+/**
+ * The page as read, for the core to decode once: `{json, inPageMs}` (the content script's
+ * extraction text as it arrived) or `{cdp, opts, captureMs}` (the CDP results in one JSON text).
+ */
+export async function read(tabId, opts = {}) {
   await assertUsable(tabId);
   return busyWith(tabId, () => readPage(tabId, opts));
 }
+
+// What the content script's reader answers when visible frames hold documents only CDP reads.
+const REMOTE_FRAMES = '{"remoteFrames":';
 
 async function readPage(tabId, opts) {
   const reply = await withinDeadline((async () => {
@@ -88,17 +100,23 @@ async function readPage(tabId, opts) {
     await watchDialogs(tabId);
     return inPage(tabId, 'extract', opts);
   })(), PAGE_DEADLINE_MS, 'reading the page');
-  if (reply?.json) {
-    const result = JSON.parse(reply.json);
+  if (typeof reply?.json === 'string') {
     // Visible cross-origin frames: only CDP reads every document of the page.
-    if (result.remoteFrames) return extractViaCdp(tabId, opts);
-    result.timings.inPageMs = reply.inPageMs;
-    return result;
+    if (reply.json.startsWith(REMOTE_FRAMES)) return readViaCdp(tabId, opts);
+    return { json: reply.json, inPageMs: reply.inPageMs };
   }
   if (reply?.error?.code !== 'wasm-blocked') {
     throw new Error(`reading the page failed: ${reply?.error?.message ?? 'no answer from the page'}`);
   }
-  return extractViaCdp(tabId, opts);
+  return readViaCdp(tabId, opts);
+}
+
+/** A reading (`read`) as JS objects: `{url, title, elements, description, timings, source, …}`. */
+async function parseReading(reading) {
+  if (reading.cdp != null) return JSON.parse((await core()).describeCdpSnapshot(reading.cdp, reading.opts, reading.captureMs));
+  const result = JSON.parse(reading.json);
+  result.timings.inPageMs = reading.inPageMs;
+  return result;
 }
 
 /**
@@ -106,9 +124,10 @@ async function readPage(tabId, opts) {
  * directly (tests compare it with the content-script path).
  */
 export async function extractViaCdp(tabId, opts = {}) {
-  return busyWith(tabId, () => readViaCdp(tabId, opts));
+  return parseReading(await busyWith(tabId, () => readViaCdp(tabId, opts)));
 }
 
+/** The CDP results of one reading, stringified once: `{cdp: '{capture, metrics, frames}', opts, captureMs}`. */
 async function readViaCdp(tabId, opts) {
   const wasm = await core();
   const t0 = performance.now();
@@ -128,10 +147,7 @@ async function readViaCdp(tabId, opts) {
       // that does not answer.
     }
   }
-  const json = wasm.describeCdpSnapshot(
-    JSON.stringify(capture), JSON.stringify(metrics), JSON.stringify(frames), opts, performance.now() - t0,
-  );
-  return JSON.parse(json);
+  return { cdp: JSON.stringify({ capture, metrics, frames }), opts, captureMs: performance.now() - t0 };
 }
 
 /**
@@ -150,13 +166,22 @@ function trimStrings(capture) {
   return capture;
 }
 
-/** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}`. */
-export async function capture(tabId, { fullPage = false } = {}) {
+/**
+ * The tab's screenshot as CDP gives it, for the core to decode once: `{data (base64), metrics
+ * (Page.getLayoutMetrics), fullPage}`.
+ */
+export async function shoot(tabId, { fullPage = false } = {}) {
   await assertUsable(tabId);
   const wasm = await core();
-  const metrics = JSON.stringify(await cdp(tabId, 'Page.getLayoutMetrics'));
-  const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(metrics, fullPage));
-  return wasm.captureFromCdp(data, metrics, fullPage);
+  const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
+  const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), fullPage));
+  return { data, metrics, fullPage };
+}
+
+/** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}` (tooling). */
+export async function capture(tabId, opts = {}) {
+  const { data, metrics, fullPage } = await shoot(tabId, opts);
+  return (await core()).captureFromCdp(data, JSON.stringify(metrics), fullPage);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
-import { assertUsable, capture, extract, reveal, setRecording, settle, tabLoaded } from './page.js';
+import { assertUsable, read, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
@@ -150,11 +150,8 @@ export async function exportRun(id, format, opts = {}) {
 
 /** Keeps a trajectory file's run and screenshots; resolves to the run (its images stored). */
 export async function loadTrajectory(json) {
+  // A run saved mid-run comes back stopped (the core's decision): nothing drives it here.
   const { run, images } = (await core()).loadTrajectory(typeof json === 'string' ? json : JSON.stringify(json));
-  if (run.status === 'running') {
-    run.status = 'stopped'; // saved mid-run: nothing is driving it here
-    run.endedMs ??= run.startedMs;
-  }
   await Promise.all(Object.entries(images).map(([ref, url]) => putImage(ref, url)));
   await saveRun(run);
   await pruneRuns(await keepRuns());
@@ -236,8 +233,10 @@ export async function startRun(tabId, request, opts = {}) {
   const controller = new AbortController();
   // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
   const entry = {
-    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, settled: true, latest: null, images: 0,
+    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, settled: true, images: 0,
   };
+  /** The tab the run acts on now, for its record (`url`: where it started, until the core reads the page). */
+  const tabFacts = () => ({ id: entry.tabId, title: entry.title ?? '', url: tab.url ?? '' });
   active.set(id, entry);
   updateKeepAlive();
 
@@ -302,11 +301,12 @@ export async function startRun(tabId, request, opts = {}) {
     return untilDoneOrDialog();
   };
   const host = {
+    /** The page as the browser gave it (`{page, shot}`): the core decodes each once. */
     async observe() {
-      // Elements first, then the capture: markers are drawn from this extraction.
-      const extraction = await extract(entry.tabId, { viewportOnly: false });
-      const shot = options.includeScreenshot === false ? null : await capture(entry.tabId);
-      return { capture: shot, extraction };
+      // Elements first, then the capture: markers are drawn from this reading.
+      const page = await read(entry.tabId, { viewportOnly: false });
+      const shot = options.includeScreenshot === false ? null : await shoot(entry.tabId);
+      return { page, shot };
     },
     async dispatch(commands) {
       await beforeInput();
@@ -370,11 +370,9 @@ export async function startRun(tabId, request, opts = {}) {
     },
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
+    tab: tabFacts,
+    /** The record as the core holds it: stored and shown as is. */
     report(run) {
-      run.tabId = entry.tabId;
-      run.title = entry.title;
-      run.url ||= tab.url; // before the first look at the page, the page it started on
-      entry.latest = run;
       saveRun(run);
       broadcast(run);
     },
@@ -387,10 +385,9 @@ export async function startRun(tabId, request, opts = {}) {
       : wasm.runTask({ id, task: request, model, options }, host);
   const title = typeof request === 'string' ? request : request?.flow ? 'flow' : String(request?.type);
   const done = work
-    .catch((e) => failedRecord(entry, id, title, tab, e))
+    // A rejection from the core (bad arguments) still ends as a readable, kept record.
+    .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.message ?? e)))
     .then(async (run) => {
-      run.tabId = entry.tabId;
-      run.title = entry.title;
       await saveRun(run);
       broadcast(run);
       await pruneRuns(await keepRuns()).catch((e) => console.error('pruning old runs failed', e));
@@ -404,15 +401,6 @@ export async function startRun(tabId, request, opts = {}) {
       for (const t of entry.tabs) if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
     });
   return { runId: id, done };
-}
-
-/** A rejection from the core (bad arguments, a bug) still ends as a readable, kept record. */
-function failedRecord(entry, id, instruction, tab, e) {
-  const base = entry.latest ?? {
-    id, instruction, url: tab.url, steps: [], startedMs: Date.now(), modelCalls: 0,
-    usage: { promptTokens: 0, completionTokens: 0 },
-  };
-  return { ...base, status: 'failed', error: String(e?.message ?? e), endedMs: Date.now() };
 }
 
 /** The answer kind each question kind takes. */
@@ -459,21 +447,29 @@ export async function recordingTabs() {
   return Object.keys(await recordings()).map(Number);
 }
 
-/** Starts recording what the person does on `tabId` as a new run; resolves to its id. */
+/** Starts recording what the person does on `tabId` as a new run (the core's); resolves to its id. */
 export async function startRecording(tabId, title) {
   const tab = await assertUsable(tabId);
   const current = await recordings();
   if (current[tabId]) return current[tabId];
-  const run = {
-    id: crypto.randomUUID(), instruction: title || `Recorded steps on ${tab.title || tab.url}`, url: tab.url,
-    status: 'running', steps: [], error: null, startedMs: Date.now(), endedMs: null, modelCalls: 0,
-    usage: { promptTokens: 0, completionTokens: 0 }, cost: null, tabId, title: tab.title, recorded: true,
-  };
+  const run = (await core()).startRecording(crypto.randomUUID(), title || undefined, { id: tabId, title: tab.title ?? '', url: tab.url ?? '' });
   await saveRun(run);
   await chrome.storage.session.set({ [RECORDING_KEY]: { ...current, [tabId]: run.id } });
   await setRecording(tabId, true);
   broadcast(run);
   return run.id;
+}
+
+/**
+ * The core holds recording `id` open: after a worker restart it is read back from storage once.
+ * False when it is gone (deleted).
+ */
+async function holdRecording(wasm, id) {
+  if (wasm.holdsRun(id)) return true;
+  const stored = await fullRun(id);
+  if (!stored) return false;
+  wasm.resumeRun(stored);
+  return true;
 }
 
 /** Ends the recording on `tabId`; resolves to its run, or null when none was recording. */
@@ -485,20 +481,14 @@ export async function stopRecording(tabId) {
   await chrome.storage.session.set({ [RECORDING_KEY]: current });
   await setRecording(tabId, false).catch(() => {}); // the tab may be gone
   await recordingChain;
-  let run = await fullRun(id);
-  if (!run) return null;
-  run.status = 'succeeded';
-  run.endedMs = Date.now();
+  const wasm = await core();
+  if (!(await holdRecording(wasm, id))) return null;
+  let run = wasm.stopRecording(id);
   await saveRun(run);
   broadcast(run);
   run = await describeRecording(run);
   await pruneRuns(await keepRuns());
   return run;
-}
-
-/** The recording's fields the core does not know (it drops them): put back on `next`. */
-function withRecordingFields(next, run) {
-  return Object.assign(next, { tabId: run.tabId, title: run.title, recorded: true, devicePixelRatio: run.devicePixelRatio });
 }
 
 /**
@@ -513,7 +503,7 @@ async function describeRecording(run) {
   const json = JSON.stringify(run);
   const images = await imagesOf(wasm, json);
   try {
-    const described = withRecordingFields(JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model)), run);
+    const described = JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model));
     await saveRun(described);
     broadcast(described);
     return described;
@@ -524,69 +514,63 @@ async function describeRecording(run) {
 }
 
 /**
- * One event from the page's recorder: added to the recording's run by the core (secret values
- * as their placeholders), then the page is photographed for the step. Events from tabs not
- * being recorded are ignored.
+ * One event from the page's recorder: added by the core to the recording it holds (secret
+ * values as their placeholders), then the page is photographed for the step, and the record
+ * the core holds is stored. Events from tabs not being recorded are ignored.
  */
 export function recordEvent(tabId, event) {
   recordingChain = recordingChain.then(async () => {
     const id = (await recordings())[tabId];
-    const run = id && (await fullRun(id));
-    if (!run || run.status !== 'running') return;
+    const wasm = await core();
+    if (!id || !(await holdRecording(wasm, id))) return;
     if (event.kind === 'navigate') await tabLoaded(tabId, 15_000).catch(() => {}); // its screenshot shows the new page
     if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
       event.target = await targetAt(tabId, event.point);
     }
-    const wasm = await core();
     const { secrets } = await getSettings();
-    const before = run.steps.length;
-    const next = JSON.parse(wasm.recordEvent(JSON.stringify(run), event, secrets));
-    withRecordingFields(next, run);
-    const last = next.steps.at(-1);
-    if (last && (next.steps.length !== before || last.action !== run.steps.at(-1)?.action)) {
+    const { stepChanged } = wasm.recordEvent(id, event, secrets);
+    if (stepChanged) {
       // A click that navigates: the capture can fail mid-load; once the page is there it works.
-      const shot = await stepScreenshot(tabId, secrets)
-        .catch(() => tabLoaded(tabId, 10_000).then(() => stepScreenshot(tabId, secrets))).catch(() => null);
-      if (shot) {
-        next.devicePixelRatio = shot.devicePixelRatio; // to find the step's element on its screenshot
-        const ref = `${id}/${next.steps.length}-${Date.now()}`;
-        await putImage(ref, shot.dataUrl);
-        last.screenshot = ref;
-      }
+      const photo = await stepPhoto(wasm, id, tabId, secrets)
+        .catch(() => tabLoaded(tabId, 10_000).then(() => stepPhoto(wasm, id, tabId, secrets))).catch(() => null);
+      if (photo) await putImage(photo.reference, photo.dataUrl);
     }
-    await saveRun(next);
-    broadcast(next);
+    const run = wasm.openRun(id);
+    await saveRun(run);
+    broadcast(run);
   }).catch((e) => console.error('recording a step failed', e));
   return recordingChain;
 }
 
 /**
- * The page as a recorded step keeps it: the elements in view read first, then the capture,
- * with sensitive fields and any showing a secret painted over (as in what a model is sent).
+ * The page as recording `id`'s last step keeps it: the elements in view read first, then the
+ * capture, both handed to the core as the browser gave them; it paints over sensitive fields
+ * and any showing a secret (as in what a model is sent). `{reference, dataUrl}` or null.
  */
-async function stepScreenshot(tabId, secrets) {
-  const { elements } = await extract(tabId, { viewportOnly: true });
-  const shot = await capture(tabId);
-  return { dataUrl: (await core()).recordedScreenshot(shot, elements, secrets), devicePixelRatio: shot.devicePixelRatio };
+async function stepPhoto(wasm, id, tabId, secrets) {
+  const page = await read(tabId, { viewportOnly: true });
+  const shot = await shoot(tabId);
+  return wasm.photographStep(id, { page, shot }, secrets);
 }
 
 /** Where the page's own recorder could not run the core (strict CSP): the element at a point. */
 async function targetAt(tabId, point) {
-  const extraction = await extract(tabId, {});
-  return (await core()).elementAtPoint(extraction.elements, point.x, point.y) ?? null;
+  return (await core()).elementAtPoint(await read(tabId, {}), point.x, point.y) ?? null;
 }
 
-/** After a worker restart, runs stored as running can no longer be driven: end them, keep their steps. */
+/**
+ * After a worker restart, runs stored as running can no longer be driven: the core ends them,
+ * their steps kept (those this worker drives or records go on).
+ */
 export async function closeOrphanedRuns() {
-  const recording = new Set(Object.values(await recordings()));
-  for (const run of await allRuns()) {
-    if (run.status === 'running' && !active.has(run.id) && !recording.has(run.id)) {
-      run.status = 'failed';
-      run.error = 'the extension restarted while this run was active; the steps so far are kept';
-      run.endedMs = Date.now();
-      await saveRun(run);
-      broadcast(run);
-    }
+  const live = [...active.keys(), ...Object.values(await recordings())];
+  // Only records stored as running go in (a query, like an index would answer): the others
+  // would only fill WebAssembly memory, which never shrinks.
+  const running = (await allRuns()).filter((run) => run.status === 'running');
+  if (!running.length) return;
+  for (const run of (await core()).closeOrphanedRuns(running, live)) {
+    await saveRun(run);
+    broadcast(run);
   }
 }
 

@@ -20,15 +20,16 @@ pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
     to_js(&cdp::capture_params())
 }
 
-/// Service worker, CDP path (strict-CSP pages, cross-process frames): describe a page from
-/// CDP results, each passed as JSON text. `capture` is `DOMSnapshot.captureSnapshot(cdpSnapshotParams())`,
-/// `metrics` is `Page.getLayoutMetrics`, `remoteFrames` is `[{ownerBackendNodeId, capture}]`
-/// for frames rendered in other processes. Returns JSON text, as `extractPage` does.
+/// Service worker tooling, CDP path (strict-CSP pages, cross-process frames): describe a page
+/// from CDP results in one JSON text `{capture, metrics, frames}`: `capture` is
+/// `DOMSnapshot.captureSnapshot(cdpSnapshotParams())`, `metrics` is `Page.getLayoutMetrics`,
+/// `frames` is `[{ownerBackendNodeId, capture}]` for frames rendered in other processes.
+/// Returns JSON text, as `extractPage` does. (A run's loop decodes the same text itself.)
 #[wasm_bindgen(js_name = describeCdpSnapshot)]
-pub fn describe_cdp_snapshot(capture: &str, metrics: &str, remote_frames: &str, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
+pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
     let opts = describe_options(opts)?;
     let t0 = now_ms();
-    let page = cdp::decode(capture, metrics, remote_frames).map_err(|e| JsError::new(&e.to_string()))?;
+    let page = cdp::decode_reading(reading).map_err(|e| JsError::new(&e.to_string()))?;
     let t1 = now_ms();
     let extraction = describe_with(&page.snapshot, &opts, &mut page.hit_test());
     let describe_ms = now_ms() - t1;
@@ -65,7 +66,7 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Js
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
-    super::record_to_js(&run)
+    super::record_to_js(&browser.finished(run))
 }
 
 #[derive(serde::Deserialize)]
@@ -86,7 +87,7 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
-    super::record_to_js(&run)
+    super::record_to_js(&browser.finished(run))
 }
 
 #[derive(serde::Deserialize)]
@@ -107,7 +108,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = sightline::agent::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
-    super::record_to_js(&run)
+    super::record_to_js(&browser.finished(run))
 }
 
 /// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, skipped}`),
@@ -319,6 +320,7 @@ pub fn load_trajectory(text: &str) -> Result<JsValue, JsError> {
     let mut t = Trajectory::from_json(text).map_err(|e| JsError::new(&e.to_string()))?;
     let prefix = format!("{}/", t.run.id);
     t.rekey(&prefix);
+    t.run.loaded();
     super::record_to_js(&t)
 }
 
@@ -379,12 +381,13 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
 }
 
 /// Service worker, "record my steps" on pages where the recorder has no core: the element at
-/// a point (viewport CSS px) among an extraction's `elements`, as `describeTarget` answers.
+/// a point (viewport CSS px) on a page reading (`{json}` or `{cdp, opts}`, as the worker read
+/// it), as `describeTarget` answers.
 #[wasm_bindgen(js_name = elementAtPoint)]
-pub fn element_at_point(elements: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
+pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
     use sightline::agent::manual::Picked;
-    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
-    match sightline::describe::element_at(&elements, x, y) {
+    let extraction = super::materials::extraction(&page).map_err(|e| JsError::new(&e))?;
+    match sightline::describe::element_at(&extraction.elements, x, y) {
         Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
         None => Ok(JsValue::NULL),
     }
@@ -404,30 +407,7 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
 
-/// "Record my steps", service worker: adds a person's event (`{kind: "tap" | "doubleClick" |
-/// "rightClick" | "input" | "key" | "scroll" | "navigate", …}`) to the recording run (JSON
-/// text), every secret's value (`secrets`, as in Settings) recorded as its placeholder; returns
-/// the run as JSON text.
-#[wasm_bindgen(js_name = recordEvent)]
-pub fn record_event(run_json: &str, event: JsValue, secrets: JsValue) -> Result<String, JsError> {
-    let mut run = run_of(run_json)?;
-    let event: sightline::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
-    let limits = secret_limits(secrets)?;
-    sightline::agent::manual::record_event(&mut run, event.screened(&limits), now_ms());
-    serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
-}
-
-fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
+pub(super) fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
     let secrets: Vec<sightline::agent::guard::Secret> = options_or_default(secrets, "the secrets")?;
     Ok(sightline::agent::guard::Limits::new(&[], &secrets))
-}
-
-/// "Record my steps", service worker: the screenshot kept with a step (a PNG data URL at the
-/// capture's size): `capture` with sensitive fields and anything showing one of `secrets`
-/// painted over, `elements` being those in view when it was taken (an extraction's).
-#[wasm_bindgen(js_name = recordedScreenshot)]
-pub fn recorded_screenshot(capture: JsValue, elements: JsValue, secrets: JsValue) -> Result<String, JsError> {
-    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
-    sightline::agent::manual::step_screenshot(&capture, elements, &secret_limits(secrets)?).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -3,6 +3,7 @@
 
 use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
+use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
 use sightline::agent::ask::{Answer, Question};
 use sightline::agent::dialogs::{DialogKind, PageDialog};
@@ -14,7 +15,7 @@ extern "C" {
     /// Built by `extension/background/run-host.js` for one run on one tab.
     pub type Host;
 
-    /// Screenshot + element extraction of the tab as it is now.
+    /// The tab as it is now, read: `{page, shot}` as the browser gave them (`materials`).
     #[wasm_bindgen(method, catch)]
     async fn observe(this: &Host) -> Result<JsValue, JsValue>;
 
@@ -61,8 +62,13 @@ extern "C" {
     #[wasm_bindgen(method, js_name = stopSignal)]
     pub fn stop_signal(this: &Host) -> web_sys::AbortSignal;
 
+    /// Stores the run record and shows it in the panel.
     #[wasm_bindgen(method)]
     fn report(this: &Host, run: JsValue);
+
+    /// The tab the run acts on now: `{id, title, url}` (`url`: where the run started).
+    #[wasm_bindgen(method)]
+    fn tab(this: &Host) -> JsValue;
 
     /// Keeps a cache entry for later runs (chrome.storage.local).
     #[wasm_bindgen(method)]
@@ -79,6 +85,19 @@ pub struct HostBrowser {
     pub host: Host,
 }
 
+impl HostBrowser {
+    fn tab(&self) -> TabFacts {
+        from_js(self.host.tab(), "the tab").unwrap_or_default()
+    }
+
+    /// The run the loop ended with, on the tab it ended on, let go of: the record to store.
+    pub fn finished(&self, mut run: Run) -> Run {
+        super::runs::with_open(|open| open.close(&run.id));
+        run.on_tab(&self.tab());
+        run
+    }
+}
+
 fn page_error(e: JsValue) -> PageError {
     let message = e
         .dyn_ref::<js_sys::Error>()
@@ -90,8 +109,8 @@ fn page_error(e: JsValue) -> PageError {
 
 impl Browser for HostBrowser {
     async fn observe(&mut self) -> Result<Observation, PageError> {
-        let value = self.host.observe().await.map_err(page_error)?;
-        from_js(value, "the page observation").map_err(PageError)
+        let materials = self.host.observe().await.map_err(page_error)?;
+        super::materials::observation(&materials).map_err(PageError)
     }
 
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
@@ -150,7 +169,9 @@ impl Browser for HostBrowser {
     }
 
     fn report(&mut self, run: &Run) {
-        if let Ok(js) = super::record_to_js(run) {
+        // The record the worker holds is the one stored: on the tab the run follows now.
+        let tab = self.tab();
+        if let Ok(js) = super::runs::with_open(|open| super::record_to_js(open.report(run, &tab))) {
             self.host.report(js);
         }
     }

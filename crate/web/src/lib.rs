@@ -3,6 +3,8 @@
 //! - [`bridge`]: `ModelClient` over gloo-net.
 //! - [`host`]: `Browser` over the service worker's JS host object (chrome.debugger, messaging).
 //! - [`exports`]: the functions the service worker's JS calls.
+//! - [`runs`]: the runs the worker holds open (the core owns them; JS stores what it is handed).
+//! - [`materials`]: the browser's raw results of reading a tab, decoded once.
 //!
 //! The content script's page reader is its own, smaller module (crate/reader); what both use
 //! at the boundary is in crate/web/common.
@@ -11,6 +13,8 @@
 mod bridge;
 mod exports;
 mod host;
+mod materials;
+mod runs;
 
 use sightline_web_common::{from_js, now_ms, options_or_default, record_to_js, to_js, to_json};
 use wasm_bindgen::prelude::*;

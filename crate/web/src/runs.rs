@@ -1,0 +1,128 @@
+//! The runs this worker holds open, in its WASM memory: recordings between the person's
+//! events, runs of the loop between reports. JS stores what it is handed here (IndexedDB) and
+//! hands back a stored recording once after a worker restart; it never edits a run.
+
+use super::{from_js, now_ms, record_to_js};
+use sightline::agent::lifecycle::{close_orphans, OpenRuns, TabFacts};
+use sightline::agent::record::Run;
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    static OPEN: RefCell<OpenRuns> = RefCell::new(OpenRuns::default());
+}
+
+/// The open runs, for one change or look.
+pub(super) fn with_open<T>(f: impl FnOnce(&mut OpenRuns) -> T) -> T {
+    OPEN.with(|open| f(&mut open.borrow_mut()))
+}
+
+pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, JsError> {
+    from_js(value, "the tab ({id, title, url})").map_err(|e| JsError::new(&e))
+}
+
+/// A run as JS holds it (read from storage): one serde_json reading, as every run is read.
+fn run_from_js(value: &JsValue) -> Result<Run, JsError> {
+    let text = js_sys::JSON::stringify(value).map_err(|_| JsError::new("the run could not be read"))?;
+    serde_json::from_str(&String::from(text)).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+}
+
+fn held(id: &str) -> Result<JsValue, JsError> {
+    with_open(|open| open.get(id).map(record_to_js)).unwrap_or_else(|| Err(JsError::new(&format!("there is no open run {id}"))))
+}
+
+/// "Record my steps": a new recording run `id` on `tab` (`{id, title, url}`), titled `title`
+/// or after the tab, held open; returns the record to store.
+#[wasm_bindgen(js_name = startRecording)]
+pub fn start_recording(id: String, title: Option<String>, tab: JsValue) -> Result<JsValue, JsError> {
+    let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, now_ms());
+    with_open(|open| record_to_js(open.open(run)))
+}
+
+/// Whether this worker holds run `id` open (false after a restart until it is resumed).
+#[wasm_bindgen(js_name = holdsRun)]
+pub fn holds_run(id: &str) -> bool {
+    with_open(|open| open.holds(id))
+}
+
+/// Holds a stored recording open again (the worker restarted between two of the person's events).
+#[wasm_bindgen(js_name = resumeRun)]
+pub fn resume_run(run: JsValue) -> Result<(), JsError> {
+    let run = run_from_js(&run)?;
+    with_open(|open| {
+        open.open(run);
+    });
+    Ok(())
+}
+
+/// The held record of run `id`, to store.
+#[wasm_bindgen(js_name = openRun)]
+pub fn open_run(id: &str) -> Result<JsValue, JsError> {
+    held(id)
+}
+
+/// "Record my steps": adds a person's event (`{kind: "tap" | "doubleClick" | "rightClick" |
+/// "input" | "key" | "scroll" | "navigate", …}`) to held recording `id`, every secret's value
+/// (`secrets`, as in Settings) recorded as its placeholder. Returns `{stepChanged}`: whether
+/// the page is to be photographed for the last step.
+#[wasm_bindgen(js_name = recordEvent)]
+pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
+    let event: sightline::agent::manual::ManualEvent = from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
+    let limits = super::exports::secret_limits(secrets)?;
+    let recorded = with_open(|open| open.record(id, event, &limits, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
+    super::to_js(&recorded)
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepPhoto {
+    reference: String,
+    data_url: String,
+}
+
+/// "Record my steps": the page as held recording `id`'s last step keeps it, from a reading of
+/// the elements in view and a capture (`{page, shot}`): sensitive fields and anything showing
+/// one of `secrets` painted over. Returns `{reference, dataUrl}`, the PNG data URL to keep
+/// under the reference the step now shows, or null when the recording has no step.
+#[wasm_bindgen(js_name = photographStep)]
+pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
+    let observation = super::materials::observation(&materials).map_err(|e| JsError::new(&e))?;
+    let capture = observation.capture.ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
+    let limits = super::exports::secret_limits(secrets)?;
+    let data_url = sightline::agent::manual::step_screenshot(&capture, observation.extraction.elements, &limits).map_err(|e| JsError::new(&e.to_string()))?;
+    let reference = with_open(|open| open.photographed(id, capture.device_pixel_ratio, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
+    match reference {
+        Some(reference) => super::to_js(&StepPhoto { reference, data_url }),
+        None => Ok(JsValue::NULL),
+    }
+}
+
+/// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.
+#[wasm_bindgen(js_name = stopRecording)]
+pub fn stop_recording(id: &str) -> Result<JsValue, JsError> {
+    let run = with_open(|open| open.stop_recording(id, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
+    record_to_js(&run)
+}
+
+/// A run the core rejected (bad arguments): its latest report or a new record of
+/// `instruction` on `tab`, failed with `message`; returns the record to store.
+#[wasm_bindgen(js_name = failedRun)]
+pub fn failed_run(id: &str, instruction: &str, tab: JsValue, message: &str) -> Result<JsValue, JsError> {
+    let tab = tab_facts(tab)?;
+    record_to_js(&with_open(|open| open.reject(id, instruction, &tab, message, now_ms())))
+}
+
+/// After a worker restart: of the stored `runs`, those left running that nothing drives any
+/// more (`live`: ids the worker still drives or records, besides those held here), ended as
+/// failed with their steps kept. Returns the records to store.
+#[wasm_bindgen(js_name = closeOrphanedRuns)]
+pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, JsError> {
+    let runs: Vec<Run> = match runs.dyn_into::<js_sys::Array>() {
+        // A record this version cannot read is not one it could have left running.
+        Ok(list) => list.iter().filter_map(|r| run_from_js(&r).ok()).collect(),
+        Err(_) => return Err(JsError::new("the stored runs are not a list")),
+    };
+    let mut live = live;
+    live.extend(runs.iter().filter(|r| with_open(|open| open.holds(&r.id))).map(|r| r.id.clone()));
+    record_to_js(&close_orphans(runs, &live, now_ms()))
+}
