@@ -67,3 +67,50 @@ test('the worker stopped mid-run: the run ends with its steps, the panel reconne
   await panel.close();
   await page.close();
 });
+
+/**
+ * A service worker of the extension that answers (Playwright may keep the handle of a stopped
+ * one) and is not marked as one that was to be stopped.
+ */
+function liveWorker() {
+  return until('a live worker', async () => {
+    for (const w of browser.context.serviceWorkers()) {
+      if (await w.evaluate(() => self.sightline.ready().then(() => !self.stopExpected)).catch(() => false)) return w;
+    }
+    return null;
+  });
+}
+
+test('the worker stopped mid-recording: the new worker records on and the recording keeps every step', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/actions.html'));
+  const tabId = await browser.tabIdOf(page);
+  let sw = await liveWorker();
+  await sw.evaluate(() => self.sightline.setSettings({ run: { describeRecorded: false } }));
+  const runId = await sw.evaluate((id) => self.sightline.startRecording(id, 'taps across a restart'), tabId);
+  const stepsOf = async (w) => (await w.evaluate((id) => self.sightline.run(id), runId))?.steps ?? [];
+  await page.click('#tap');
+  await page.click('#far-button');
+  await until('two recorded steps', async () => (await stepsOf(sw)).filter((s) => s.screenshot).length === 2);
+
+  await sw.evaluate(() => { self.stopExpected = true; });
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  // The recorder's next event starts a worker, which reads the recording back once and adds to it.
+  await page.click('#tap');
+  sw = await liveWorker();
+  await until('the step the new worker recorded', async () => (await stepsOf(sw)).filter((s) => s.screenshot).length === 3);
+  const run = await sw.evaluate((id) => self.sightline.stopRecording(id), tabId);
+  assert.equal(run.id, runId);
+  assert.equal(run.status, 'succeeded', 'not closed as orphaned by the new worker');
+  assert.deepEqual(run.steps.map((s) => s.action), ['Tap button "Count taps"', 'Tap button "Far away button"', 'Tap button "Count taps"']);
+  assert.equal(new Set(run.steps.map((s) => s.screenshot)).size, 3, 'each step its own screenshot');
+  assert.equal(run.tabId, tabId);
+  assert.equal(run.recorded, true);
+  assert.ok(run.devicePixelRatio > 0);
+  const [stored] = await sw.evaluate(() => self.sightline.runs());
+  assert.deepEqual(stored.steps.map((s) => s.action), run.steps.map((s) => s.action), 'the stored record is the one handed back');
+  await sw.evaluate(() => self.sightline.setSettings({ run: { describeRecorded: true } }));
+  await page.close();
+});
