@@ -19,11 +19,16 @@ fn field(object: &JsValue, name: &str) -> JsValue {
 /// The page as described, from a reading (`page`).
 pub fn extraction(page: &JsValue) -> Result<Extraction, String> {
     if let Some(json) = field(page, "json").as_string() {
-        return serde_json::from_str(&json).map_err(|e| format!("the page's reading is not in the expected form: {e}"));
+        return serde_json::from_str(&json)
+            .map_err(|e| format!("the page's reading is not in the expected form: {e}"));
     }
     if let Some(text) = field(page, "cdp").as_string() {
         let opts = field(page, "opts");
-        let opts: DescribeOptions = if opts.is_undefined() || opts.is_null() { DescribeOptions::default() } else { from_js(opts, "the extract options")? };
+        let opts: DescribeOptions = if opts.is_undefined() || opts.is_null() {
+            DescribeOptions::default()
+        } else {
+            from_js(opts, "the extract options")?
+        };
         let page = cdp::decode_reading(&text).map_err(|e| e.to_string())?;
         return Ok(describe_with(&page.snapshot, &opts, &mut page.hit_test()));
     }
@@ -35,12 +40,21 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, String> {
     if shot.is_undefined() || shot.is_null() {
         return Ok(None);
     }
-    let data = field(shot, "data").as_string().ok_or("the screenshot holds no image")?;
+    let data = field(shot, "data")
+        .as_string()
+        .ok_or("the screenshot holds no image")?;
     let metrics: cdp::LayoutMetrics = from_js(field(shot, "metrics"), "the layout metrics")?;
-    Ok(Some(Capture::from_cdp(data, &metrics, field(shot, "fullPage").is_truthy())))
+    Ok(Some(Capture::from_cdp(
+        data,
+        &metrics,
+        field(shot, "fullPage").is_truthy(),
+    )))
 }
 
 /// A whole observation (`{page, shot}`).
 pub fn observation(materials: &JsValue) -> Result<Observation, String> {
-    Ok(Observation { extraction: extraction(&field(materials, "page"))?, capture: capture(&field(materials, "shot"))? })
+    Ok(Observation {
+        extraction: extraction(&field(materials, "page"))?,
+        capture: capture(&field(materials, "shot"))?,
+    })
 }
