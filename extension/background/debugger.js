@@ -177,7 +177,7 @@ async function attach(tabId) {
     await chrome.debugger.attach({ tabId }, '1.3');
   } catch (e) {
     if (!/already attached/i.test(e.message)) {
-      throw new Error(`cannot control this tab: ${e.message}. Close DevTools on it and try again.`);
+      throw new Error(`cannot control this tab: ${e.message}. Close DevTools on it and try again.`, { cause: e });
     }
   }
   attached.add(tabId);
@@ -206,7 +206,7 @@ export async function cdp(tabId, method, params = {}, sessionId) {
     try {
       return await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
     } catch (e) {
-      throw new Error(`${method} failed: ${e.message}`);
+      throw new Error(`${method} failed: ${e.message}`, { cause: e });
     }
   });
 }

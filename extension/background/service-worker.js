@@ -113,7 +113,7 @@ self.sightline = {
     try {
       parsed = JSON.parse(String(json));
     } catch (e) {
-      throw new Error(`not a Sightline cache export: ${e.message}`);
+      throw new Error(`not a Sightline cache export: ${e.message}`, { cause: e });
     }
     return (await updateCache((cache, wasm) => wasm.cacheImport(cache, parsed))).length;
   },

@@ -42,7 +42,7 @@ export async function openFlow(file, { uploadDir } = {}) {
   try {
     flow = core.parseFlow(yaml);
   } catch (e) {
-    throw new Error(`${file}: ${e.message ?? e}`);
+    throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
   const folder = await checkUploads(flow, uploadDir).catch((e) => {
     throw new Error(`${file}: ${e.message}`);
@@ -59,7 +59,7 @@ export async function openFlow(file, { uploadDir } = {}) {
     core.checkOpen(url, []);
   } catch (e) {
     await server?.close();
-    throw new Error(`${file}: ${e.message ?? e}`);
+    throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
   return { yaml, flow, url, uploadDir: folder, close: async () => server?.close() };
 }
