@@ -1,0 +1,56 @@
+// The JS lint gate (scripts/test runs `npx eslint .`): eslint's recommended rules plus a few
+// that catch real bugs, with each folder's globals (the extension's pages, its service worker,
+// the Node scripts and tests), so an undefined name is an error wherever it runs.
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  // Built or installed, not written here.
+  { ignores: ['dist/**', 'target/**', 'node_modules/**', 'out/**'] },
+  js.configs.recommended,
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      'no-unused-vars': ['error', { args: 'after-used', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'no-undef': 'error',
+      'no-shadow-restricted-names': 'error',
+      'no-self-compare': 'error',
+      'no-template-curly-in-string': 'error',
+      'no-unreachable-loop': 'error',
+      'no-constructor-return': 'error',
+      'array-callback-return': ['error', { checkForEach: false }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  // The extension's pages (panel, options) and its content script.
+  {
+    files: ['extension/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, ...globals.webextensions } },
+  },
+  // The content script runs after wasm/reader.js, which defines the reader as a global.
+  {
+    files: ['extension/content/**/*.js'],
+    languageOptions: { globals: { sightlineReader: 'readonly' } },
+  },
+  // The service worker: no window, no document.
+  {
+    files: ['extension/background/**/*.js'],
+    languageOptions: { globals: { ...globals.serviceworker, ...globals.webextensions } },
+  },
+  // Pages the tests serve to the browser.
+  {
+    files: ['tests/fixtures/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
+  // Node: this file, the scripts, the test support and the tests. Scripts and tests also hand
+  // functions to the browser (page.evaluate in a page, sw.evaluate in the extension's worker),
+  // so browser and extension names are defined there too.
+  {
+    files: ['eslint.config.js'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['scripts/**/*.mjs', 'tests/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
+  },
+];
