@@ -53,4 +53,13 @@ export default [
     files: ['scripts/**/*.mjs', 'tests/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
   },
+  // Tests depend on the scripts' helpers, never the other way round.
+  {
+    files: ['scripts/**/*.mjs'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '(^|/)tests/', message: 'scripts/ imports nothing from tests/: shared helpers live in scripts/lib.' }],
+      }],
+    },
+  },
 ];

@@ -4,8 +4,8 @@
 // A benchmark, not a test: it prints figures and writes out/bench-vision.json.
 import { writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from '../../tests/support/browser.mjs';
-import { startStaticServer } from '../../tests/support/static-server.mjs';
+import { launchWithExtension, ROOT } from './browser.mjs';
+import { startStaticServer } from './static-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const PY_DOCS = '/usr/share/doc/python3.11-doc/html';

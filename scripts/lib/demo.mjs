@@ -4,7 +4,7 @@
 // Writes the report, the GIF, every export and two screenshots to out/.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from '../../tests/support/browser.mjs';
+import { launchWithExtension, ROOT } from './browser.mjs';
 import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
 const FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');

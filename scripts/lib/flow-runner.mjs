@@ -4,8 +4,8 @@
 // bad file fails fast and the window can take the flow's viewport.
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { core } from '../../tests/support/core-node.mjs';
-import { startStaticServer } from '../../tests/support/static-server.mjs';
+import { core } from './core-node.mjs';
+import { startStaticServer } from './static-server.mjs';
 
 /** The model settings from the environment (README: "Run a flow headless"), or null. */
 export function modelFromEnv(env = process.env) {

@@ -3,7 +3,7 @@
 // Exit code 0 when every step passed, 1 otherwise (a bad file, a failed step, no browser).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchWithExtension } from '../../tests/support/browser.mjs';
+import { launchWithExtension } from './browser.mjs';
 import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
 const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]

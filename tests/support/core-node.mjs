@@ -1,9 +1,2 @@
-// The built WASM core loaded in Node, for differential tests of its pure functions.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { DIST } from './browser.mjs';
-
-const glue = await import(path.join(DIST, 'wasm/sightline.js'));
-glue.initSync({ module: readFileSync(path.join(DIST, 'wasm/sightline_bg.wasm')) });
-
-export const core = glue;
+// The WASM core in Node is shared with the scripts; the tests import it from here.
+export { core } from '../../scripts/lib/core-node.mjs';
