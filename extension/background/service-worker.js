@@ -122,7 +122,8 @@ self.sightline = {
   setSettings,
   /** Whether Chrome closed chrome.storage.local to content scripts (it holds nothing secret either way). */
   storageClosed: () => localClosed,
-  ready: () => core().then(() => true),
+  /** Resolves once the core is loaded and the task functions (`aiTap`, …) are defined. */
+  ready: () => tasksDefined.then(() => true),
 };
 
 /**
@@ -134,28 +135,26 @@ async function checkModel(model = {}) {
   return (await core()).checkModel(overlayModel((await getSettings()).model, apiKey ? { ...unsaved, apiKey } : unsaved));
 }
 
-// Each AI task by name, with its fields in order and options last: `aiInput(tabId, locate,
-// value, {mode})`. Resolves to what the task returns (data, a verdict, a location) and throws
-// the run's error, as a script expects; `ai()` gives the whole record instead.
-const TASK_FIELDS = {
-  aiTap: ['locate'], aiDoubleClick: ['locate'], aiRightClick: ['locate'], aiHover: ['locate'], aiLocate: ['locate'],
-  aiInput: ['locate', 'value'], aiKeyboardPress: ['key'], aiScroll: [], aiDrag: ['from', 'to'], aiUpload: ['locate', 'files'],
-  aiQuery: ['demand'], aiBoolean: ['question'], aiNumber: ['question'], aiString: ['question'], aiAsk: ['question'],
-  aiAssert: ['assertion'], aiWaitFor: ['assertion'],
-};
-for (const [type, fields] of Object.entries(TASK_FIELDS)) {
-  self.sightline[type] = async (tabId, ...args) => {
-    const task = { type };
-    fields.forEach((f, i) => { task[f] = args[i]; });
-    if (type === 'aiUpload' && typeof task.files === 'string') task.files = [task.files]; // one path
-    const extra = args[fields.length];
-    const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
-    Object.assign(task, taskOptions);
-    const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs });
-    if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
-    return run.result;
-  };
-}
+// Each AI task by name, with its arguments in order and options last (the schema is the
+// core's: `taskSchema()`): `aiInput(tabId, locate, value, {mode})`. Resolves to what the task
+// returns (data, a verdict, a location) and throws the run's error, as a script expects;
+// `ai()` gives the whole record instead.
+const tasksDefined = core().then((wasm) => {
+  for (const { type, fields, args: named } of wasm.taskSchema()) {
+    const paths = fields.filter((f) => f.kind === 'paths').map((f) => f.name);
+    self.sightline[type] = async (tabId, ...args) => {
+      const task = { type };
+      named.forEach((f, i) => { task[f] = args[i]; });
+      for (const f of paths) if (typeof task[f] === 'string') task[f] = [task[f]]; // one path
+      const extra = args[named.length];
+      const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
+      Object.assign(task, taskOptions);
+      const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs });
+      if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
+      return run.result;
+    };
+  }
+});
 
 // Messages from the extension's own pages only (panel, options). Content scripts share our
 // sender.id but carry the page's URL; web pages cannot reach us without externally_connectable.
@@ -206,6 +205,8 @@ const handlers = {
     const s = withoutSecretValues(await getSettings());
     return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };
   },
+  /** Every kind of AI task with its fields, for the task form. */
+  taskSchema: async () => ({ schema: (await core()).taskSchema() }),
   presets: async () => ({ presets: (await core()).providerPresets() }),
   priceText: async ({ prices }) => ({ text: (await core()).priceTableText(prices ?? undefined) }),
   /** Reads edited price text into rows, or answers {error} naming the line. */

@@ -246,42 +246,63 @@ function advice(error) {
   return t('adviceEdit');
 }
 
+/** The kinds of AI task by type, with their fields: the core's schema (`taskSchema`). */
+const taskKinds = new Map();
+const GROUP_LABELS = { act: 'groupOneAction', read: 'groupRead', check: 'groupCheck' };
+// Fields the person writes in a box (the rest are the mode, direction and edge controls).
+const WRITTEN = new Set(['description', 'text', 'key', 'paths', 'data']);
+
+/** Lists the task kinds in the task menu, by group, after the instruction (translatePanel names them). */
+async function loadTaskKinds() {
+  const { schema } = await send('taskSchema');
+  const menu = $('task-type');
+  const groups = new Map();
+  for (const kind of schema) {
+    taskKinds.set(kind.type, kind);
+    if (!groups.has(kind.group)) {
+      const group = document.createElement('optgroup');
+      group.dataset.i18nAttr = `label:${GROUP_LABELS[kind.group]}`;
+      groups.set(kind.group, menu.appendChild(group));
+    }
+    const option = document.createElement('option');
+    option.value = kind.type;
+    option.dataset.i18n = `task_${kind.type}`;
+    groups.get(kind.group).append(option);
+  }
+}
+
 /**
- * What each task asks of the form: the request field the main box fills, and the second
- * field's, if any. Their prompts are the messages `hint_<type>` and `hintValue_<type>`.
+ * What a task asks of the form: the main box fills its first written field, the second box
+ * the next one, if any. Their prompts are the messages `hint_<type>` and `hintValue_<type>`.
  * `optional`: the task works with an empty main box (a page scroll).
  */
-const TASK_FORM = {
-  '': { field: 'instruction' },
-  aiTap: { field: 'locate' },
-  aiDoubleClick: { field: 'locate' },
-  aiRightClick: { field: 'locate' },
-  aiHover: { field: 'locate' },
-  aiLocate: { field: 'locate' },
-  aiInput: { field: 'locate', value: 'value', mode: true },
-  aiKeyboardPress: { field: 'key', value: 'locate' },
-  aiScroll: { field: 'locate', optional: true, direction: true },
-  aiDrag: { field: 'from', value: 'to' },
-  aiUpload: { field: 'locate', value: 'files', list: true },
-  aiQuery: { field: 'demand' },
-  aiString: { field: 'question' },
-  aiNumber: { field: 'question' },
-  aiBoolean: { field: 'question' },
-  aiAsk: { field: 'question' },
-  aiAssert: { field: 'assertion' },
-  aiWaitFor: { field: 'assertion' },
-};
+function taskForm(type) {
+  const kind = taskKinds.get(type);
+  if (!kind) return { field: 'instruction' };
+  const [main, second] = kind.fields.filter((f) => WRITTEN.has(f.kind));
+  const has = (name) => kind.fields.some((f) => f.name === name);
+  return {
+    field: main.name,
+    optional: !main.required,
+    value: second?.name,
+    typed: second?.kind === 'text',
+    list: second?.kind === 'paths',
+    mode: has('mode'),
+    direction: has('direction'),
+    edge: has('scrollType'),
+  };
+}
 
 function updateTaskForm() {
   const type = $('task-type').value;
-  const form = TASK_FORM[type];
+  const form = taskForm(type);
   $('instruction').placeholder = t(`hint_${type || 'plan'}`);
   $('instruction').required = !form.optional;
   $('task-value').hidden = !form.value;
   $('task-value').placeholder = form.value ? t(`hintValue_${type}`) : '';
   $('task-mode').hidden = !form.mode;
   $('task-direction').hidden = !form.direction;
-  $('task-edge-label').hidden = !form.direction;
+  $('task-edge-label').hidden = !form.edge;
 }
 
 /** The form as a request: an instruction string, or a task object. */
@@ -289,18 +310,16 @@ function formRequest() {
   const type = $('task-type').value;
   const text = $('instruction').value.trim();
   if (!type) return { instruction: text };
-  const form = TASK_FORM[type];
+  const form = taskForm(type);
   const task = { type };
   if (text) task[form.field] = text;
   const value = $('task-value').value;
   // Typed text is sent as written; element descriptions and paths are trimmed.
-  if (form.value && value.trim()) task[form.value] = form.value === 'value' ? value : value.trim();
+  if (form.value && value.trim()) task[form.value] = form.typed ? value : value.trim();
   if (form.list) task[form.value] = value.split(';').map((p) => p.trim()).filter(Boolean);
   if (form.mode) task.mode = $('task-mode').value;
-  if (form.direction) {
-    task.direction = $('task-direction').value;
-    task.scrollType = $('task-edge').checked ? 'untilEdge' : 'once';
-  }
+  if (form.direction) task.direction = $('task-direction').value;
+  if (form.edge) task.scrollType = $('task-edge').checked ? 'untilEdge' : 'once';
   return { task };
 }
 
@@ -582,6 +601,7 @@ function watchWorker() {
 
 (async () => {
   await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
+  await loadTaskKinds().catch((e) => failed(t('couldNotStart'), e));
   translatePanel();
   await refreshTarget();
   await loadRuns();

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { launchWithExtension, userMessage } from '../support/browser.mjs';
+import { core } from '../support/core-node.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
@@ -248,12 +249,20 @@ test('both languages have every message the pages use, with the same placeholder
   }
   for (const status of ['running', 'succeeded', 'failed', 'stopped']) used.add(`status_${status}`);
   for (const code of ['browser', 'extension', 'store', 'pdf', 'empty']) used.add(`restricted_${code}`);
+  // The task menu and form, built from the core's task schema: each kind's name and prompt, the
+  // second box's prompt where the task has a second written field, and each group's label.
   const panelJs = read('extension/panel/panel.js');
-  const types = [...panelJs.slice(panelJs.indexOf('const TASK_FORM')).matchAll(/^ {2}(ai\w+|''): \{([^}]*)\}/gm)];
-  assert.ok(types.length >= 18, 'found the task table');
-  for (const [, type, body] of types) {
-    used.add(`hint_${type === "''" ? 'plan' : type}`);
-    if (/value:/.test(body)) used.add(`hintValue_${type}`);
+  const groupLabels = Object.fromEntries([...panelJs.match(/const GROUP_LABELS = \{([^}]*)\}/)[1].matchAll(/(\w+): '(\w+)'/g)].map(([, g, key]) => [g, key]));
+  const written = new Set(['description', 'text', 'key', 'paths', 'data']);
+  const schema = core.taskSchema();
+  assert.ok(schema.length >= 17, 'read the task schema');
+  used.add('hint_plan');
+  for (const kind of schema) {
+    used.add(`task_${kind.type}`);
+    used.add(`hint_${kind.type}`);
+    if (kind.fields.filter((f) => written.has(f.kind)).length > 1) used.add(`hintValue_${kind.type}`);
+    assert.ok(groupLabels[kind.group], `the panel names the group ${kind.group}`);
+    used.add(groupLabels[kind.group]);
   }
   const manifest = read('manifest.json');
   for (const [, key] of manifest.matchAll(/__MSG_(\w+)__/g)) used.add(key);

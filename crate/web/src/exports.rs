@@ -118,6 +118,13 @@ pub fn parse_flow(yaml: &str) -> Result<JsValue, JsError> {
     to_js(&sightline::flow::parse_flow(yaml).map_err(|e| JsError::new(&e.to_string()))?)
 }
 
+/// Every kind of AI task with its fields (`[{type, group, fields: [{name, kind, required,
+/// choices?}], args}]`): the worker's task functions and the panel's task form are built from it.
+#[wasm_bindgen(js_name = taskSchema)]
+pub fn task_schema() -> Result<JsValue, JsError> {
+    to_js(&sightline::agent::task_schema::task_schema())
+}
+
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
     serde_json::from_str(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
 }

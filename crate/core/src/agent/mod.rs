@@ -12,6 +12,7 @@ pub mod guard;
 pub mod lifecycle;
 pub mod manual;
 pub mod record;
+pub mod task_schema;
 pub mod tasks;
 pub mod trajectory;
 pub mod uploads;
