@@ -1,12 +1,12 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
+import { keepCacheRecord, loadCache } from './cache.js';
 import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
 import { assertUsable, read, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
 
-const CACHE_KEY = 'cache';
 /** How many runs the history keeps (Settings), at least 1. */
 async function keepRuns() {
   const n = Math.round(Number((await getSettings()).ui.historyLimit));
@@ -74,24 +74,6 @@ chrome.webNavigation.onCommitted.addListener(({ tabId, frameId }) => {
   if (frameId !== 0) return;
   for (const entry of active.values()) if (entry.tabId === tabId) entry.loaded = true;
 });
-
-/** The locate and plan cache: survives restarts; exported and imported as JSON. */
-export async function loadCache() {
-  const { [CACHE_KEY]: cache = [] } = await chrome.storage.local.get(CACHE_KEY);
-  return cache;
-}
-
-let cacheSaving = Promise.resolve();
-/** Applies `change(cache, core)` → new cache, one change at a time. */
-export function updateCache(change) {
-  const next = cacheSaving.then(async () => {
-    const updated = await change(await loadCache(), await core());
-    await chrome.storage.local.set({ [CACHE_KEY]: updated });
-    return updated;
-  });
-  cacheSaving = next.catch((e) => console.error('updating the cache failed', e));
-  return next;
-}
 
 /** Every kept run, newest first, without the prompts they sent. */
 export async function listRuns() {
@@ -362,7 +344,7 @@ export async function startRun(tabId, request, opts = {}) {
     })),
     // The model's reply while it streams: for the panel only, at most ~8 updates a second.
     modelText: throttle((text) => broadcastText(id, text), 120),
-    remember: (entry) => updateCache((cache, wasm) => wasm.cachePut(cache, entry)),
+    remember: (record) => keepCacheRecord(record).catch((e) => console.error('keeping a cache entry failed', e)),
     keepImage(dataUrl) {
       const ref = `${id}/${entry.images++}`;
       putImage(ref, dataUrl).catch((e) => console.error('keeping a screenshot failed', e));

@@ -3,16 +3,17 @@
 // (shapes documented in docs/ARCHITECTURE.md).
 import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
+import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
 import {
-  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadCache, loadTrajectory, recordEvent, recordingTabs, replayRun,
-  saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun, updateCache,
+  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
+  saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun,
 } from './runs.js';
 import { getSettings, maskKey, overlayModel, setSettings, withoutSecretValues } from './settings.js';
 import { getImages } from './store.js';
 import { core } from './wasm.js';
 
 // The API key and the secrets' values are in the vault (settings.js), out of every content
-// script's reach. The rest of chrome.storage.local (the cache, allowed sites) is closed to
+// script's reach. The rest of chrome.storage.local (the other settings, allowed sites) is closed to
 // content scripts too where Chrome supports that for the local area; where it does not, only
 // what is no secret stays readable, and the worker says so once.
 const localClosed = typeof chrome.storage.local.setAccessLevel === 'function'
@@ -115,9 +116,9 @@ self.sightline = {
     } catch (e) {
       throw new Error(`not a Sightline cache export: ${e.message}`, { cause: e });
     }
-    return (await updateCache((cache, wasm) => wasm.cacheImport(cache, parsed))).length;
+    return importCache(parsed);
   },
-  clearCache: async () => (await updateCache(() => [])).length,
+  clearCache: () => clearCache(),
   getSettings,
   setSettings,
   /** Whether Chrome closed chrome.storage.local to content scripts (it holds nothing secret either way). */
@@ -176,7 +177,7 @@ const handlers = {
   },
   stop: ({ runId }) => ({ stopped: stopRun(runId) }),
   answer: ({ runId, answer }) => ({ answered: answerRun(runId, answer) }),
-  cacheInfo: async () => ({ entries: (await loadCache()).length }),
+  cacheInfo: async () => ({ entries: await cacheSize() }),
   exportCache: async () => ({ json: await self.sightline.exportCache() }),
   importCache: async ({ json }) => ({ entries: await self.sightline.importCache(json) }),
   clearCache: async () => ({ entries: await self.sightline.clearCache() }),

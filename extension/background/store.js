@@ -3,12 +3,14 @@
 // chrome.storage.local. Image references are `<run id>/<n>`, so a run's images go with it.
 // The vault holds the API key and the secrets' values: the extension origin's IndexedDB is
 // open to its own pages and worker only, never to content scripts (they run in the page's
-// origin), on every Chrome version.
+// origin), on every Chrome version. The cache keeps one record per entry, so remembering an
+// element writes that entry alone (cache.js).
 const DB_NAME = 'sightline';
-const DB_VERSION = 2;
+const DB_VERSION = 3;
 const RUNS = 'runs';
 const IMAGES = 'images';
 const VAULT = 'vault';
+const CACHE = 'cache';
 const LEGACY_KEY = 'runs'; // where chrome.storage.local held runs before
 
 let opening = null;
@@ -30,6 +32,7 @@ function db() {
         d.createObjectStore(IMAGES);
       }
       if (oldVersion < 2) d.createObjectStore(VAULT);
+      if (oldVersion < 3) d.createObjectStore(CACHE, { keyPath: 'key' }).createIndex('updatedMs', 'updatedMs');
     };
     req.onsuccess = () => {
       // A newer version opening the database (an update) gets it: this connection lets go.
@@ -119,5 +122,43 @@ export async function getVault() {
 export async function putVault(vault) {
   const tx = (await db()).transaction(VAULT, 'readwrite');
   tx.objectStore(VAULT).put(vault, VAULT_KEY);
+  await done(tx);
+}
+
+/**
+ * Keeps cache records (`{key, updatedMs, entry}`, the core's), each replacing the one with its
+ * key, then drops the oldest past `limit`, in one transaction. Resolves to how many are kept.
+ */
+export async function putCacheRecords(records, limit) {
+  const tx = (await db()).transaction(CACHE, 'readwrite');
+  const store = tx.objectStore(CACHE);
+  for (const record of records) store.put(record);
+  let kept = 0;
+  store.count().onsuccess = ({ target }) => {
+    let extra = target.result - limit;
+    kept = Math.min(target.result, limit);
+    if (extra <= 0) return;
+    store.index('updatedMs').openCursor().onsuccess = ({ target: { result: cursor } }) => {
+      if (!cursor || extra-- <= 0) return;
+      cursor.delete();
+      cursor.continue();
+    };
+  };
+  await done(tx);
+  return kept;
+}
+
+/** Every cache entry (the records' `entry`). */
+export async function allCacheEntries() {
+  return (await request((await db()).transaction(CACHE).objectStore(CACHE).getAll())).map((r) => r.entry);
+}
+
+export async function countCacheRecords() {
+  return request((await db()).transaction(CACHE).objectStore(CACHE).count());
+}
+
+export async function clearCacheRecords() {
+  const tx = (await db()).transaction(CACHE, 'readwrite');
+  tx.objectStore(CACHE).clear();
   await done(tx);
 }

@@ -279,27 +279,20 @@ pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsErro
     to_js(&serde_json::json!({ "fits": fits, "enteredFor": entered }))
 }
 
-/// The cache with `entry` added (replacing the entry with the same key; the oldest dropped
-/// past the limit). The worker keeps the result in chrome.storage.local.
-#[wasm_bindgen(js_name = cachePut)]
-pub fn cache_put(cache: JsValue, entry: JsValue) -> Result<JsValue, JsError> {
-    let mut cache: sightline::agent::cache::Cache = options_or_default(cache, "the cache")?;
-    let entry: sightline::agent::cache::CacheEntry = from_js(entry, "the cache entry").map_err(|e| JsError::new(&e))?;
-    cache.put(entry);
-    to_js(&cache)
+/// Cache entries (an exported cache's parsed JSON, or the array an earlier version kept in
+/// chrome.storage.local) as the records the worker stores, one per entry (`{key, updatedMs,
+/// entry}`: see `CacheRecord`); throws saying what is wrong with a bad file.
+#[wasm_bindgen(js_name = cacheRecords)]
+pub fn cache_records(entries: JsValue) -> Result<JsValue, JsError> {
+    let cache: sightline::agent::cache::Cache =
+        from_js(entries, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
+    to_js(&cache.0.iter().map(sightline::agent::cache::CacheEntry::record).collect::<Vec<_>>())
 }
 
-/// Merges an exported cache (the parsed JSON) into `cache`; throws saying what is wrong with a
-/// bad file. (Parsed in JS: one deserializer for cache entries keeps the module small.)
-#[wasm_bindgen(js_name = cacheImport)]
-pub fn cache_import(cache: JsValue, imported: JsValue) -> Result<JsValue, JsError> {
-    let mut cache: sightline::agent::cache::Cache = options_or_default(cache, "the cache")?;
-    let imported: sightline::agent::cache::Cache =
-        from_js(imported, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
-    for entry in imported.0 {
-        cache.put(entry);
-    }
-    to_js(&cache)
+/// How many entries the cache keeps; past it the oldest go.
+#[wasm_bindgen(js_name = cacheLimit)]
+pub fn cache_limit() -> usize {
+    sightline::agent::cache::MAX_ENTRIES
 }
 
 // Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module.

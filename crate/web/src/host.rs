@@ -70,9 +70,9 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn tab(this: &Host) -> JsValue;
 
-    /// Keeps a cache entry for later runs (chrome.storage.local).
+    /// Keeps a cache entry for later runs, as its record (`{key, updatedMs, entry}`, IndexedDB).
     #[wasm_bindgen(method)]
-    fn remember(this: &Host, entry: JsValue);
+    fn remember(this: &Host, record: JsValue);
     /// Clicks with the file chooser intercepted and answers it with these paths.
     #[wasm_bindgen(method, catch, js_name = chooseFiles)]
     async fn choose_files(this: &Host, click: JsValue, files: JsValue) -> Result<JsValue, JsValue>;
@@ -177,7 +177,7 @@ impl Browser for HostBrowser {
     }
 
     fn remember(&mut self, entry: &sightline::agent::cache::CacheEntry) {
-        if let Ok(js) = to_js(entry) {
+        if let Ok(js) = to_js(&entry.record()) {
             self.host.remember(js);
         }
     }

@@ -83,6 +83,24 @@ impl CacheEntry {
     }
 }
 
+/// An entry as the worker stores it: one record per entry (IndexedDB), under the key entries
+/// replace each other by, with the time the oldest are dropped by past [`MAX_ENTRIES`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheRecord<'a> {
+    /// `[kind, page, prompt]`, as [`CacheEntry::key`].
+    pub key: [&'a str; 3],
+    pub updated_ms: f64,
+    pub entry: &'a CacheEntry,
+}
+
+impl CacheEntry {
+    pub fn record(&self) -> CacheRecord<'_> {
+        let (kind, page, prompt) = self.key();
+        CacheRecord { key: [kind, page, prompt], updated_ms: updated(self), entry: self }
+    }
+}
+
 /// Which page an entry belongs to: origin and path; the query and fragment vary too often.
 pub fn page_key(url: &str) -> String {
     let end = url.find(['?', '#']).unwrap_or(url.len());
@@ -192,5 +210,18 @@ mod tests {
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(Cache::import(&json).unwrap(), c);
         assert!(Cache::import("{\"nope\":1}").unwrap_err().contains("not a Sightline cache"));
+    }
+
+    #[test]
+    fn a_record_carries_the_key_that_replaces_and_the_time_that_evicts() {
+        let p = page(&["Save"]);
+        let element = ElementKey::of(&p.elements[0]);
+        let entry = CacheEntry::Locate { page: page_key("https://x.test/a"), prompt: prompt_key("the Save button"), element, updated_ms: 7.0 };
+        let record = serde_json::to_value(entry.record()).unwrap();
+        assert_eq!(record["key"], serde_json::json!(["locate", "https://x.test/a", "the save button"]));
+        assert_eq!(record["updatedMs"], 7.0);
+        assert_eq!(serde_json::from_value::<CacheEntry>(record["entry"].clone()).unwrap(), entry);
+        let plan = CacheEntry::Plan { page: "https://x.test/a".into(), prompt: "the save button".into(), rounds: vec![], updated_ms: 8.0 };
+        assert_ne!(serde_json::to_value(plan.record()).unwrap()["key"], record["key"], "a plan and a locate never replace each other");
     }
 }
