@@ -6,7 +6,7 @@ import globals from 'globals';
 
 export default [
   // Built or installed, not written here.
-  { ignores: ['dist/**', 'target/**', 'node_modules/**', 'out/**'] },
+  { ignores: ['dist/**', 'dist.tmp/**', 'target/**', 'node_modules/**', 'out/**', 'crate/fuzz/target/**', 'test-results/**', 'midscene_run/**'] },
   js.configs.recommended,
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -37,9 +37,10 @@ export default [
     files: ['extension/background/**/*.js'],
     languageOptions: { globals: { ...globals.serviceworker, ...globals.webextensions } },
   },
-  // Pages the tests serve to the browser.
+  // Pages the tests serve to the browser, and the page reader's JS half (wasm-bindgen snippets
+  // of crate/reader, run in the content script).
   {
-    files: ['tests/fixtures/**/*.js'],
+    files: ['tests/fixtures/**/*.js', 'crate/*/src/**/*.js'],
     languageOptions: { globals: globals.browser },
   },
   // Node: this file, the scripts, the test support and the tests. Scripts and tests also hand
