@@ -5,6 +5,9 @@
 //! → [`parse`] → [`action`] → [`agent`] (the loop and its run record) → [`export`] (runs as
 //! scripts for other tools); [`flow`] reads such a script (Midscene YAML) back for a replay.
 //!
+//! Below them all, [`vocab`]: the words they share (geometry, actions, tasks, model families,
+//! tool specs), so the rooms form a DAG (`tests/module_dag.rs`).
+//!
 //! Everything here is plain Rust tested on the host, with no web-sys/js-sys/wasm-bindgen. The
 //! browser bindings are their own crates: crate/reader (the content script's module) walks a
 //! live DOM into a [`snapshot::PageSnapshot`]; crate/web (the service worker's) sends model
@@ -16,12 +19,12 @@ pub mod describe;
 pub mod export;
 pub mod flow;
 pub mod fast_hash;
-pub mod geometry;
 pub mod model;
 pub mod parse;
 pub mod prompt;
 pub mod snapshot;
 pub mod vision;
+pub mod vocab;
 
 #[cfg(test)]
 mod test_util;

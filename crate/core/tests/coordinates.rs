@@ -3,9 +3,10 @@
 //! was on the page, within the rounding of the integers the model writes.
 
 use proptest::prelude::*;
-use sightline::model::ModelFamily;
-use sightline::parse::coords::CoordSpace;
-use sightline::parse::{parse_reply, PlannedAction};
+use sightline::vocab::family::ModelFamily;
+use sightline::vocab::family::CoordSpace;
+use sightline::parse::parse_reply;
+use sightline::vocab::actions::PlannedAction;
 use sightline::vision::fit::fit;
 use sightline::vision::{ImageMapping, ImageOptions, ImageRule};
 
@@ -51,7 +52,7 @@ proptest! {
             prop_assert!(close(m.relative_to_css(rel, range), css, 1e-6));
         }
         // Rectangles keep their corners.
-        let r = sightline::geometry::Rect::new(css.0, css.1, 37.5, 12.25);
+        let r = sightline::vocab::geometry::Rect::new(css.0, css.1, 37.5, 12.25);
         let back = m.rect_to_css(&m.rect_to_image(&r));
         prop_assert!(close((back.x, back.y), (r.x, r.y), 1e-6) && close((back.width, back.height), (r.width, r.height), 1e-6));
         // The page fills the content area; padding is only added, never over the page.
@@ -67,7 +68,7 @@ proptest! {
     ) {
         // As a run fits the viewport capture for the family.
         let (w, h) = ((css_w as f64 * dpr).round() as u32, (css_h as f64 * dpr).round() as u32);
-        let opts = ImageOptions { rule: family.image_rule(), ..Default::default() };
+        let opts = ImageOptions { rule: ImageRule::for_family(family), ..Default::default() };
         let m: ImageMapping = fit(w, h, dpr, (0.0, 0.0), &opts).unwrap();
         let css = (fx * w as f64 / dpr, fy * h as f64 / dpr);
         let img = m.css_to_image(css);

@@ -9,8 +9,9 @@
 //! view of WASM memory; an entered element costs one more call that appends its children to
 //! the table. The walker decides what is read, skipped and entered.
 
-use sightline::describe::{visibility, HitTest};
-use sightline::geometry::Rect;
+use sightline::describe::visibility;
+use sightline::snapshot::HitTest;
+use sightline::vocab::geometry::Rect;
 use sightline::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
     Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,

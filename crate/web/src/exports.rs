@@ -10,7 +10,7 @@ use sightline::agent::{run_instruction, RunOptions};
 use sightline::describe::describe_with;
 use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use sightline::snapshot::cdp;
-use sightline::vision::{self, Capture, Frame, ImageOptions, ModelImage};
+use sightline::vision::{self, Capture, Frame, ImageOptions, ImageRule, ModelImage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -73,7 +73,7 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Js
 #[serde(rename_all = "camelCase")]
 struct TaskArgs {
     id: String,
-    task: sightline::agent::tasks::Task,
+    task: sightline::vocab::tasks::Task,
     model: ModelConfig,
     #[serde(default)]
     options: RunOptions,
@@ -211,9 +211,9 @@ fn one() -> f64 {
 /// the plan (coordinates in CSS px) or `{error}` with the typed error's message.
 #[wasm_bindgen(js_name = parseReply)]
 pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, JsError> {
-    let family: sightline::model::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
+    let family: sightline::vocab::family::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
     let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})").map_err(|e| JsError::new(&e))?;
-    let opts = ImageOptions { rule: family.image_rule(), ..Default::default() };
+    let opts = ImageOptions { rule: ImageRule::for_family(family), ..Default::default() };
     let (w, h) = ((s.width * s.dpr).round() as u32, (s.height * s.dpr).round() as u32);
     let mapping = vision::fit::fit(w, h, s.dpr, (0.0, 0.0), &opts).map_err(|e| JsError::new(&e.to_string()))?;
     match sightline::parse::parse_reply(family, reply, Some(&mapping)) {

@@ -5,8 +5,7 @@ use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
-use sightline::agent::ask::{Answer, Question};
-use sightline::agent::dialogs::{DialogKind, PageDialog};
+use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::{Browser, FocusedField, Observation, PageError, Settled};
 use wasm_bindgen::prelude::*;
 

@@ -6,7 +6,7 @@ mod keys;
 pub use keys::key_events;
 
 use crate::describe::{Element, Extraction};
-use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollDirection};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -135,18 +135,6 @@ pub fn is_web_address(url: &str) -> bool {
     scheme == "http" || scheme == "https"
 }
 
-/// How typed text meets what a field already holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InputMode {
-    /// Select all, then type over it.
-    #[default]
-    Replace,
-    /// Type after what is there.
-    Append,
-    /// Empty the field.
-    Clear,
-}
 
 /// Click into the field at a point, then replace, extend or empty its text.
 pub fn fill_at(x: f64, y: f64, value: &str, mode: InputMode, page: &Extraction) -> Result<Vec<InputCommand>, ActionError> {
@@ -231,7 +219,7 @@ fn press(x: f64, y: f64, button: MouseButton, clicks: u8) -> Vec<InputCommand> {
 mod tests {
     use super::*;
     use crate::describe::{describe, DescribeOptions};
-    use crate::geometry::Rect;
+    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
 
     fn page() -> Extraction {

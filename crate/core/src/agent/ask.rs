@@ -4,10 +4,50 @@
 //! (`run.question`) while the panel, or an automation caller through `answerRun`, answers it
 //! with an answer of the same kind; each answer is kept on the step that asked.
 
-use super::dialogs::PageDialog;
-use super::record::Run;
-use super::{Browser, PageError};
 use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DialogKind {
+    Alert,
+    Confirm,
+    Prompt,
+    Beforeunload,
+}
+
+impl DialogKind {
+    pub(crate) fn button(self, accept: bool) -> &'static str {
+        match (self, accept) {
+            (DialogKind::Beforeunload, true) => "Leave",
+            (DialogKind::Beforeunload, false) => "Stay",
+            (_, true) => "OK",
+            (_, false) => "Cancel",
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            DialogKind::Alert => "alert",
+            DialogKind::Confirm => "confirm",
+            DialogKind::Prompt => "prompt",
+            DialogKind::Beforeunload => "beforeunload (leave the page?)",
+        }
+    }
+}
+
+/// A dialog the page holds open (CDP `Page.javascriptDialogOpening`). Its text is the page's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageDialog {
+    #[serde(rename = "type")]
+    pub kind: DialogKind,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub default_prompt: String,
+    #[serde(default)]
+    pub url: String,
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -70,21 +110,6 @@ pub struct Asked {
     pub by: AnsweredBy,
 }
 
-/// Puts `question` on the run (the panel shows it) and waits for the answer. `None` when
-/// nobody can answer (a run without a person), the run was stopped meanwhile, or the answer
-/// does not fit the question.
-pub(crate) async fn ask_person<B: Browser>(
-    run: &mut Run,
-    browser: &mut B,
-    question: Question,
-) -> Result<Option<Answer>, PageError> {
-    run.question = Some(question.clone());
-    browser.report(run);
-    let answer = browser.ask(&question).await;
-    run.question = None;
-    browser.report(run);
-    Ok(answer?.filter(|a| a.fits(&question)))
-}
 
 /// `run.question` as kept: the question, or (in runs saved before questions had kinds) its text.
 pub(crate) mod stored {
@@ -109,7 +134,7 @@ pub(crate) mod stored {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::dialogs::DialogKind;
+    use crate::agent::record::Run;
     use serde_json::json;
 
     #[test]

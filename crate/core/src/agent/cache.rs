@@ -5,7 +5,7 @@
 //! entry is healed). Anything else is a miss, and the model is asked, as if there were no cache.
 
 use crate::describe::{Element, Extraction};
-use crate::parse::PlannedAction;
+use crate::vocab::actions::PlannedAction;
 use serde::{Deserialize, Serialize};
 
 /// How an element is found again.
@@ -168,7 +168,7 @@ fn updated(e: &CacheEntry) -> f64 {
 mod tests {
     use super::*;
     use crate::describe::{describe, DescribeOptions};
-    use crate::geometry::Rect;
+    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
 
     fn page(buttons: &[&str]) -> Extraction {

@@ -9,81 +9,13 @@
 //! `dispatch` (and `settle`, `answer_dialog`) early when one opens, and the loop here decides
 //! and answers through [`Browser::answer_dialog`], after which the interrupted input goes on.
 
-use super::ask::{ask_person, Answer, AnsweredBy, Asked, Question};
+use super::ask::{Answer, AnsweredBy, Asked, DialogKind, PageDialog, Question};
+use super::browser::{ask_person, Browser, PageError, Settled};
 use super::record::Run;
-use super::{Browser, PageError, Settled};
 use crate::action::InputCommand;
 use crate::prompt::Outcome;
-use serde::{Deserialize, Serialize};
+use crate::vocab::tasks::DialogPolicy;
 
-/// How a run answers the dialogs its actions raise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DialogPolicy {
-    /// Ask the person (a run without one dismisses the dialog and fails the step).
-    #[default]
-    Ask,
-    /// OK to every dialog: confirm true, a prompt its default text, beforeunload leaves.
-    Accept,
-    /// Cancel to every dialog: confirm false, a prompt null, beforeunload stays.
-    Dismiss,
-}
-
-impl DialogPolicy {
-    pub const NAMES: &'static str = "ask, accept, dismiss";
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "ask" => Some(DialogPolicy::Ask),
-            "accept" => Some(DialogPolicy::Accept),
-            "dismiss" => Some(DialogPolicy::Dismiss),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DialogKind {
-    Alert,
-    Confirm,
-    Prompt,
-    Beforeunload,
-}
-
-impl DialogKind {
-    fn button(self, accept: bool) -> &'static str {
-        match (self, accept) {
-            (DialogKind::Beforeunload, true) => "Leave",
-            (DialogKind::Beforeunload, false) => "Stay",
-            (_, true) => "OK",
-            (_, false) => "Cancel",
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            DialogKind::Alert => "alert",
-            DialogKind::Confirm => "confirm",
-            DialogKind::Prompt => "prompt",
-            DialogKind::Beforeunload => "beforeunload (leave the page?)",
-        }
-    }
-}
-
-/// A dialog the page holds open (CDP `Page.javascriptDialogOpening`). Its text is the page's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PageDialog {
-    #[serde(rename = "type")]
-    pub kind: DialogKind,
-    #[serde(default)]
-    pub message: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub default_prompt: String,
-    #[serde(default)]
-    pub url: String,
-}
 
 /// A page's dialog text is shown and recorded up to this many characters.
 const MAX_DIALOG_CHARS: usize = 500;

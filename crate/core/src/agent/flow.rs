@@ -3,78 +3,16 @@
 //! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
 //! the panel, exports and replays read a flow run item by item.
 
-use super::record::{Run, RunStatus, Step, StepKind, StepStatus};
-use super::{carry_out, conclude, dialogs, tasks, Browser, RunOptions};
+use super::browser::{Browser, Settled};
+use super::options::RunOptions;
+use super::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind, StepStatus};
+use super::run_loop::{carry_out, conclude, describe_action, join_notes};
+use super::{dialogs, tasks};
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
-use crate::parse::PlannedAction;
-use serde::{Deserialize, Serialize};
+use crate::vocab::actions::PlannedAction;
 use serde_json::Value;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FlowRecord {
-    /// The flow as read from its file: what a replay runs again.
-    pub flow: Flow,
-    /// The items that ran (or are running), in order.
-    pub items: Vec<FlowItem>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FlowItem {
-    /// Where it sits in the flow: `flow.tasks[task].steps[step]`.
-    pub task: usize,
-    pub step: usize,
-    pub title: String,
-    pub status: RunStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// What a task returned (an answer, a verdict, a location).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    /// The page it began on.
-    pub url: String,
-    /// Its steps are `run.steps[first_step..first_step + steps]`.
-    pub first_step: usize,
-    pub steps: usize,
-    pub started_ms: f64,
-    pub duration_ms: f64,
-}
-
-impl FlowRecord {
-    /// One item as a run of its own (its steps, task, outcome): what exports and replays
-    /// already know how to read.
-    pub fn item_run(&self, run: &Run, item: &FlowItem) -> Run {
-        let step = self.step_of(item);
-        let mut part = Run::new(format!("{}/{}.{}", run.id, item.task, item.step), &item.title, item.started_ms);
-        if let Some(FlowStep::Act { instruction }) = step {
-            part.instruction = instruction.clone();
-        }
-        part.task = match step {
-            Some(FlowStep::Task { task, .. }) => Some(task.clone()),
-            _ => None,
-        };
-        part.url = item.url.clone();
-        part.status = item.status;
-        part.error = item.error.clone();
-        part.result = item.result.clone();
-        part.ended_ms = Some(item.started_ms + item.duration_ms);
-        let end = (item.first_step + item.steps).min(run.steps.len());
-        part.steps = run.steps.get(item.first_step.min(end)..end).unwrap_or_default().to_vec();
-        part
-    }
-
-    /// The flow step an item ran.
-    pub fn step_of(&self, item: &FlowItem) -> Option<&FlowStep> {
-        self.flow.tasks.get(item.task).and_then(|t| t.steps.get(item.step))
-    }
-
-    /// Every item as a run of its own, in order.
-    pub fn item_runs(&self, run: &Run) -> Vec<Run> {
-        self.items.iter().map(|item| self.item_run(run, item)).collect()
-    }
-}
 
 /// Runs every item of `flow` in order. A failed item ends the flow, unless its task says
 /// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
@@ -189,9 +127,9 @@ async fn navigate<B: Browser>(run: &mut Run, url: &str, options: &RunOptions, br
     };
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
-        action: super::describe_action(&action),
+        action: describe_action(&action),
         error: result.as_ref().err().cloned(),
-        note: super::join_notes(answered.note(), result.as_ref().ok().and_then(super::Settled::note)),
+        note: join_notes(answered.note(), result.as_ref().ok().and_then(Settled::note)),
         planned: result.is_ok().then_some(action),
         duration_ms: browser.now_ms() - started,
         asked: answered.asked,

@@ -11,9 +11,11 @@
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
-use super::{Browser, FocusedField, Observation, PageError, Run, Settled};
+use super::browser::{Browser, FocusedField, Observation, PageError, Settled};
+use super::record::Run;
 use crate::action::InputCommand;
 use crate::describe::{Element, Extraction};
+use crate::vocab::address::host_of;
 use serde::{Deserialize, Serialize};
 
 /// A value the person keeps from the model.
@@ -53,43 +55,6 @@ pub enum GuardError {
     NotAWebAddress { address: String },
 }
 
-/// The host (and port, when the address names one) of an address, lower-cased; `None` for
-/// addresses without one (`about:blank`, `data:`). Read as the browser reads it (WHATWG URL):
-/// after a web scheme, any run of slashes and backslashes (even none) leads to the host, and a
-/// backslash ends it; the first `://` is not where the host begins (`http:evil.net?://site`).
-pub fn host_of(url: &str) -> Option<(String, Option<u16>)> {
-    // Spaces and controls around it are dropped, tabs and newlines anywhere.
-    let url: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
-    let (scheme, rest) = url.split_once(':')?;
-    let mut chars = scheme.chars();
-    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic()) || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
-        return None;
-    }
-    let special = ["http", "https", "ws", "wss", "ftp", "file"].iter().any(|s| scheme.eq_ignore_ascii_case(s));
-    let authority = if special {
-        rest.trim_start_matches(['/', '\\']).split(['/', '\\', '?', '#']).next().unwrap_or_default()
-    } else {
-        rest.strip_prefix("//")?.split(['/', '?', '#']).next().unwrap_or_default()
-    };
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, after) = v6.split_once(']')?;
-        (h, after.strip_prefix(':'))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        }
-    };
-    if host.is_empty() {
-        return None;
-    }
-    let port = match port {
-        Some(p) if !p.is_empty() => Some(p.parse::<u16>().ok()?),
-        _ => None, // `host:` is the scheme's own port
-    };
-    Some((host.to_ascii_lowercase(), port))
-}
 
 /// True when `url` lies on the site `pattern` names: `example.com` (or `*.example.com`) is
 /// that host and every subdomain of it; `example.com:8080` also needs that port. A scheme or
@@ -463,7 +428,7 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         self.inner.ask(question).await
     }
 
-    fn open_dialog(&mut self) -> Option<super::dialogs::PageDialog> {
+    fn open_dialog(&mut self) -> Option<super::ask::PageDialog> {
         // Page text, shown to the person and kept in the record: screened as a page read is.
         self.inner.open_dialog().map(|mut d| {
             d.message = self.limits.conceal(&disarm(&d.message));
@@ -640,7 +605,7 @@ mod tests {
     #[test]
     fn what_the_page_shows_is_screened() {
         use crate::describe::{describe, DescribeOptions};
-        use crate::geometry::Rect;
+        use crate::vocab::geometry::Rect;
         let mut b = crate::snapshot::test_support::Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 800.0, 600.0));
         let p = b.el(Some(body), "p", &[("title", "hello s3cr3t-PIN")], Rect::new(0.0, 0.0, 400.0, 20.0));
@@ -659,7 +624,7 @@ mod tests {
     #[test]
     fn frames_of_sites_the_run_may_not_use_are_left_out() {
         use crate::describe::{describe, DescribeOptions};
-        use crate::geometry::Rect;
+        use crate::vocab::geometry::Rect;
         use crate::snapshot::TreeKind;
         let mut b = crate::snapshot::test_support::Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 800.0, 600.0));

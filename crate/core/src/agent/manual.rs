@@ -8,7 +8,7 @@
 
 use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
-use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use serde::{Deserialize, Serialize};
 
 /// An element a person acted on, as the content script describes it.
@@ -262,7 +262,7 @@ mod tests {
                 xpath: xpath.into(),
                 xpath_text: None,
                 tag: "input".into(),
-                rect: crate::geometry::Rect { x: 10.0, y: 10.0, width: 100.0, height: 20.0 },
+                rect: crate::vocab::geometry::Rect { x: 10.0, y: 10.0, width: 100.0, height: 20.0 },
             },
             sensitive,
             field: if sensitive { "pw".into() } else { String::new() },
@@ -337,7 +337,7 @@ mod tests {
     fn a_recorded_screenshot_paints_over_sensitive_fields_and_fields_showing_a_secret() {
         use crate::agent::guard::Secret;
         use crate::describe::{Element, ElementKind, SECRET_MASK};
-        use crate::geometry::Rect;
+        use crate::vocab::geometry::Rect;
         use crate::vision::{base64, Capture};
         use crate::vision::{pipeline, ImageFormat};
         let white = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));

@@ -1,10 +1,12 @@
 //! The run record: what happened, step by step, as the panel shows it and exports read it.
 
 use super::cache::ElementKey;
-use super::tasks::Task;
+use crate::vocab::tasks::Task;
+use crate::flow::{Flow, FlowStep};
 use crate::model::{ChatMessage, Usage};
-use crate::parse::PlannedAction;
+use crate::vocab::actions::PlannedAction;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -42,7 +44,7 @@ pub struct TargetInfo {
     pub xpath_text: Option<String>,
     #[serde(default)]
     pub tag: String,
-    pub rect: crate::geometry::Rect,
+    pub rect: crate::vocab::geometry::Rect,
 }
 
 impl TargetInfo {
@@ -166,7 +168,7 @@ pub struct Run {
     pub task: Option<Task>,
     /// A flow file's run: the flow and which steps each of its items took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flow: Option<super::flow::FlowRecord>,
+    pub flow: Option<FlowRecord>,
     /// The browser tab the run acts on: the one it followed last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<i64>,
@@ -204,5 +206,70 @@ impl Run {
             recorded: false,
             device_pixel_ratio: None,
         }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowRecord {
+    /// The flow as read from its file: what a replay runs again.
+    pub flow: Flow,
+    /// The items that ran (or are running), in order.
+    pub items: Vec<FlowItem>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowItem {
+    /// Where it sits in the flow: `flow.tasks[task].steps[step]`.
+    pub task: usize,
+    pub step: usize,
+    pub title: String,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What a task returned (an answer, a verdict, a location).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The page it began on.
+    pub url: String,
+    /// Its steps are `run.steps[first_step..first_step + steps]`.
+    pub first_step: usize,
+    pub steps: usize,
+    pub started_ms: f64,
+    pub duration_ms: f64,
+}
+
+impl FlowRecord {
+    /// One item as a run of its own (its steps, task, outcome): what exports and replays
+    /// already know how to read.
+    pub fn item_run(&self, run: &Run, item: &FlowItem) -> Run {
+        let step = self.step_of(item);
+        let mut part = Run::new(format!("{}/{}.{}", run.id, item.task, item.step), &item.title, item.started_ms);
+        if let Some(FlowStep::Act { instruction }) = step {
+            part.instruction = instruction.clone();
+        }
+        part.task = match step {
+            Some(FlowStep::Task { task, .. }) => Some(task.clone()),
+            _ => None,
+        };
+        part.url = item.url.clone();
+        part.status = item.status;
+        part.error = item.error.clone();
+        part.result = item.result.clone();
+        part.ended_ms = Some(item.started_ms + item.duration_ms);
+        let end = (item.first_step + item.steps).min(run.steps.len());
+        part.steps = run.steps.get(item.first_step.min(end)..end).unwrap_or_default().to_vec();
+        part
+    }
+
+    /// The flow step an item ran.
+    pub fn step_of(&self, item: &FlowItem) -> Option<&FlowStep> {
+        self.flow.tasks.get(item.task).and_then(|t| t.steps.get(item.step))
+    }
+
+    /// Every item as a run of its own, in order.
+    pub fn item_runs(&self, run: &Run) -> Vec<Run> {
+        self.items.iter().map(|item| self.item_run(run, item)).collect()
     }
 }

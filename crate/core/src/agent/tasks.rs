@@ -6,174 +6,21 @@ use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::trajectory::Album;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
-use super::{ask_model, conclude, model_image, Browser, Observation, RunOptions};
-use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand, InputMode};
+use super::browser::{Browser, Observation, Settled};
+use super::options::{prompt_page, RunOptions};
+use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image};
+use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::{Element, ElementKind};
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
-use crate::parse::{parse_reply, MouseButton, PlannedAction, ScrollDirection};
+use crate::parse::parse_reply;
+use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollType};
+use crate::vocab::tasks::{demand_text, Task};
 use crate::prompt::{task_messages, Ask};
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ScrollType {
-    /// One step (`distance`, or most of a viewport).
-    #[default]
-    Once,
-    /// Until the page (or the element) stops moving: its top, bottom, left or right edge.
-    UntilEdge,
-}
 
-fn down() -> ScrollDirection {
-    ScrollDirection::Down
-}
-fn wait_timeout() -> u32 {
-    15_000
-}
-fn wait_interval() -> u32 {
-    1_000
-}
-
-/// A task as `self.sightline.ai(tabId, task)` takes it: `{type: "aiTap", locate: "…"}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum Task {
-    #[serde(rename = "aiTap")]
-    Tap { locate: String },
-    #[serde(rename = "aiDoubleClick")]
-    DoubleClick { locate: String },
-    #[serde(rename = "aiRightClick")]
-    RightClick { locate: String },
-    #[serde(rename = "aiHover")]
-    Hover { locate: String },
-    #[serde(rename = "aiInput")]
-    Input {
-        locate: String,
-        #[serde(default)]
-        value: String,
-        #[serde(default)]
-        mode: InputMode,
-    },
-    #[serde(rename = "aiKeyboardPress")]
-    KeyboardPress {
-        key: String,
-        /// Focus this element first (a click), else the key goes to what has focus.
-        #[serde(default)]
-        locate: Option<String>,
-    },
-    #[serde(rename = "aiScroll", rename_all = "camelCase")]
-    Scroll {
-        /// Scroll inside this element, else the page.
-        #[serde(default)]
-        locate: Option<String>,
-        #[serde(default = "down")]
-        direction: ScrollDirection,
-        #[serde(default)]
-        scroll_type: ScrollType,
-        #[serde(default)]
-        distance: Option<f64>,
-    },
-    #[serde(rename = "aiDrag")]
-    Drag { from: String, to: String },
-    /// Clicks the element (a file field, or the button that opens one) and gives the file
-    /// chooser it opens these files: absolute paths on the machine the browser runs on.
-    #[serde(rename = "aiUpload")]
-    Upload { locate: String, files: Vec<String> },
-    #[serde(rename = "aiLocate")]
-    Locate { locate: String },
-    /// `demand`: the data wanted, in words or as a JSON shape / JSON Schema.
-    #[serde(rename = "aiQuery")]
-    Query { demand: Value },
-    #[serde(rename = "aiBoolean")]
-    Boolean { question: String },
-    #[serde(rename = "aiNumber")]
-    Number { question: String },
-    #[serde(rename = "aiString")]
-    Text { question: String },
-    #[serde(rename = "aiAsk")]
-    Ask { question: String },
-    #[serde(rename = "aiAssert")]
-    Assert { assertion: String },
-    #[serde(rename = "aiWaitFor", rename_all = "camelCase")]
-    WaitFor {
-        assertion: String,
-        #[serde(default = "wait_timeout")]
-        timeout_ms: u32,
-        #[serde(default = "wait_interval")]
-        interval_ms: u32,
-    },
-}
-
-impl Task {
-    /// How the task reads in the panel and the run list.
-    pub fn title(&self) -> String {
-        let q = |s: &str| format!("\u{201c}{}\u{201d}", s.trim());
-        match self {
-            Task::Tap { locate } => format!("aiTap {}", q(locate)),
-            Task::DoubleClick { locate } => format!("aiDoubleClick {}", q(locate)),
-            Task::RightClick { locate } => format!("aiRightClick {}", q(locate)),
-            Task::Hover { locate } => format!("aiHover {}", q(locate)),
-            Task::Input { locate, value, .. } if locate.trim().is_empty() => format!("aiInput type {} into what has focus", q(value)),
-            Task::Input { locate, value, mode } => match mode {
-                InputMode::Clear => format!("aiInput clear {}", q(locate)),
-                InputMode::Append => format!("aiInput append {} to {}", q(value), q(locate)),
-                InputMode::Replace => format!("aiInput {} into {}", q(value), q(locate)),
-            },
-            Task::KeyboardPress { key, locate } => format!("aiKeyboardPress {key}{}", locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()),
-            Task::Scroll { locate, direction, scroll_type, .. } => format!(
-                "aiScroll {}{}{}",
-                direction.as_str(),
-                if *scroll_type == ScrollType::UntilEdge { " to the end" } else { "" },
-                locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()
-            ),
-            Task::Drag { from, to } => format!("aiDrag {} to {}", q(from), q(to)),
-            Task::Upload { locate, files } => {
-                let names: Vec<&str> = files.iter().map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f)).collect();
-                format!("aiUpload {} to {}", q(&names.join(", ")), q(locate))
-            }
-            Task::Locate { locate } => format!("aiLocate {}", q(locate)),
-            Task::Query { demand } => format!("aiQuery {}", q(&demand_text(demand))),
-            Task::Boolean { question } => format!("aiBoolean {}", q(question)),
-            Task::Number { question } => format!("aiNumber {}", q(question)),
-            Task::Text { question } => format!("aiString {}", q(question)),
-            Task::Ask { question } => format!("aiAsk {}", q(question)),
-            Task::Assert { assertion } => format!("aiAssert {}", q(assertion)),
-            Task::WaitFor { assertion, .. } => format!("aiWaitFor {}", q(assertion)),
-        }
-    }
-
-    fn check(&self) -> Result<(), String> {
-        let empty = |s: &str, what: &str| if s.trim().is_empty() { Err(format!("{what} is empty: say which element")) } else { Ok(()) };
-        match self {
-            // Typing with no element: into what has focus (a flow's `aiInput` with `mode: typeOnly`).
-            Task::Input { locate, mode: InputMode::Append, .. } if locate.trim().is_empty() => Ok(()),
-            Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } | Task::Locate { locate } | Task::Input { locate, .. } => {
-                empty(locate, "the element description")
-            }
-            Task::Drag { from, to } => empty(from, "the drag source").and(empty(to, "the drop target")),
-            Task::Upload { locate, files } => {
-                empty(locate, "the element description")?;
-                if files.is_empty() {
-                    return Err("no file given: list the paths of the files to upload".into());
-                }
-                match files.iter().find(|f| !is_absolute_path(f)) {
-                    Some(f) => Err(format!("\u{201c}{f}\u{201d} is not an absolute path: the browser needs the full path of each file, e.g. /home/me/report.pdf")),
-                    None => Ok(()),
-                }
-            }
-            Task::KeyboardPress { key, .. } if key.trim().is_empty() => Err("no key given: say which key to press, e.g. Enter".into()),
-            Task::Query { demand } if demand_text(demand).trim().is_empty() => Err("the query is empty: say what to read".into()),
-            Task::Boolean { question } | Task::Number { question } | Task::Text { question } | Task::Ask { question } if question.trim().is_empty() => {
-                Err("the question is empty".into())
-            }
-            Task::Assert { assertion } | Task::WaitFor { assertion, .. } if assertion.trim().is_empty() => Err("the assertion is empty".into()),
-            _ => Ok(()),
-        }
-    }
-}
 
 /// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
 /// when the element is the first of its kind, as in Midscene's paths).
@@ -181,18 +28,6 @@ fn same_xpath(a: &str, b: &str) -> bool {
     a == b || a.replace("[1]", "") == b.replace("[1]", "")
 }
 
-/// `/home/me/a.pdf`, `C:\\Users\\me\\a.pdf`, `\\\\server\\share\\a.pdf`.
-fn is_absolute_path(p: &str) -> bool {
-    let b = p.as_bytes();
-    p.starts_with('/') || p.starts_with("\\\\") || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
-}
-
-fn demand_text(demand: &Value) -> String {
-    match demand {
-        Value::String(s) => s.clone(),
-        other => format!("JSON of this shape (a JSON Schema, or an example whose values say what goes there):\n{}", serde_json::to_string_pretty(other).unwrap_or_default()),
-    }
-}
 
 /// Scrolling to an edge stops after this many steps even on an endless page.
 const MAX_EDGE_STEPS: u32 = 25;
@@ -286,7 +121,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;
-                let frame = found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| super::frame_address(e, &obs.extraction));
+                let frame = found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
                 self.options.limits().check_target(value, frame).map_err(|e| e.to_string())?;
                 let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
                 let typed = match mode {
@@ -398,7 +233,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
     async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
         let (image, note) = model_image(obs, self.options, self.config);
-        let page = super::prompt_page(&obs.extraction, self.options, image.is_some());
+        let page = prompt_page(&obs.extraction, self.options, image.is_some());
         let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
         match ask_model(self.run, self.options, self.config, self.browser, self.model, &mut self.album, &messages, note).await? {
             Some((text, mut step)) => {
@@ -588,7 +423,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         let started = self.browser.now_ms();
         let mut answered = Answered::default();
         let result = dialogs::act(self.run, self.browser, delivery, self.options.dialog_policy(), &mut answered).await.map_err(|e: Interrupted| e.to_string());
-        let note = super::join_notes(answered.note(), result.as_ref().ok().and_then(super::Settled::note));
+        let note = join_notes(answered.note(), result.as_ref().ok().and_then(Settled::note));
         let result = result.map(|_| ());
         self.push(Step {
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },

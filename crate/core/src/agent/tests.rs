@@ -1,7 +1,13 @@
 use super::*;
-use crate::agent::cache;
+use crate::action::InputCommand;
+use crate::agent::ask;
+use crate::agent::cache::{self, Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
+use crate::agent::record::{Run, RunStatus, StepKind, StepStatus, TargetInfo};
+use crate::model::{ChatReply, ModelClient, ModelConfig};
+use crate::vision::{self, Capture};
+use crate::vocab::actions::PlannedAction;
 use crate::describe::{describe, DescribeOptions};
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use crate::model::{ChatMessage, ContentPart, ModelError, Usage};
 use crate::snapshot::test_support::Builder;
 use std::cell::RefCell;
@@ -24,10 +30,10 @@ struct FakeTodoPage {
     answers: Vec<ask::Answer>,
     asked: Vec<ask::Question>,
     /// A dialog the next click (a mouse press) opens, and one the next wait for the page opens.
-    dialog_on_click: Option<dialogs::PageDialog>,
-    dialog_on_settle: Option<dialogs::PageDialog>,
+    dialog_on_click: Option<ask::PageDialog>,
+    dialog_on_settle: Option<ask::PageDialog>,
     /// The dialog the page holds open, and how each was answered (OK?, prompt text).
-    open: Option<dialogs::PageDialog>,
+    open: Option<ask::PageDialog>,
     dialog_answers: Vec<(bool, Option<String>)>,
     /// What the run asked the host to keep.
     cache: cache::Cache,
@@ -218,7 +224,7 @@ impl Browser for FakeTodoPage {
         self.asked.push(question.clone());
         Ok(self.answers.pop())
     }
-    fn open_dialog(&mut self) -> Option<dialogs::PageDialog> {
+    fn open_dialog(&mut self) -> Option<ask::PageDialog> {
         self.open.clone()
     }
     async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
@@ -430,7 +436,7 @@ fn ui_tars_replies_drive_the_page_through_the_fitted_image() {
     // One action per turn: the typing planned with the click waits for the next look.
     let type_it = "Thought: Now type.\nAction: type(content='buy milk\\n')";
     let model = ScriptedModel::new(vec![Ok(reply), Ok(type_it), Ok("Thought: done\nAction: finished(content='added')")]);
-    let config = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+    let config = ModelConfig { family: crate::vocab::family::ModelFamily::UiTars15, ..config() };
     let run = block_on(run_instruction("r1".into(), "add a todo 'buy milk'", &RunOptions::default(), &config, &mut page, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.items, ["buy milk"]);
@@ -482,7 +488,7 @@ fn ask_user_waits_for_the_answer_and_the_model_gets_it() {
     let ask = "[{\"name\":\"ask_user\",\"arguments\":{\"question\":\"Which milk?\"}}]";
     let add = r#"[{"name":"input","arguments":{"target":1,"value":"buy oat milk"}},{"name":"key","arguments":{"key":"Enter"}},{"name":"finished","arguments":{"text":"added"}}]"#;
     let model = ScriptedModel::new(vec![Ok(ask), Ok(add)]);
-    let c = ModelConfig { family: crate::model::ModelFamily::FunctionCalling, ..config() };
+    let c = ModelConfig { family: crate::vocab::family::ModelFamily::FunctionCalling, ..config() };
     let run = block_on(run_instruction("r".into(), "add the milk todo", &RunOptions::default(), &c, &mut page, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.asked, [ask::Question::Text { text: "Which milk?".into() }]);
@@ -514,7 +520,7 @@ fn a_grounding_point_snaps_to_the_control_under_it() {
     let mut page = FakeTodoPage::new();
     // 1280×800 → UI-TARS 1.5's smart resize is 1288×812; (131, 107) there is near the input's corner.
     let model = ScriptedModel::new(vec![Ok("Thought: the box.\nAction: click(start_box='(131,107)')"), Ok("Thought: done.\nAction: finished(content='ok')")]);
-    let c = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+    let c = ModelConfig { family: crate::vocab::family::ModelFamily::UiTars15, ..config() };
     let run = block_on(run_instruction("r".into(), "click the box", &RunOptions::default(), &c, &mut page, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(run.steps[1].target.as_ref().unwrap().summary, "input \"What needs to be done?\"");
@@ -524,7 +530,8 @@ fn a_grounding_point_snaps_to_the_control_under_it() {
 
 mod page_dialogs {
     use super::*;
-    use dialogs::{DialogKind, DialogPolicy, PageDialog};
+    use ask::{DialogKind, PageDialog};
+    use crate::vocab::tasks::DialogPolicy;
 
     const TAP: &str = r#"{"thought":"delete it","actions":[{"type":"Tap","target":1}],"done":false}"#;
     const DONE: &str = r#"{"thought":"done","actions":[],"done":true}"#;
@@ -612,7 +619,7 @@ mod page_dialogs {
         page.dialog_on_click = Some(dialog(DialogKind::Confirm, "Sure?"));
         page.stop_after_dispatches = Some(1); // stopped once the click went out
         let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#)]);
-        let t: crate::agent::tasks::Task = serde_json::from_value(serde_json::json!({"type":"aiTap","locate":"the box"})).unwrap();
+        let t: crate::vocab::tasks::Task = serde_json::from_value(serde_json::json!({"type":"aiTap","locate":"the box"})).unwrap();
         let run = block_on(crate::agent::tasks::run_task("t".into(), &t, &RunOptions::default(), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Stopped);
         assert_eq!(page.dialog_answers, [(false, None)]);
@@ -633,7 +640,8 @@ mod page_dialogs {
 
 mod tasks {
     use super::*;
-    use crate::agent::tasks::{run_task, Task};
+    use crate::agent::tasks::run_task;
+        use crate::vocab::tasks::Task;
     use serde_json::json;
 
     fn task(v: serde_json::Value) -> Task {
@@ -775,7 +783,7 @@ mod tasks {
     fn ai_locate_returns_the_element_and_grounding_points_snap_to_it() {
         let mut page = FakeTodoPage::new();
         let model = ScriptedModel::new(vec![Ok("Thought: the input.\nAction: click(start_box='(302,121)')")]);
-        let c = ModelConfig { family: crate::model::ModelFamily::UiTars15, ..config() };
+        let c = ModelConfig { family: crate::vocab::family::ModelFamily::UiTars15, ..config() };
         let r = run(task(json!({"type":"aiLocate","locate":"the todo input"})), &mut page, &model, &c);
         assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
         let result = r.result.unwrap();
@@ -856,7 +864,8 @@ mod tasks {
 mod caching {
     use super::*;
     use crate::agent::cache::CacheEntry;
-    use crate::agent::tasks::{run_task, Task};
+    use crate::agent::tasks::run_task;
+        use crate::vocab::tasks::Task;
 
     fn with_cache(cache: &cache::Cache) -> RunOptions {
         RunOptions { cache: cache.clone(), ..Default::default() }
@@ -918,7 +927,8 @@ mod caching {
 mod trajectories {
     use super::*;
     use crate::agent::cache::CacheEntry;
-    use crate::agent::tasks::{run_task, Task};
+    use crate::agent::tasks::run_task;
+        use crate::vocab::tasks::Task;
     use crate::agent::trajectory::{replay_cache, Trajectory, TrajectoryError, FORMAT, IMAGE_SCHEME};
 
     const TYPE_THEN_MISS: &str = r#"{"thought":"type, then press a button that is not there","actions":[{"type":"Input","target":1,"value":"buy milk"},{"type":"Tap","target":99}],"done":false}"#;
@@ -1111,7 +1121,7 @@ mod flows {
     fn a_flows_dialog_answer_applies_unless_the_run_sets_its_own() {
         let yaml = format!("web:\n  url: http://127.0.0.1/todo.html\n  dialogs: accept\ntasks:\n  - name: delete\n    flow:\n      - aiTap: the todo box\n        xpath: {:?}\n", input_xpath());
         let flow = parse_flow(&yaml).unwrap();
-        let confirm = dialogs::PageDialog { kind: dialogs::DialogKind::Confirm, message: "Delete?".into(), default_prompt: String::new(), url: String::new() };
+        let confirm = ask::PageDialog { kind: ask::DialogKind::Confirm, message: "Delete?".into(), default_prompt: String::new(), url: String::new() };
         let mut page = FakeTodoPage::new();
         page.dialog_on_click = Some(confirm.clone());
         let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut page, &ScriptedModel::new(vec![])));
@@ -1120,7 +1130,7 @@ mod flows {
         // The run's own answer comes first.
         let mut page = FakeTodoPage::new();
         page.dialog_on_click = Some(confirm);
-        let dismiss = RunOptions { dialogs: Some(dialogs::DialogPolicy::Dismiss), ..RunOptions::default() };
+        let dismiss = RunOptions { dialogs: Some(crate::vocab::tasks::DialogPolicy::Dismiss), ..RunOptions::default() };
         block_on(run_flow("f".into(), &flow, &dismiss, &config(), &mut page, &ScriptedModel::new(vec![])));
         assert_eq!(&page.dialog_answers[..], &[(false, None)][..]);
     }
@@ -1374,7 +1384,8 @@ mod page_changes {
 
 mod secret_fields {
     use super::*;
-    use crate::agent::tasks::{run_task, Task};
+    use crate::agent::tasks::run_task;
+        use crate::vocab::tasks::Task;
     use serde_json::json;
 
     const PASSWORD: &str = "Correct-Horse-41";

@@ -4,7 +4,7 @@
 
 use super::cache::{page_key, prompt_key, Cache, CacheEntry, CachedAction, CachedRound};
 use super::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
-use super::Browser;
+use super::browser::Browser;
 use crate::model::{ChatMessage, ContentPart, ImageUrl};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};

@@ -5,9 +5,10 @@
 //! person typed in the panel's upload form, or an automation caller passed directly, are theirs
 //! (`RunOptions::typed_uploads`).
 
-use super::ask::{ask_person, Answer, AnsweredBy, Asked, Question};
+use super::ask::{Answer, AnsweredBy, Asked, Question};
+use super::browser::{ask_person, Browser};
+use super::options::RunOptions;
 use super::record::{Run, Step, StepKind, StepStatus};
-use super::{Browser, RunOptions};
 
 /// Whether `path` lies inside `folder`, judged on the text alone: both absolute, no `.` or `..`
 /// step in either (the text cannot say where those lead), and `path` below `folder`. Either

@@ -276,7 +276,7 @@ fn unique_id(used: &mut crate::fast_hash::FastSet<String>, xpath: &str, tag: &st
 mod tests {
     use super::*;
     use crate::snapshot::test_support::Builder;
-    use crate::geometry::Rect;
+    use crate::vocab::geometry::Rect;
     use crate::snapshot::{FormState, StyleFacts};
 
     fn r(x: f64, y: f64, w: f64, h: f64) -> Rect {

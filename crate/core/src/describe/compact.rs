@@ -124,7 +124,7 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{describe, DescribeOptions};
-    use crate::geometry::Rect;
+    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
     use crate::snapshot::FormState;
 

@@ -2,7 +2,7 @@
 //! their overflow (with `position: absolute` and `fixed` escaping them as CSS says), and the
 //! point to hit-test for whether something else covers it.
 
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use crate::snapshot::{Overflow, PageSnapshot, Positioning, TreeKind};
 
 /// What an element's positioning lets it escape, walking up from it.

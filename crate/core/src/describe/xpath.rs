@@ -231,7 +231,7 @@ fn is_plain_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Rect;
+    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
     use crate::snapshot::TreeKind;
 

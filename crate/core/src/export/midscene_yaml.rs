@@ -6,7 +6,7 @@
 use super::recording::{Op, RecStep, Recording};
 use super::{one_line, quoted as q};
 use super::Viewport;
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::ScrollDirection;
 use std::fmt::Write;
 
 pub fn to_midscene_yaml(rec: &Recording, viewport: Viewport) -> String {

@@ -6,7 +6,7 @@
 use super::recording::{Op, RecStep, Recording, Target};
 use super::{one_line, quoted as js};
 use super::Viewport;
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::ScrollDirection;
 use std::fmt::Write;
 
 /// Where a person adds their own checks; tests put theirs here too.

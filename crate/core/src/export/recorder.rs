@@ -5,7 +5,7 @@
 
 use super::recording::{Op, Recording, Target};
 use super::Viewport;
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::ScrollDirection;
 use serde_json::{json, Value};
 
 pub fn to_recorder(rec: &Recording, viewport: Viewport) -> Value {

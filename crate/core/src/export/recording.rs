@@ -5,10 +5,11 @@
 //! words (the element's summary) and by its XPaths.
 
 use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
-use crate::action::InputMode;
-use crate::agent::tasks::{ScrollType, Task};
+use crate::vocab::actions::InputMode;
+use crate::vocab::actions::ScrollType;
+use crate::vocab::tasks::Task;
 use crate::describe::xpath::TREE_SEPARATOR;
-use crate::parse::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,8 +1,8 @@
 use super::*;
 use crate::agent::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
-use crate::agent::tasks::Task;
-use crate::geometry::Rect;
-use crate::parse::{PlannedAction, ScrollDirection};
+use crate::vocab::tasks::Task;
+use crate::vocab::geometry::Rect;
+use crate::vocab::actions::{PlannedAction, ScrollDirection};
 
 fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
     TargetInfo {

@@ -8,7 +8,7 @@ mod yaml;
 
 pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
 
-use crate::agent::tasks::Task;
+use crate::vocab::tasks::Task;
 use crate::export::Viewport;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,7 @@ pub struct Flow {
     /// How the page's dialogs during actions are answered (`web.dialogs`: ask, accept,
     /// dismiss); a run's own setting comes first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialogs: Option<crate::agent::dialogs::DialogPolicy>,
+    pub dialogs: Option<crate::vocab::tasks::DialogPolicy>,
     pub tasks: Vec<FlowTask>,
     /// Items of the file that are read but not run, each saying why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

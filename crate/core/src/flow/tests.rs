@@ -1,8 +1,9 @@
 use super::*;
-use crate::action::InputMode;
-use crate::agent::tasks::{ScrollType, Task};
+use crate::vocab::actions::InputMode;
+use crate::vocab::actions::ScrollType;
+use crate::vocab::tasks::Task;
 use crate::export::{to_midscene_yaml, Op, RecStep, Recording, Target, Viewport};
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::ScrollDirection;
 
 fn steps(flow: &Flow) -> Vec<&FlowStep> {
     flow.tasks.iter().flat_map(|t| &t.steps).collect()
@@ -143,7 +144,7 @@ fn a_flow_that_cannot_run_says_where_and_why() {
 
 #[test]
 fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
-    use crate::agent::dialogs::DialogPolicy;
+    use crate::vocab::tasks::DialogPolicy;
     let flow = |web: &str| parse_flow(&format!("web:\n  url: https://x.org/\n{web}tasks:\n  - flow:\n      - sleep: 1\n"));
     assert_eq!(flow("").unwrap().dialogs, None, "unset: the run's own, else ask");
     assert_eq!(flow("  dialogs: accept\n").unwrap().dialogs, Some(DialogPolicy::Accept));

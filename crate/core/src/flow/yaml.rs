@@ -5,11 +5,12 @@
 //! step runs.
 
 use super::{Flow, FlowStep, FlowTask};
-use crate::action::InputMode;
-use crate::agent::dialogs::DialogPolicy;
-use crate::agent::tasks::{ScrollType, Task};
+use crate::vocab::actions::InputMode;
+use crate::vocab::tasks::DialogPolicy;
+use crate::vocab::actions::ScrollType;
+use crate::vocab::tasks::Task;
 use crate::export::Viewport;
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::ScrollDirection;
 use serde_json::Value;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;

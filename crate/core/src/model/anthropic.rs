@@ -1,7 +1,8 @@
 //! Anthropic's Messages API, natively: system text apart from the turns, images as base64
 //! blocks, `tool_use` blocks for tool calls, and its named stream events.
 
-use super::{error_text, ChatMessage, ChatReply, ContentPart, ModelConfig, ModelError, ToolCall, ToolSpec, Usage};
+use super::{error_text, ChatMessage, ChatReply, ContentPart, ModelConfig, ModelError, ToolCall, Usage};
+use crate::vocab::tools::ToolSpec;
 use serde_json::{json, Value};
 
 /// Messages requires a limit; this is used when Settings leaves it empty.
@@ -201,7 +202,7 @@ mod tests {
                 content: vec![ContentPart::ImageUrl { image_url: ImageUrl { url: "data:image/jpeg;base64,QUJD".into() } }],
             },
         ];
-        let b = request_body(&c, &msgs, &crate::prompt::element_tools());
+        let b = request_body(&c, &msgs, &crate::vocab::tools::element_tools());
         assert_eq!(b["system"], "be brief");
         assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
         assert_eq!(b["temperature"], 1.0);

@@ -13,189 +13,12 @@ pub mod sse;
 pub mod usage;
 
 pub use bridge::{Bridge, HttpResponse, ResponseBody, Transport};
-pub use provider::{HttpRequest, Preset, Provider, Wire};
+pub use provider::{HttpRequest, ModelConfig, Preset, Provider, Wire};
 pub use usage::{Price, PriceTable, Usage};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which prompt style, reply parser and image shape a model needs. The names (kebab-case on
-/// the wire) are what settings and `self.sightline.parse` take.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ModelFamily {
-    /// Any chat model that reads a page description and a marked screenshot and answers a JSON plan.
-    #[default]
-    #[serde(rename = "generic")]
-    Generic,
-    /// Chat models with tool calling: the same element numbers, answered as `{"name", "arguments"}` calls.
-    #[serde(rename = "function-calling")]
-    FunctionCalling,
-    /// UI-TARS 1.0: `Thought:`/`Action:` text, coordinates relative on 0–1000.
-    #[serde(rename = "ui-tars-1.0")]
-    UiTars10,
-    /// UI-TARS 1.5: coordinates in pixels of the smart-resized image.
-    #[serde(rename = "ui-tars-1.5")]
-    UiTars15,
-    /// Doubao-1.5-UI-TARS (Volcengine Ark): UI-TARS text, 0–1000.
-    #[serde(rename = "doubao-ui-tars")]
-    DoubaoUiTars,
-    /// Qwen2.5-VL: tool calls with pixel coordinates on the image padded to multiples of 28.
-    #[serde(rename = "qwen2.5-vl")]
-    Qwen25Vl,
-    /// Qwen3-VL, GLM-4.xV and other 0–1000 grounding models: tool calls, relative coordinates.
-    #[serde(rename = "qwen3-vl")]
-    Qwen3Vl,
-    /// Gemini: tool calls with boxes as `[ymin, xmin, ymax, xmax]` on 0–1000.
-    #[serde(rename = "gemini")]
-    Gemini,
-    /// MAI-UI: `<thinking>` + `<tool_call>` tagged text, 0–999.
-    #[serde(rename = "mai-ui")]
-    MaiUi,
-}
-
-/// How a family's replies are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// One JSON object naming elements by number (`parse::parse_plan`).
-    JsonPlan,
-    /// `{"name", "arguments"}` calls (`parse::tool_calls::parse_function_calls`).
-    FunctionCalls,
-    /// `Thought:` / `Action:` text (`parse::ui_tars`).
-    UiTars,
-    /// `<thinking>` / `<tool_call>` tagged text (`parse::tool_calls::parse_mai_ui`).
-    MaiUi,
-}
-
-impl ModelFamily {
-    pub const ALL: [ModelFamily; 9] = [
-        ModelFamily::Generic,
-        ModelFamily::FunctionCalling,
-        ModelFamily::UiTars10,
-        ModelFamily::UiTars15,
-        ModelFamily::DoubaoUiTars,
-        ModelFamily::Qwen25Vl,
-        ModelFamily::Qwen3Vl,
-        ModelFamily::Gemini,
-        ModelFamily::MaiUi,
-    ];
-
-    pub fn protocol(self) -> Protocol {
-        match self {
-            ModelFamily::Generic => Protocol::JsonPlan,
-            ModelFamily::FunctionCalling | ModelFamily::Qwen25Vl | ModelFamily::Qwen3Vl | ModelFamily::Gemini => Protocol::FunctionCalls,
-            ModelFamily::UiTars10 | ModelFamily::UiTars15 | ModelFamily::DoubaoUiTars => Protocol::UiTars,
-            ModelFamily::MaiUi => Protocol::MaiUi,
-        }
-    }
-
-    /// How it writes coordinates; `None` for families that name elements by number.
-    pub fn coord_space(self) -> Option<crate::parse::coords::CoordSpace> {
-        use crate::parse::coords::CoordSpace;
-        let relative = CoordSpace::Relative { range: 1000.0 };
-        match self {
-            ModelFamily::Generic | ModelFamily::FunctionCalling => None,
-            ModelFamily::UiTars10 | ModelFamily::DoubaoUiTars | ModelFamily::Qwen3Vl => Some(relative),
-            ModelFamily::UiTars15 | ModelFamily::Qwen25Vl => Some(CoordSpace::ImagePixels),
-            ModelFamily::Gemini => Some(CoordSpace::GeminiYx),
-            ModelFamily::MaiUi => Some(CoordSpace::Relative { range: crate::parse::tool_calls::MAI_RANGE }),
-        }
-    }
-
-    /// The image shape the model was trained on.
-    pub fn image_rule(self) -> crate::vision::ImageRule {
-        use crate::vision::ImageRule;
-        match self {
-            ModelFamily::UiTars10 => ImageRule::UI_TARS_1_0,
-            ModelFamily::UiTars15 => ImageRule::UI_TARS_1_5,
-            ModelFamily::DoubaoUiTars => ImageRule::DOUBAO_UI_TARS,
-            ModelFamily::Qwen25Vl => ImageRule::QwenPad28,
-            _ => ImageRule::AsIs,
-        }
-    }
-
-    /// Families that see only the screenshot: the element list would cost tokens they do not use.
-    pub fn grounds_on_image(self) -> bool {
-        self.coord_space().is_some()
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ModelConfig {
-    /// Which preset the endpoint came from: decides the wire format and the auth header.
-    pub provider: Provider,
-    /// The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    /// Read from settings in the service worker; never serialized, so no record carries it.
-    #[serde(skip_serializing)]
-    pub api_key: String,
-    /// The base URL the stored key was entered for: the key is sent to that origin only, so a
-    /// changed endpoint (in Settings, or a caller's override) never receives it. Empty when
-    /// the key came together with this configuration (the headless runner's own).
-    #[serde(skip_serializing)]
-    pub api_key_for: String,
-    pub model: String,
-    pub family: ModelFamily,
-    pub temperature: Option<f64>,
-    pub max_tokens: Option<u32>,
-    pub stream: bool,
-    pub timeout_ms: u32,
-    /// Azure's `api-version` query parameter, for deployment-style URLs.
-    pub api_version: String,
-    /// Retries after 429, 5xx and network errors (0 turns them off).
-    pub max_retries: u32,
-}
-
-impl Default for ModelConfig {
-    fn default() -> Self {
-        ModelConfig {
-            provider: Provider::Custom,
-            base_url: String::new(),
-            api_key: String::new(),
-            api_key_for: String::new(),
-            model: String::new(),
-            family: ModelFamily::Generic,
-            temperature: Some(0.0),
-            max_tokens: Some(2048),
-            stream: false,
-            timeout_ms: 120_000,
-            api_version: String::new(),
-            max_retries: 3,
-        }
-    }
-}
-
-impl ModelConfig {
-    /// Checks what can be checked before any request, with a message a person can act on.
-    pub fn validate(&self) -> Result<(), ModelError> {
-        let url = self.base_url.trim();
-        if url.is_empty() {
-            return Err(ModelError::Config("no model endpoint is set: open Settings and enter a base URL".into()));
-        }
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(ModelError::Config(format!(
-                "the base URL \"{url}\" must start with http:// or https://"
-            )));
-        }
-        if self.model.trim().is_empty() {
-            return Err(ModelError::Config("no model name is set: open Settings and enter one".into()));
-        }
-        if let Some(t) = self.temperature {
-            if !(0.0..=2.0).contains(&t) {
-                return Err(ModelError::Config(format!("temperature {t} is outside 0–2")));
-            }
-        }
-        if self.max_tokens == Some(0) {
-            return Err(ModelError::Config("max tokens must be at least 1".into()));
-        }
-        provider::check(self)
-    }
-
-    /// The endpoint this configuration posts to.
-    pub fn endpoint_url(&self) -> String {
-        provider::endpoint_url(self)
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -221,14 +44,6 @@ impl ChatMessage {
     }
 }
 
-/// A tool the model may call through the API's own tool-calling field.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
-    /// JSON Schema of the arguments object.
-    pub parameters: Value,
-}
 
 /// A call the API returned in its tool-calling field (not in the text).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -377,8 +192,8 @@ mod tests {
             tool_calls: vec![ToolCall { name: "tap".into(), arguments: r#"{"target":3}"#.into() }],
             ..Default::default()
         };
-        let plan = crate::parse::parse_reply(ModelFamily::FunctionCalling, &reply.parser_text(), None).unwrap();
+        let plan = crate::parse::parse_reply(crate::vocab::family::ModelFamily::FunctionCalling, &reply.parser_text(), None).unwrap();
         assert_eq!(plan.thought, "Tap the box.");
-        assert_eq!(plan.actions, vec![crate::parse::PlannedAction::Tap { target: 3 }]);
+        assert_eq!(plan.actions, vec![crate::vocab::actions::PlannedAction::Tap { target: 3 }]);
     }
 }

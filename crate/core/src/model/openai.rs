@@ -1,7 +1,8 @@
 //! The OpenAI chat-completions wire format, spoken by most providers and local servers:
 //! the request body, a JSON reply, and a streamed reply read event by event.
 
-use super::{error_text, ChatMessage, ChatReply, ModelConfig, ModelError, ToolCall, ToolSpec, Usage};
+use super::{error_text, ChatMessage, ChatReply, ModelConfig, ModelError, ToolCall, Usage};
+use crate::vocab::tools::ToolSpec;
 use serde_json::{json, Value};
 
 pub fn request_body(config: &ModelConfig, messages: &[ChatMessage], tools: &[ToolSpec]) -> Value {
@@ -180,7 +181,7 @@ mod tests {
         assert_eq!(b["messages"][0]["content"][1]["image_url"]["url"], "data:image/png;base64,AA");
         assert_eq!(b["stream"], false);
         assert!(b.get("tools").is_none());
-        let tools = crate::prompt::element_tools();
+        let tools = crate::vocab::tools::element_tools();
         let b = request_body(&c, &msgs, &tools);
         assert_eq!(b["tools"][0]["type"], "function");
         assert_eq!(b["tools"][0]["function"]["name"], "tap");

@@ -2,7 +2,8 @@
 //! Settings. A preset fills the base URL and suggests a family; the wire format and the
 //! auth header follow from the provider alone.
 
-use super::{ModelConfig, ModelError, ModelFamily};
+use super::ModelError;
+use crate::vocab::family::ModelFamily;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,7 +183,7 @@ pub fn headers(config: &ModelConfig) -> Vec<(String, String)> {
 /// The origin of a web address as browsers compare them: `https://host` or `http://host:port`
 /// (scheme, host, and the port unless it is the scheme's default). `None` for anything but http(s).
 pub fn origin_of(url: &str) -> Option<String> {
-    let (host, port) = crate::agent::guard::host_of(url)?;
+    let (host, port) = crate::vocab::address::host_of(url)?;
     let cleaned: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
     let scheme = cleaned.split_once(':')?.0.to_ascii_lowercase();
     let default_port = match scheme.as_str() {
@@ -228,6 +229,84 @@ pub fn check(config: &ModelConfig) -> Result<(), ModelError> {
         return Err(ModelError::Config("replace YOUR-RESOURCE in the base URL with your Azure resource name".into()));
     }
     Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModelConfig {
+    /// Which preset the endpoint came from: decides the wire format and the auth header.
+    pub provider: Provider,
+    /// The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// Read from settings in the service worker; never serialized, so no record carries it.
+    #[serde(skip_serializing)]
+    pub api_key: String,
+    /// The base URL the stored key was entered for: the key is sent to that origin only, so a
+    /// changed endpoint (in Settings, or a caller's override) never receives it. Empty when
+    /// the key came together with this configuration (the headless runner's own).
+    #[serde(skip_serializing)]
+    pub api_key_for: String,
+    pub model: String,
+    pub family: ModelFamily,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub stream: bool,
+    pub timeout_ms: u32,
+    /// Azure's `api-version` query parameter, for deployment-style URLs.
+    pub api_version: String,
+    /// Retries after 429, 5xx and network errors (0 turns them off).
+    pub max_retries: u32,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            provider: Provider::Custom,
+            base_url: String::new(),
+            api_key: String::new(),
+            api_key_for: String::new(),
+            model: String::new(),
+            family: ModelFamily::Generic,
+            temperature: Some(0.0),
+            max_tokens: Some(2048),
+            stream: false,
+            timeout_ms: 120_000,
+            api_version: String::new(),
+            max_retries: 3,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// Checks what can be checked before any request, with a message a person can act on.
+    pub fn validate(&self) -> Result<(), ModelError> {
+        let url = self.base_url.trim();
+        if url.is_empty() {
+            return Err(ModelError::Config("no model endpoint is set: open Settings and enter a base URL".into()));
+        }
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(ModelError::Config(format!(
+                "the base URL \"{url}\" must start with http:// or https://"
+            )));
+        }
+        if self.model.trim().is_empty() {
+            return Err(ModelError::Config("no model name is set: open Settings and enter one".into()));
+        }
+        if let Some(t) = self.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(ModelError::Config(format!("temperature {t} is outside 0–2")));
+            }
+        }
+        if self.max_tokens == Some(0) {
+            return Err(ModelError::Config("max tokens must be at least 1".into()));
+        }
+        check(self)
+    }
+
+    /// The endpoint this configuration posts to.
+    pub fn endpoint_url(&self) -> String {
+        endpoint_url(self)
+    }
 }
 
 #[cfg(test)]

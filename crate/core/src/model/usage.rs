@@ -2,7 +2,8 @@
 //! servers, streams without usage), we estimate, and say so. Prices come from a table the
 //! person can edit, per million tokens, matched by model name.
 
-use super::{ChatMessage, ContentPart, ModelConfig, ModelFamily, Wire};
+use super::{ChatMessage, ContentPart, ModelConfig, Wire};
+use crate::vocab::family::ModelFamily;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

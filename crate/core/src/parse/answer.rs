@@ -3,7 +3,8 @@
 //! and common breakage tolerated, as for plans), checked for the type the caller asked for.
 
 use super::repair::repair_json;
-use super::{element_number, extract_json_object, ParseError};
+use super::plan::element_number;
+use super::{extract_json_object, ParseError};
 use serde::Serialize;
 use serde_json::Value;
 

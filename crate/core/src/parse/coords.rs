@@ -6,22 +6,9 @@
 //! Two numbers are a point; four are a box, acted on at its centre.
 
 use super::ParseError;
-use crate::geometry::Rect;
+use crate::vocab::family::CoordSpace;
+use crate::vocab::geometry::Rect;
 use crate::vision::ImageMapping;
-use serde::{Deserialize, Serialize};
-
-/// How a model family writes coordinates.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum CoordSpace {
-    /// Pixels of the image the model was sent (Qwen2.5-VL, UI-TARS 1.5 on a smart-resized image).
-    ImagePixels,
-    /// 0..=range on both axes across the image: 1000 for Qwen3-VL, Doubao, GLM and UI-TARS 1.0;
-    /// 999 for MAI-UI.
-    Relative { range: f64 },
-    /// Gemini: `[ymin, xmin, ymax, xmax]` (or `[y, x]`) on 0..=1000.
-    GeminiYx,
-}
 
 /// What a model pointed at, in viewport CSS pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]

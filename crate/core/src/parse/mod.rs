@@ -7,120 +7,20 @@
 pub mod answer;
 pub mod coords;
 mod json_text;
+mod plan;
 pub mod repair;
 pub mod tool_calls;
 pub mod ui_tars;
 
 pub use json_text::extract_json_object;
+pub use plan::{ParseError, Plan};
 
-use serde::{Deserialize, Serialize};
+use crate::vocab::actions::{PlannedAction, ScrollDirection};
+use crate::vocab::family::CoordSpace;
+use plan::element_number;
 use serde_json::Value;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum PlannedAction {
-    /// Click the element with this number.
-    Tap { target: u32 },
-    /// Focus the element, clear it, type `value`.
-    Input { target: u32, value: String },
-    /// Press a key or combination, e.g. `Enter`, `Control+A`.
-    KeyPress { key: String },
-    /// Scroll the page (no target) or the element under `target`.
-    Scroll { target: Option<u32>, direction: ScrollDirection, distance: Option<f64> },
-    // Grounding models name points, not elements. Coordinates are viewport CSS pixels,
-    // already mapped back from the image the model saw.
-    /// Click at a point: `clicks` 2 for a double click, `button` right for a context click.
-    TapAt { x: f64, y: f64, button: MouseButton, clicks: u8 },
-    /// Move the pointer over a point.
-    HoverAt { x: f64, y: f64 },
-    /// Press at `from`, move, release at `to`.
-    DragAt { from: (f64, f64), to: (f64, f64) },
-    /// Type into whatever has focus; `submit` presses Enter after.
-    Type { value: String, submit: bool },
-    /// Scroll with the pointer at a point.
-    ScrollAt { x: f64, y: f64, direction: ScrollDirection, distance: Option<f64> },
-    /// Give the page time (loading, animations).
-    Wait { ms: u32 },
-    /// Open a web address in the tab (a person typed it, or went back or forward).
-    Navigate { url: String },
-    /// The model needs the person: a question only they can answer.
-    AskUser { question: String },
-    /// A tool call we pass through by name (MCP-style); nothing here runs it.
-    Tool { name: String, arguments: Value },
-}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MouseButton {
-    Left,
-    Right,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScrollDirection {
-    Up,
-    Down,
-    Left,
-    Right,
-}
-
-impl ScrollDirection {
-    /// `up`, `down`, `left` or `right`, exactly.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "up" => Some(ScrollDirection::Up),
-            "down" => Some(ScrollDirection::Down),
-            "left" => Some(ScrollDirection::Left),
-            "right" => Some(ScrollDirection::Right),
-            _ => None,
-        }
-    }
-
-    pub fn opposite(self) -> Self {
-        match self {
-            ScrollDirection::Up => ScrollDirection::Down,
-            ScrollDirection::Down => ScrollDirection::Up,
-            ScrollDirection::Left => ScrollDirection::Right,
-            ScrollDirection::Right => ScrollDirection::Left,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScrollDirection::Up => "up",
-            ScrollDirection::Down => "down",
-            ScrollDirection::Left => "left",
-            ScrollDirection::Right => "right",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
-    pub thought: String,
-    pub actions: Vec<PlannedAction>,
-    /// The instruction is complete once these actions have run.
-    pub done: bool,
-    /// The model reports it cannot do the instruction.
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ParseError {
-    #[error("the reply is empty")]
-    Empty,
-    #[error("the reply holds no JSON object")]
-    NoJson,
-    #[error("the reply's JSON is broken: {0}")]
-    BadJson(String),
-    #[error("field `{field}`: {problem}")]
-    Schema { field: String, problem: String },
-    #[error("the coordinates \"{text}\": {problem}")]
-    Coordinates { text: String, problem: String },
-    #[error("the action \"{text}\": {problem}")]
-    Action { text: String, problem: String },
-}
 
 fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
     ParseError::Schema { field: field.into(), problem: problem.into() }
@@ -128,8 +28,8 @@ fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
 
 /// Parses a reply in the protocol of `family`; coordinates are mapped to CSS pixels through
 /// the mapping of the screenshot the model saw (required by families that ground on images).
-pub fn parse_reply(family: crate::model::ModelFamily, reply: &str, mapping: Option<&crate::vision::ImageMapping>) -> Result<Plan, ParseError> {
-    use crate::model::Protocol;
+pub fn parse_reply(family: crate::vocab::family::ModelFamily, reply: &str, mapping: Option<&crate::vision::ImageMapping>) -> Result<Plan, ParseError> {
+    use crate::vocab::family::Protocol;
     let need_mapping = || {
         mapping.ok_or_else(|| ParseError::Action { text: String::new(), problem: "this model family needs a screenshot to point at; switch screenshots on in Settings".into() })
     };
@@ -139,10 +39,10 @@ pub fn parse_reply(family: crate::model::ModelFamily, reply: &str, mapping: Opti
         // the screenshot when there is one (without, it lies outside an empty image).
         (Protocol::FunctionCalls, None) => {
             let none = crate::vision::ImageMapping::identity(0, 0, 1.0);
-            tool_calls::parse_function_calls(reply, coords::CoordSpace::ImagePixels, mapping.unwrap_or(&none))
+            tool_calls::parse_function_calls(reply, CoordSpace::ImagePixels, mapping.unwrap_or(&none))
         }
         (Protocol::FunctionCalls, Some(space)) => tool_calls::parse_function_calls(reply, space, need_mapping()?),
-        (Protocol::UiTars, space) => ui_tars::parse_ui_tars(reply, space.unwrap_or(coords::CoordSpace::Relative { range: 1000.0 }), need_mapping()?),
+        (Protocol::UiTars, space) => ui_tars::parse_ui_tars(reply, space.unwrap_or(CoordSpace::Relative { range: 1000.0 }), need_mapping()?),
         (Protocol::MaiUi, _) => tool_calls::parse_mai_ui(reply, need_mapping()?),
     }
 }
@@ -232,24 +132,6 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
     }
 }
 
-/// Keys as models write them (`ctrl c`, `ctrl+c`, `Enter`) → `ctrl+c`, as `action::key_events` reads them.
-fn key_combo(text: &str) -> String {
-    text.split(|c: char| c.is_whitespace() || c == '+').filter(|k| !k.is_empty()).collect::<Vec<_>>().join("+")
-}
-
-/// Text to type into the focused field; a trailing newline means "and submit".
-fn typed(content: &str) -> PlannedAction {
-    PlannedAction::Type { value: content.trim_end_matches('\n').to_string(), submit: content.ends_with('\n') }
-}
-
-/// Element numbers arrive as 3, "3" or "[3]".
-fn element_number(v: &Value) -> Option<u32> {
-    match v {
-        Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-        Value::String(s) => s.trim().trim_start_matches('[').trim_end_matches(']').parse().ok(),
-        _ => None,
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -310,7 +192,7 @@ mod tests {
 #[cfg(test)]
 mod robustness {
     use super::*;
-    use crate::model::ModelFamily;
+    use crate::vocab::family::ModelFamily;
     use crate::vision::ImageMapping;
 
     const SEEDS: [&str; 6] = [

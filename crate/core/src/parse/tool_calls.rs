@@ -7,14 +7,15 @@
 //! The action is named either by `arguments.action` or by the call's own name; `ask_user` and
 //! MCP-style tools pass through as typed actions.
 
-use super::coords::{spot_from, CoordSpace};
+use super::coords::spot_from;
+use crate::vocab::family::{CoordSpace, MAI_RANGE};
 use super::repair::repair_json;
-use super::{extract_json_object, MouseButton, ParseError, Plan, PlannedAction, ScrollDirection};
+use super::plan::{element_number, key_combo, typed};
+use super::{extract_json_object, ParseError, Plan};
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vision::ImageMapping;
 use serde_json::Value;
 
-/// MAI-UI's coordinate scale.
-pub const MAI_RANGE: f64 = 999.0;
 
 pub fn parse_mai_ui(reply: &str, mapping: &ImageMapping) -> Result<Plan, ParseError> {
     if reply.trim().is_empty() {
@@ -101,7 +102,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
     let need = |keys: &[&str]| at(keys)?.ok_or_else(|| schema(&format!("arguments.{}", keys[0]), "missing"));
     const POINT: &[&str] = &["coordinate", "point", "start_box", "bbox", "position"];
     // Element-numbered calls (the function-calling family reads the element list).
-    if let Some(target) = args.get("target").and_then(|t| super::element_number(t)) {
+    if let Some(target) = args.get("target").and_then(|t| element_number(t)) {
         let act = match action.as_str() {
             "click" | "tap" | "left_click" => PlannedAction::Tap { target },
             "type" | "input" => PlannedAction::Input { target, value: text(&["value", "text", "content"]) },
@@ -132,7 +133,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             let (x, y) = need(POINT)?;
             PlannedAction::HoverAt { x, y }
         }
-        "type" | "input" | "type_text" => super::typed(&text(&["text", "content", "value"])),
+        "type" | "input" | "type_text" => typed(&text(&["text", "content", "value"])),
         "drag" | "left_click_drag" => PlannedAction::DragAt { from: need(&["start_coordinate", "start_box", "from"])?, to: need(&["end_coordinate", "end_box", "to"])? },
         "swipe" | "scroll" => {
             // MAI-UI swipes like a finger: swiping up brings what is below into view.
@@ -149,7 +150,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 None => PlannedAction::Scroll { target: None, direction, distance: None },
             }
         }
-        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => PlannedAction::KeyPress { key: super::key_combo(&text(&["key", "keys", "text"])) },
+        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) },
         "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
             "back" => PlannedAction::KeyPress { key: "Alt+ArrowLeft".into() },

@@ -3,8 +3,11 @@
 //! every coordinate spelling `coords` reads. Coordinates are relative (0–1000) for UI-TARS
 //! 1.0 and pixels of the smart-resized image for 1.5; the caller says which.
 
-use super::coords::{spot, CoordSpace};
-use super::{MouseButton, ParseError, Plan, PlannedAction, ScrollDirection};
+use super::coords::spot;
+use crate::vocab::family::CoordSpace;
+use super::plan::{key_combo, typed};
+use super::{ParseError, Plan};
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vision::ImageMapping;
 
 /// One call as written: its name and its `key=value` arguments (values unquoted, unescaped).
@@ -97,14 +100,14 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
         }
         "drag" | "select" | "left_drag" => Ok(Step::Act(PlannedAction::DragAt { from: need(START)?, to: need(END)? })),
         "hotkey" | "press" | "key" | "keydown" => {
-            let key = super::key_combo(call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default());
+            let key = key_combo(call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default());
             if key.is_empty() {
                 return Err(ParseError::Action { text: call.text.clone(), problem: "missing key".into() });
             }
             Ok(Step::Act(PlannedAction::KeyPress { key }))
         }
         "type" | "input" | "type_text" => {
-            Ok(Step::Act(super::typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default())))
+            Ok(Step::Act(typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default())))
         }
         "scroll" => {
             let name = call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase();

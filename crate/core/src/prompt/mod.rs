@@ -11,9 +11,8 @@ mod tasks;
 pub use tasks::{task_messages, Ask};
 
 use crate::describe::Extraction;
-use crate::model::{ChatMessage, ContentPart, ImageUrl, ModelFamily, Protocol, ToolSpec};
-use serde_json::{json, Value};
-use crate::parse::coords::CoordSpace;
+use crate::model::{ChatMessage, ContentPart, ImageUrl};
+use crate::vocab::family::{CoordSpace, ModelFamily, Protocol};
 
 pub const PLAN_SYSTEM_PROMPT: &str = r#"You operate a web page for a person. You get their instruction, what has happened so far, a screenshot of the visible part of the page and a list of the page's elements. Each element line starts with its number in square brackets, then its tag, attributes, text and the position of its centre (@x,y in CSS pixels).
 
@@ -63,39 +62,6 @@ Rules:
 - Stop the list where the page must update before you can know what comes next.
 "#;
 
-/// The element tools of [`ELEMENT_TOOLS_PROMPT`], for APIs that take tools in their own field.
-pub fn element_tools() -> Vec<ToolSpec> {
-    let target = json!({ "type": "integer", "description": "the element's number in the list" });
-    let object = |props: Value, required: &[&str]| json!({ "type": "object", "properties": props, "required": required });
-    vec![
-        ToolSpec { name: "tap", description: "Click element N.", parameters: object(json!({ "target": target }), &["target"]) },
-        ToolSpec {
-            name: "input",
-            description: "Replace the content of field N with text.",
-            parameters: object(json!({ "target": target, "value": { "type": "string" } }), &["target", "value"]),
-        },
-        ToolSpec {
-            name: "key",
-            description: "Press a key or combination such as Enter or Control+A.",
-            parameters: object(json!({ "key": { "type": "string" } }), &["key"]),
-        },
-        ToolSpec {
-            name: "scroll",
-            description: "Scroll the page, or element N when given.",
-            parameters: object(json!({ "direction": { "type": "string", "enum": ["up", "down", "left", "right"] }, "target": target }), &["direction"]),
-        },
-        ToolSpec {
-            name: "finished",
-            description: "The instruction is done; say what was done, or give the answer asked for.",
-            parameters: object(json!({ "text": { "type": "string" } }), &["text"]),
-        },
-        ToolSpec {
-            name: "ask_user",
-            description: "Only when the person alone can decide: ask them.",
-            parameters: object(json!({ "question": { "type": "string" } }), &["question"]),
-        },
-    ]
-}
 
 fn coordinate_note(space: CoordSpace) -> &'static str {
     match space {
@@ -182,7 +148,7 @@ Actions (the "arguments" object):
 
 {}
 {SHARED_RULES}"#,
-        coordinate_note(CoordSpace::Relative { range: crate::parse::tool_calls::MAI_RANGE })
+        coordinate_note(CoordSpace::Relative { range: crate::vocab::family::MAI_RANGE })
     )
 }
 

@@ -4,7 +4,8 @@
 
 use super::{page_section, system_prompt};
 use crate::describe::Extraction;
-use crate::model::{ChatMessage, ContentPart, ImageUrl, ModelFamily};
+use crate::model::{ChatMessage, ContentPart, ImageUrl};
+use crate::vocab::family::ModelFamily;
 
 const LOCATE_PROMPT: &str = r#"You find elements on a web page for a person. You get a description of one element, a screenshot of the visible part of the page and a list of the page's elements. Each element line starts with its number in square brackets, then its tag, attributes, text and the position of its centre (@x,y in CSS pixels).
 
@@ -134,7 +135,7 @@ mod tests {
     #[test]
     fn locating_also_lists_what_is_out_of_view() {
         use crate::describe::{describe, DescribeOptions};
-        use crate::geometry::Rect;
+        use crate::vocab::geometry::Rect;
         use crate::snapshot::test_support::Builder;
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 3000.0));

@@ -7,7 +7,7 @@ use super::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
     Viewport, TEXT_STEP,
 };
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use crate::fast_hash::FastMap as HashMap;
@@ -685,7 +685,7 @@ pub struct PaintOrderHits<'a> {
     page: &'a CdpPage,
 }
 
-impl crate::describe::HitTest for PaintOrderHits<'_> {
+impl super::HitTest for PaintOrderHits<'_> {
     fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
         let mut document = 0;
         let mut top = None;
@@ -1019,7 +1019,7 @@ fn decodes_elements_text_values_and_scroll() {
         assert!(frame_root < shadow_button, "the frame's nodes come where the frame stands");
 
         let mut hits = page.hit_test();
-        use crate::describe::HitTest;
+        use crate::snapshot::HitTest;
         let covered = snap.nodes[find("Covered")].parent.unwrap();
         assert!(hits.covered(covered, (540.0, 515.0)), "the later-painted overlay is on top");
         assert!(!hits.covered(shadow_button as u32, (50.0, 420.0)));
@@ -1072,7 +1072,7 @@ fn decodes_elements_text_values_and_scroll() {
         let snap = &page.snapshot;
         let find = |text: &str| snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap() as u32;
         let link = snap.nodes[find("terms") as usize].parent.unwrap();
-        use crate::describe::HitTest;
+        use crate::snapshot::HitTest;
         let mut hits = page.hit_test();
         assert!(!hits.covered(link, (80.0, 10.0)), "the link shares its line with the wrapped text, under nothing");
         assert!(!hits.covered(find("and then a long sentence"), (250.0, 10.0)));

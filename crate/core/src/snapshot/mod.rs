@@ -7,7 +7,7 @@
 
 pub mod cdp;
 
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -174,7 +174,7 @@ pub fn frame_origin(url: &str, parent: &str) -> String {
     if url.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("about:")) {
         return parent.to_string();
     }
-    let Some((host, port)) = crate::agent::guard::host_of(url) else { return "null".into() };
+    let Some((host, port)) = crate::vocab::address::host_of(url) else { return "null".into() };
     let scheme = url.split(':').next().unwrap_or_default().to_ascii_lowercase();
     let host = if host.contains(':') { format!("[{host}]") } else { host };
     match port {
@@ -428,6 +428,23 @@ impl PageSnapshot {
             })
             .map(|(i, _)| i as u32)
             .collect()
+    }
+}
+
+/// Answers "what is on top at this point?" for a page reader: the live DOM's
+/// `elementFromPoint`, or paint order in a CDP snapshot.
+pub trait HitTest {
+    /// True when the topmost element at `point` (viewport CSS px) is neither snapshot node
+    /// `node` nor one of its ancestors or descendants.
+    fn covered(&mut self, node: u32, point: (f64, f64)) -> bool;
+}
+
+/// For snapshots with no page behind them (tests, stored snapshots): nothing is covered.
+pub struct NoHitTest;
+
+impl HitTest for NoHitTest {
+    fn covered(&mut self, _: u32, _: (f64, f64)) -> bool {
+        false
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::mapping::ImageMapping;
 use super::VisionError;
+use crate::vocab::family::ModelFamily;
 use serde::{Deserialize, Serialize};
 
 /// The patch size of Qwen-VL-family vision encoders: image sides must be multiples of it.
@@ -31,6 +32,17 @@ impl ImageRule {
     pub const UI_TARS_1_0: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 2700 * 784 };
     pub const UI_TARS_1_5: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 16384 * 784 };
     pub const DOUBAO_UI_TARS: ImageRule = ImageRule::SmartResize { min_pixels: 100 * 784, max_pixels: 5120 * 784 };
+
+    /// The image shape a model family was trained on.
+    pub fn for_family(family: ModelFamily) -> ImageRule {
+        match family {
+            ModelFamily::UiTars10 => ImageRule::UI_TARS_1_0,
+            ModelFamily::UiTars15 => ImageRule::UI_TARS_1_5,
+            ModelFamily::DoubaoUiTars => ImageRule::DOUBAO_UI_TARS,
+            ModelFamily::Qwen25Vl => ImageRule::QwenPad28,
+            _ => ImageRule::AsIs,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 //! `ImageMapping` converts between them; every transform it describes is a scale per axis
 //! plus an origin, so each has an exact inverse.
 
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@ use super::draw::{self, PixelRect, Rgb};
 use super::labels::place_labels;
 use super::mapping::ImageMapping;
 use crate::describe::Element;
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 

@@ -8,7 +8,7 @@ use super::mapping::ImageMapping;
 use super::markers::{draw_markers, draw_overlay, markers_for, Marker, Overlay, PlacedLabel};
 use super::VisionError;
 use crate::describe::{Element, Extraction};
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{ImageEncoder, ImageReader, RgbImage};
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::describe::{Element, ElementKind, Extraction};
-use crate::geometry::Rect;
+use crate::vocab::geometry::Rect;
 use image::{Rgb, RgbImage};
 use std::path::PathBuf;
 

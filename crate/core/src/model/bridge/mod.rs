@@ -4,9 +4,9 @@
 
 use super::retry::{self, RetryPolicy};
 use super::sse::{SseDecoder, SseEvent};
-use super::{
-    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig, ModelError, ModelFamily, Wire,
-};
+use super::{anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig, ModelError, Wire};
+use crate::vocab::family::ModelFamily;
+use crate::vocab::tools::{element_tools, ToolSpec};
 
 /// Status and headers, available before the body.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,9 +50,9 @@ pub struct Bridge<T> {
 }
 
 /// The tools sent in the API's own field: only the family that is defined by them.
-fn api_tools(family: ModelFamily) -> Vec<super::ToolSpec> {
+fn api_tools(family: ModelFamily) -> Vec<ToolSpec> {
     if family == ModelFamily::FunctionCalling {
-        crate::prompt::element_tools()
+        element_tools()
     } else {
         Vec::new()
     }

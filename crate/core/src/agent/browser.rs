@@ -1,0 +1,194 @@
+//! The page side of a run, as the loop sees it: [`Browser`] (the service worker implements it
+//! with chrome.debugger and the content script; tests with a fake), what it observes and what
+//! happened while the page reacted.
+
+use super::ask::{Answer, PageDialog, Question};
+use super::cache::CacheEntry;
+use super::record::Run;
+use crate::action::InputCommand;
+use crate::describe::Extraction;
+use crate::prompt::Outcome;
+use crate::vision::Capture;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    /// The viewport as captured; the loop fits and marks it for the model (`vision`).
+    pub capture: Option<Capture>,
+    pub extraction: Extraction,
+}
+
+/// A failure of the page side: the tab closed, the debugger was refused, the page cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct PageError(pub String);
+
+#[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
+pub trait Browser {
+    async fn observe(&mut self) -> Result<Observation, PageError>;
+    async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
+    /// Waits until the page has reacted to the input sent since the last settle: DOM quiet, a
+    /// navigation loaded, the network idle (each capped). Returns what happened meanwhile.
+    async fn settle(&mut self) -> Result<Settled, PageError>;
+    /// The element that has keyboard focus and the frame it is in, looked up through shadow
+    /// roots and frames (same-process or not) where the page's scripts cannot answer for it;
+    /// `selectors`: CSS selectors to test it against. Fails when the host cannot see where
+    /// focus is. Asked right before a secret is typed (`guard`).
+    async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError>;
+    /// Scrolls the page (and any scrolling ancestors) until the element is in view.
+    async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
+    /// Lets time pass (polling waits).
+    async fn wait(&mut self, ms: u32);
+    /// Shows the question (the model's, a page dialog, an upload to allow) to the person and
+    /// waits for the answer; `None` when there is nobody to ask (a headless run) or the run
+    /// was stopped.
+    async fn ask(&mut self, question: &Question) -> Result<Option<Answer>, PageError>;
+    /// The page dialog (confirm, prompt, beforeunload) that opened during the last `dispatch`,
+    /// `choose_files`, `settle` or `answer_dialog` and waits for an answer. Those calls return
+    /// early when one opens: the input that raised it does not finish until it is answered.
+    /// Alerts are answered by the host and noted by `settle`.
+    fn open_dialog(&mut self) -> Option<PageDialog>;
+    /// Answers the open dialog with OK (`accept`) or Cancel; `prompt_text`: what a prompt gets
+    /// (none: its default). The interrupted input and wait then go on, returning early again
+    /// if another dialog opens.
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError>;
+    fn now_ms(&self) -> f64;
+    fn stop_requested(&self) -> bool;
+    /// Called whenever the run record changes, for live display and persistence.
+    fn report(&mut self, run: &Run);
+    /// Keeps a cache entry (replacing one with the same key) for later runs.
+    fn remember(&mut self, entry: &CacheEntry);
+    /// Sends `click` with the browser's file chooser intercepted and answers the chooser the
+    /// click opens with `files` (paths on the machine the browser runs on).
+    async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError>;
+    /// Keeps a screenshot (a data URL) with the run and returns its reference.
+    fn keep_image(&mut self, data_url: &str) -> String;
+}
+
+/// What happened while the page reacted to input, as the host saw it. The loop decides from it
+/// (a plan stops where the page changed under it) and words it for the person and the model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settled {
+    /// The address of the run's tab when the input began ("" when unknown).
+    pub url_before: String,
+    /// The address of the tab the run follows now.
+    pub url: String,
+    /// A new document was loaded in the tab's top frame (a link, a form, a reload), even at
+    /// the same address.
+    pub loaded: bool,
+    /// The input opened a tab and the run follows it now; `url` is its address.
+    pub followed_tab: bool,
+    /// The dialogs Sightline answered meanwhile, oldest first.
+    pub dialogs: Vec<AnsweredDialog>,
+}
+
+/// A JavaScript dialog the host answered.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AnsweredDialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub message: String,
+    pub accepted: bool,
+}
+
+/// The element with keyboard focus, as the host found it right before typing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FocusedField {
+    /// The address of the frame whose document holds the focus.
+    pub frame_url: String,
+    /// That document's origin: an `about:srcdoc` or `about:blank` frame has its parent's,
+    /// a sandboxed one `null`.
+    pub frame_origin: String,
+    /// Lower-case tag; `body` when nothing in particular has focus.
+    pub tag: String,
+    /// The attributes that say what the field is for (type, autocomplete, name, id,
+    /// aria-label, placeholder), as the page set them.
+    pub attributes: Vec<(String, String)>,
+    /// Text can be typed into it: a text field, a text area, a content-editable element.
+    pub editable: bool,
+    /// For each selector asked about, in order: whether the element matches it.
+    pub matches: Vec<bool>,
+}
+
+impl FocusedField {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A password, one-time-code or card field, by the test that masks what is read.
+    pub fn is_sensitive(&self) -> bool {
+        self.editable && crate::describe::is_sensitive(|k| self.attr(k))
+    }
+
+    /// The field as a person would find it in the page's source: `input type="text" name="comment"`.
+    pub fn summary(&self) -> String {
+        let mut out = if self.tag.is_empty() { "nothing".to_string() } else { self.tag.clone() };
+        for (k, v) in &self.attributes {
+            out.push_str(&format!(" {k}=\"{}\"", crate::describe::truncate_chars(v, 40)));
+        }
+        out
+    }
+}
+
+/// Characters of a dialog's message a note repeats.
+const DIALOG_CHARS: usize = 80;
+
+impl Settled {
+    /// The page the plan was made on is gone: another document, another address (a change of
+    /// the fragment alone stays on the page), or another tab.
+    pub fn page_changed(&self) -> bool {
+        let page = |url: &str| url.split('#').next().unwrap_or_default().to_string();
+        self.followed_tab || self.loaded || (!self.url_before.is_empty() && page(&self.url) != page(&self.url_before))
+    }
+
+    /// What happened, for the step's note (the person reads it in the panel).
+    pub fn note(&self) -> Option<String> {
+        let text = self.outcome().plain();
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// What happened, for the model: our words, with the addresses and messages the page chose kept as page text.
+    pub fn outcome(&self) -> Outcome {
+        let mut out = Outcome::default();
+        if self.followed_tab {
+            out.add("followed the new tab it opened: ").page(&self.url);
+        } else if self.page_changed() {
+            let same = self.url == self.url_before;
+            out.add(if same { "the page loaded again: " } else { "the page navigated to " }).page(&self.url);
+        }
+        for d in &self.dialogs {
+            if !out.is_empty() {
+                out.add("; ");
+            }
+            out.add(&format!("answered the page's {} dialog", d.kind));
+            let message = crate::describe::truncate_chars(&crate::describe::collapse_whitespace(&d.message), DIALOG_CHARS);
+            if !message.is_empty() {
+                out.add(" \u{201c}").page(&message).add("\u{201d}");
+            }
+            out.add(if d.accepted { " with OK" } else { " with Cancel" });
+        }
+        out
+    }
+}
+
+
+/// Puts `question` on the run (the panel shows it) and waits for the answer. `None` when
+/// nobody can answer (a run without a person), the run was stopped meanwhile, or the answer
+/// does not fit the question.
+pub(crate) async fn ask_person<B: Browser>(
+    run: &mut Run,
+    browser: &mut B,
+    question: Question,
+) -> Result<Option<Answer>, PageError> {
+    run.question = Some(question.clone());
+    browser.report(run);
+    let answer = browser.ask(&question).await;
+    run.question = None;
+    browser.report(run);
+    Ok(answer?.filter(|a| a.fits(&question)))
+}

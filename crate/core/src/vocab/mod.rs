@@ -1,0 +1,10 @@
+//! The bottom floor: the words every room above shares, as plain data with no logic of the
+//! rooms in it. Nothing here imports anything else of the crate, so the rooms form a DAG
+//! (`tests/module_dag.rs`).
+
+pub mod actions;
+pub mod address;
+pub mod family;
+pub mod geometry;
+pub mod tasks;
+pub mod tools;
