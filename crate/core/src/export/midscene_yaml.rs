@@ -5,11 +5,11 @@
 
 use super::recording::{Op, RecStep, Recording};
 use super::{one_line, quoted as q};
-use super::Viewport;
+use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
 use std::fmt::Write;
 
-pub fn to_midscene_yaml(rec: &Recording, viewport: Viewport) -> String {
+pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Exported by Sightline: {}", one_line(&rec.title));
     out.push_str("web:\n");
@@ -34,13 +34,6 @@ pub fn to_midscene_yaml(rec: &Recording, viewport: Viewport) -> String {
 /// The script a navigation is exported as: `location.href = "<url>"`.
 pub fn navigate_script(url: &str) -> String {
     format!("location.href = {}", q(url))
-}
-
-/// The address of a script written by [`navigate_script`], and nothing else.
-pub fn navigate_target(script: &str) -> Option<String> {
-    let literal = script.trim().strip_prefix("location.href")?.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim_end();
-    let url: String = serde_json::from_str(literal).ok()?;
-    crate::action::is_web_address(&url).then_some(url)
 }
 
 fn flow_item(out: &mut String, step: &RecStep) {

@@ -9,7 +9,7 @@ use crate::vocab::actions::InputMode;
 use crate::vocab::tasks::DialogPolicy;
 use crate::vocab::actions::ScrollType;
 use crate::vocab::tasks::Task;
-use crate::export::Viewport;
+use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
 use serde_json::Value;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
@@ -122,7 +122,7 @@ fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
     flow.serve = get("serve").and_then(text);
     let size = |k: &str| get(k).and_then(number).filter(|n| *n >= 1.0 && *n <= 10_000.0).map(|n| n as u32);
     if let (Some(width), Some(height)) = (size("viewportWidth"), size("viewportHeight")) {
-        flow.viewport = Some(Viewport { width, height });
+        flow.viewport = Some(WindowSize { width, height });
     }
     if let Some(answer) = get("dialogs") {
         let name = text(answer).unwrap_or_default();
@@ -283,7 +283,7 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
             Ok(Item::Step(FlowStep::Sleep { ms: ms.min(600_000.0) as u32 }))
         }
         "logScreenshot" | "recordToReport" => Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step"))),
-        "javascript" => match text(value).as_deref().and_then(crate::export::midscene_yaml::navigate_target) {
+        "javascript" => match text(value).as_deref().and_then(navigate_target) {
             // The one script our export writes: a navigation, opened without running it.
             Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
             None => Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into()),
@@ -328,4 +328,11 @@ fn to_json(v: &Yaml) -> Value {
         Yaml::String(s) => Value::String(s.clone()),
         _ => Value::Null,
     }
+}
+
+/// The address of a script written by `export::midscene_yaml::navigate_script` (a recorded navigation), and nothing else.
+fn navigate_target(script: &str) -> Option<String> {
+    let literal = script.trim().strip_prefix("location.href")?.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim_end();
+    let url: String = serde_json::from_str(literal).ok()?;
+    crate::action::is_web_address(&url).then_some(url)
 }
