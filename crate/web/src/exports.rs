@@ -357,8 +357,8 @@ pub fn inside_folder(path: &str, folder: &str) -> bool {
 #[wasm_bindgen(js_name = exportRun)]
 pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: Option<String>) -> Result<String, JsError> {
     use sightline::export;
-    let viewport: export::Viewport =
-        if viewport.is_undefined() || viewport.is_null() { export::Viewport::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
+    let viewport: sightline::vocab::geometry::WindowSize =
+        if viewport.is_undefined() || viewport.is_null() { sightline::vocab::geometry::WindowSize::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
     let run = run_of(run_json)?;
     if format == "report" || format == "gif" {
         let images = match images_json {
@@ -387,7 +387,7 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
 pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
     use sightline::agent::manual::Picked;
     let extraction = super::materials::extraction(&page).map_err(|e| JsError::new(&e))?;
-    match sightline::describe::element_at(&extraction.elements, x, y) {
+    match sightline::describe::element_at(&extraction.elements, (x, y), sightline::describe::Aim::Innermost) {
         Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
         None => Ok(JsValue::NULL),
     }

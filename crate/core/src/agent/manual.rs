@@ -391,7 +391,8 @@ mod tests {
 
     #[test]
     fn an_address_the_person_opened_is_a_step_every_export_repeats() {
-        use crate::export::{midscene_yaml::navigate_script, to_midscene_yaml, to_playwright, to_recorder, Viewport};
+        use crate::export::{midscene_yaml::navigate_script, to_midscene_yaml, to_playwright, to_recorder};
+        use crate::vocab::geometry::WindowSize;
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         run.url = "http://127.0.0.1/a.html".into();
         record_event(&mut run, ev(serde_json::json!({"kind": "navigate", "url": "http://127.0.0.1/b"})), 100.0);
@@ -401,12 +402,12 @@ mod tests {
         assert_eq!(run.steps[0].action, "Go to http://127.0.0.1/b.html");
         let rec = recording_of(&run);
         assert_eq!(rec.steps[0].op, Op::Navigate { url: "http://127.0.0.1/b.html".into() });
-        let yaml = to_midscene_yaml(&rec, Viewport::default());
+        let yaml = to_midscene_yaml(&rec, WindowSize::default());
         assert!(yaml.contains(&format!("- javascript: {}", serde_json::to_string(&navigate_script("http://127.0.0.1/b.html")).unwrap())), "{yaml}");
         let flow = crate::flow::parse_flow(&yaml).unwrap();
         assert_eq!(flow.tasks[0].steps, [crate::flow::FlowStep::Navigate { url: "http://127.0.0.1/b.html".into() }]);
-        assert!(to_playwright(&rec, Viewport::default()).contains("await page.goto(\"http://127.0.0.1/b.html\");"));
-        assert_eq!(to_recorder(&rec, Viewport::default())["steps"].as_array().unwrap().last().unwrap()["type"], "navigate");
+        assert!(to_playwright(&rec, WindowSize::default()).contains("await page.goto(\"http://127.0.0.1/b.html\");"));
+        assert_eq!(to_recorder(&rec, WindowSize::default())["steps"].as_array().unwrap().last().unwrap()["type"], "navigate");
         // Only web addresses are opened: not a script, a file or the browser's own pages.
         for url in ["javascript:alert(1)", "file:///etc/passwd", "chrome://settings"] {
             let err = crate::action::commands_for(&PlannedAction::Navigate { url: url.into() }, &Default::default()).unwrap_err();

@@ -14,7 +14,7 @@ use super::trajectory::Album;
 use super::browser::{Browser, Observation};
 use super::options::{prompt_page, RunOptions};
 use super::browser::ask_person;
-use super::{ask, cache, change, dialogs, record, tasks};
+use super::{ask, cache, change, dialogs, record};
 pub async fn run_instruction<B: Browser, M: ModelClient>(
     id: String,
     instruction: &str,
@@ -546,7 +546,7 @@ fn snap_to_control(action: &PlannedAction, page: &Extraction) -> Option<(Planned
         PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } => (*x, *y),
         _ => return None,
     };
-    let e = tasks::element_at((x, y), &page.elements).filter(|e| matches!(e.kind, ElementKind::Button | ElementKind::FormItem | ElementKind::Anchor | ElementKind::Img))?;
+    let e = crate::describe::element_at(&page.elements, (x, y), crate::describe::Aim::Actionable).filter(|e| matches!(e.kind, ElementKind::Button | ElementKind::FormItem | ElementKind::Anchor | ElementKind::Img))?;
     let (cx, cy) = crate::action::element_point(e, page)?;
     let moved = match action {
         PlannedAction::TapAt { button, clicks, .. } => PlannedAction::TapAt { x: cx, y: cy, button: *button, clicks: *clicks },

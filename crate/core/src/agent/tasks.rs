@@ -10,7 +10,7 @@ use super::browser::{Browser, Observation, Settled};
 use super::options::{prompt_page, RunOptions};
 use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
-use crate::describe::{Element, ElementKind};
+use crate::describe::{element_at, Aim, Element};
 use crate::vocab::geometry::Rect;
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
@@ -337,7 +337,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let why = plan.error.clone().unwrap_or_else(|| format!("the model pointed at nothing for \u{201c}{}\u{201d}", what.trim()));
                 return Err(self.fail(step, why));
             };
-            let element = element_at(point, &obs.extraction.elements).cloned();
+            let element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
             step.target = element.as_ref().map(TargetInfo::of);
             if let Some(e) = &element {
                 self.keep(what, e, &obs);
@@ -475,23 +475,4 @@ fn pointed_at(a: &PlannedAction) -> Option<(f64, f64)> {
         PlannedAction::DragAt { from, .. } => Some(*from),
         _ => None,
     }
-}
-
-/// The element under a point: the smallest one that contains it, preferring what a person
-/// acts on (controls, links, images) over the text and containers around them.
-pub fn element_at(point: (f64, f64), elements: &[Element]) -> Option<&Element> {
-    let (x, y) = point;
-    let rank = |e: &Element| match e.kind {
-        ElementKind::FormItem | ElementKind::Button | ElementKind::Anchor | ElementKind::Img => 0,
-        ElementKind::Text => 1,
-        ElementKind::Container => 2,
-    };
-    elements
-        .iter()
-        .filter(|e| e.is_listed())
-        .filter(|e| {
-            let r = e.shown_rect();
-            x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height
-        })
-        .min_by(|a, b| rank(a).cmp(&rank(b)).then((a.rect.width * a.rect.height).total_cmp(&(b.rect.width * b.rect.height))))
 }

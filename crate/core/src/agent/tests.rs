@@ -77,9 +77,6 @@ const TODO_BOX: Rect = Rect { x: 100.0, y: 100.0, width: 400.0, height: 40.0 };
 const PASSWORD_BOX: Rect = Rect { x: 100.0, y: 600.0, width: 400.0, height: 40.0 };
 const LINK_BOX: Rect = Rect { x: 600.0, y: 100.0, width: 120.0, height: 30.0 };
 
-fn holds(r: Rect, x: f64, y: f64) -> bool {
-    x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height
-}
 
 /// A 1280 × 800 white PNG, base64, as CDP would return it.
 fn blank_capture() -> String {
@@ -161,14 +158,14 @@ impl Browser for FakeTodoPage {
                     self.open = self.dialog_on_click.take();
                 }
                 let (x, y) = (c.params["x"].as_f64().unwrap(), c.params["y"].as_f64().unwrap());
-                self.focus = if holds(TODO_BOX, x, y) {
+                self.focus = if TODO_BOX.contains(x, y) {
                     Focus::Todo
-                } else if self.password && holds(PASSWORD_BOX, x, y) {
+                } else if self.password && PASSWORD_BOX.contains(x, y) {
                     Focus::Password
                 } else {
                     Focus::Nothing
                 };
-                if let Some(link) = self.link.as_ref().filter(|_| holds(LINK_BOX, x, y)) {
+                if let Some(link) = self.link.as_ref().filter(|_| LINK_BOX.contains(x, y)) {
                     // Another page: the list is gone, and the host says where the run is now.
                     self.settled = Settled { url_before: self.url.clone(), url: link.href.clone(), loaded: !link.new_tab, followed_tab: link.new_tab, dialogs: vec![] };
                     self.url = link.href.clone();

@@ -160,17 +160,32 @@ fn split_words(name: &str) -> Vec<String> {
     words
 }
 
-/// The element a person pointed at: the smallest uncovered element whose visible box holds
-/// the point (viewport CSS px).
-pub fn element_at(elements: &[Element], x: f64, y: f64) -> Option<&Element> {
+/// What a point is taken to name where elements nest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aim {
+    /// The innermost element: where a person's own click landed (the recorder, like the
+    /// content script's `describeTarget`, takes the element the event hit).
+    Innermost,
+    /// What a person acts on (controls, links, images) before the text and containers around
+    /// it, then the innermost: a grounding model's point lands near what it means, often on
+    /// the label inside a button.
+    Actionable,
+}
+
+/// The element at a point (viewport CSS px): among the listed elements whose visible box holds
+/// it, the one `aim` prefers.
+pub fn element_at(elements: &[Element], (x, y): (f64, f64), aim: Aim) -> Option<&Element> {
+    let rank = |e: &Element| match (aim, e.kind) {
+        (Aim::Innermost, _) => 0,
+        (Aim::Actionable, ElementKind::FormItem | ElementKind::Button | ElementKind::Anchor | ElementKind::Img) => 0,
+        (Aim::Actionable, ElementKind::Text) => 1,
+        (Aim::Actionable, ElementKind::Container) => 2,
+    };
+    let area = |e: &Element| e.rect.width * e.rect.height;
     elements
         .iter()
-        .filter(|e| !e.occluded && e.in_viewport > 0.0)
-        .filter(|e| {
-            let r = e.shown_rect();
-            x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height
-        })
-        .min_by(|a, b| (a.rect.width * a.rect.height).total_cmp(&(b.rect.width * b.rect.height)))
+        .filter(|e| e.is_listed() && e.shown_rect().contains(x, y))
+        .min_by(|a, b| rank(a).cmp(&rank(b)).then(area(a).total_cmp(&area(b))))
 }
 
 /// Cut to at most `max` chars on a char boundary (CJK-safe), marking the cut with `…`.

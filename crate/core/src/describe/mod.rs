@@ -14,7 +14,7 @@ pub mod xpath;
 
 pub use classify::{classify, nodes_needing_rect};
 pub use compact::compact_description;
-pub use element::{collapse_whitespace, element_at, is_sensitive, is_sensitive_field, truncate_chars, Element, ElementKind, SECRET_MASK};
+pub use element::{collapse_whitespace, element_at, Aim, is_sensitive, is_sensitive_field, truncate_chars, Element, ElementKind, SECRET_MASK};
 
 use crate::vocab::geometry::Rect;
 use crate::snapshot::{HitTest, NoHitTest, PageSnapshot};

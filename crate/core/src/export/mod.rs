@@ -23,8 +23,6 @@ pub use recorder::to_recorder;
 pub use recording::{recording_of, Op, RecStep, Recording, Target};
 pub use report::to_html_report;
 
-use serde::{Deserialize, Serialize};
-
 /// `s` as a JSON string literal: also a valid YAML scalar and JavaScript string literal.
 pub(crate) fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -35,15 +33,3 @@ pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The browser window size the export sets up (CSS px).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Viewport {
-    pub width: u32,
-    pub height: u32,
-}
-
-impl Default for Viewport {
-    fn default() -> Self {
-        Viewport { width: 1280, height: 800 }
-    }
-}

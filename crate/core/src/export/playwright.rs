@@ -5,14 +5,14 @@
 
 use super::recording::{Op, RecStep, Recording, Target};
 use super::{one_line, quoted as js};
-use super::Viewport;
+use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
 use std::fmt::Write;
 
 /// Where a person adds their own checks; tests put theirs here too.
 pub const END_STATE_MARK: &str = "// End state: add your checks here.";
 
-pub fn to_playwright(rec: &Recording, viewport: Viewport) -> String {
+pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "// Exported by Sightline: {}", one_line(&rec.title));
     out.push_str("// Replays the recorded steps with concrete selectors; no model is needed.\n");
@@ -72,7 +72,7 @@ fn secret_names(rec: &Recording) -> Vec<String> {
     names
 }
 
-fn write_step(out: &mut String, step: &RecStep, viewport: Viewport) {
+fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
     let target = step.target.as_ref();
     let locator = target.and_then(locator_of);
     // An element Playwright cannot reach by XPath: act at the point where it was.

@@ -4,11 +4,11 @@
 //! uploads have no Recorder step; they are left out and listed in the flow's title note.
 
 use super::recording::{Op, Recording, Target};
-use super::Viewport;
+use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
 use serde_json::{json, Value};
 
-pub fn to_recorder(rec: &Recording, viewport: Viewport) -> Value {
+pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
     let mut steps = vec![
         json!({ "type": "setViewport", "width": viewport.width, "height": viewport.height, "deviceScaleFactor": 1, "isMobile": false, "hasTouch": false, "isLandscape": false }),
         json!({ "type": "navigate", "url": rec.url, "assertedEvents": [{ "type": "navigation", "url": rec.url, "title": "" }] }),

@@ -1,7 +1,7 @@
 use super::*;
 use crate::agent::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vocab::tasks::Task;
-use crate::vocab::geometry::Rect;
+use crate::vocab::geometry::{Rect, WindowSize};
 use crate::vocab::actions::{PlannedAction, ScrollDirection};
 
 fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
@@ -52,7 +52,7 @@ fn a_run_records_the_actions_that_ran_with_their_elements() {
 
 #[test]
 fn midscene_yaml_names_elements_in_words_and_by_xpath() {
-    let yaml = to_midscene_yaml(&recording_of(&todo_run()), Viewport::default());
+    let yaml = to_midscene_yaml(&recording_of(&todo_run()), WindowSize::default());
     let expected = r#"# Exported by Sightline: add a todo ‘buy milk’
 web:
   url: "http://127.0.0.1:8000/todo.html"
@@ -77,16 +77,16 @@ fn a_task_run_exports_as_its_task_with_its_answer() {
     run.task = Some(serde_json::from_value(serde_json::json!({"type": "aiQuery", "demand": "the prices as number[]"})).unwrap());
     run.result = Some(serde_json::json!([3, 4.5]));
     let rec = recording_of(&run);
-    let yaml = to_midscene_yaml(&rec, Viewport::default());
+    let yaml = to_midscene_yaml(&rec, WindowSize::default());
     assert!(yaml.contains("      - aiQuery: \"the prices as number[]\"\n        name: \"result\"\n"), "{yaml}");
-    let ts = to_playwright(&rec, Viewport::default());
+    let ts = to_playwright(&rec, WindowSize::default());
     assert!(ts.contains("// aiQuery the prices as number[]: the run read [3,4.5]"), "{ts}");
 
     // A tap task that found nothing has nothing to repeat: the instruction goes to Midscene's planner.
     let mut run = Run::new("t".into(), "aiTap \u{201c}Save\u{201d}", 0.0);
     run.status = RunStatus::Failed;
     run.task = Some(Task::Tap { locate: "Save".into() });
-    let yaml = to_midscene_yaml(&recording_of(&run), Viewport::default());
+    let yaml = to_midscene_yaml(&recording_of(&run), WindowSize::default());
     assert!(yaml.ends_with("    flow:\n      - aiAct: \"aiTap “Save”\"\n"), "{yaml}");
 }
 
@@ -94,7 +94,7 @@ fn a_task_run_exports_as_its_task_with_its_answer() {
 fn playwright_uses_the_xpaths_and_falls_back_to_the_text_path() {
     let mut run = todo_run();
     run.steps.push(action(PlannedAction::Tap { target: 3 }, "Tap [3]", Some(target("/html[1]/body[1]/button[2]", Some("//button[normalize-space()=\"Save\"]"), "button \"Save\""))));
-    let ts = to_playwright(&recording_of(&run), Viewport { width: 1024, height: 700 });
+    let ts = to_playwright(&recording_of(&run), WindowSize { width: 1024, height: 700 });
     assert!(ts.starts_with("// Exported by Sightline: add a todo ‘buy milk’\n"));
     assert!(ts.contains("test.use({ viewport: { width: 1024, height: 700 } });"));
     assert!(ts.contains("  await page.goto(\"http://127.0.0.1:8000/todo.html\");\n"));
@@ -110,7 +110,7 @@ fn a_select_is_chosen_from_not_typed_into() {
     let mut size = target("/html[1]/body[1]/select[1]", None, "select \"size\"");
     size.tag = "select".into();
     run.steps.push(action(PlannedAction::Input { target: 5, value: "L".into() }, "Input \"L\"", Some(size)));
-    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    let ts = to_playwright(&recording_of(&run), WindowSize::default());
     assert!(ts.contains("await page.locator(\"xpath=/html[1]/body[1]/select[1]\").selectOption(\"L\");"), "{ts}");
 }
 
@@ -119,11 +119,11 @@ fn secrets_are_read_from_the_environment_in_playwright() {
     let mut run = todo_run();
     let password = target("//*[@id=\"password\"]", None, "input \"password\"");
     run.steps.push(action(PlannedAction::Input { target: 5, value: "pin <secret>site_password</secret>!".into() }, "Input", Some(password)));
-    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    let ts = to_playwright(&recording_of(&run), WindowSize::default());
     assert!(ts.contains(".fill(\"pin \" + secret(\"SIGHTLINE_SECRET_SITE_PASSWORD\") + \"!\");"), "{ts}");
     assert!(ts.contains("environment variables: SIGHTLINE_SECRET_SITE_PASSWORD.") && ts.contains("function secret(name: string)"), "{ts}");
     assert!(!ts.contains("<secret>"), "{ts}");
-    let plain = to_playwright(&recording_of(&todo_run()), Viewport::default());
+    let plain = to_playwright(&recording_of(&todo_run()), WindowSize::default());
     assert!(!plain.contains("function secret"), "only where a secret is typed");
 }
 
@@ -133,10 +133,10 @@ fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
     run.steps.truncate(1);
     run.steps.push(action(PlannedAction::Tap { target: 1 }, "Tap in frame", Some(target("/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]", None, "a \"Help\""))));
     run.steps.push(action(PlannedAction::Tap { target: 2 }, "Tap in shadow", Some(target("/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]", None, "button \"Buy\""))));
-    let ts = to_playwright(&recording_of(&run), Viewport::default());
+    let ts = to_playwright(&recording_of(&run), WindowSize::default());
     assert!(ts.contains("await page.frameLocator(\"xpath=/html[1]/body[1]/iframe[1]\").locator(\"xpath=/html[1]/body[1]/a[1]\").click();"), "{ts}");
     assert!(ts.contains("// Tap in shadow → button \"Buy\"\n  await page.mouse.click(200, 70);"), "{ts}");
-    let yaml = to_midscene_yaml(&recording_of(&run), Viewport::default());
+    let yaml = to_midscene_yaml(&recording_of(&run), WindowSize::default());
     assert!(!yaml.contains("xpath:"), "Midscene cannot follow our frame segments: words only\n{yaml}");
 }
 
@@ -146,7 +146,7 @@ fn recorder_flow_clicks_types_and_presses_with_xpath_selectors() {
     run.steps.push(action(PlannedAction::KeyPress { key: "Control+A".into() }, "Press Control+A", None));
     run.steps.push(action(PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: Some(500.0) }, "Scroll down", None));
     run.steps.push(action(PlannedAction::DragAt { from: (1.0, 1.0), to: (5.0, 5.0) }, "Drag", None));
-    let flow = to_recorder(&recording_of(&run), Viewport::default());
+    let flow = to_recorder(&recording_of(&run), WindowSize::default());
     let steps = flow["steps"].as_array().unwrap();
     let types: Vec<&str> = steps.iter().map(|s| s["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["setViewport", "navigate", "change", "keyDown", "keyUp", "keyDown", "keyDown", "keyUp", "keyUp", "scroll"]);

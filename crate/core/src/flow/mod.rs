@@ -9,7 +9,7 @@ mod yaml;
 pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
 
 use crate::vocab::tasks::Task;
-use crate::export::Viewport;
+use crate::vocab::geometry::WindowSize;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,7 +22,7 @@ pub struct Flow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serve: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub viewport: Option<Viewport>,
+    pub viewport: Option<WindowSize>,
     /// How the page's dialogs during actions are answered (`web.dialogs`: ask, accept,
     /// dismiss); a run's own setting comes first.
     #[serde(default, skip_serializing_if = "Option::is_none")]

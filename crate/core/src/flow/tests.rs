@@ -2,7 +2,8 @@ use super::*;
 use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollType;
 use crate::vocab::tasks::Task;
-use crate::export::{to_midscene_yaml, Op, RecStep, Recording, Target, Viewport};
+use crate::export::{to_midscene_yaml, Op, RecStep, Recording, Target};
+use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
 
 fn steps(flow: &Flow) -> Vec<&FlowStep> {
@@ -36,9 +37,9 @@ fn what_our_midscene_export_writes_reads_back_as_the_same_steps() {
             rec(Op::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000 }, None),
         ],
     };
-    let flow = parse_flow(&to_midscene_yaml(&recording, Viewport { width: 1024, height: 700 })).unwrap();
+    let flow = parse_flow(&to_midscene_yaml(&recording, WindowSize { width: 1024, height: 700 })).unwrap();
     assert_eq!(flow.url.as_deref(), Some("http://127.0.0.1:8000/form.html"));
-    assert_eq!(flow.viewport, Some(Viewport { width: 1024, height: 700 }));
+    assert_eq!(flow.viewport, Some(WindowSize { width: 1024, height: 700 }));
     assert_eq!(flow.title(), "sign in");
     let name_xpath = Some("//*[@id=\"name\"]".to_string());
     assert_eq!(

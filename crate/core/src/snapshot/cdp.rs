@@ -61,7 +61,7 @@ pub fn capture_params() -> Value {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
-struct Capture {
+struct DomSnapshot {
     documents: Vec<Document>,
     strings: Vec<String>,
 }
@@ -182,7 +182,7 @@ struct Size {
 #[serde(rename_all = "camelCase")]
 struct RemoteFrame {
     owner_backend_node_id: i64,
-    capture: Capture,
+    capture: DomSnapshot,
 }
 
 const ELEMENT_NODE: i64 = 1;
@@ -212,7 +212,7 @@ struct PaintedBox {
 /// (`[{ownerBackendNodeId, capture}]`), each as the JSON text CDP returned.
 pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPage, DecodeError> {
     let shape = |e: serde_json::Error| DecodeError::Shape(e.to_string());
-    let capture: Capture = serde_json::from_str(capture).map_err(shape)?;
+    let capture: DomSnapshot = serde_json::from_str(capture).map_err(shape)?;
     let metrics: LayoutMetrics = serde_json::from_str(metrics).map_err(shape)?;
     let remotes: Vec<RemoteFrame> = if remote_frames.trim().is_empty() {
         Vec::new()
@@ -376,7 +376,7 @@ impl DocView {
 
 struct Decoder<'a> {
     /// The top capture first, then one per remote frame.
-    captures: Vec<&'a Capture>,
+    captures: Vec<&'a DomSnapshot>,
     views: HashMap<DocKey, DocView>,
     /// Backend node id of an `<iframe>` in the top capture → the capture of its remote frame.
     remote_owner: HashMap<i64, usize>,
@@ -694,14 +694,7 @@ impl super::HitTest for PaintOrderHits<'_> {
                 .page
                 .boxes
                 .iter()
-                .filter(|b| {
-                    b.document == document
-                        && !b.transparent_to_hits
-                        && x >= b.rect.x
-                        && x < b.rect.right()
-                        && y >= b.rect.y
-                        && y < b.rect.bottom()
-                })
+                .filter(|b| b.document == document && !b.transparent_to_hits && b.rect.contains(x, y))
                 // Equal orders paint together; the later (deeper) node is the more specific.
                 .max_by_key(|b| (b.paint_order, b.node));
             let Some(hit) = hit else { break };

@@ -27,6 +27,12 @@ impl Rect {
         self.y + self.height
     }
 
+    /// Whether the point lies inside: the left and top edges in, the right and bottom out, as
+    /// a browser hit-tests (two boxes that touch never both hold a point).
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        x >= self.x && x < self.right() && y >= self.y && y < self.bottom()
+    }
+
     pub fn translate(&self, dx: f64, dy: f64) -> Rect {
         Rect::new(self.x + dx, self.y + dy, self.width, self.height)
     }
@@ -52,6 +58,19 @@ impl Rect {
     }
 }
 
+/// A browser window's size in CSS px: what an export or a flow file sets up before its steps.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowSize {
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for WindowSize {
+    fn default() -> Self {
+        WindowSize { width: 1280, height: 800 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +81,15 @@ mod tests {
         assert_eq!(Rect::new(50.0, 0.0, 100.0, 10.0).fraction_inside(&viewport), 0.5);
         assert_eq!(Rect::new(200.0, 0.0, 10.0, 10.0).fraction_inside(&viewport), 0.0);
         assert_eq!(Rect::new(0.0, 0.0, 0.0, 10.0).fraction_inside(&viewport), 0.0);
+    }
+
+    #[test]
+    fn contains_takes_the_top_left_edges_not_the_bottom_right() {
+        let r = Rect::new(10.0, 20.0, 30.0, 40.0);
+        assert!(r.contains(10.0, 20.0) && r.contains(39.9, 59.9) && r.contains(25.0, 40.0));
+        assert!(!r.contains(40.0, 30.0) && !r.contains(20.0, 60.0) && !r.contains(9.9, 30.0) && !r.contains(20.0, 19.9));
+        let touching = Rect::new(40.0, 20.0, 30.0, 40.0);
+        assert!(!(r.contains(40.0, 30.0) && touching.contains(40.0, 30.0)) && touching.contains(40.0, 30.0));
     }
 
     #[test]
