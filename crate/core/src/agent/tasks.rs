@@ -8,7 +8,7 @@ use super::trajectory::Album;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::browser::{Browser, Observation, Settled};
 use super::options::{prompt_page, RunOptions};
-use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image};
+use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image, ModelCall};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::{element_at, Aim, Element};
 use crate::vocab::geometry::Rect;
@@ -232,10 +232,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
     async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
-        let (image, note) = model_image(obs, self.options, self.config);
+        let (image, note) = model_image(obs, self.options, self.config.family);
         let page = prompt_page(&obs.extraction, self.options, image.is_some());
         let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
-        match ask_model(self.run, self.options, self.config, self.browser, self.model, &mut self.album, &messages, note).await? {
+        match ask_model(self.run, self.browser, &mut self.album, ModelCall { model: self.model, config: self.config, prices: &self.options.prices }, &messages, note).await? {
             Some((text, mut step)) => {
                 step.action = label.to_string();
                 step.screenshot = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
@@ -247,7 +247,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     /// The reference of the screenshot of `obs` as a model would get it (for the record).
     fn screenshot(&mut self, obs: &Observation) -> Option<String> {
-        let (image, _) = model_image(obs, self.options, self.config);
+        let (image, _) = model_image(obs, self.options, self.config.family);
         image.map(|i| self.album.keep(self.browser, &i.data_url))
     }
 
