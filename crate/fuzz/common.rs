@@ -1,6 +1,6 @@
 //! The first byte of an input picks the screenshot shape and coordinate space, so every
 //! mapping a run can use is fuzzed, not only 1280×800 at DPR 1.
-use sightline::parse::coords::CoordSpace;
+use sightline::vocab::family::CoordSpace;
 use sightline::vision::ImageMapping;
 
 pub fn split(data: &[u8]) -> Option<(u8, &str)> {

@@ -4,7 +4,7 @@
 //! unchanged (`parseFlow`, then `runFlow`; compared as in ../round_trip.rs).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::agent::tasks::Task;
+use sightline::vocab::tasks::Task;
 use sightline::flow::{parse_flow, Flow, FlowStep};
 #[path = "../round_trip.rs"]
 mod round_trip;

@@ -9,9 +9,10 @@
 //! - Typed text with its secrets filled in holds no placeholder any more.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::agent::guard::{host_of, pieces, placeholder, site_matches, Limits, Piece, Secret};
+use sightline::agent::guard::{pieces, placeholder, site_matches, Limits, Piece, Secret};
+use sightline::vocab::address::host_of;
 use sightline::describe::{Element, ElementKind, Extraction};
-use sightline::geometry::Rect;
+use sightline::vocab::geometry::Rect;
 
 /// Allowed-site patterns as a person writes them, for inputs whose own pattern is not a plain
 /// host (a pattern is the person's setting, not the attacker's).

@@ -7,7 +7,8 @@
 use libfuzzer_sys::fuzz_target;
 use sightline::agent::manual::{record_event, ManualEvent};
 use sightline::agent::record::{Run, StepKind};
-use sightline::export::{self, Viewport};
+use sightline::export;
+use sightline::vocab::geometry::WindowSize;
 #[path = "../round_trip.rs"]
 mod round_trip;
 
@@ -26,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     round_trip::check_serde(&run, "the recording run");
     let _ = sightline::agent::trajectory::replay_cache(&run, now);
     let recording = export::recording_of(&run);
-    let viewport = Viewport::default();
+    let viewport = WindowSize::default();
     let _ = sightline::flow::parse_flow(&export::to_midscene_yaml(&recording, viewport));
     let _ = export::to_playwright(&recording, viewport);
     let _ = export::to_recorder(&recording, viewport);

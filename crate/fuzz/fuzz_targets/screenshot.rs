@@ -3,7 +3,7 @@
 //! describe step (`Frame::decode`) decode it. The first byte picks the URL's type and the path.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::geometry::Rect;
+use sightline::vocab::geometry::Rect;
 use sightline::vision::{base64, capture, pipeline, Frame, ImageFormat, ImageOptions, Overlay};
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use sightline::agent::cache::Cache;
 use sightline::agent::trajectory::{replay_cache, Trajectory};
-use sightline::export::{self, Viewport};
+use sightline::export;
+use sightline::vocab::geometry::WindowSize;
 use std::collections::HashMap;
 #[path = "../round_trip.rs"]
 mod round_trip;
@@ -28,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         round_trip::check(&cache, Cache::import, "replay cache export → import");
     }
     let recording = export::recording_of(&t.run);
-    let viewport = Viewport::default();
+    let viewport = WindowSize::default();
     // What the Midscene export writes is a flow file again (or an error saying why not).
     let _ = sightline::flow::parse_flow(&export::to_midscene_yaml(&recording, viewport));
     let _ = export::to_playwright(&recording, viewport);
