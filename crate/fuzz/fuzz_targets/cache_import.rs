@@ -3,7 +3,7 @@
 //! the limit.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::agent::cache::{Cache, CacheEntry, MAX_ENTRIES};
+use sightline::agent::replay::cache::{Cache, CacheEntry, MAX_ENTRIES};
 use sightline::describe::Extraction;
 use std::collections::HashSet;
 #[path = "../round_trip.rs"]

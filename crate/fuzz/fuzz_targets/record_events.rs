@@ -5,7 +5,7 @@
 //! compared as in ../round_trip.rs).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::agent::manual::{record_event, ManualEvent};
+use sightline::agent::recorder::{record_event, ManualEvent};
 use sightline::agent::record::{Run, StepKind};
 use sightline::export;
 use sightline::vocab::geometry::WindowSize;
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(step.kind == StepKind::Action && step.planned.is_some(), "a recorded step with no action: {step:?}");
     }
     round_trip::check_serde(&run, "the recording run");
-    let _ = sightline::agent::trajectory::replay_cache(&run, now);
+    let _ = sightline::agent::replay::trajectory::replay_cache(&run, now);
     let recording = export::recording_of(&run);
     let viewport = WindowSize::default();
     let _ = sightline::flow::parse_flow(&export::to_midscene_yaml(&recording, viewport));

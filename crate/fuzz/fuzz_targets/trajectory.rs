@@ -4,8 +4,8 @@
 //! back the same (../round_trip.rs); renaming its images keeps each of them.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sightline::agent::cache::Cache;
-use sightline::agent::trajectory::{replay_cache, Trajectory};
+use sightline::agent::replay::cache::Cache;
+use sightline::agent::replay::trajectory::{replay_cache, Trajectory};
 use sightline::export;
 use sightline::vocab::geometry::WindowSize;
 use std::collections::HashMap;

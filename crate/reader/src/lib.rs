@@ -42,7 +42,7 @@ pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
 /// when no listed element holds it. The nearest listed element containing the node is taken.
 #[wasm_bindgen(js_name = describeTarget)]
 pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
-    use sightline::agent::manual::Picked;
+    use sightline::agent::recorder::Picked;
     let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
     let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
     let dom::LiveSnapshot { snapshot, mut hits, .. } = live;

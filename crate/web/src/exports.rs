@@ -5,7 +5,7 @@ use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
 use sightline_web_common::{describe_options, ExtractResult, Timings};
 use super::{from_js, now_ms, options_or_default, to_js, to_json};
-use sightline::agent::trajectory::{self, Trajectory};
+use sightline::agent::replay::trajectory::{self, Trajectory};
 use sightline::agent::{run_instruction, RunOptions};
 use sightline::describe::describe_with;
 use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
@@ -107,7 +107,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let args: FlowArgs = from_js(args, "the flow").map_err(|e| JsError::new(&e))?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
-    let run = sightline::agent::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
+    let run = sightline::agent::replay::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&browser.finished(run))
 }
 
@@ -284,15 +284,15 @@ pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsErro
 /// entry}`: see `CacheRecord`); throws saying what is wrong with a bad file.
 #[wasm_bindgen(js_name = cacheRecords)]
 pub fn cache_records(entries: JsValue) -> Result<JsValue, JsError> {
-    let cache: sightline::agent::cache::Cache =
+    let cache: sightline::agent::replay::cache::Cache =
         from_js(entries, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
-    to_js(&cache.0.iter().map(sightline::agent::cache::CacheEntry::record).collect::<Vec<_>>())
+    to_js(&cache.0.iter().map(sightline::agent::replay::cache::CacheEntry::record).collect::<Vec<_>>())
 }
 
 /// How many entries the cache keeps; past it the oldest go.
 #[wasm_bindgen(js_name = cacheLimit)]
 pub fn cache_limit() -> usize {
-    sightline::agent::cache::MAX_ENTRIES
+    sightline::agent::replay::cache::MAX_ENTRIES
 }
 
 // Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module.
@@ -333,7 +333,7 @@ pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
 /// Which page a URL is, as the cache keys it (origin and path).
 #[wasm_bindgen(js_name = pageKey)]
 pub fn page_key(url: &str) -> String {
-    sightline::agent::cache::page_key(url)
+    sightline::agent::replay::cache::page_key(url)
 }
 
 /// Throws, saying why, unless a file (a flow's `web.url`, a saved run's page) may open `url`:
@@ -385,7 +385,7 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
 /// it), as `describeTarget` answers.
 #[wasm_bindgen(js_name = elementAtPoint)]
 pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
-    use sightline::agent::manual::Picked;
+    use sightline::agent::recorder::Picked;
     let extraction = super::materials::extraction(&page).map_err(|e| JsError::new(&e))?;
     match sightline::describe::element_at(&extraction.elements, (x, y), sightline::describe::Aim::Innermost) {
         Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
@@ -403,7 +403,7 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
         serde_json::from_str(&images_json).map_err(|e| JsError::new(&format!("the screenshots are not in the expected form: {e}")))?;
     let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
-    sightline::agent::manual::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
+    sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
 

@@ -175,7 +175,7 @@ impl Browser for HostBrowser {
         }
     }
 
-    fn remember(&mut self, entry: &sightline::agent::cache::CacheEntry) {
+    fn remember(&mut self, entry: &sightline::agent::replay::cache::CacheEntry) {
         if let Ok(js) = to_js(&entry.record()) {
             self.host.remember(js);
         }

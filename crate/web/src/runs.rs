@@ -74,7 +74,7 @@ pub fn open_run(id: &str) -> Result<JsValue, JsError> {
 /// the page is to be photographed for the last step.
 #[wasm_bindgen(js_name = recordEvent)]
 pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
-    let event: sightline::agent::manual::ManualEvent =
+    let event: sightline::agent::recorder::ManualEvent =
         from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
     let limits = super::exports::secret_limits(secrets)?;
     let recorded = with_open(|open| open.record(id, event, &limits, now_ms()))
@@ -100,7 +100,7 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
         .capture
         .ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
     let limits = super::exports::secret_limits(secrets)?;
-    let data_url = sightline::agent::manual::step_screenshot(
+    let data_url = sightline::agent::recorder::step_screenshot(
         &capture,
         observation.extraction.elements,
         &limits,

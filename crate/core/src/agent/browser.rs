@@ -3,7 +3,7 @@
 //! happened while the page reacted.
 
 use super::ask::{Answer, PageDialog, Question};
-use super::cache::CacheEntry;
+use super::replay::cache::CacheEntry;
 use super::record::Run;
 use crate::action::InputCommand;
 use crate::describe::Extraction;

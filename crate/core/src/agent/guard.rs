@@ -454,7 +454,7 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         self.inner.report(run)
     }
 
-    fn remember(&mut self, entry: &super::cache::CacheEntry) {
+    fn remember(&mut self, entry: &super::replay::cache::CacheEntry) {
         self.inner.remember(entry)
     }
 

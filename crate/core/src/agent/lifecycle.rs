@@ -4,7 +4,7 @@
 //! open runs ([`OpenRuns`]); the host stores what it is handed and supplies tabs and storage.
 
 use super::guard::Limits;
-use super::manual::{record_event, ManualEvent};
+use super::recorder::{record_event, ManualEvent};
 use super::record::{Run, RunStatus};
 use std::collections::HashMap;
 
@@ -222,7 +222,7 @@ impl OpenRuns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::manual::Picked;
+    use crate::agent::recorder::Picked;
     use crate::parse::PlannedAction;
 
     fn tab() -> TabFacts {

@@ -1,6 +1,6 @@
 //! Runs: the loop ([`run_loop`]: observe → prompt → model → parse → act → observe again,
-//! recording each step), single tasks ([`tasks`]), flows ([`flow`]), replays ([`trajectory`],
-//! [`cache`]) and steps a person records ([`manual`]).
+//! recording each step), single tasks ([`tasks`]), replays ([`replay`]: the cache,
+//! trajectories, flows) and steps a person records ([`recorder`]).
 //!
 //! The page is behind [`Browser`] (the service worker implements it with chrome.debugger and
 //! the content script) and the model behind [`crate::model::ModelClient`], so the loop is
@@ -8,19 +8,17 @@
 
 pub mod ask;
 pub mod browser;
-pub mod cache;
 pub mod change;
 pub mod dialogs;
-pub mod flow;
 pub mod guard;
 pub mod lifecycle;
-pub mod manual;
 pub mod options;
 pub mod record;
+pub mod recorder;
+pub mod replay;
 pub mod run_loop;
 pub mod task_schema;
 pub mod tasks;
-pub mod trajectory;
 pub mod uploads;
 
 pub use browser::{AnsweredDialog, Browser, FocusedField, Observation, PageError, Settled};

@@ -1,7 +1,7 @@
 //! How a run may go: its limits, what the model is shown, the cache, sites, secrets, dialogs.
 
 use super::browser::Browser;
-use super::cache::Cache;
+use super::replay::cache::Cache;
 use super::guard;
 use crate::describe::Extraction;
 use crate::model::PriceTable;

@@ -1,6 +1,6 @@
 //! The run record: what happened, step by step, as the panel shows it and exports read it.
 
-use super::cache::ElementKey;
+use super::replay::cache::ElementKey;
 use crate::vocab::tasks::Task;
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ChatMessage, Usage};

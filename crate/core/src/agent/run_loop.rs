@@ -7,15 +7,16 @@ use crate::vocab::family::ModelFamily;
 use crate::parse::parse_reply;
 use crate::vocab::actions::PlannedAction;
 use crate::prompt::{plan_messages, Memory, Outcome, Turn};
-use super::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
+use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, ModelImage};
-use super::trajectory::Album;
+use super::replay::trajectory::Album;
 
 use super::browser::{Browser, Observation};
 use super::options::{prompt_page, RunOptions};
 use super::browser::ask_person;
-use super::{ask, cache, change, dialogs, record};
+use super::replay::cache;
+use super::{ask, change, dialogs, record};
 pub async fn run_instruction<B: Browser, M: ModelClient>(
     id: String,
     instruction: &str,

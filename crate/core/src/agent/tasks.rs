@@ -3,8 +3,8 @@
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
-use super::cache::{page_key, prompt_key, CacheEntry, ElementKey};
-use super::trajectory::Album;
+use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
+use super::replay::trajectory::Album;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::browser::{Browser, Observation, Settled};
 use super::options::{prompt_page, RunOptions};

@@ -1,7 +1,7 @@
 use super::*;
 use crate::action::InputCommand;
 use crate::agent::ask;
-use crate::agent::cache::{self, Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
+use crate::agent::replay::cache::{self, Cache, CacheEntry, CachedAction, CachedRound, ElementKey};
 use crate::agent::record::{Run, RunStatus, StepKind, StepStatus, TargetInfo};
 use crate::model::{ChatReply, ModelClient, ModelConfig};
 use crate::vision::{self, Capture};
@@ -860,7 +860,7 @@ mod tasks {
 
 mod caching {
     use super::*;
-    use crate::agent::cache::CacheEntry;
+    use crate::agent::replay::cache::CacheEntry;
     use crate::agent::tasks::run_task;
         use crate::vocab::tasks::Task;
 
@@ -923,10 +923,10 @@ mod caching {
 
 mod trajectories {
     use super::*;
-    use crate::agent::cache::CacheEntry;
+    use crate::agent::replay::cache::CacheEntry;
     use crate::agent::tasks::run_task;
         use crate::vocab::tasks::Task;
-    use crate::agent::trajectory::{replay_cache, Trajectory, TrajectoryError, FORMAT, IMAGE_SCHEME};
+    use crate::agent::replay::trajectory::{replay_cache, Trajectory, TrajectoryError, FORMAT, IMAGE_SCHEME};
 
     const TYPE_THEN_MISS: &str = r#"{"thought":"type, then press a button that is not there","actions":[{"type":"Input","target":1,"value":"buy milk"},{"type":"Tap","target":99}],"done":false}"#;
     const ENTER: &str = r#"{"thought":"submit","actions":[{"type":"KeyPress","key":"Enter"}],"done":true}"#;
@@ -972,7 +972,7 @@ mod trajectories {
 
     #[test]
     fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
-        use crate::agent::manual::{record_event, ManualEvent, Picked};
+        use crate::agent::recorder::{record_event, ManualEvent, Picked};
         let mut page = FakeTodoPage::new();
         let seen = block_on(page.observe()).unwrap().extraction;
         let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
@@ -1066,8 +1066,8 @@ mod trajectories {
 
 mod flows {
     use super::*;
-    use crate::agent::flow::run_flow;
-    use crate::agent::trajectory::replay_cache;
+    use crate::agent::replay::flow::run_flow;
+    use crate::agent::replay::trajectory::replay_cache;
     use crate::export::{recording_of, Op};
     use crate::flow::parse_flow;
     use serde_json::json;
@@ -1178,7 +1178,7 @@ mod flows {
 
 mod recorded_descriptions {
     use super::*;
-    use crate::agent::manual::{describe_targets, record_event, ManualEvent};
+    use crate::agent::recorder::{describe_targets, record_event, ManualEvent};
     use crate::export::recording_of;
     use std::collections::HashMap;
 

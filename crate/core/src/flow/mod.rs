@@ -2,7 +2,7 @@
 //! of `flow:` items). It is the file our Midscene export writes and Midscene's own CLI runs;
 //! reading it here lets the extension and `scripts/run` replay it. Each item becomes an
 //! instruction for the planning loop, one AI task (with the XPath the file gives, tried before
-//! the cache and the model), or a pause. `agent::flow` runs it.
+//! the cache and the model), or a pause. `agent::replay::flow` runs it.
 
 mod yaml;
 

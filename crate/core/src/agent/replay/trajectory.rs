@@ -3,8 +3,8 @@
 //! runs like any cached run (targets verified, the model asked only where one has gone).
 
 use super::cache::{page_key, prompt_key, Cache, CacheEntry, CachedAction, CachedRound};
-use super::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
-use super::browser::Browser;
+use crate::agent::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
+use crate::agent::browser::Browser;
 use crate::model::{ChatMessage, ContentPart, ImageUrl};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -79,7 +79,7 @@ pub enum TrajectoryError {
     NothingToReplay(String),
     /// The run's page is no web address: a replay would open it first.
     #[error("this run's page cannot be opened: {0}")]
-    Page(super::guard::GuardError),
+    Page(crate::agent::guard::GuardError),
 }
 
 /// The format of saved trajectories; bumped when a reader of the old one would misread the new.
@@ -128,7 +128,7 @@ impl Trajectory {
         }
         // A replay goes to the run's page first: a file may not point it at a local file or a script.
         if !t.run.url.is_empty() {
-            super::guard::Limits::default()
+            crate::agent::guard::Limits::default()
                 .check_open(&t.run.url)
                 .map_err(TrajectoryError::Page)?;
         }

@@ -3,11 +3,11 @@
 //! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
 //! the panel, exports and replays read a flow run item by item.
 
-use super::browser::{Browser, Settled};
-use super::options::RunOptions;
-use super::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind, StepStatus};
-use super::run_loop::{carry_out, conclude, describe_action, join_notes};
-use super::{dialogs, tasks};
+use crate::agent::browser::{Browser, Settled};
+use crate::agent::options::RunOptions;
+use crate::agent::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind, StepStatus};
+use crate::agent::run_loop::{carry_out, conclude, describe_action, join_notes};
+use crate::agent::{dialogs, tasks};
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
 use crate::vocab::actions::PlannedAction;
