@@ -102,7 +102,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
     let need = |keys: &[&str]| at(keys)?.ok_or_else(|| schema(&format!("arguments.{}", keys[0]), "missing"));
     const POINT: &[&str] = &["coordinate", "point", "start_box", "bbox", "position"];
     // Element-numbered calls (the function-calling family reads the element list).
-    if let Some(target) = args.get("target").and_then(|t| element_number(t)) {
+    if let Some(target) = args.get("target").and_then(element_number) {
         let act = match action.as_str() {
             "click" | "tap" | "left_click" => PlannedAction::Tap { target },
             "type" | "input" => PlannedAction::Input { target, value: text(&["value", "text", "content"]) },
