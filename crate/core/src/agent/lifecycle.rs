@@ -223,7 +223,7 @@ impl OpenRuns {
 mod tests {
     use super::*;
     use crate::agent::recorder::Picked;
-    use crate::parse::PlannedAction;
+    use crate::vocab::actions::PlannedAction;
 
     fn tab() -> TabFacts {
         TabFacts {

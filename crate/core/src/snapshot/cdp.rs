@@ -226,7 +226,7 @@ pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPa
 /// `{capture, metrics, frames}` (each as [`decode`] takes it; `frames` may be absent).
 #[derive(Deserialize)]
 struct Reading {
-    capture: Capture,
+    capture: DomSnapshot,
     metrics: LayoutMetrics,
     #[serde(default)]
     frames: Vec<RemoteFrame>,
@@ -239,7 +239,7 @@ pub fn decode_reading(text: &str) -> Result<CdpPage, DecodeError> {
     decode_parts(reading.capture, reading.metrics, reading.frames)
 }
 
-fn decode_parts(capture: Capture, metrics: LayoutMetrics, remotes: Vec<RemoteFrame>) -> Result<CdpPage, DecodeError> {
+fn decode_parts(capture: DomSnapshot, metrics: LayoutMetrics, remotes: Vec<RemoteFrame>) -> Result<CdpPage, DecodeError> {
     let top = capture.documents.first().ok_or(DecodeError::NoDocument)?;
     let top_strings = Strings(&capture.strings);
 
