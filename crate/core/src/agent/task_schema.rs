@@ -3,9 +3,8 @@
 //! [`Task`] itself (names from its serde form, one field list per variant checked against it
 //! by the tests below), so no list of task kinds or fields is written a second time in JS.
 
-use super::tasks::{ScrollType, Task};
-use crate::action::InputMode;
-use crate::parse::ScrollDirection;
+use crate::vocab::actions::{InputMode, ScrollDirection, ScrollType};
+use crate::vocab::tasks::Task;
 use serde::Serialize;
 
 /// One kind of task: `{type: "aiInput", group: "act", fields: [...], args: ["locate", "value"]}`.
