@@ -15,6 +15,7 @@
 
 pub mod action;
 pub mod agent;
+pub mod boundary;
 pub mod describe;
 pub mod export;
 pub mod flow;

@@ -126,7 +126,7 @@ pub fn task_schema() -> Result<JsValue, JsError> {
 }
 
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
-    serde_json::from_str(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
+    sightline::boundary::layout_metrics_from_json(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
 }
 
 /// Service worker: the `Page.captureScreenshot` parameters for the viewport or the whole page,
@@ -295,9 +295,15 @@ pub fn cache_limit() -> usize {
     sightline::agent::replay::cache::MAX_ENTRIES
 }
 
-// Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module.
+// Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module,
+// and its copy is the core's (`boundary`).
 fn run_of(json: &str) -> Result<sightline::agent::record::Run, JsError> {
-    serde_json::from_str(json).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+    sightline::boundary::run_from_json(json).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+}
+
+/// A run's images (JSON text of reference → data URL).
+fn images_of(json: &str) -> Result<std::collections::BTreeMap<String, String>, JsError> {
+    sightline::boundary::images_from_json(json).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))
 }
 
 /// The image references a run's steps use (the worker fetches them to save the run).
@@ -309,7 +315,7 @@ pub fn trajectory_references(run_json: &str) -> Result<Vec<String>, JsError> {
 /// A run and its images (JSON text of reference → data URL) as a trajectory file's JSON text.
 #[wasm_bindgen(js_name = saveTrajectory)]
 pub fn save_trajectory(run_json: &str, images_json: &str) -> Result<String, JsError> {
-    let images = serde_json::from_str(images_json).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))?;
+    let images = images_of(images_json)?;
     to_json(&Trajectory { format: trajectory::FORMAT, run: run_of(run_json)?, images })
 }
 
@@ -362,7 +368,7 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
     let run = run_of(run_json)?;
     if format == "report" || format == "gif" {
         let images = match images_json {
-            Some(text) => serde_json::from_str(&text).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))?,
+            Some(text) => images_of(&text)?.into_iter().collect(),
             None => Default::default(),
         };
         if format == "report" {
@@ -399,8 +405,7 @@ pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsErro
 /// returns the run as JSON text. Failures are notes on the steps, not rejections.
 pub async fn describe_recorded(run_json: String, images_json: String, device_pixel_ratio: f64, model: JsValue) -> Result<String, JsError> {
     let mut run = run_of(&run_json)?;
-    let images: std::collections::HashMap<String, String> =
-        serde_json::from_str(&images_json).map_err(|e| JsError::new(&format!("the screenshots are not in the expected form: {e}")))?;
+    let images: std::collections::HashMap<String, String> = images_of(&images_json)?.into_iter().collect();
     let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
     sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
