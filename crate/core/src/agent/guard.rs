@@ -67,7 +67,7 @@ pub fn site_matches(url: &str, pattern: &str) -> bool {
     let pattern = pattern.strip_prefix("*.").unwrap_or(pattern);
     let Some((want_host, want_port)) = host_of(&format!("x://{pattern}")) else { return false };
     let host_ok = host == want_host || host.strip_suffix(&want_host).is_some_and(|rest| rest.ends_with('.'));
-    host_ok && want_port.map_or(true, |p| port == Some(p))
+    host_ok && want_port.is_none_or(|p| port == Some(p))
 }
 
 /// What a run may touch: the person's allowed sites and secrets.

@@ -279,7 +279,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), String> {
         let label = format!("Locate \u{201c}{}\u{201d}", what.trim());
         let hint = self.hint.take();
-        if let Some(found) = hint.as_deref().and_then(|xpath| self.from_xpath(xpath, what, &obs, &label)) {
+        if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
             return self.in_view(found, obs).await;
         }
         let located = self.find(what, obs, &label).await;
@@ -290,7 +290,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
-    fn from_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+    fn locate_by_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
         let element = obs.extraction.elements.iter().find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?.clone();
         Some(self.found_without_model(element, what, obs, label, "by the flow's XPath: no model call".into()))
     }
@@ -322,7 +322,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     async fn find(&mut self, what: &str, obs: Observation, label: &str) -> Result<(Found, Observation), String> {
         let label = label.to_string();
-        if let Some(found) = self.from_cache(what, &obs, &label) {
+        if let Some(found) = self.locate_from_cache(what, &obs, &label) {
             return self.in_view(found, obs).await;
         }
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
@@ -372,7 +372,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// The element an earlier run located for this description, if it still matches.
-    fn from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+    fn locate_from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
         if !self.options.use_cache {
             return None;
         }

@@ -233,7 +233,7 @@ impl Browser for FakeTodoPage {
         self.clock
     }
     fn stop_requested(&self) -> bool {
-        self.stop_after_dispatches.map_or(false, |n| self.dispatched.len() >= n)
+        self.stop_after_dispatches.is_some_and(|n| self.dispatched.len() >= n)
     }
     fn report(&mut self, _run: &Run) {
         self.reports += 1;

@@ -130,18 +130,19 @@ fn kinds_and_scopes(snapshot: &PageSnapshot, base_content: &[bool]) -> (Vec<Opti
 ///   (their size decides whether a style read is worth it);
 /// - text that may become a Text element: not inside a button, form control, image,
 ///   container or link.
+///
 /// Everything else (the many plain wrappers) is never measured.
 pub fn nodes_needing_rect(snapshot: &PageSnapshot) -> Vec<u32> {
     let base_content = snapshot.has_base_content();
     let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
     let mut out = Vec::new();
     for (i, node) in snapshot.nodes.iter().enumerate() {
-        if !node.visible || node.parent.map_or(false, |p| scope[p as usize] == Scope::Absorbed) {
+        if !node.visible || node.parent.is_some_and(|p| scope[p as usize] == Scope::Absorbed) {
             continue;
         }
         let wanted = match &node.data {
             NodeData::Text { text } => {
-                !text.trim().is_empty() && node.parent.map_or(true, |p| scope[p as usize] == Scope::Free)
+                !text.trim().is_empty() && node.parent.is_none_or(|p| scope[p as usize] == Scope::Free)
             }
             NodeData::Element { .. } => kinds[i].is_some() || !base_content[i],
         };
@@ -154,13 +155,13 @@ pub fn nodes_needing_rect(snapshot: &PageSnapshot) -> Vec<u32> {
 
 fn element_kind(node: &SnapNode, tag: &str, has_base_content: bool) -> Option<ElementKind> {
     match tag {
-        "input" if node.attr("type").map_or(false, |t| t.eq_ignore_ascii_case("hidden")) => None,
+        "input" if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden")) => None,
         "input" | "textarea" | "select" => Some(ElementKind::FormItem),
         "option" => Some(ElementKind::FormItem),
         "button" => Some(ElementKind::Button),
         "img" | "svg" => Some(ElementKind::Img),
         "a" => Some(ElementKind::Anchor),
-        _ if node.attr("role").map_or(false, |r| BUTTON_ROLES.contains(&r)) => Some(ElementKind::Button),
+        _ if node.attr("role").is_some_and(|r| BUTTON_ROLES.contains(&r)) => Some(ElementKind::Button),
         _ => {
             let style = node.style.as_ref()?;
             if has_base_content {

@@ -273,7 +273,7 @@ pub fn js_number(n: f64) -> String {
     } else if -6 < point && point <= 0 {
         format!("0.{}{digits}", "0".repeat((-point) as usize))
     } else {
-        let sign = if point - 1 >= 0 { '+' } else { '-' };
+        let sign = if point > 0 { '+' } else { '-' };
         let exp = (point - 1).abs();
         if k == 1 {
             format!("{digits}e{sign}{exp}")

@@ -213,7 +213,7 @@ fn literal(text: &str) -> String {
 
 /// As XPath's `normalize-space()`: XML whitespace runs become one space, ends trimmed.
 fn normalize(s: &str) -> String {
-    s.split(|c| matches!(c, ' ' | '\t' | '\n' | '\r')).filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ")
+    s.split([' ', '\t', '\n', '\r']).filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 fn step_name(data: &NodeData) -> &str {

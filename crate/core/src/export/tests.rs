@@ -168,11 +168,11 @@ fn page_like_png(seed: u32) -> String {
     };
     let img = image::RgbImage::from_fn(1280, 800, |x, y| {
         let band = (y / 40 + seed) % 7;
-        if x % 300 < 220 && y % 40 < 14 && band % 2 == 0 {
+        if x % 300 < 220 && y % 40 < 14 && band.is_multiple_of(2) {
             // "text": dark speckles
             let v = (rnd() % 90) as u8;
             image::Rgb([v, v, v])
-        } else if (x / 160 + y / 100 + seed) % 9 == 0 {
+        } else if (x / 160 + y / 100 + seed).is_multiple_of(9) {
             image::Rgb([47, 111, (rnd() % 40 + 200) as u8])
         } else {
             image::Rgb([250, 250, 250])

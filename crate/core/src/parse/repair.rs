@@ -210,7 +210,7 @@ fn close(out: &mut String, stack: &mut Vec<Frame>, expect_key: &mut Vec<bool>) {
 fn ends_with_key(out: &str) -> bool {
     let t = out.trim_end();
     t.ends_with('"') && !t.ends_with(":\"\"")
-        && t[..t.len() - 1].rfind('"').map_or(false, |open| t[..open].trim_end().ends_with(['{', ',']))
+        && t[..t.len() - 1].rfind('"').is_some_and(|open| t[..open].trim_end().ends_with(['{', ',']))
 }
 
 fn drop_trailing_comma(out: &mut String) {

@@ -52,7 +52,7 @@ pub fn parse_function_calls(reply: &str, space: CoordSpace, mapping: &ImageMappi
     let thought = tagged(reply, "thinking").or_else(|| tagged(reply, "think")).unwrap_or_default();
     let body = super::json_text::strip_thinking(reply);
     // A list of calls, or one call object, whichever opens first.
-    let list_at = body.find('[').filter(|&l| body.find('{').map_or(true, |o| l < o));
+    let list_at = body.find('[').filter(|&l| body.find('{').is_none_or(|o| l < o));
     let v: Value = match list_at {
         Some(l) => {
             let rest = &body[l..];
@@ -66,7 +66,7 @@ pub fn parse_function_calls(reply: &str, space: CoordSpace, mapping: &ImageMappi
     };
     let calls: Vec<Value> = match v {
         Value::Array(items) => items,
-        Value::Object(ref o) if o.get("tool_calls").map_or(false, Value::is_array) => o["tool_calls"].as_array().cloned().unwrap_or_default(),
+        Value::Object(ref o) if o.get("tool_calls").is_some_and(Value::is_array) => o["tool_calls"].as_array().cloned().unwrap_or_default(),
         other => vec![other],
     };
     let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };

@@ -4,6 +4,7 @@
 //! - tool calls: the same with element numbers, or points on the screenshot for grounding
 //!   models (`parse::tool_calls`);
 //! - UI-TARS `Thought:`/`Action:` text and MAI-UI tagged text, pointing on the screenshot.
+//!
 //! Grounding families get no element list: they do not use it, and it costs tokens.
 
 mod tasks;

@@ -663,7 +663,7 @@ fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<La
     Ok(LayoutFacts {
         rect,
         visible: display != "none" && visibility != "hidden" && visibility != "collapse",
-        opacity_zero: style(OPACITY)?.trim().parse::<f64>().map_or(false, |o| o <= 0.0),
+        opacity_zero: style(OPACITY)?.trim().parse::<f64>().is_ok_and(|o| o <= 0.0),
         style: Some(StyleFacts::from_computed(style(BACKGROUND_COLOR)?, style(BACKGROUND_IMAGE)?, style(FONT_FAMILY)?)),
         clip: Clip::from_computed(style(OVERFLOW_X)?, style(OVERFLOW_Y)?),
         positioning: Positioning::from_computed(style(POSITION)?),

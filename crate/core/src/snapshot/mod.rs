@@ -104,7 +104,7 @@ pub fn is_transparent(color: &str) -> bool {
             .rsplit(',')
             .next()
             .and_then(|a| a.trim().parse::<f64>().ok())
-            .map_or(false, |a| a <= 0.0);
+            .is_some_and(|a| a <= 0.0);
     }
     false
 }
@@ -424,7 +424,7 @@ impl PageSnapshot {
                 n.visible
                     && !base[*i]
                     && matches!(&n.data, NodeData::Element { tag, .. } if !is_base_tag(tag) && tag != "a")
-                    && n.rect.map_or(false, |r| r.width >= 3.0 && r.height >= 3.0)
+                    && n.rect.is_some_and(|r| r.width >= 3.0 && r.height >= 3.0)
             })
             .map(|(i, _)| i as u32)
             .collect()

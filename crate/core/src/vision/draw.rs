@@ -70,8 +70,8 @@ pub fn tint_rect(img: &mut RgbImage, r: PixelRect, color: Rgb, alpha: u8) {
     for y in y0..y1 {
         for x in x0..x1 {
             let p = img.get_pixel_mut(x as u32, y as u32);
-            for c in 0..3 {
-                p.0[c] = ((p.0[c] as u32 * (255 - a) + color[c] as u32 * a) / 255) as u8;
+            for (channel, &paint) in p.0.iter_mut().zip(color.iter()) {
+                *channel = ((*channel as u32 * (255 - a) + paint as u32 * a) / 255) as u8;
             }
         }
     }

@@ -49,9 +49,9 @@ mod tests {
 
     #[test]
     fn every_digit_is_distinct_and_sized() {
-        for a in 0..10 {
-            for b in (a + 1)..10 {
-                assert_ne!(DIGITS[a], DIGITS[b]);
+        for (a, digit) in DIGITS.iter().enumerate() {
+            for other in &DIGITS[a + 1..] {
+                assert_ne!(digit, other);
             }
         }
         assert_eq!(text_size("42", 2), (22, 14));

@@ -34,7 +34,7 @@ pub fn place_labels(boxes: &[PixelRect], sizes: &[(i64, i64)], width: i64, heigh
                 chosen = Some(c);
                 break;
             }
-            if best.map_or(true, |(o, _)| overlap < o) {
+            if best.is_none_or(|(o, _)| overlap < o) {
                 best = Some((overlap, c));
             }
         }
