@@ -78,7 +78,7 @@ pub struct DomHits {
 
 impl HitTest for DomHits {
     fn covered(&mut self, node: u32, (x, y): (f64, f64)) -> bool {
-        self.table.get(node as usize).map_or(false, |&i| covered_at(i, x, y))
+        self.table.get(node as usize).is_some_and(|&i| covered_at(i, x, y))
     }
 }
 
@@ -185,7 +185,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
                 }
                 // Its children render in its place: they show as its parent does, unless its
                 // own (inherited) visibility hides them. checkVisibility says false for want of a box.
-                visible = v.parent.map_or(false, |p| snap.nodes[p as usize].visible) && visibility == "visible";
+                visible = v.parent.is_some_and(|p| snap.nodes[p as usize].visible) && visibility == "visible";
             }
             let form = form_text.map(|text| form_state(&tag, text, checked));
             let is_frame = tag == "iframe" || tag == "frame";
@@ -229,7 +229,7 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
         } else if kind == TEXT {
             let position = positions.next(v.parent, v.tree, TEXT_STEP);
             let Some(text) = read else { continue }; // whitespace only
-            let parent_visible = v.parent.map_or(false, |p| snap.nodes[p as usize].visible);
+            let parent_visible = v.parent.is_some_and(|p| snap.nodes[p as usize].visible);
             snap.nodes.push(SnapNode {
                 parent: v.parent,
                 data: NodeData::Text { text },
