@@ -411,8 +411,3 @@ pub async fn describe_recorded(run_json: String, images_json: String, device_pix
     sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }
-
-pub(super) fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
-    let secrets: Vec<sightline::agent::guard::Secret> = options_or_default(secrets, "the secrets")?;
-    Ok(sightline::agent::guard::Limits::new(&[], &secrets))
-}

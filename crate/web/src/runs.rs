@@ -76,7 +76,7 @@ pub fn open_run(id: &str) -> Result<JsValue, JsError> {
 pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
     let event: sightline::agent::recorder::ManualEvent =
         from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
-    let limits = super::exports::secret_limits(secrets)?;
+    let limits = secret_limits(secrets)?;
     let recorded = with_open(|open| open.record(id, event, &limits, now_ms()))
         .map_err(|e| JsError::new(&e.to_string()))?;
     super::to_js(&recorded)
@@ -99,7 +99,7 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
     let capture = observation
         .capture
         .ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
-    let limits = super::exports::secret_limits(secrets)?;
+    let limits = secret_limits(secrets)?;
     let data_url = sightline::agent::recorder::step_screenshot(
         &capture,
         observation.extraction.elements,
@@ -157,4 +157,10 @@ pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, 
             .map(|r| r.id.clone()),
     );
     record_to_js(&close_orphans(runs, &live, now_ms()))
+}
+
+/// The guard limits that mask the person's secrets in what a recording keeps (events and step photos).
+fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
+    let secrets: Vec<sightline::agent::guard::Secret> = super::options_or_default(secrets, "the secrets")?;
+    Ok(sightline::agent::guard::Limits::new(&[], &secrets))
 }
