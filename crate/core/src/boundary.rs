@@ -4,6 +4,7 @@
 //! between crates in release builds); made here, it is the copy `Trajectory::from_json` uses.
 
 use crate::agent::record::Run;
+use crate::describe::Extraction;
 use crate::snapshot::cdp::LayoutMetrics;
 use std::collections::BTreeMap;
 
@@ -19,5 +20,10 @@ pub fn images_from_json(text: &str) -> Result<BTreeMap<String, String>, serde_js
 
 /// `Page.getLayoutMetrics` (the same instance `snapshot::cdp::decode` uses).
 pub fn layout_metrics_from_json(text: &str) -> Result<LayoutMetrics, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// The content script's reading of a page (its extraction, as the JSON text it sent).
+pub fn extraction_from_json(text: &str) -> Result<Extraction, serde_json::Error> {
     serde_json::from_str(text)
 }

@@ -19,7 +19,7 @@ fn field(object: &JsValue, name: &str) -> JsValue {
 /// The page as described, from a reading (`page`).
 pub fn extraction(page: &JsValue) -> Result<Extraction, String> {
     if let Some(json) = field(page, "json").as_string() {
-        return serde_json::from_str(&json)
+        return sightline::boundary::extraction_from_json(&json)
             .map_err(|e| format!("the page's reading is not in the expected form: {e}"));
     }
     if let Some(text) = field(page, "cdp").as_string() {

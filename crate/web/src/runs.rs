@@ -25,7 +25,7 @@ pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, JsError> {
 fn run_from_js(value: &JsValue) -> Result<Run, JsError> {
     let text =
         js_sys::JSON::stringify(value).map_err(|_| JsError::new("the run could not be read"))?;
-    serde_json::from_str(&String::from(text))
+    sightline::boundary::run_from_json(&String::from(text))
         .map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
 }
 
