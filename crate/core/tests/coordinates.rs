@@ -3,12 +3,12 @@
 //! was on the page, within the rounding of the integers the model writes.
 
 use proptest::prelude::*;
-use sightline::vocab::family::ModelFamily;
-use sightline::vocab::family::CoordSpace;
 use sightline::parse::parse_reply;
-use sightline::vocab::actions::PlannedAction;
 use sightline::vision::fit::fit;
 use sightline::vision::{ImageMapping, ImageOptions, ImageRule};
+use sightline::vocab::actions::PlannedAction;
+use sightline::vocab::family::CoordSpace;
+use sightline::vocab::family::ModelFamily;
 
 fn rules() -> impl Strategy<Value = ImageRule> {
     prop_oneof![

@@ -31,9 +31,19 @@ fn the_core_modules_form_a_dag() {
             let group = circle_of(&graph, &cycle[0]);
             let inside: Vec<String> = group
                 .iter()
-                .map(|f| format!("    {f} → {}", graph[f].iter().filter(|t| group.contains(*t)).cloned().collect::<Vec<_>>().join(", ")))
+                .map(|f| {
+                    format!(
+                        "    {f} → {}",
+                        graph[f].iter().filter(|t| group.contains(*t)).cloned().collect::<Vec<_>>().join(", ")
+                    )
+                })
                 .collect();
-            format!("  {}\n  ({} files in this circle; their edges inside it:)\n{}", cycle.join(" → "), group.len(), inside.join("\n"))
+            format!(
+                "  {}\n  ({} files in this circle; their edges inside it:)\n{}",
+                cycle.join(" → "),
+                group.len(),
+                inside.join("\n")
+            )
         })
         .collect();
     assert!(cycles.is_empty(), "the core's modules have {} cycle(s):\n{}", cycles.len(), explained.join("\n"));
@@ -47,7 +57,11 @@ fn the_rooms_form_a_dag_too() {
     let mut files = BTreeMap::new();
     read_sources(&root, &root, &mut files);
     let cycles = cycles(&rooms(&module_graph(&files)));
-    assert!(cycles.is_empty(), "the core's rooms have cycles: {}", cycles.iter().map(|c| c.join(" → ")).collect::<Vec<_>>().join("; "));
+    assert!(
+        cycles.is_empty(),
+        "the core's rooms have cycles: {}",
+        cycles.iter().map(|c| c.join(" → ")).collect::<Vec<_>>().join("; ")
+    );
 }
 
 /// The graph with each file replaced by its top-level module (`agent/tasks.rs` → `agent`).
@@ -68,7 +82,17 @@ fn circle_of(graph: &Graph, file: &str) -> BTreeSet<String> {
         let mut todo = vec![file.to_string()];
         while let Some(v) = todo.pop() {
             for (from, tos) in graph {
-                let next: Vec<&String> = if forward { if *from == v { tos.iter().collect() } else { vec![] } } else if tos.contains(&v) { vec![from] } else { vec![] };
+                let next: Vec<&String> = if forward {
+                    if *from == v {
+                        tos.iter().collect()
+                    } else {
+                        vec![]
+                    }
+                } else if tos.contains(&v) {
+                    vec![from]
+                } else {
+                    vec![]
+                };
                 for n in next {
                     if seen.insert(n.clone()) {
                         todo.push(n.clone());
@@ -144,7 +168,12 @@ fn module_graph(files: &BTreeMap<String, String>) -> Graph {
 
 /// The file defining the item at an absolute path: the longest prefix that is a file-module,
 /// followed through that module's re-exports.
-fn resolve(path: &[String], modules: &BTreeMap<ModPath, String>, scans: &BTreeMap<String, Scan>, depth: u32) -> Option<String> {
+fn resolve(
+    path: &[String],
+    modules: &BTreeMap<ModPath, String>,
+    scans: &BTreeMap<String, Scan>,
+    depth: u32,
+) -> Option<String> {
     let (len, file) = (0..=path.len()).rev().find_map(|n| modules.get(&path[..n]).map(|f| (n, f)))?;
     if depth < 8 {
         if let Some(name) = path.get(len) {
@@ -204,7 +233,11 @@ fn tokens(src: &str) -> Vec<Tok> {
                     i += 1;
                 }
             }
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !prev_is_ident(&chars, i) && raw_string_at(&chars, i) {
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !prev_is_ident(&chars, i)
+            && raw_string_at(&chars, i)
+        {
             let mut j = i + 1;
             let mut hashes = 0;
             while chars[j] == '#' {
@@ -302,7 +335,8 @@ fn scan(module: &[String], src: &str) -> Scan {
             Tok::Punct('#') if toks.get(i + 1) == Some(&Tok::Punct('[')) => {
                 let end = matching(&toks, i + 1, '[', ']');
                 let attr = &toks[i + 2..end];
-                let cfg_test = attr == [Tok::Ident("cfg".into()), Tok::Punct('('), Tok::Ident("test".into()), Tok::Punct(')')];
+                let cfg_test =
+                    attr == [Tok::Ident("cfg".into()), Tok::Punct('('), Tok::Ident("test".into()), Tok::Punct(')')];
                 i = end + 1;
                 if cfg_test {
                     // Skip the item: through its `;` or its braced body, whichever comes first.
@@ -341,7 +375,9 @@ fn scan(module: &[String], src: &str) -> Scan {
                 for (path, alias) in trees {
                     let Some(absolute) = absolute(&path, &here, &children, inline.is_empty()) else { continue };
                     if public {
-                        if let Some(name) = alias.or_else(|| absolute.last().cloned()).filter(|n| n != "*" && n != "self") {
+                        if let Some(name) =
+                            alias.or_else(|| absolute.last().cloned()).filter(|n| n != "*" && n != "self")
+                        {
                             if inline.is_empty() {
                                 scan.reexport_names.insert(name, absolute.clone());
                             }
@@ -354,7 +390,9 @@ fn scan(module: &[String], src: &str) -> Scan {
                 i = end + 1;
                 continue;
             }
-            Tok::Ident(first) if toks.get(i + 1) == Some(&Tok::PathSep) && toks.get(i.wrapping_sub(1)) != Some(&Tok::PathSep) => {
+            Tok::Ident(first)
+                if toks.get(i + 1) == Some(&Tok::PathSep) && toks.get(i.wrapping_sub(1)) != Some(&Tok::PathSep) =>
+            {
                 let mut path = vec![first.clone()];
                 let mut j = i + 1;
                 while toks.get(j) == Some(&Tok::PathSep) {
@@ -482,12 +520,11 @@ fn absolute(path: &[String], here: &[String], children: &BTreeSet<String>, at_fi
 
 /// Every strongly connected group of more than one file, each named by one cycle through it.
 fn cycles(graph: &Graph) -> Vec<Vec<String>> {
-    let nodes: Vec<&String> = graph.keys().chain(graph.values().flatten()).collect::<BTreeSet<_>>().into_iter().collect();
+    let nodes: Vec<&String> =
+        graph.keys().chain(graph.values().flatten()).collect::<BTreeSet<_>>().into_iter().collect();
     let index: BTreeMap<&String, usize> = nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let succ: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|n| graph.get(*n).map(|s| s.iter().map(|t| index[t]).collect()).unwrap_or_default())
-        .collect();
+    let succ: Vec<Vec<usize>> =
+        nodes.iter().map(|n| graph.get(*n).map(|s| s.iter().map(|t| index[t]).collect()).unwrap_or_default()).collect();
     let mut found = Vec::new();
     for group in strongly_connected(&succ) {
         if group.len() > 1 || succ[group[0]].contains(&group[0]) {
@@ -602,7 +639,10 @@ fn edges_come_from_paths_not_from_declarations_comments_or_tests() {
     let files = sources(&[
         ("lib.rs", "pub mod low; pub mod high; pub mod mid;"),
         // Declaring and re-exporting its children is not an edge; the re-export is followed.
-        ("low/mod.rs", "mod shape;\npub use shape::Rect;\n/// Not [`crate::high`]: a comment.\nconst S: &str = \"crate::mid::X\";"),
+        (
+            "low/mod.rs",
+            "mod shape;\npub use shape::Rect;\n/// Not [`crate::high`]: a comment.\nconst S: &str = \"crate::mid::X\";",
+        ),
         ("low/shape.rs", "pub struct Rect;\n#[cfg(test)]\nmod tests { use crate::high::Thing; }"),
         ("mid.rs", "use crate::low::Rect;\npub fn f() -> super::low::Rect { Rect }"),
         ("high.rs", "use crate::{mid::{self, f}, low::Rect as R};\nfn g() { crate::mid::f(); }"),
@@ -628,7 +668,11 @@ fn a_path_back_up_makes_a_cycle() {
 
 #[test]
 fn rooms_that_reach_each_other_through_different_files_make_a_cycle() {
-    let g = graph(&[("snapshot/cdp.rs", "describe/mod.rs"), ("describe/mod.rs", "snapshot/mod.rs"), ("describe/mod.rs", "vocab.rs")]);
+    let g = graph(&[
+        ("snapshot/cdp.rs", "describe/mod.rs"),
+        ("describe/mod.rs", "snapshot/mod.rs"),
+        ("describe/mod.rs", "vocab.rs"),
+    ]);
     assert!(cycles(&g).is_empty(), "no file-level cycle");
     assert_eq!(cycles(&rooms(&g)), vec![vec!["describe", "snapshot", "describe"]]);
 }

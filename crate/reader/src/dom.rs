@@ -11,11 +11,11 @@
 
 use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
-use sightline::vocab::geometry::Rect;
 use sightline::snapshot::{
-    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
-    Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
+    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
+    TreeKind, Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
+use sightline::vocab::geometry::Rect;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Node, Window};
@@ -265,7 +265,9 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     // part of such a box outside.
     let mut overflow_read = vec![false; snap.nodes.len()];
     for &c in &needing_rect {
-        let Some(rect) = snap.nodes[c as usize].rect.filter(|r| visibility::is_clip_checked(&snap, r)) else { continue };
+        let Some(rect) = snap.nodes[c as usize].rect.filter(|r| visibility::is_clip_checked(&snap, r)) else {
+            continue;
+        };
         let mut ancestor = snap.nodes[c as usize].parent;
         while let Some(a) = ancestor.map(|a| a as usize) {
             if snap.nodes[a].rect.is_none() {
@@ -284,7 +286,8 @@ pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSn
     }
     for i in visibility::nodes_needing_positioning(&snap, &needing_rect) {
         if snap.nodes[i as usize].tag().is_some() {
-            snap.nodes[i as usize].positioning = Some(Positioning::from_computed(&read_style(table[i as usize], POSITION_STYLE)));
+            snap.nodes[i as usize].positioning =
+                Some(Positioning::from_computed(&read_style(table[i as usize], POSITION_STYLE)));
         }
     }
     let t2 = now();

@@ -139,6 +139,9 @@ fn megabytes_of_text_and_value_are_read_cut() {
     assert_eq!(text.chars().count(), sightline::snapshot::MAX_READ_CHARS, "cut, from its first word");
     assert!(text.starts_with(" word"), "{:?}", &text[..10]);
     let field = snap.nodes.iter().find(|n| n.tag() == Some("textarea")).unwrap();
-    assert_eq!(field.form.as_ref().and_then(|f| f.value.as_ref()).map(|v| v.chars().count()), Some(sightline::snapshot::MAX_READ_CHARS));
+    assert_eq!(
+        field.form.as_ref().and_then(|f| f.value.as_ref()).map(|v| v.chars().count()),
+        Some(sightline::snapshot::MAX_READ_CHARS)
+    );
     assert_eq!(field.attr("title").map(|v| v.chars().count()), Some(sightline::snapshot::MAX_READ_CHARS));
 }

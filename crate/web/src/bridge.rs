@@ -2,8 +2,8 @@
 //! lives; no page or content script ever sees it. The body is read from its ReadableStream
 //! piece by piece, so a streamed answer shows in the panel as it arrives.
 
-use sightline::model::{HttpRequest, HttpResponse, ModelError, ResponseBody, Transport};
 use gloo_net::http::Request;
+use sightline::model::{HttpRequest, HttpResponse, ModelError, ResponseBody, Transport};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
@@ -77,7 +77,8 @@ impl Transport for FetchTransport {
             }
         })?;
         let head = HttpResponse { status: response.status(), headers: response.headers().entries().collect() };
-        let reader = response.body().and_then(|stream| stream.get_reader().dyn_into::<ReadableStreamDefaultReader>().ok());
+        let reader =
+            response.body().and_then(|stream| stream.get_reader().dyn_into::<ReadableStreamDefaultReader>().ok());
         Ok((head, FetchBody { reader, stop: self.stop.clone(), timeout, timeout_s }))
     }
 
@@ -114,7 +115,10 @@ impl Transport for FetchTransport {
 }
 
 fn js_message(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|err| String::from(err.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+    e.dyn_ref::<js_sys::Error>()
+        .map(|err| String::from(err.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// gloo's errors wrap a JS TypeError whose text ("Failed to fetch") is all the browser says.

@@ -3,15 +3,15 @@
 
 use super::bridge::FetchTransport;
 use super::host::{Host, HostBrowser};
-use sightline_web_common::{describe_options, ExtractResult, Timings};
 use super::{from_js, now_ms, options_or_default, to_js, to_json};
+use serde::Serialize;
 use sightline::agent::replay::trajectory::{self, Trajectory};
 use sightline::agent::{run_instruction, RunOptions};
 use sightline::describe::describe_with;
 use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use sightline::snapshot::cdp;
 use sightline::vision::{self, Capture, Frame, ImageOptions, ImageRule, ModelImage};
-use serde::Serialize;
+use sightline_web_common::{describe_options, ExtractResult, Timings};
 use wasm_bindgen::prelude::*;
 
 /// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
@@ -35,7 +35,12 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
     let describe_ms = now_ms() - t1;
     to_json(&ExtractResult {
         extraction,
-        timings: Timings { walk_ms: capture_ms + (t1 - t0), style_ms: 0.0, describe_ms, total_ms: capture_ms + now_ms() - t0 },
+        timings: Timings {
+            walk_ms: capture_ms + (t1 - t0),
+            style_ms: 0.0,
+            describe_ms,
+            total_ms: capture_ms + now_ms() - t0,
+        },
         source: "cdp",
     })
 }
@@ -43,7 +48,8 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
 /// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to
 /// the host's `modelText`.
 fn model_client(host: &Host) -> Bridge<FetchTransport> {
-    let on_text = js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let on_text =
+        js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
     Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } }
 }
 
@@ -86,7 +92,8 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let args: TaskArgs = from_js(args, "the task").map_err(|e| JsError::new(&e))?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
-    let run = sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
+    let run =
+        sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&browser.finished(run))
 }
 
@@ -107,7 +114,15 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
     let args: FlowArgs = from_js(args, "the flow").map_err(|e| JsError::new(&e))?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
-    let run = sightline::agent::replay::flow::run_flow(args.id, &args.flow, &args.options, &args.model, &mut browser, &client).await;
+    let run = sightline::agent::replay::flow::run_flow(
+        args.id,
+        &args.flow,
+        &args.options,
+        &args.model,
+        &mut browser,
+        &client,
+    )
+    .await;
     super::record_to_js(&browser.finished(run))
 }
 
@@ -126,7 +141,8 @@ pub fn task_schema() -> Result<JsValue, JsError> {
 }
 
 fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
-    sightline::boundary::layout_metrics_from_json(json).map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
+    sightline::boundary::layout_metrics_from_json(json)
+        .map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
 }
 
 /// Service worker: the `Page.captureScreenshot` parameters for the viewport or the whole page,
@@ -162,9 +178,11 @@ fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
 pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
     let t0 = now_ms();
     let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    let elements: Vec<sightline::describe::Element> =
+        from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
     let opts = image_options(opts)?;
-    let (image, labels) = vision::pipeline::marked_image(&capture, &elements, &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let (image, labels) =
+        vision::pipeline::marked_image(&capture, &elements, &opts).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
 }
 
@@ -190,7 +208,12 @@ pub fn midscene_description_of_tree(
     visible_only: bool,
 ) -> Result<String, JsError> {
     let tree: sightline::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
-    Ok(sightline::describe::midscene::description_of_tree(&tree, truncate.map(|t| t as usize), filter_non_text, visible_only))
+    Ok(sightline::describe::midscene::description_of_tree(
+        &tree,
+        truncate.map(|t| t as usize),
+        filter_non_text,
+        visible_only,
+    ))
 }
 
 #[derive(serde::Deserialize)]
@@ -211,7 +234,8 @@ fn one() -> f64 {
 /// the plan (coordinates in CSS px) or `{error}` with the typed error's message.
 #[wasm_bindgen(js_name = parseReply)]
 pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, JsError> {
-    let family: sightline::vocab::family::ModelFamily = from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
+    let family: sightline::vocab::family::ModelFamily =
+        from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
     let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})").map_err(|e| JsError::new(&e))?;
     let opts = ImageOptions { rule: ImageRule::for_family(family), ..Default::default() };
     let (w, h) = ((s.width * s.dpr).round() as u32, (s.height * s.dpr).round() as u32);
@@ -267,7 +291,13 @@ pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
     let t0 = now_ms();
     let messages = [ChatMessage::text("user", "This is a connection test. Reply with the single word OK.")];
     let reply = client.complete(&config, &messages).await.map_err(|e| JsError::new(&e.to_string()))?;
-    to_js(&ModelCheck { reply: reply.parser_text(), usage: reply.usage, notes: reply.notes, ms: now_ms() - t0, endpoint: config.endpoint_url() })
+    to_js(&ModelCheck {
+        reply: reply.parser_text(),
+        usage: reply.usage,
+        notes: reply.notes,
+        ms: now_ms() - t0,
+        endpoint: config.endpoint_url(),
+    })
 }
 
 /// Settings: whether the saved key (entered for the base URL `entered_for`) would be sent to
@@ -298,12 +328,14 @@ pub fn cache_limit() -> usize {
 // Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module,
 // and its copy is the core's (`boundary`).
 fn run_of(json: &str) -> Result<sightline::agent::record::Run, JsError> {
-    sightline::boundary::run_from_json(json).map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+    sightline::boundary::run_from_json(json)
+        .map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
 }
 
 /// A run's images (JSON text of reference → data URL).
 fn images_of(json: &str) -> Result<std::collections::BTreeMap<String, String>, JsError> {
-    sightline::boundary::images_from_json(json).map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))
+    sightline::boundary::images_from_json(json)
+        .map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))
 }
 
 /// The image references a run's steps use (the worker fetches them to save the run).
@@ -361,10 +393,18 @@ pub fn inside_folder(path: &str, folder: &str) -> bool {
 /// URL); the last two take `images_json`, the run's image references → data URLs.
 /// `viewport` `{width, height}` (default 1280×800).
 #[wasm_bindgen(js_name = exportRun)]
-pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: Option<String>) -> Result<String, JsError> {
+pub fn export_run(
+    run_json: &str,
+    format: &str,
+    viewport: JsValue,
+    images_json: Option<String>,
+) -> Result<String, JsError> {
     use sightline::export;
-    let viewport: sightline::vocab::geometry::WindowSize =
-        if viewport.is_undefined() || viewport.is_null() { sightline::vocab::geometry::WindowSize::default() } else { from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))? };
+    let viewport: sightline::vocab::geometry::WindowSize = if viewport.is_undefined() || viewport.is_null() {
+        sightline::vocab::geometry::WindowSize::default()
+    } else {
+        from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))?
+    };
     let run = run_of(run_json)?;
     if format == "report" || format == "gif" {
         let images = match images_json {
@@ -381,8 +421,11 @@ pub fn export_run(run_json: &str, format: &str, viewport: JsValue, images_json: 
     match format {
         "midscene-yaml" => Ok(export::to_midscene_yaml(&recording, viewport)),
         "playwright" => Ok(export::to_playwright(&recording, viewport)),
-        "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport)).map_err(|e| JsError::new(&e.to_string())),
-        other => Err(JsError::new(&format!("unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"))),
+        "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport))
+            .map_err(|e| JsError::new(&e.to_string())),
+        other => Err(JsError::new(&format!(
+            "unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"
+        ))),
     }
 }
 
@@ -403,11 +446,17 @@ pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsErro
 /// Service worker: a finished recording (JSON text) with each element named by the model from
 /// its step's screenshot (`images`: JSON `{ref: dataUrl}`, taken at `devicePixelRatio`);
 /// returns the run as JSON text. Failures are notes on the steps, not rejections.
-pub async fn describe_recorded(run_json: String, images_json: String, device_pixel_ratio: f64, model: JsValue) -> Result<String, JsError> {
+pub async fn describe_recorded(
+    run_json: String,
+    images_json: String,
+    device_pixel_ratio: f64,
+    model: JsValue,
+) -> Result<String, JsError> {
     let mut run = run_of(&run_json)?;
     let images: std::collections::HashMap<String, String> = images_of(&images_json)?.into_iter().collect();
     let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
-    sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client).await;
+    sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client)
+        .await;
     serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -3,9 +3,9 @@
 
 use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
+use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
-use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::{Browser, FocusedField, Observation, PageError, Settled};
 use wasm_bindgen::prelude::*;
 
@@ -129,7 +129,8 @@ impl Browser for HostBrowser {
     }
 
     async fn reveal(&mut self, element: &sightline::describe::Element) -> Result<(), PageError> {
-        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(|e| PageError(format!("{e:?}")))?;
+        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect }))
+            .map_err(|e| PageError(format!("{e:?}")))?;
         self.host.reveal(js).await.map(|_| ()).map_err(page_error)
     }
 
@@ -152,7 +153,12 @@ impl Browser for HostBrowser {
             return None;
         }
         // A dialog the core cannot read is still one: as a confirm it is asked about, not accepted.
-        Some(from_js(value, "the page's dialog").unwrap_or(PageDialog { kind: DialogKind::Confirm, message: String::new(), default_prompt: String::new(), url: String::new() }))
+        Some(from_js(value, "the page's dialog").unwrap_or(PageDialog {
+            kind: DialogKind::Confirm,
+            message: String::new(),
+            default_prompt: String::new(),
+            url: String::new(),
+        }))
     }
 
     async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {

@@ -40,21 +40,12 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, String> {
     if shot.is_undefined() || shot.is_null() {
         return Ok(None);
     }
-    let data = field(shot, "data")
-        .as_string()
-        .ok_or("the screenshot holds no image")?;
+    let data = field(shot, "data").as_string().ok_or("the screenshot holds no image")?;
     let metrics: cdp::LayoutMetrics = from_js(field(shot, "metrics"), "the layout metrics")?;
-    Ok(Some(Capture::from_cdp(
-        data,
-        &metrics,
-        field(shot, "fullPage").is_truthy(),
-    )))
+    Ok(Some(Capture::from_cdp(data, &metrics, field(shot, "fullPage").is_truthy())))
 }
 
 /// A whole observation (`{page, shot}`).
 pub fn observation(materials: &JsValue) -> Result<Observation, String> {
-    Ok(Observation {
-        extraction: extraction(&field(materials, "page"))?,
-        capture: capture(&field(materials, "shot"))?,
-    })
+    Ok(Observation { extraction: extraction(&field(materials, "page"))?, capture: capture(&field(materials, "shot"))? })
 }

@@ -23,8 +23,7 @@ pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, JsError> {
 
 /// A run as JS holds it (read from storage): one serde_json reading, as every run is read.
 fn run_from_js(value: &JsValue) -> Result<Run, JsError> {
-    let text =
-        js_sys::JSON::stringify(value).map_err(|_| JsError::new("the run could not be read"))?;
+    let text = js_sys::JSON::stringify(value).map_err(|_| JsError::new("the run could not be read"))?;
     sightline::boundary::run_from_json(&String::from(text))
         .map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
 }
@@ -37,11 +36,7 @@ fn held(id: &str) -> Result<JsValue, JsError> {
 /// "Record my steps": a new recording run `id` on `tab` (`{id, title, url}`), titled `title`
 /// or after the tab, held open; returns the record to store.
 #[wasm_bindgen(js_name = startRecording)]
-pub fn start_recording(
-    id: String,
-    title: Option<String>,
-    tab: JsValue,
-) -> Result<JsValue, JsError> {
+pub fn start_recording(id: String, title: Option<String>, tab: JsValue) -> Result<JsValue, JsError> {
     let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, now_ms());
     with_open(|open| record_to_js(open.open(run)))
 }
@@ -77,8 +72,8 @@ pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValu
     let event: sightline::agent::recorder::ManualEvent =
         from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
     let limits = secret_limits(secrets)?;
-    let recorded = with_open(|open| open.record(id, event, &limits, now_ms()))
-        .map_err(|e| JsError::new(&e.to_string()))?;
+    let recorded =
+        with_open(|open| open.record(id, event, &limits, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
     super::to_js(&recorded)
 }
 
@@ -96,23 +91,14 @@ struct StepPhoto {
 #[wasm_bindgen(js_name = photographStep)]
 pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
     let observation = super::materials::observation(&materials).map_err(|e| JsError::new(&e))?;
-    let capture = observation
-        .capture
-        .ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
+    let capture = observation.capture.ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
     let limits = secret_limits(secrets)?;
-    let data_url = sightline::agent::recorder::step_screenshot(
-        &capture,
-        observation.extraction.elements,
-        &limits,
-    )
-    .map_err(|e| JsError::new(&e.to_string()))?;
+    let data_url = sightline::agent::recorder::step_screenshot(&capture, observation.extraction.elements, &limits)
+        .map_err(|e| JsError::new(&e.to_string()))?;
     let reference = with_open(|open| open.photographed(id, capture.device_pixel_ratio, now_ms()))
         .map_err(|e| JsError::new(&e.to_string()))?;
     match reference {
-        Some(reference) => super::to_js(&StepPhoto {
-            reference,
-            data_url,
-        }),
+        Some(reference) => super::to_js(&StepPhoto { reference, data_url }),
         None => Ok(JsValue::NULL),
     }
 }
@@ -120,24 +106,16 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
 /// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.
 #[wasm_bindgen(js_name = stopRecording)]
 pub fn stop_recording(id: &str) -> Result<JsValue, JsError> {
-    let run = with_open(|open| open.stop_recording(id, now_ms()))
-        .map_err(|e| JsError::new(&e.to_string()))?;
+    let run = with_open(|open| open.stop_recording(id, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
     record_to_js(&run)
 }
 
 /// A run the core rejected (bad arguments): its latest report or a new record of
 /// `instruction` on `tab`, failed with `message`; returns the record to store.
 #[wasm_bindgen(js_name = failedRun)]
-pub fn failed_run(
-    id: &str,
-    instruction: &str,
-    tab: JsValue,
-    message: &str,
-) -> Result<JsValue, JsError> {
+pub fn failed_run(id: &str, instruction: &str, tab: JsValue, message: &str) -> Result<JsValue, JsError> {
     let tab = tab_facts(tab)?;
-    record_to_js(&with_open(|open| {
-        open.reject(id, instruction, &tab, message, now_ms())
-    }))
+    record_to_js(&with_open(|open| open.reject(id, instruction, &tab, message, now_ms())))
 }
 
 /// After a worker restart: of the stored `runs`, those left running that nothing drives any
@@ -151,11 +129,7 @@ pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, 
         Err(_) => return Err(JsError::new("the stored runs are not a list")),
     };
     let mut live = live;
-    live.extend(
-        runs.iter()
-            .filter(|r| with_open(|open| open.holds(&r.id)))
-            .map(|r| r.id.clone()),
-    );
+    live.extend(runs.iter().filter(|r| with_open(|open| open.holds(&r.id))).map(|r| r.id.clone()));
     record_to_js(&close_orphans(runs, &live, now_ms()))
 }
 

@@ -55,33 +55,29 @@ pub fn key_events(spec: &str) -> Result<Vec<InputCommand>, ActionError> {
     let mut cmds = Vec::new();
     let mut held = Vec::new();
     for m in mods {
-        let (_, k, code, vk, bit) = MODIFIERS
-            .iter()
-            .find(|(n, ..)| n.eq_ignore_ascii_case(m))
-            .ok_or_else(unknown)?;
+        let (_, k, code, vk, bit) = MODIFIERS.iter().find(|(n, ..)| n.eq_ignore_ascii_case(m)).ok_or_else(unknown)?;
         modifier_bits |= bit;
         cmds.push(raw("rawKeyDown", k, code, *vk, "", modifier_bits, None));
         held.push((k, code, vk));
     }
-    let (k, code, vk, text) = if let Some((_, k, code, vk, text)) =
-        NAMED_KEYS.iter().find(|(n, ..)| n.eq_ignore_ascii_case(key))
-    {
-        (k.to_string(), code.to_string(), *vk, text.to_string())
-    } else if key.chars().count() == 1 {
-        let c = key.chars().next().unwrap_or(' ');
-        let upper = c.to_ascii_uppercase();
-        let code = if c.is_ascii_alphabetic() {
-            format!("Key{upper}")
-        } else if c.is_ascii_digit() {
-            format!("Digit{c}")
+    let (k, code, vk, text) =
+        if let Some((_, k, code, vk, text)) = NAMED_KEYS.iter().find(|(n, ..)| n.eq_ignore_ascii_case(key)) {
+            (k.to_string(), code.to_string(), *vk, text.to_string())
+        } else if key.chars().count() == 1 {
+            let c = key.chars().next().unwrap_or(' ');
+            let upper = c.to_ascii_uppercase();
+            let code = if c.is_ascii_alphabetic() {
+                format!("Key{upper}")
+            } else if c.is_ascii_digit() {
+                format!("Digit{c}")
+            } else {
+                String::new()
+            };
+            let vk = if c.is_ascii_alphanumeric() { upper as u32 } else { 0 };
+            (c.to_string(), code, vk, c.to_string())
         } else {
-            String::new()
+            return Err(unknown());
         };
-        let vk = if c.is_ascii_alphanumeric() { upper as u32 } else { 0 };
-        (c.to_string(), code, vk, c.to_string())
-    } else {
-        return Err(unknown());
-    };
     // With Control/Alt/Meta held, no text is typed; Shift alone still types.
     let typed = if modifier_bits & 0b111 != 0 { String::new() } else { text };
     // Editing commands Chrome needs spelled out to act on a synthetic key.

@@ -119,7 +119,9 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
         PlannedAction::Wait { .. } => Ok(Vec::new()),
         PlannedAction::Navigate { url } => {
             if !is_web_address(url) {
-                return Err(ActionError::NotAnInput(format!("opening \u{201c}{url}\u{201d}: only http and https addresses are opened")));
+                return Err(ActionError::NotAnInput(format!(
+                    "opening \u{201c}{url}\u{201d}: only http and https addresses are opened"
+                )));
             }
             Ok(vec![InputCommand::new("Page.navigate", json!({ "url": url }))])
         }
@@ -135,9 +137,14 @@ pub fn is_web_address(url: &str) -> bool {
     scheme == "http" || scheme == "https"
 }
 
-
 /// Click into the field at a point, then replace, extend or empty its text.
-pub fn fill_at(x: f64, y: f64, value: &str, mode: InputMode, page: &Extraction) -> Result<Vec<InputCommand>, ActionError> {
+pub fn fill_at(
+    x: f64,
+    y: f64,
+    value: &str,
+    mode: InputMode,
+    page: &Extraction,
+) -> Result<Vec<InputCommand>, ActionError> {
     let (x, y) = in_view(x, y, page)?;
     let mut cmds = click(x, y);
     match mode {
@@ -170,7 +177,10 @@ fn wheel(x: f64, y: f64, direction: ScrollDirection, distance: Option<f64>, page
         ScrollDirection::Left => (-step, 0.0),
         ScrollDirection::Right => (step, 0.0),
     };
-    InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy }))
+    InputCommand::new(
+        "Input.dispatchMouseEvent",
+        json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy }),
+    )
 }
 
 /// A model's point, checked against the viewport it saw.
@@ -219,8 +229,8 @@ fn press(x: f64, y: f64, button: MouseButton, clicks: u8) -> Vec<InputCommand> {
 mod tests {
     use super::*;
     use crate::describe::{describe, DescribeOptions};
-    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
+    use crate::vocab::geometry::Rect;
 
     fn page() -> Extraction {
         let mut b = Builder::new();
@@ -259,12 +269,16 @@ mod tests {
     #[test]
     fn points_become_mouse_input_and_are_checked() {
         let p = page();
-        let dbl = commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Left, clicks: 2 }, &p).unwrap();
-        let counts: Vec<_> = dbl.iter().filter(|c| c.params["type"] == "mousePressed").map(|c| c.params["clickCount"].clone()).collect();
+        let dbl =
+            commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Left, clicks: 2 }, &p).unwrap();
+        let counts: Vec<_> =
+            dbl.iter().filter(|c| c.params["type"] == "mousePressed").map(|c| c.params["clickCount"].clone()).collect();
         assert_eq!(counts, [json!(1), json!(2)]);
-        let right = commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Right, clicks: 1 }, &p).unwrap();
+        let right = commands_for(&PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Right, clicks: 1 }, &p)
+            .unwrap();
         assert_eq!(right[1].params["button"], "right");
-        let e = commands_for(&PlannedAction::TapAt { x: 1500.0, y: 20.0, button: MouseButton::Left, clicks: 1 }, &p).unwrap_err();
+        let e = commands_for(&PlannedAction::TapAt { x: 1500.0, y: 20.0, button: MouseButton::Left, clicks: 1 }, &p)
+            .unwrap_err();
         assert!(e.to_string().contains("outside the visible area"));
         let drag = commands_for(&PlannedAction::DragAt { from: (10.0, 10.0), to: (110.0, 60.0) }, &p).unwrap();
         assert_eq!(drag.last().unwrap().params["type"], "mouseReleased");
@@ -277,7 +291,11 @@ mod tests {
 
     #[test]
     fn scroll_defaults_to_most_of_a_viewport() {
-        let cmds = commands_for(&PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None }, &page()).unwrap();
+        let cmds = commands_for(
+            &PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None },
+            &page(),
+        )
+        .unwrap();
         assert_eq!(cmds[0].params["deltaY"].as_f64(), Some(640.0));
         assert_eq!(cmds[0].params["x"].as_f64(), Some(640.0));
     }

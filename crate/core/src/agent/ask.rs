@@ -110,7 +110,6 @@ pub struct Asked {
     pub by: AnsweredBy,
 }
 
-
 /// `run.question` as kept: the question, or (in runs saved before questions had kinds) its text.
 pub(crate) mod stored {
     use super::Question;
@@ -152,25 +151,13 @@ mod tests {
             json!({"kind": "pageDialog", "dialog": {"type": "prompt", "message": "Your name?", "defaultPrompt": "Ada", "url": "https://x.org/"}})
         );
         assert_eq!(
-            serde_json::to_value(Question::Upload {
-                paths: vec!["/etc/hostname".into()]
-            })
-            .unwrap(),
+            serde_json::to_value(Question::Upload { paths: vec!["/etc/hostname".into()] }).unwrap(),
             json!({"kind": "upload", "paths": ["/etc/hostname"]})
         );
-        let a: Answer =
-            serde_json::from_value(json!({"kind": "dialog", "accept": true, "text": "Grace"}))
-                .unwrap();
-        assert_eq!(
-            a,
-            Answer::Dialog {
-                accept: true,
-                text: Some("Grace".into())
-            }
-        );
+        let a: Answer = serde_json::from_value(json!({"kind": "dialog", "accept": true, "text": "Grace"})).unwrap();
+        assert_eq!(a, Answer::Dialog { accept: true, text: Some("Grace".into()) });
         assert!(a.fits(&q) && !a.fits(&Question::Text { text: "?".into() }));
-        let allow: Answer =
-            serde_json::from_value(json!({"kind": "upload", "allow": false})).unwrap();
+        let allow: Answer = serde_json::from_value(json!({"kind": "upload", "allow": false})).unwrap();
         assert!(allow.fits(&Question::Upload { paths: vec![] }));
     }
 
@@ -179,12 +166,7 @@ mod tests {
         let mut run = serde_json::to_value(Run::new("r".into(), "x", 0.0)).unwrap();
         run["question"] = json!("Which milk?");
         let run: Run = serde_json::from_value(run).unwrap();
-        assert_eq!(
-            run.question,
-            Some(Question::Text {
-                text: "Which milk?".into()
-            })
-        );
+        assert_eq!(run.question, Some(Question::Text { text: "Which milk?".into() }));
         let again: Run = serde_json::from_value(serde_json::to_value(&run).unwrap()).unwrap();
         assert_eq!(again.question, run.question);
     }

@@ -3,8 +3,8 @@
 //! happened while the page reacted.
 
 use super::ask::{Answer, PageDialog, Question};
-use super::replay::cache::CacheEntry;
 use super::record::Run;
+use super::replay::cache::CacheEntry;
 use crate::action::InputCommand;
 use crate::describe::Extraction;
 use crate::prompt::Outcome;
@@ -166,7 +166,8 @@ impl Settled {
                 out.add("; ");
             }
             out.add(&format!("answered the page's {} dialog", d.kind));
-            let message = crate::describe::truncate_chars(&crate::describe::collapse_whitespace(&d.message), DIALOG_CHARS);
+            let message =
+                crate::describe::truncate_chars(&crate::describe::collapse_whitespace(&d.message), DIALOG_CHARS);
             if !message.is_empty() {
                 out.add(" \u{201c}").page(&message).add("\u{201d}");
             }
@@ -175,7 +176,6 @@ impl Settled {
         out
     }
 }
-
 
 /// Puts `question` on the run (the panel shows it) and waits for the answer. `None` when
 /// nobody can answer (a run without a person), the run was stopped meanwhile, or the answer

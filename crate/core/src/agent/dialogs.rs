@@ -16,7 +16,6 @@ use crate::action::InputCommand;
 use crate::prompt::Outcome;
 use crate::vocab::tasks::DialogPolicy;
 
-
 /// A page's dialog text is shown and recorded up to this many characters.
 const MAX_DIALOG_CHARS: usize = 500;
 /// Dialogs one action may raise before the page is taken to be asking for ever.
@@ -27,11 +26,7 @@ impl PageDialog {
     fn trimmed(mut self) -> Self {
         for text in [&mut self.message, &mut self.default_prompt] {
             if text.chars().count() > MAX_DIALOG_CHARS {
-                *text = text
-                    .chars()
-                    .take(MAX_DIALOG_CHARS)
-                    .chain(['\u{2026}'])
-                    .collect();
+                *text = text.chars().take(MAX_DIALOG_CHARS).chain(['\u{2026}']).collect();
             }
         }
         self
@@ -39,19 +34,12 @@ impl PageDialog {
 
     /// The message on one line, short, quoted: for step notes and errors.
     fn quoted(&self) -> String {
-        let line = self
-            .message
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = self.message.split_whitespace().collect::<Vec<_>>().join(" ");
         if line.is_empty() {
             return String::new();
         }
-        let short: String = if line.chars().count() > 80 {
-            line.chars().take(79).chain(['\u{2026}']).collect()
-        } else {
-            line
-        };
+        let short: String =
+            if line.chars().count() > 80 { line.chars().take(79).chain(['\u{2026}']).collect() } else { line };
         format!(" \u{201c}{short}\u{201d}")
     }
 }
@@ -94,10 +82,9 @@ impl std::fmt::Display for Interrupted {
         match self {
             Interrupted::Page(e) => write!(f, "{e}"),
             Interrupted::Unanswered(why) => write!(f, "{why}"),
-            Interrupted::Stopped => write!(
-                f,
-                "stopped while the page's dialog waited for an answer (Sightline answered Cancel)"
-            ),
+            Interrupted::Stopped => {
+                write!(f, "stopped while the page's dialog waited for an answer (Sightline answered Cancel)")
+            }
         }
     }
 }
@@ -163,11 +150,7 @@ async fn settle_counted<B: Browser>(
 /// Two waits of one action as one: from where the first began to where the last ended.
 fn then(first: Settled, later: Settled) -> Settled {
     Settled {
-        url_before: if first.url_before.is_empty() {
-            later.url_before
-        } else {
-            first.url_before
-        },
+        url_before: if first.url_before.is_empty() { later.url_before } else { first.url_before },
         url: later.url,
         loaded: first.loaded || later.loaded,
         followed_tab: first.followed_tab || later.followed_tab,
@@ -198,45 +181,29 @@ async fn answer_open<B: Browser>(
             // Alerts only inform (the host answers them; one that reaches here is answered too).
             (DialogKind::Alert, _) | (_, DialogPolicy::Accept) => (true, None, AnsweredBy::Setting),
             (_, DialogPolicy::Dismiss) => (false, None, AnsweredBy::Setting),
-            (_, DialogPolicy::Ask) => match ask_person(
-                run,
-                browser,
-                Question::PageDialog {
-                    dialog: dialog.clone(),
-                },
-            )
-            .await?
-            {
-                Some(Answer::Dialog { accept, text }) => (
-                    accept,
-                    text.filter(|_| accept && dialog.kind == DialogKind::Prompt),
-                    AnsweredBy::Person,
-                ),
-                _ => {
-                    browser.answer_dialog(false, None).await?;
-                    answered.asked.push(Asked {
-                        question: Question::PageDialog {
-                            dialog: dialog.clone(),
-                        },
-                        answer: Answer::Dialog {
-                            accept: false,
-                            text: None,
-                        },
-                        by: AnsweredBy::Nobody,
-                    });
-                    if browser.stop_requested() {
-                        return Err(Interrupted::Stopped);
+            (_, DialogPolicy::Ask) => {
+                match ask_person(run, browser, Question::PageDialog { dialog: dialog.clone() }).await? {
+                    Some(Answer::Dialog { accept, text }) => {
+                        (accept, text.filter(|_| accept && dialog.kind == DialogKind::Prompt), AnsweredBy::Person)
                     }
-                    return Err(Interrupted::Unanswered(unanswered(&dialog)));
+                    _ => {
+                        browser.answer_dialog(false, None).await?;
+                        answered.asked.push(Asked {
+                            question: Question::PageDialog { dialog: dialog.clone() },
+                            answer: Answer::Dialog { accept: false, text: None },
+                            by: AnsweredBy::Nobody,
+                        });
+                        if browser.stop_requested() {
+                            return Err(Interrupted::Stopped);
+                        }
+                        return Err(Interrupted::Unanswered(unanswered(&dialog)));
+                    }
                 }
-            },
+            }
         };
         browser.answer_dialog(accept, text.as_deref()).await?;
         let button = dialog.kind.button(accept);
-        let typed = text
-            .as_deref()
-            .map(|t| format!(", typing \u{201c}{t}\u{201d}"))
-            .unwrap_or_default();
+        let typed = text.as_deref().map(|t| format!(", typing \u{201c}{t}\u{201d}")).unwrap_or_default();
         let (who, whom) = match by {
             AnsweredBy::Person => ("you answered", "the person"),
             _ => ("answered", "Sightline, as the run is set to,"),
@@ -246,10 +213,8 @@ async fn answer_open<B: Browser>(
             dialog.kind.name(),
             dialog.quoted()
         ));
-        let mut told = Outcome::ours(format!(
-            "the page opened a {} dialog and {whom} answered {button}",
-            dialog.kind.name()
-        ));
+        let mut told =
+            Outcome::ours(format!("the page opened a {} dialog and {whom} answered {button}", dialog.kind.name()));
         if !dialog.message.trim().is_empty() {
             told.add("; it said ").page(&dialog.message);
         }
@@ -281,20 +246,11 @@ mod tests {
 
     #[test]
     fn policies_are_read_by_name() {
-        assert_eq!(
-            DialogPolicy::from_name(" Accept "),
-            Some(DialogPolicy::Accept)
-        );
-        assert_eq!(
-            DialogPolicy::from_name("dismiss"),
-            Some(DialogPolicy::Dismiss)
-        );
+        assert_eq!(DialogPolicy::from_name(" Accept "), Some(DialogPolicy::Accept));
+        assert_eq!(DialogPolicy::from_name("dismiss"), Some(DialogPolicy::Dismiss));
         assert_eq!(DialogPolicy::from_name("ask"), Some(DialogPolicy::Ask));
         assert_eq!(DialogPolicy::from_name("yes"), None);
-        assert_eq!(
-            serde_json::from_str::<DialogPolicy>("\"accept\"").unwrap(),
-            DialogPolicy::Accept
-        );
+        assert_eq!(serde_json::from_str::<DialogPolicy>("\"accept\"").unwrap(), DialogPolicy::Accept);
     }
 
     #[test]
@@ -309,9 +265,6 @@ mod tests {
         assert_eq!(d.message.chars().count(), MAX_DIALOG_CHARS + 1);
         assert!(d.quoted().chars().count() < 90);
         let e = unanswered(&d);
-        assert!(
-            e.contains("confirm dialog") && e.contains("answered Cancel") && e.contains("dialogs:"),
-            "{e}"
-        );
+        assert!(e.contains("confirm dialog") && e.contains("answered Cancel") && e.contains("dialogs:"), "{e}");
     }
 }

@@ -4,8 +4,8 @@
 //! open runs ([`OpenRuns`]); the host stores what it is handed and supplies tabs and storage.
 
 use super::guard::Limits;
-use super::recorder::{record_event, ManualEvent};
 use super::record::{Run, RunStatus};
+use super::recorder::{record_event, ManualEvent};
 use std::collections::HashMap;
 
 /// The tab a run acts on, as the host sees it now.
@@ -25,22 +25,14 @@ pub enum LifecycleError {
 }
 
 /// What the error of a run left open by a stopped worker says.
-pub const ORPHANED: &str =
-    "the extension restarted while this run was active; the steps so far are kept";
+pub const ORPHANED: &str = "the extension restarted while this run was active; the steps so far are kept";
 
 impl Run {
     /// A new "record my steps" run on `tab`, titled `title` or after the tab.
     pub fn recording(id: String, title: Option<&str>, tab: &TabFacts, now_ms: f64) -> Run {
         let title = match title.map(str::trim).filter(|t| !t.is_empty()) {
             Some(t) => t.to_string(),
-            None => format!(
-                "Recorded steps on {}",
-                if tab.title.is_empty() {
-                    &tab.url
-                } else {
-                    &tab.title
-                }
-            ),
+            None => format!("Recorded steps on {}", if tab.title.is_empty() { &tab.url } else { &tab.title }),
         };
         let mut run = Run::new(id, &title, now_ms);
         run.recorded = true;
@@ -134,9 +126,7 @@ impl OpenRuns {
     }
 
     fn open_run(&mut self, id: &str) -> Result<&mut Run, LifecycleError> {
-        self.runs
-            .get_mut(id)
-            .ok_or_else(|| LifecycleError::NotOpen(id.to_string()))
+        self.runs.get_mut(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))
     }
 
     /// Adds the person's `event` to recording `id`, every secret's value as its placeholder.
@@ -150,16 +140,12 @@ impl OpenRuns {
     ) -> Result<Recorded, LifecycleError> {
         let run = self.open_run(id)?;
         if run.status != RunStatus::Running {
-            return Ok(Recorded {
-                step_changed: false,
-            });
+            return Ok(Recorded { step_changed: false });
         }
         let (count, action) = (run.steps.len(), run.steps.last().map(|s| s.action.clone()));
         record_event(run, event.screened(limits), now_ms);
-        let step_changed = run
-            .steps
-            .last()
-            .is_some_and(|last| run.steps.len() != count || Some(&last.action) != action.as_ref());
+        let step_changed =
+            run.steps.last().is_some_and(|last| run.steps.len() != count || Some(&last.action) != action.as_ref());
         Ok(Recorded { step_changed })
     }
 
@@ -185,9 +171,7 @@ impl OpenRuns {
 
     /// Ends recording `id` (all its steps kept) and lets go of it.
     pub fn stop_recording(&mut self, id: &str, now_ms: f64) -> Result<Run, LifecycleError> {
-        let mut run = self
-            .close(id)
-            .ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
+        let mut run = self.close(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
         run.finish_recording(now_ms);
         Ok(run)
     }
@@ -201,14 +185,7 @@ impl OpenRuns {
 
     /// A run the core rejected (bad arguments, a bug): its latest report, or a new record
     /// (`instruction`, on `tab`), failed with `message`, and let go of.
-    pub fn reject(
-        &mut self,
-        id: &str,
-        instruction: &str,
-        tab: &TabFacts,
-        message: &str,
-        now_ms: f64,
-    ) -> Run {
+    pub fn reject(&mut self, id: &str, instruction: &str, tab: &TabFacts, message: &str, now_ms: f64) -> Run {
         let mut run = self.close(id).unwrap_or_else(|| {
             let mut run = Run::new(id.to_string(), instruction, now_ms);
             run.on_tab(tab);
@@ -226,11 +203,7 @@ mod tests {
     use crate::vocab::actions::PlannedAction;
 
     fn tab() -> TabFacts {
-        TabFacts {
-            id: 7,
-            title: "Todos".into(),
-            url: "https://todo.example/".into(),
-        }
+        TabFacts { id: 7, title: "Todos".into(), url: "https://todo.example/".into() }
     }
 
     fn tap(index: u32, xpath: &str) -> ManualEvent {
@@ -239,9 +212,7 @@ mod tests {
             "tag": "button", "rect": { "x": 10.0, "y": 10.0, "width": 40.0, "height": 20.0 },
         }))
         .unwrap();
-        ManualEvent::Tap {
-            target: Some(target),
-        }
+        ManualEvent::Tap { target: Some(target) }
     }
 
     fn no_secrets() -> Limits {
@@ -259,85 +230,45 @@ mod tests {
             (run.instruction.as_str(), run.url.as_str(), run.started_ms),
             ("Recorded steps on Todos", "https://todo.example/", 5.0)
         );
-        let untitled_tab = TabFacts {
-            title: String::new(),
-            ..tab()
-        };
+        let untitled_tab = TabFacts { title: String::new(), ..tab() };
         assert_eq!(
             Run::recording("r2".into(), Some("  "), &untitled_tab, 0.0).instruction,
             "Recorded steps on https://todo.example/"
         );
-        assert_eq!(
-            Run::recording("r3".into(), Some("Checkout"), &tab(), 0.0).instruction,
-            "Checkout"
-        );
+        assert_eq!(Run::recording("r3".into(), Some("Checkout"), &tab(), 0.0).instruction, "Checkout");
     }
 
     #[test]
     fn events_append_to_the_held_recording_and_say_when_a_step_changed() {
         let mut open = OpenRuns::default();
         open.open(Run::recording("r".into(), None, &tab(), 0.0));
-        let first = open
-            .record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1_000.0)
-            .unwrap();
+        let first = open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1_000.0).unwrap();
         assert!(first.step_changed);
         // A scroll of less than a pixel is no step.
-        let nothing = open
-            .record(
-                "r",
-                ManualEvent::Scroll { dx: 0.0, dy: 0.4 },
-                &no_secrets(),
-                2_000.0,
-            )
-            .unwrap();
+        let nothing = open.record("r", ManualEvent::Scroll { dx: 0.0, dy: 0.4 }, &no_secrets(), 2_000.0).unwrap();
         assert!(!nothing.step_changed);
         let scroll = ManualEvent::Scroll { dx: 0.0, dy: 100.0 };
-        assert!(
-            open.record("r", scroll.clone(), &no_secrets(), 3_000.0)
-                .unwrap()
-                .step_changed
-        );
+        assert!(open.record("r", scroll.clone(), &no_secrets(), 3_000.0).unwrap().step_changed);
         // The same gesture adds to its step: the caption changes, so the page is photographed again.
-        assert!(
-            open.record("r", scroll, &no_secrets(), 3_100.0)
-                .unwrap()
-                .step_changed
-        );
-        assert_eq!(
-            open.photographed("r", 2.0, 3_200.0).unwrap().as_deref(),
-            Some("r/2-3200")
-        );
+        assert!(open.record("r", scroll, &no_secrets(), 3_100.0).unwrap().step_changed);
+        assert_eq!(open.photographed("r", 2.0, 3_200.0).unwrap().as_deref(), Some("r/2-3200"));
         let run = open.get("r").unwrap();
         assert_eq!(run.steps.len(), 2);
         assert_eq!(run.steps[0].planned, Some(PlannedAction::Tap { target: 1 }));
         assert_eq!(run.steps[1].action, "Scroll down 200 px");
-        assert_eq!(
-            (run.steps[1].screenshot.as_deref(), run.device_pixel_ratio),
-            (Some("r/2-3200"), Some(2.0))
-        );
-        assert_eq!(
-            open.record("gone", tap(1, "/x"), &no_secrets(), 0.0),
-            Err(LifecycleError::NotOpen("gone".into()))
-        );
+        assert_eq!((run.steps[1].screenshot.as_deref(), run.device_pixel_ratio), (Some("r/2-3200"), Some(2.0)));
+        assert_eq!(open.record("gone", tap(1, "/x"), &no_secrets(), 0.0), Err(LifecycleError::NotOpen("gone".into())));
     }
 
     #[test]
     fn secrets_are_recorded_as_placeholders() {
         let secret: crate::agent::guard::Secret =
-            serde_json::from_value(serde_json::json!({ "name": "pin", "value": "424242" }))
-                .unwrap();
+            serde_json::from_value(serde_json::json!({ "name": "pin", "value": "424242" })).unwrap();
         let limits = Limits::new(&[], &[secret]);
         let mut open = OpenRuns::default();
         open.open(Run::recording("r".into(), None, &tab(), 0.0));
-        open.record(
-            "r",
-            ManualEvent::Navigate {
-                url: "https://todo.example/?pin=424242".into(),
-            },
-            &limits,
-            1.0,
-        )
-        .unwrap();
+        open.record("r", ManualEvent::Navigate { url: "https://todo.example/?pin=424242".into() }, &limits, 1.0)
+            .unwrap();
         let step = &open.get("r").unwrap().steps[0];
         assert!(!step.action.contains("424242"), "{}", step.action);
     }
@@ -346,13 +277,9 @@ mod tests {
     fn stopping_a_recording_ends_it_with_its_steps_and_lets_go_of_it() {
         let mut open = OpenRuns::default();
         open.open(Run::recording("r".into(), None, &tab(), 0.0));
-        open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1.0)
-            .unwrap();
+        open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1.0).unwrap();
         let run = open.stop_recording("r", 9.0).unwrap();
-        assert_eq!(
-            (run.status, run.ended_ms, run.steps.len()),
-            (RunStatus::Succeeded, Some(9.0), 1)
-        );
+        assert_eq!((run.status, run.ended_ms, run.steps.len()), (RunStatus::Succeeded, Some(9.0), 1));
         assert!(!open.holds("r"));
         assert!(open.stop_recording("r", 10.0).is_err(), "stopped once");
         // A recording read back after a restart takes events again; an ended one takes none.
@@ -360,12 +287,7 @@ mod tests {
         ended.finish_recording(20.0);
         assert_eq!(ended.ended_ms, Some(9.0), "an ended run keeps its end");
         open.open(ended);
-        assert!(
-            !open
-                .record("r", tap(2, "/x"), &no_secrets(), 30.0)
-                .unwrap()
-                .step_changed
-        );
+        assert!(!open.record("r", tap(2, "/x"), &no_secrets(), 30.0).unwrap().step_changed);
         assert_eq!(open.get("r").unwrap().steps.len(), 1);
     }
 
@@ -373,49 +295,21 @@ mod tests {
     fn reports_follow_the_tab_and_a_rejected_run_keeps_what_it_reported() {
         let mut open = OpenRuns::default();
         let mut run = Run::new("r".into(), "add a todo", 0.0);
-        run.steps.push(crate::agent::record::Step::new(
-            crate::agent::record::StepKind::Plan,
-            1.0,
-        ));
+        run.steps.push(crate::agent::record::Step::new(crate::agent::record::StepKind::Plan, 1.0));
         let held = open.report(&run, &tab());
-        assert_eq!(
-            (held.tab_id, held.url.as_str()),
-            (Some(7), "https://todo.example/")
-        );
-        let moved = TabFacts {
-            id: 8,
-            title: "Opened".into(),
-            url: "https://other.example/".into(),
-        };
+        assert_eq!((held.tab_id, held.url.as_str()), (Some(7), "https://todo.example/"));
+        let moved = TabFacts { id: 8, title: "Opened".into(), url: "https://other.example/".into() };
         let held = open.report(&run, &moved);
-        assert_eq!(
-            (held.tab_id, held.title.as_deref()),
-            (Some(8), Some("Opened"))
-        );
-        let failed = open.reject(
-            "r",
-            "add a todo",
-            &tab(),
-            "the task is not in the expected form",
-            4.0,
-        );
+        assert_eq!((held.tab_id, held.title.as_deref()), (Some(8), Some("Opened")));
+        let failed = open.reject("r", "add a todo", &tab(), "the task is not in the expected form", 4.0);
         assert_eq!(
             (failed.status, failed.steps.len(), failed.error.as_deref()),
-            (
-                RunStatus::Failed,
-                1,
-                Some("the task is not in the expected form")
-            )
+            (RunStatus::Failed, 1, Some("the task is not in the expected form"))
         );
         assert!(!open.holds("r"));
         let fresh = open.reject("s", "aiTap", &tab(), "bad", 6.0);
         assert_eq!(
-            (
-                fresh.instruction.as_str(),
-                fresh.started_ms,
-                fresh.ended_ms,
-                fresh.tab_id
-            ),
+            (fresh.instruction.as_str(), fresh.started_ms, fresh.ended_ms, fresh.tab_id),
             ("aiTap", 6.0, Some(6.0), Some(7))
         );
     }
@@ -439,10 +333,7 @@ mod tests {
     fn a_loaded_run_saved_mid_run_is_stopped_and_names_no_tab() {
         let mut run = Run::recording("r".into(), None, &tab(), 3.0);
         run.loaded();
-        assert_eq!(
-            (run.status, run.ended_ms, run.tab_id),
-            (RunStatus::Stopped, Some(3.0), None)
-        );
+        assert_eq!((run.status, run.ended_ms, run.tab_id), (RunStatus::Stopped, Some(3.0), None));
     }
 
     #[test]
@@ -456,12 +347,7 @@ mod tests {
         });
         let run: Run = serde_json::from_value(old).unwrap();
         assert_eq!(
-            (
-                run.tab_id,
-                run.title.as_deref(),
-                run.recorded,
-                run.device_pixel_ratio
-            ),
+            (run.tab_id, run.title.as_deref(), run.recorded, run.device_pixel_ratio),
             (Some(7), Some("Todos"), true, Some(2.0))
         );
         // And a run the core wrote, with none of them.
@@ -472,11 +358,6 @@ mod tests {
         .unwrap();
         assert_eq!((plain.tab_id, plain.recorded), (None, false));
         let text = serde_json::to_string(&plain).unwrap();
-        assert!(
-            !text.contains("tabId")
-                && !text.contains("recorded")
-                && !text.contains("devicePixelRatio"),
-            "{text}"
-        );
+        assert!(!text.contains("tabId") && !text.contains("recorded") && !text.contains("devicePixelRatio"), "{text}");
     }
 }

@@ -1,8 +1,8 @@
 //! How a run may go: its limits, what the model is shown, the cache, sites, secrets, dialogs.
 
 use super::browser::Browser;
-use super::replay::cache::Cache;
 use super::guard;
+use super::replay::cache::Cache;
 use crate::describe::Extraction;
 use crate::model::PriceTable;
 use crate::prompt::Memory;
@@ -93,7 +93,11 @@ pub const MARKERS_ONLY: &str = "(The element list is not sent. Each element on t
 
 /// The page as the prompt shows it: whole, or, with the description off and a screenshot
 /// to read markers from, its address and title only.
-pub(crate) fn prompt_page<'a>(extraction: &'a Extraction, options: &RunOptions, has_image: bool) -> std::borrow::Cow<'a, Extraction> {
+pub(crate) fn prompt_page<'a>(
+    extraction: &'a Extraction,
+    options: &RunOptions,
+    has_image: bool,
+) -> std::borrow::Cow<'a, Extraction> {
     if options.include_description || !has_image {
         return std::borrow::Cow::Borrowed(extraction);
     }
@@ -105,4 +109,3 @@ pub(crate) fn prompt_page<'a>(extraction: &'a Extraction, options: &RunOptions, 
         ..Extraction::default()
     })
 }
-

@@ -1,10 +1,10 @@
 //! The run record: what happened, step by step, as the panel shows it and exports read it.
 
 use super::replay::cache::ElementKey;
-use crate::vocab::tasks::Task;
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ChatMessage, Usage};
 use crate::vocab::actions::PlannedAction;
+use crate::vocab::tasks::Task;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -62,7 +62,12 @@ impl TargetInfo {
 
     /// How a replay finds this element again.
     pub fn key(&self) -> ElementKey {
-        ElementKey { xpath: self.xpath.clone(), xpath_text: self.xpath_text.clone(), tag: self.tag.clone(), summary: self.summary.clone() }
+        ElementKey {
+            xpath: self.xpath.clone(),
+            xpath_text: self.xpath_text.clone(),
+            tag: self.tag.clone(),
+            summary: self.summary.clone(),
+        }
     }
 }
 

@@ -40,17 +40,33 @@ impl Picked {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum ManualEvent {
-    Tap { target: Option<Picked> },
-    DoubleClick { target: Option<Picked> },
-    RightClick { target: Option<Picked> },
+    Tap {
+        target: Option<Picked>,
+    },
+    DoubleClick {
+        target: Option<Picked>,
+    },
+    RightClick {
+        target: Option<Picked>,
+    },
     /// The field's whole value after the person's edit.
-    Input { target: Option<Picked>, value: String },
-    Key { key: String },
+    Input {
+        target: Option<Picked>,
+        value: String,
+    },
+    Key {
+        key: String,
+    },
     /// The page moved by (dx, dy) CSS px.
-    Scroll { dx: f64, dy: f64 },
+    Scroll {
+        dx: f64,
+        dy: f64,
+    },
     /// The person opened an address themselves (typed it, reloaded, went back or forward);
     /// navigations their clicks caused are not steps: the click is.
-    Navigate { url: String },
+    Navigate {
+        url: String,
+    },
 }
 
 impl ManualEvent {
@@ -70,7 +86,9 @@ impl ManualEvent {
             ManualEvent::Tap { target } => ManualEvent::Tap { target: pick(target) },
             ManualEvent::DoubleClick { target } => ManualEvent::DoubleClick { target: pick(target) },
             ManualEvent::RightClick { target } => ManualEvent::RightClick { target: pick(target) },
-            ManualEvent::Input { target, value } => ManualEvent::Input { target: pick(target), value: limits.shown(&value) },
+            ManualEvent::Input { target, value } => {
+                ManualEvent::Input { target: pick(target), value: limits.shown(&value) }
+            }
             ManualEvent::Navigate { url } => ManualEvent::Navigate { url: limits.conceal(&url) },
             other @ (ManualEvent::Key { .. } | ManualEvent::Scroll { .. }) => other,
         }
@@ -80,7 +98,11 @@ impl ManualEvent {
 /// The screenshot kept with a recorded step: the capture as taken, with sensitive fields and
 /// anything showing a secret painted over, as in the screenshots a model is sent. `elements`:
 /// those in view when it was taken (an extraction), read as a run would read them.
-pub fn step_screenshot(capture: &crate::vision::Capture, elements: Vec<crate::describe::Element>, limits: &Limits) -> Result<String, crate::vision::VisionError> {
+pub fn step_screenshot(
+    capture: &crate::vision::Capture,
+    elements: Vec<crate::describe::Element>,
+    limits: &Limits,
+) -> Result<String, crate::vision::VisionError> {
     let mut page = crate::describe::Extraction { elements, ..Default::default() };
     limits.screen(&mut page);
     crate::vision::pipeline::redacted_capture(capture, &page.elements)
@@ -98,10 +120,15 @@ pub fn secret_placeholder(field: &str) -> String {
 /// Adds what the person did to the recording `run` at `now_ms`.
 pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
     match event {
-        ManualEvent::Tap { target } => push(run, now_ms, target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }), target, "Tap"),
+        ManualEvent::Tap { target } => {
+            push(run, now_ms, target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }), target, "Tap")
+        }
         ManualEvent::DoubleClick { target } => {
             // The browser reported the two clicks first: they become this one step.
-            let same = |s: &Step| s.planned == target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }) && s.target.as_ref().map(|x| &x.xpath) == target.as_ref().map(|t| &t.info.xpath);
+            let same = |s: &Step| {
+                s.planned == target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index })
+                    && s.target.as_ref().map(|x| &x.xpath) == target.as_ref().map(|t| &t.info.xpath)
+            };
             for _ in 0..2 {
                 if run.steps.last().is_some_and(|s| same(s) && now_ms - s.started_ms <= DOUBLE_CLICK_MS) {
                     run.steps.pop();
@@ -141,7 +168,9 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             step.action = format!("Go to {url}");
             step.planned = Some(PlannedAction::Navigate { url });
             // A redirect chain arrives as several commits: the last address is the step.
-            if run.steps.last().is_some_and(|s| matches!(s.planned, Some(PlannedAction::Navigate { .. })) && now_ms - s.started_ms < 2_000.0) {
+            if run.steps.last().is_some_and(|s| {
+                matches!(s.planned, Some(PlannedAction::Navigate { .. })) && now_ms - s.started_ms < 2_000.0
+            }) {
                 run.steps.pop();
             }
             run.steps.push(step);
@@ -157,7 +186,9 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             }
             // One gesture, one step: a scroll the same way as the last step adds to it.
             if let Some(last) = run.steps.last_mut() {
-                if let Some(PlannedAction::Scroll { target: None, direction: d, distance: Some(total) }) = &mut last.planned {
+                if let Some(PlannedAction::Scroll { target: None, direction: d, distance: Some(total) }) =
+                    &mut last.planned
+                {
                     if *d == direction {
                         *total += distance;
                         last.action = format!("Scroll {} {} px", direction.as_str(), total.round());
@@ -214,17 +245,27 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
     let page = crate::describe::Extraction { url: run.url.clone(), ..Default::default() };
     let mut described = 0;
     for step in run.steps.iter_mut().filter(|s| s.locate.is_none()) {
-        let (Some(target), Some(shot)) = (&step.target, step.screenshot.as_ref().and_then(|r| images.get(r))) else { continue };
+        let (Some(target), Some(shot)) = (&step.target, step.screenshot.as_ref().and_then(|r| images.get(r))) else {
+            continue;
+        };
         let outlined = vision::pipeline::data_url_bytes(shot)
-            .and_then(|bytes| vision::pipeline::Frame::decode(&bytes, device_pixel_ratio, (0.0, 0.0), &ImageOptions::default()))
-            .and_then(|frame| frame.finish(&frame.with_overlays(&[Overlay::Highlight { rect: target.rect }]), vision::ImageFormat::Jpeg { quality: 80 }));
+            .and_then(|bytes| {
+                vision::pipeline::Frame::decode(&bytes, device_pixel_ratio, (0.0, 0.0), &ImageOptions::default())
+            })
+            .and_then(|frame| {
+                frame.finish(
+                    &frame.with_overlays(&[Overlay::Highlight { rect: target.rect }]),
+                    vision::ImageFormat::Jpeg { quality: 80 },
+                )
+            });
         let Ok(image) = outlined else { continue };
         // The summary is the page's text: fenced like the rest of what the page wrote.
         let ask = format!(
             "A person acted on the element outlined in the screenshot (as the page's source names it: {}). Describe it in one short phrase that would find it again on this page: its visible text or label, what kind of control it is and, only if needed to tell it apart, where it is. Do not mention the outline.\nANSWER is that phrase as a string.",
             crate::prompt::page_quote(&target.summary)
         );
-        let messages = crate::prompt::task_messages(config.family, &crate::prompt::Ask::Query(&ask), &page, Some(&image.data_url));
+        let messages =
+            crate::prompt::task_messages(config.family, &crate::prompt::Ask::Query(&ask), &page, Some(&image.data_url));
         let reply = match model.complete(config, &messages).await {
             Ok(reply) => reply,
             Err(e) => {
@@ -237,7 +278,10 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
             run.usage.add(usage);
         }
         let phrase = parse_answer(&reply.content, Expect::Text).ok().and_then(|a| a.data.as_str().map(str::to_string));
-        match phrase.map(|p| p.trim().trim_matches(['"', '\'', '\u{201c}', '\u{201d}']).trim().to_string()).filter(|p| !p.is_empty()) {
+        match phrase
+            .map(|p| p.trim().trim_matches(['"', '\'', '\u{201c}', '\u{201d}']).trim().to_string())
+            .filter(|p| !p.is_empty())
+        {
             Some(p) => {
                 step.locate = Some(p.chars().take(MAX_DESCRIPTION_CHARS).collect());
                 described += 1;
@@ -288,24 +332,31 @@ mod tests {
         record_event(&mut run, ManualEvent::Scroll { dx: 0.0, dy: 200.0 }, 60.0);
         record_event(&mut run, ManualEvent::Tap { target: None }, 70.0);
         let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
-        assert_eq!(captions, [
-            "Tap input \"Name\"",
-            "Input \u{201c}Ada\u{201d} into input \"Name\"",
-            "Input \u{201c}<secret>pw</secret>\u{201d} into input \"Password\"",
-            "Press Enter",
-            "Scroll down 500 px",
-        ]);
+        assert_eq!(
+            captions,
+            [
+                "Tap input \"Name\"",
+                "Input \u{201c}Ada\u{201d} into input \"Name\"",
+                "Input \u{201c}<secret>pw</secret>\u{201d} into input \"Password\"",
+                "Press Enter",
+                "Scroll down 500 px",
+            ]
+        );
         let json = serde_json::to_string(&run).unwrap();
         assert!(!json.contains("hunter2"), "the password is nowhere in the record");
         let rec = recording_of(&run);
         assert_eq!(rec.steps[2].op, Op::Input { value: "<secret>pw</secret>".into(), append: false });
-        assert_eq!(rec.steps[4].op, Op::Scroll { direction: ScrollDirection::Down, distance: Some(500.0), to_edge: false });
+        assert_eq!(
+            rec.steps[4].op,
+            Op::Scroll { direction: ScrollDirection::Down, distance: Some(500.0), to_edge: false }
+        );
     }
 
     #[test]
     fn secret_values_are_recorded_as_placeholders_wherever_they_show() {
         use crate::agent::guard::Secret;
-        let limits = Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
+        let limits =
+            Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         let note = picked(3, "/html[1]/body[1]/textarea[1]", "textarea \"Note\"", false);
         let shows = picked(4, "/html[1]/body[1]/p[1]", "p \"Card 4111-2222\"", false);
@@ -313,18 +364,24 @@ mod tests {
             ManualEvent::Input { target: note.clone(), value: "my card is 4111-2222, ok".into() },
             ManualEvent::Tap { target: shows },
             ManualEvent::Navigate { url: "https://shop.example/pay?card=4111-2222".into() },
-            ManualEvent::Input { target: picked(5, "/html[1]/body[1]/input[9]", "input \"Search\"", false), value: "<secret>card</secret>".into() },
+            ManualEvent::Input {
+                target: picked(5, "/html[1]/body[1]/input[9]", "input \"Search\"", false),
+                value: "<secret>card</secret>".into(),
+            },
         ];
         for (i, e) in events.into_iter().enumerate() {
             record_event(&mut run, e.screened(&limits), 10.0 + 3000.0 * i as f64);
         }
         let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
-        assert_eq!(captions, [
-            "Input \u{201c}my card is <secret>card</secret>, ok\u{201d} into textarea \"Note\"",
-            "Tap p \"Card <secret>card</secret>\"",
-            "Go to https://shop.example/pay?card=<secret>card</secret>",
-            "Input \u{201c}\u{2039}secret\u{203a}card\u{2039}/secret\u{203a}\u{201d} into input \"Search\"",
-        ]);
+        assert_eq!(
+            captions,
+            [
+                "Input \u{201c}my card is <secret>card</secret>, ok\u{201d} into textarea \"Note\"",
+                "Tap p \"Card <secret>card</secret>\"",
+                "Go to https://shop.example/pay?card=<secret>card</secret>",
+                "Input \u{201c}\u{2039}secret\u{203a}card\u{2039}/secret\u{203a}\u{201d} into input \"Search\"",
+            ]
+        );
         assert!(!serde_json::to_string(&run).unwrap().contains("4111-2222"), "the value is nowhere in the record");
         assert_eq!(
             recording_of(&run).steps[3].op,
@@ -337,9 +394,9 @@ mod tests {
     fn a_recorded_screenshot_paints_over_sensitive_fields_and_fields_showing_a_secret() {
         use crate::agent::guard::Secret;
         use crate::describe::{Element, ElementKind, SECRET_MASK};
-        use crate::vocab::geometry::Rect;
         use crate::vision::{base64, Capture};
         use crate::vision::{pipeline, ImageFormat};
+        use crate::vocab::geometry::Rect;
         let white = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
         let png = pipeline::encode(&white, ImageFormat::Png).unwrap();
         let capture = Capture { base64: base64::encode(&png), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
@@ -364,7 +421,8 @@ mod tests {
             }
         };
         let elements = vec![field(SECRET_MASK, 5.0), field("typed 4111-2222", 35.0), field("nothing secret", 65.0)];
-        let limits = Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
+        let limits =
+            Limits::new(&[], &[Secret { name: "card".into(), value: "4111-2222".into(), ..Default::default() }]);
         let kept = step_screenshot(&capture, elements, &limits).unwrap();
         let img = crate::vision::pipeline::decode_data_url(&kept).unwrap();
         assert_eq!(img.dimensions(), (200, 100), "kept at the capture's own size (device pixels)");
@@ -403,14 +461,24 @@ mod tests {
         let rec = recording_of(&run);
         assert_eq!(rec.steps[0].op, Op::Navigate { url: "http://127.0.0.1/b.html".into() });
         let yaml = to_midscene_yaml(&rec, WindowSize::default());
-        assert!(yaml.contains(&format!("- javascript: {}", serde_json::to_string(&navigate_script("http://127.0.0.1/b.html")).unwrap())), "{yaml}");
+        assert!(
+            yaml.contains(&format!(
+                "- javascript: {}",
+                serde_json::to_string(&navigate_script("http://127.0.0.1/b.html")).unwrap()
+            )),
+            "{yaml}"
+        );
         let flow = crate::flow::parse_flow(&yaml).unwrap();
         assert_eq!(flow.tasks[0].steps, [crate::flow::FlowStep::Navigate { url: "http://127.0.0.1/b.html".into() }]);
         assert!(to_playwright(&rec, WindowSize::default()).contains("await page.goto(\"http://127.0.0.1/b.html\");"));
-        assert_eq!(to_recorder(&rec, WindowSize::default())["steps"].as_array().unwrap().last().unwrap()["type"], "navigate");
+        assert_eq!(
+            to_recorder(&rec, WindowSize::default())["steps"].as_array().unwrap().last().unwrap()["type"],
+            "navigate"
+        );
         // Only web addresses are opened: not a script, a file or the browser's own pages.
         for url in ["javascript:alert(1)", "file:///etc/passwd", "chrome://settings"] {
-            let err = crate::action::commands_for(&PlannedAction::Navigate { url: url.into() }, &Default::default()).unwrap_err();
+            let err = crate::action::commands_for(&PlannedAction::Navigate { url: url.into() }, &Default::default())
+                .unwrap_err();
             assert!(err.to_string().contains("only http and https"), "{err}");
         }
         let only_ours = "tasks:\n  - flow:\n      - javascript: 'location.href = \"javascript:alert(1)\"'\n";

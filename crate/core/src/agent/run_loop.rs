@@ -1,20 +1,20 @@
 //! The run loop: observe → prompt → model → parse → act → observe again, recording each step.
 
+use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
+use super::replay::trajectory::Album;
 use crate::action::{commands_for, find_element, ActionError};
 use crate::describe::Extraction;
 use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
-use crate::vocab::family::ModelFamily;
 use crate::parse::parse_reply;
-use crate::vocab::actions::PlannedAction;
 use crate::prompt::{plan_messages, Memory, Outcome, Turn};
-use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
-use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use crate::vision::{self, ModelImage};
-use super::replay::trajectory::Album;
+use crate::vocab::actions::PlannedAction;
+use crate::vocab::family::ModelFamily;
 
+use super::browser::ask_person;
 use super::browser::{Browser, Observation};
 use super::options::{prompt_page, RunOptions};
-use super::browser::ask_person;
 use super::replay::cache;
 use super::{ask, change, dialogs, record};
 pub async fn run_instruction<B: Browser, M: ModelClient>(
@@ -45,7 +45,12 @@ pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
     let mut rounds = Rounds::default();
     let outcome = drive(run, instruction, options, config, browser, model, &mut rounds).await;
     // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
-    if options.use_cache && outcome == Ok(RunStatus::Succeeded) && rounds.storable && rounds.changed && !rounds.kept.is_empty() {
+    if options.use_cache
+        && outcome == Ok(RunStatus::Succeeded)
+        && rounds.storable
+        && rounds.changed
+        && !rounds.kept.is_empty()
+    {
         browser.remember(&CacheEntry::Plan {
             page: cache::page_key(&rounds.page),
             prompt: cache::prompt_key(instruction),
@@ -58,9 +63,18 @@ pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
 
 #[allow(clippy::large_enum_variant)] // one per round
 enum PlanRound {
-    Planned { plan: crate::parse::Plan, content: String, seen: Option<String>, step: Step },
+    Planned {
+        plan: crate::parse::Plan,
+        content: String,
+        seen: Option<String>,
+        step: Step,
+    },
     /// The reply could not be read; its step is recorded as failed.
-    Unreadable { error: crate::parse::ParseError, content: String, seen: Option<String> },
+    Unreadable {
+        error: crate::parse::ParseError,
+        content: String,
+        seen: Option<String>,
+    },
     Stopped,
 }
 
@@ -106,7 +120,9 @@ fn replay_round(round: &CachedRound, page: &Extraction) -> Option<(Vec<PlannedAc
                         let (x, y) = crate::action::element_point(e, page)?;
                         Some(PlannedAction::TapAt { x, y, button: *button, clicks: *clicks })
                     }
-                    PlannedAction::HoverAt { .. } => crate::action::element_point(e, page).map(|(x, y)| PlannedAction::HoverAt { x, y }),
+                    PlannedAction::HoverAt { .. } => {
+                        crate::action::element_point(e, page).map(|(x, y)| PlannedAction::HoverAt { x, y })
+                    }
                     other => Some(retarget(other, e.index)),
                 }
             }
@@ -146,7 +162,11 @@ async fn drive<B: Browser, M: ModelClient>(
     if run.url.is_empty() {
         run.url = rounds.page.clone();
     }
-    let cached: Vec<CachedRound> = if options.use_cache { options.cache.plan(&rounds.page, instruction).map(<[_]>::to_vec).unwrap_or_default() } else { Vec::new() };
+    let cached: Vec<CachedRound> = if options.use_cache {
+        options.cache.plan(&rounds.page, instruction).map(<[_]>::to_vec).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let mut ctx = RoundContext {
         run,
         instruction,
@@ -248,11 +268,16 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             PlanRound::Unreadable { error, content, seen } => {
                 self.failures += 1;
                 if self.failures > self.options.max_failures {
-                    return Err(format!("the model's reply could not be read {} times in a row; last problem: {error}", self.failures));
+                    return Err(format!(
+                        "the model's reply could not be read {} times in a row; last problem: {error}",
+                        self.failures
+                    ));
                 }
                 self.history.push(Turn {
                     actions: vec!["(no action)".into()],
-                    outcome: Outcome::ours(format!("your reply was rejected ({error}); answer in the format described")),
+                    outcome: Outcome::ours(format!(
+                        "your reply was rejected ({error}); answer in the format described"
+                    )),
                     reply: content,
                     screenshot: seen,
                 });
@@ -262,7 +287,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         self.one_action_per_turn(&mut plan, &mut plan_step);
         let replayed = plan_step.cached;
         plan_step.thought = plan.thought.clone();
-        plan_step.action = format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
+        plan_step.action =
+            format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
         self.run.steps.push(plan_step);
         self.browser.report(self.run);
         if plan.actions.is_empty() {
@@ -294,7 +320,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
     async fn next_plan(&mut self, round: u32) -> Result<PlanRound, String> {
         let from_cache = if self.replaying {
-            self.cached.get(round as usize).and_then(|r| replay_round(r, &self.observation.extraction).map(|a| (a, r.done)))
+            self.cached
+                .get(round as usize)
+                .and_then(|r| replay_round(r, &self.observation.extraction).map(|a| (a, r.done)))
         } else {
             None
         };
@@ -303,12 +331,20 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             Some(((actions, moved), done)) => {
                 self.rounds.changed |= moved;
                 let step = Step {
-                    note: Some(format!("from the cache: no model call{}", if moved { "; a target had moved and was found again" } else { "" })),
+                    note: Some(format!(
+                        "from the cache: no model call{}",
+                        if moved { "; a target had moved and was found again" } else { "" }
+                    )),
                     cached: true,
                     screenshot: self.shown.reference.clone(),
                     ..Step::new(StepKind::Plan, self.browser.now_ms())
                 };
-                Ok(PlanRound::Planned { plan: crate::parse::Plan { thought: String::new(), actions, done, error: None }, content: String::new(), seen: None, step })
+                Ok(PlanRound::Planned {
+                    plan: crate::parse::Plan { thought: String::new(), actions, done, error: None },
+                    content: String::new(),
+                    seen: None,
+                    step,
+                })
             }
             None => {
                 self.rounds.changed = true;
@@ -326,11 +362,14 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             None => self.instruction.to_string(),
         };
         let family = self.config.family;
-        let messages = plan_messages(family, &instruction, &self.history, &page, image.map(|i| i.data_url.as_str()), &self.memory);
+        let messages =
+            plan_messages(family, &instruction, &self.history, &page, image.map(|i| i.data_url.as_str()), &self.memory);
         // Grounding models look back at recent screens; the others never need them again.
         let seen = image.filter(|_| family.grounds_on_image()).map(|i| i.data_url.clone());
         let call = ModelCall { model: self.model, config: self.config, prices: &self.options.prices };
-        let Some((content, mut step)) = ask_model(self.run, self.browser, &mut self.album, call, &messages, image_note).await? else {
+        let Some((content, mut step)) =
+            ask_model(self.run, self.browser, &mut self.album, call, &messages, image_note).await?
+        else {
             return Ok(PlanRound::Stopped);
         };
         step.screenshot = self.shown.reference.clone();
@@ -365,7 +404,13 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     }
 
     /// Runs the plan's action number `at` and records its step.
-    async fn act(&mut self, at: usize, action: &PlannedAction, planned: &[PlannedAction], acts: &mut Acts) -> Result<Next, String> {
+    async fn act(
+        &mut self,
+        at: usize,
+        action: &PlannedAction,
+        planned: &[PlannedAction],
+        acts: &mut Acts,
+    ) -> Result<Next, String> {
         if self.browser.stop_requested() {
             return Ok(Next::End(Ok(RunStatus::Stopped)));
         }
@@ -374,7 +419,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             return self.ask_user(action, question, acts).await;
         }
         let label = describe_action(action);
-        let mut target_element = action_target(action).and_then(|t| find_element(t, &self.observation.extraction).ok()).cloned();
+        let mut target_element =
+            action_target(action).and_then(|t| find_element(t, &self.observation.extraction).ok()).cloned();
         // The page's dialogs during this action, and how they were answered.
         let mut answered = dialogs::Answered::default();
         // A grounding model's point snaps to the control under it, when there is one: the
@@ -393,25 +439,45 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let result: Result<(), (String, Outcome)> = match commands {
             Ok(cmds) => {
                 if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
-                    self.options.limits().check_target(value, frame_address(e, &self.observation.extraction)).map_err(|e| e.to_string())?;
+                    self.options
+                        .limits()
+                        .check_target(value, frame_address(e, &self.observation.extraction))
+                        .map_err(|e| e.to_string())?;
                 }
-                match dialogs::act(self.run, self.browser, dialogs::Delivery::Input(&cmds), self.options.dialog_policy(), &mut answered).await {
+                match dialogs::act(
+                    self.run,
+                    self.browser,
+                    dialogs::Delivery::Input(&cmds),
+                    self.options.dialog_policy(),
+                    &mut answered,
+                )
+                .await
+                {
                     Ok(settled) => {
                         settled_note = settled.note();
                         page_changed = settled.page_changed();
-                        acts.happened = std::mem::take(&mut acts.happened).and(std::mem::take(&mut answered.told)).and(settled.outcome());
+                        acts.happened = std::mem::take(&mut acts.happened)
+                            .and(std::mem::take(&mut answered.told))
+                            .and(settled.outcome());
                         Ok(())
                     }
                     Err(dialogs::Interrupted::Page(e)) => return Err(e.to_string()),
                     Err(e) => {
-                        ends = Some(if matches!(e, dialogs::Interrupted::Stopped) { Ok(RunStatus::Stopped) } else { Err(e.to_string()) });
+                        ends = Some(if matches!(e, dialogs::Interrupted::Stopped) {
+                            Ok(RunStatus::Stopped)
+                        } else {
+                            Err(e.to_string())
+                        });
                         Err((e.to_string(), Outcome::default()))
                     }
                 }
             }
             Err(e) => {
                 let text = e.to_string();
-                let told = Outcome::quoting(&format!("{label} failed: {text}"), &e.page_text().into_iter().collect::<Vec<_>>());
+                let told = Outcome::quoting(
+                    &format!("{label} failed: {text}"),
+                    &e.page_text().into_iter().collect::<Vec<_>>(),
+                );
                 Err((text, told))
             }
         };
@@ -424,7 +490,13 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         if page_changed {
             acts.left_unrun = planned[at + 1..].iter().map(describe_action).collect();
             if !acts.left_unrun.is_empty() {
-                note = join_notes(note, Some(format!("the page changed, so the {} action(s) planned after this one did not run", acts.left_unrun.len())));
+                note = join_notes(
+                    note,
+                    Some(format!(
+                        "the page changed, so the {} action(s) planned after this one did not run",
+                        acts.left_unrun.len()
+                    )),
+                );
             }
         }
         self.run.steps.push(Step {
@@ -443,7 +515,14 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             return Ok(Next::End(end));
         }
         if result.is_ok() {
-            if matches!(action, PlannedAction::TapAt { .. } | PlannedAction::HoverAt { .. } | PlannedAction::DragAt { .. } | PlannedAction::ScrollAt { .. }) && target_element.is_none() {
+            if matches!(
+                action,
+                PlannedAction::TapAt { .. }
+                    | PlannedAction::HoverAt { .. }
+                    | PlannedAction::DragAt { .. }
+                    | PlannedAction::ScrollAt { .. }
+            ) && target_element.is_none()
+            {
                 self.rounds.storable = false; // a bare point: nothing to verify on replay
             }
             acts.kept.push(CachedAction { action: executed, target: target_element.as_ref().map(ElementKey::of) });
@@ -464,12 +543,16 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let mut commands = commands_for(action, &self.observation.extraction);
         let mut executed = action.clone();
         let mut note = None;
-        if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) =
-            (&commands, action_target(action).map_or(Err(()), |t| find_element(t, &self.observation.extraction).cloned().map_err(|_| ())))
-        {
+        if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) = (
+            &commands,
+            action_target(action)
+                .map_or(Err(()), |t| find_element(t, &self.observation.extraction).cloned().map_err(|_| ())),
+        ) {
             let number = *number;
             self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
-            dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered).await.map_err(|e| e.to_string())?; // read again just below
+            dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered)
+                .await
+                .map_err(|e| e.to_string())?; // read again just below
             self.observation = self.browser.observe().await.map_err(|e| e.to_string())?;
             let again = self.observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
             commands = match again {
@@ -477,7 +560,10 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                     executed = retarget(action, n);
                     commands_for(&executed, &self.observation.extraction)
                 }
-                None => Err(ActionError::UnknownTarget { target: number, count: self.observation.extraction.elements.len() }),
+                None => Err(ActionError::UnknownTarget {
+                    target: number,
+                    count: self.observation.extraction.elements.len(),
+                }),
             };
             note = Some("scrolled into view first".to_string());
         }
@@ -494,13 +580,23 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let asked = ask::Question::Text { text: q.clone() };
         let answer = match ask_person(self.run, self.browser, asked.clone()).await.map_err(|e| e.to_string())? {
             Some(ask::Answer::Text { text }) if !text.trim().is_empty() => text,
-            _ => return Ok(Next::End(if self.browser.stop_requested() { Ok(RunStatus::Stopped) } else { Err(format!("the model needs your input: {q}")) })),
+            _ => {
+                return Ok(Next::End(if self.browser.stop_requested() {
+                    Ok(RunStatus::Stopped)
+                } else {
+                    Err(format!("the model needs your input: {q}"))
+                }))
+            }
         };
         self.run.steps.push(Step {
             action: label,
             duration_ms: self.browser.now_ms() - started,
             note: Some(format!("you answered: {answer}")),
-            asked: vec![ask::Asked { question: asked, answer: ask::Answer::Text { text: answer.clone() }, by: ask::AnsweredBy::Person }],
+            asked: vec![ask::Asked {
+                question: asked,
+                answer: ask::Answer::Text { text: answer.clone() },
+                by: ask::AnsweredBy::Person,
+            }],
             ..Step::new(StepKind::Action, started)
         });
         self.browser.report(self.run);
@@ -510,7 +606,13 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
 
     /// After acting, the page is read again (the next round plans from what it really shows
     /// now) and the round is told to the model, kept for the cache, or ends the run.
-    async fn conclude_round(&mut self, mut acts: Acts, plan_done: bool, content: String, seen: Option<String>) -> Result<Option<RunStatus>, String> {
+    async fn conclude_round(
+        &mut self,
+        mut acts: Acts,
+        plan_done: bool,
+        content: String,
+        seen: Option<String>,
+    ) -> Result<Option<RunStatus>, String> {
         let before = std::mem::take(&mut self.observation.extraction.description);
         self.observation = self.browser.observe().await.map_err(|e| e.to_string())?;
         self.show();
@@ -529,7 +631,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         outcome = outcome.and(change.unwrap_or_else(|| Outcome::ours("nothing on the page changed")));
         // The person sees it too: a round that changed nothing is no silent success.
         if !changed && acts.failed.is_none() {
-            if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some()) {
+            if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some())
+            {
                 last.note = join_notes(last.note.take(), Some("nothing on the page changed".into()));
                 self.browser.report(self.run);
             }
@@ -553,7 +656,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         }
         // The same actions on a page they did not change: say so once, then stop.
         let round = acts.done.join("; ");
-        if !changed && acts.failed.is_none() && !round.is_empty() && self.last_round.as_deref() == Some(round.as_str()) {
+        if !changed && acts.failed.is_none() && !round.is_empty() && self.last_round.as_deref() == Some(round.as_str())
+        {
             self.repeats += 1;
             if self.repeats >= 2 {
                 return Err(format!("stopped a loop: \"{round}\" ran three times in a row without changing the page"));
@@ -569,7 +673,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
 }
 
 /// The screenshot as the model gets it (fitted to the family, marked), or why it was left out.
-pub(crate) fn model_image(observation: &Observation, options: &RunOptions, family: ModelFamily) -> (Option<vision::ModelImage>, Option<String>) {
+pub(crate) fn model_image(
+    observation: &Observation,
+    options: &RunOptions,
+    family: ModelFamily,
+) -> (Option<vision::ModelImage>, Option<String>) {
     let mut image_options = options.image;
     if image_options.rule == vision::ImageRule::AsIs {
         image_options.rule = vision::ImageRule::for_family(family);
@@ -646,10 +754,14 @@ fn snap_to_control(action: &PlannedAction, page: &Extraction) -> Option<(Planned
         PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } => (*x, *y),
         _ => return None,
     };
-    let e = crate::describe::element_at(&page.elements, (x, y), crate::describe::Aim::Actionable).filter(|e| matches!(e.kind, ElementKind::Button | ElementKind::FormItem | ElementKind::Anchor | ElementKind::Img))?;
+    let e = crate::describe::element_at(&page.elements, (x, y), crate::describe::Aim::Actionable).filter(|e| {
+        matches!(e.kind, ElementKind::Button | ElementKind::FormItem | ElementKind::Anchor | ElementKind::Img)
+    })?;
     let (cx, cy) = crate::action::element_point(e, page)?;
     let moved = match action {
-        PlannedAction::TapAt { button, clicks, .. } => PlannedAction::TapAt { x: cx, y: cy, button: *button, clicks: *clicks },
+        PlannedAction::TapAt { button, clicks, .. } => {
+            PlannedAction::TapAt { x: cx, y: cy, button: *button, clicks: *clicks }
+        }
         _ => PlannedAction::HoverAt { x: cx, y: cy },
     };
     Some((moved, e.clone()))
@@ -682,7 +794,13 @@ fn action_target(action: &PlannedAction) -> Option<u32> {
 
 /// The latest plan step's thought, for a question the model left empty.
 fn plan_thought_or(steps: &[record::Step]) -> String {
-    steps.iter().rev().find(|s| s.kind == StepKind::Plan).map(|s| s.thought.clone()).filter(|t| !t.is_empty()).unwrap_or_else(|| "(no question given)".into())
+    steps
+        .iter()
+        .rev()
+        .find(|s| s.kind == StepKind::Plan)
+        .map(|s| s.thought.clone())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "(no question given)".into())
 }
 
 /// The action as a person reads it in the timeline.
@@ -706,8 +824,12 @@ pub fn describe_action(action: &PlannedAction) -> String {
             format!("{what} at ({x:.0}, {y:.0})")
         }
         PlannedAction::HoverAt { x, y } => format!("Hover at ({x:.0}, {y:.0})"),
-        PlannedAction::DragAt { from, to } => format!("Drag from ({:.0}, {:.0}) to ({:.0}, {:.0})", from.0, from.1, to.0, to.1),
-        PlannedAction::Type { value, submit } => format!("Type \"{value}\"{}", if *submit { " and press Enter" } else { "" }),
+        PlannedAction::DragAt { from, to } => {
+            format!("Drag from ({:.0}, {:.0}) to ({:.0}, {:.0})", from.0, from.1, to.0, to.1)
+        }
+        PlannedAction::Type { value, submit } => {
+            format!("Type \"{value}\"{}", if *submit { " and press Enter" } else { "" })
+        }
         PlannedAction::ScrollAt { x, y, direction, .. } => format!("Scroll {} at ({x:.0}, {y:.0})", direction.as_str()),
         PlannedAction::Wait { ms } => format!("Wait {:.1} s", *ms as f64 / 1000.0),
         PlannedAction::Navigate { url } => format!("Go to {url}"),
@@ -715,4 +837,3 @@ pub fn describe_action(action: &PlannedAction) -> String {
         PlannedAction::Tool { name, .. } => format!("Call tool {name}"),
     }
 }
-

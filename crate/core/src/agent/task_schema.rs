@@ -78,7 +78,12 @@ fn examples() -> Vec<Task> {
         Task::Hover { locate: s() },
         Task::Input { locate: s(), value: s(), mode: InputMode::Replace },
         Task::KeyboardPress { key: s(), locate: Some(s()) },
-        Task::Scroll { locate: Some(s()), direction: ScrollDirection::Down, scroll_type: ScrollType::Once, distance: Some(0.0) },
+        Task::Scroll {
+            locate: Some(s()),
+            direction: ScrollDirection::Down,
+            scroll_type: ScrollType::Once,
+            distance: Some(0.0),
+        },
         Task::Drag { from: s(), to: s() },
         Task::Upload { locate: s(), files: vec![] },
         Task::Locate { locate: s() },
@@ -98,17 +103,30 @@ fn kind_of(task: &Task) -> TaskKind {
     let choice = |name, choices| TaskField { name, kind: Choice, required: false, choices };
     let locate = || field("locate", Description, true);
     let (group, fields) = match task {
-        Task::Tap { .. } | Task::DoubleClick { .. } | Task::RightClick { .. } | Task::Hover { .. } | Task::Locate { .. } => (TaskGroup::Act, vec![locate()]),
+        Task::Tap { .. }
+        | Task::DoubleClick { .. }
+        | Task::RightClick { .. }
+        | Task::Hover { .. }
+        | Task::Locate { .. } => (TaskGroup::Act, vec![locate()]),
         Task::Input { .. } => (
             TaskGroup::Act,
-            vec![locate(), field("value", Text, false), choice("mode", names(&[InputMode::Replace, InputMode::Append, InputMode::Clear]))],
+            vec![
+                locate(),
+                field("value", Text, false),
+                choice("mode", names(&[InputMode::Replace, InputMode::Append, InputMode::Clear])),
+            ],
         ),
-        Task::KeyboardPress { .. } => (TaskGroup::Act, vec![field("key", Key, true), field("locate", Description, false)]),
+        Task::KeyboardPress { .. } => {
+            (TaskGroup::Act, vec![field("key", Key, true), field("locate", Description, false)])
+        }
         Task::Scroll { .. } => (
             TaskGroup::Act,
             vec![
                 field("locate", Description, false),
-                choice("direction", names(&[ScrollDirection::Down, ScrollDirection::Up, ScrollDirection::Left, ScrollDirection::Right])),
+                choice(
+                    "direction",
+                    names(&[ScrollDirection::Down, ScrollDirection::Up, ScrollDirection::Left, ScrollDirection::Right]),
+                ),
                 choice("scrollType", names(&[ScrollType::Once, ScrollType::UntilEdge])),
                 field("distance", Number, false),
             ],
@@ -116,11 +134,17 @@ fn kind_of(task: &Task) -> TaskKind {
         Task::Drag { .. } => (TaskGroup::Act, vec![field("from", Description, true), field("to", Description, true)]),
         Task::Upload { .. } => (TaskGroup::Act, vec![locate(), field("files", Paths, true)]),
         Task::Query { .. } => (TaskGroup::Read, vec![field("demand", Data, true)]),
-        Task::Text { .. } | Task::Number { .. } | Task::Boolean { .. } | Task::Ask { .. } => (TaskGroup::Read, vec![field("question", Description, true)]),
+        Task::Text { .. } | Task::Number { .. } | Task::Boolean { .. } | Task::Ask { .. } => {
+            (TaskGroup::Read, vec![field("question", Description, true)])
+        }
         Task::Assert { .. } => (TaskGroup::Check, vec![field("assertion", Description, true)]),
         Task::WaitFor { .. } => (
             TaskGroup::Check,
-            vec![field("assertion", Description, true), field("timeoutMs", Number, false), field("intervalMs", Number, false)],
+            vec![
+                field("assertion", Description, true),
+                field("timeoutMs", Number, false),
+                field("intervalMs", Number, false),
+            ],
         ),
     };
     let args = fields.iter().filter(|f| f.required || f.kind == Text).map(|f| f.name).collect();
@@ -204,13 +228,15 @@ mod tests {
             for f in &kind.fields {
                 full.insert(f.name.into(), sample(f));
             }
-            let read: Task = serde_json::from_value(Value::Object(full.clone())).unwrap_or_else(|e| panic!("{}: {e}", kind.name));
+            let read: Task =
+                serde_json::from_value(Value::Object(full.clone())).unwrap_or_else(|e| panic!("{}: {e}", kind.name));
             assert_eq!(type_name(&read), kind.name);
             for f in kind.fields.iter().filter(|f| f.kind == FieldKind::Choice) {
                 for c in &f.choices {
                     let mut one = full.clone();
                     one.insert(f.name.into(), json!(c));
-                    serde_json::from_value::<Task>(Value::Object(one)).unwrap_or_else(|e| panic!("{} {}={c}: {e}", kind.name, f.name));
+                    serde_json::from_value::<Task>(Value::Object(one))
+                        .unwrap_or_else(|e| panic!("{} {}={c}: {e}", kind.name, f.name));
                 }
             }
             // Each field left out: read exactly when it is not required.

@@ -2,25 +2,23 @@
 //! off the page (aiQuery, aiBoolean, …), judge it (aiAssert, aiWaitFor). Each is recorded
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
+use super::browser::{Browser, Observation, Settled};
+use super::dialogs::{self, Answered, Delivery, Interrupted};
+use super::options::{prompt_page, RunOptions};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::replay::trajectory::Album;
-use super::dialogs::{self, Answered, Delivery, Interrupted};
-use super::browser::{Browser, Observation, Settled};
-use super::options::{prompt_page, RunOptions};
 use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image, ModelCall};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::{element_at, Aim, Element};
-use crate::vocab::geometry::Rect;
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
 use crate::parse::parse_reply;
-use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollType};
-use crate::vocab::tasks::{demand_text, Task};
 use crate::prompt::{task_messages, Ask};
+use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollType};
+use crate::vocab::geometry::Rect;
+use crate::vocab::tasks::{demand_text, Task};
 use serde_json::json;
-
-
 
 /// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
 /// when the element is the first of its kind, as in Midscene's paths).
@@ -28,11 +26,17 @@ fn same_xpath(a: &str, b: &str) -> bool {
     a == b || a.replace("[1]", "") == b.replace("[1]", "")
 }
 
-
 /// Scrolling to an edge stops after this many steps even on an endless page.
 const MAX_EDGE_STEPS: u32 = 25;
 
-pub async fn run_task<B: Browser, M: ModelClient>(id: String, task: &Task, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+pub async fn run_task<B: Browser, M: ModelClient>(
+    id: String,
+    task: &Task,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Run {
     let mut browser = options.guard(browser);
     let mut run = Run::new(id, &task.title(), browser.now_ms());
     run.task = Some(task.clone());
@@ -54,7 +58,8 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
 ) -> Result<RunStatus, String> {
     let outcome = match task.check() {
         Ok(()) => {
-            let mut ctx = Ctx { run, options, config, browser, model, album: Album::default(), hint: xpath.map(str::to_string) };
+            let mut ctx =
+                Ctx { run, options, config, browser, model, album: Album::default(), hint: xpath.map(str::to_string) };
             ctx.perform(task).await
         }
         Err(e) => Err(e),
@@ -108,7 +113,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             }
         };
         match task {
-            Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } => {
+            Task::Tap { locate }
+            | Task::DoubleClick { locate }
+            | Task::RightClick { locate }
+            | Task::Hover { locate } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let action = point_action(&found, task);
                 let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
@@ -121,11 +129,15 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;
-                let frame = found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
+                let frame =
+                    found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
                 self.options.limits().check_target(value, frame).map_err(|e| e.to_string())?;
-                let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
+                let cmds =
+                    fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
                 let typed = match mode {
-                    InputMode::Replace => found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() }),
+                    InputMode::Replace => {
+                        found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() })
+                    }
                     _ => None, // appending and clearing are not one plan action
                 };
                 self.act(&task.title(), &found, typed.as_ref(), &cmds).await?;
@@ -159,7 +171,11 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let target = found.unwrap_or(Found { point: at, element: None });
                 for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
                     let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
-                    let before = (obs.extraction.viewport.scroll_x, obs.extraction.viewport.scroll_y, std::mem::take(&mut obs.extraction.description));
+                    let before = (
+                        obs.extraction.viewport.scroll_x,
+                        obs.extraction.viewport.scroll_y,
+                        std::mem::take(&mut obs.extraction.description),
+                    );
                     self.act(&task.title(), &target, Some(&action), &cmds).await?;
                     if !far {
                         break;
@@ -182,7 +198,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             Task::Upload { locate, files } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let (x, y) = found.point;
-                let cmds = commands_for(&PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }, &obs.extraction).map_err(|e| e.to_string())?;
+                let cmds =
+                    commands_for(&PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }, &obs.extraction)
+                        .map_err(|e| e.to_string())?;
                 self.deliver(&task.title(), &found, None, Delivery::Files(&cmds, files)).await?;
             }
             Task::Locate { locate } => {
@@ -195,10 +213,23 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 }));
             }
             Task::Query { demand } => self.read(&demand_text(demand), Expect::Any, obs).await?,
-            Task::Boolean { question } => self.read(&format!("{question}\nANSWER is true or false."), Expect::Boolean, obs).await?,
-            Task::Number { question } => self.read(&format!("{question}\nANSWER is a number."), Expect::Number, obs).await?,
-            Task::Text { question } => self.read(&format!("{question}\nANSWER is a string."), Expect::Text, obs).await?,
-            Task::Ask { question } => self.read(&format!("{question}\nANSWER is your answer as a string, in the language of the question."), Expect::Text, obs).await?,
+            Task::Boolean { question } => {
+                self.read(&format!("{question}\nANSWER is true or false."), Expect::Boolean, obs).await?
+            }
+            Task::Number { question } => {
+                self.read(&format!("{question}\nANSWER is a number."), Expect::Number, obs).await?
+            }
+            Task::Text { question } => {
+                self.read(&format!("{question}\nANSWER is a string."), Expect::Text, obs).await?
+            }
+            Task::Ask { question } => {
+                self.read(
+                    &format!("{question}\nANSWER is your answer as a string, in the language of the question."),
+                    Expect::Text,
+                    obs,
+                )
+                .await?
+            }
             Task::Assert { assertion } => {
                 let (pass, reason) = self.judge(assertion, obs).await?;
                 self.run.result = Some(json!({ "pass": pass, "reason": reason }));
@@ -231,11 +262,25 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
-    async fn ask(&mut self, ask: &Ask<'_>, obs: &Observation, label: &str) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
+    async fn ask(
+        &mut self,
+        ask: &Ask<'_>,
+        obs: &Observation,
+        label: &str,
+    ) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
         let (image, note) = model_image(obs, self.options, self.config.family);
         let page = prompt_page(&obs.extraction, self.options, image.is_some());
         let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
-        match ask_model(self.run, self.browser, &mut self.album, ModelCall { model: self.model, config: self.config, prices: &self.options.prices }, &messages, note).await? {
+        match ask_model(
+            self.run,
+            self.browser,
+            &mut self.album,
+            ModelCall { model: self.model, config: self.config, prices: &self.options.prices },
+            &messages,
+            note,
+        )
+        .await?
+        {
             Some((text, mut step)) => {
                 step.action = label.to_string();
                 step.screenshot = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
@@ -291,12 +336,24 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
     fn locate_by_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
-        let element = obs.extraction.elements.iter().find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?.clone();
+        let element = obs
+            .extraction
+            .elements
+            .iter()
+            .find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?
+            .clone();
         Some(self.found_without_model(element, what, obs, label, "by the flow's XPath: no model call".into()))
     }
 
     /// Records a locate step answered without the model (a file's XPath, the cache).
-    fn found_without_model(&mut self, element: Element, what: &str, obs: &Observation, label: &str, note: String) -> Found {
+    fn found_without_model(
+        &mut self,
+        element: Element,
+        what: &str,
+        obs: &Observation,
+        label: &str,
+        note: String,
+    ) -> Found {
         let point = element_point(&element, &obs.extraction).unwrap_or_default();
         let now = self.browser.now_ms();
         let screenshot = self.screenshot(obs);
@@ -334,7 +391,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             };
             step.thought = plan.thought.clone();
             let Some(point) = plan.actions.iter().find_map(pointed_at) else {
-                let why = plan.error.clone().unwrap_or_else(|| format!("the model pointed at nothing for \u{201c}{}\u{201d}", what.trim()));
+                let why = plan
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| format!("the model pointed at nothing for \u{201c}{}\u{201d}", what.trim()));
                 return Err(self.fail(step, why));
             };
             let element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
@@ -360,7 +420,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         };
         let Some(element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
             let count = obs.extraction.elements.len();
-            return Err(self.fail(step, format!("the model named element [{number}], which the page does not have ({count} elements)")));
+            return Err(self.fail(
+                step,
+                format!("the model named element [{number}], which the page does not have ({count} elements)"),
+            ));
         };
         step.target = Some(TargetInfo::of(&element));
         self.push(step);
@@ -382,7 +445,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         if moved {
             self.keep(what, &element, obs); // heal: it is found where it is now
         }
-        let note = format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" });
+        let note =
+            format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" });
         Some(self.found_without_model(element, what, obs, label, note))
     }
 
@@ -400,9 +464,17 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// Scrolls an element into view and finds it again (by its stable id, else its XPath).
     async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), String> {
         self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
-        dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default()).await.map_err(|e| e.to_string())?;
+        dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default())
+            .await
+            .map_err(|e| e.to_string())?;
         let obs = self.observe().await?;
-        let again = obs.extraction.elements.iter().find(|e| e.id == element.id).or_else(|| obs.extraction.elements.iter().find(|e| e.xpath == element.xpath)).cloned();
+        let again = obs
+            .extraction
+            .elements
+            .iter()
+            .find(|e| e.id == element.id)
+            .or_else(|| obs.extraction.elements.iter().find(|e| e.xpath == element.xpath))
+            .cloned();
         let Some(again) = again else {
             return Err(format!("{} disappeared while being scrolled into view", element.summary()));
         };
@@ -415,14 +487,28 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     /// Sends the commands, waits for the page, and records the step.
     /// `planned`: the action as one plan action, where it is one (what an export repeats).
-    async fn act(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, cmds: &[InputCommand]) -> Result<(), String> {
+    async fn act(
+        &mut self,
+        label: &str,
+        found: &Found,
+        planned: Option<&PlannedAction>,
+        cmds: &[InputCommand],
+    ) -> Result<(), String> {
         self.deliver(label, found, planned, Delivery::Input(cmds)).await
     }
 
-    async fn deliver(&mut self, label: &str, found: &Found, planned: Option<&PlannedAction>, delivery: Delivery<'_>) -> Result<(), String> {
+    async fn deliver(
+        &mut self,
+        label: &str,
+        found: &Found,
+        planned: Option<&PlannedAction>,
+        delivery: Delivery<'_>,
+    ) -> Result<(), String> {
         let started = self.browser.now_ms();
         let mut answered = Answered::default();
-        let result = dialogs::act(self.run, self.browser, delivery, self.options.dialog_policy(), &mut answered).await.map_err(|e: Interrupted| e.to_string());
+        let result = dialogs::act(self.run, self.browser, delivery, self.options.dialog_policy(), &mut answered)
+            .await
+            .map_err(|e: Interrupted| e.to_string());
         let note = join_notes(answered.note(), result.as_ref().ok().and_then(Settled::note));
         let result = result.map(|_| ());
         self.push(Step {
@@ -458,7 +544,11 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             Ok(v) => {
                 step.thought = v.thought;
                 step.status = if v.pass { StepStatus::Ok } else { StepStatus::Failed };
-                let reason = if v.reason.is_empty() { (if v.pass { "holds" } else { "does not hold" }).to_string() } else { v.reason };
+                let reason = if v.reason.is_empty() {
+                    (if v.pass { "holds" } else { "does not hold" }).to_string()
+                } else {
+                    v.reason
+                };
                 step.note = Some(format!("{}: {reason}", if v.pass { "passes" } else { "fails" }));
                 self.push(step);
                 Ok((v.pass, reason))
@@ -471,7 +561,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 /// The point a grounding model's action names.
 fn pointed_at(a: &PlannedAction) -> Option<(f64, f64)> {
     match a {
-        PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } | PlannedAction::ScrollAt { x, y, .. } => Some((*x, *y)),
+        PlannedAction::TapAt { x, y, .. } | PlannedAction::HoverAt { x, y } | PlannedAction::ScrollAt { x, y, .. } => {
+            Some((*x, *y))
+        }
         PlannedAction::DragAt { from, .. } => Some(*from),
         _ => None,
     }

@@ -22,11 +22,7 @@ pub fn inside_folder(path: &str, folder: &str) -> bool {
             ("\\\\".to_string(), rest)
         } else if let Some(rest) = p.strip_prefix('/') {
             ("/".to_string(), rest)
-        } else if b.len() > 2
-            && b[0].is_ascii_alphabetic()
-            && b[1] == b':'
-            && (b[2] == b'\\' || b[2] == b'/')
-        {
+        } else if b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/') {
             (p[..2].to_ascii_uppercase(), &p[3..])
         } else {
             return None;
@@ -56,25 +52,13 @@ pub(crate) async fn clear<B: Browser>(
         return Ok(());
     }
     let started = browser.now_ms();
-    let question = Question::Upload {
-        paths: files.to_vec(),
-    };
-    let folder = options
-        .upload_dir
-        .as_deref()
-        .map(str::trim)
-        .filter(|f| !f.is_empty());
-    let outside: Vec<&String> = files
-        .iter()
-        .filter(|f| !folder.is_some_and(|dir| inside_folder(f, dir)))
-        .collect();
+    let question = Question::Upload { paths: files.to_vec() };
+    let folder = options.upload_dir.as_deref().map(str::trim).filter(|f| !f.is_empty());
+    let outside: Vec<&String> = files.iter().filter(|f| !folder.is_some_and(|dir| inside_folder(f, dir))).collect();
     let (allow, by) = if outside.is_empty() {
         (true, AnsweredBy::Setting)
     } else {
-        match ask_person(run, browser, question.clone())
-            .await
-            .map_err(|e| e.to_string())?
-        {
+        match ask_person(run, browser, question.clone()).await.map_err(|e| e.to_string())? {
             Some(Answer::Upload { allow }) => (allow, AnsweredBy::Person),
             _ => (false, AnsweredBy::Nobody),
         }
@@ -100,27 +84,18 @@ pub(crate) async fn clear<B: Browser>(
     };
     let note = match by {
         AnsweredBy::Person if allow => Some("you allowed it".to_string()),
-        AnsweredBy::Setting => Some(format!(
-            "allowed: every file lies inside the upload folder {}",
-            folder.unwrap_or_default()
-        )),
+        AnsweredBy::Setting => {
+            Some(format!("allowed: every file lies inside the upload folder {}", folder.unwrap_or_default()))
+        }
         _ => None,
     };
     run.steps.push(Step {
-        status: if allow {
-            StepStatus::Ok
-        } else {
-            StepStatus::Failed
-        },
+        status: if allow { StepStatus::Ok } else { StepStatus::Failed },
         action: format!("Upload {listed} (named by a file, not by you)"),
         error: error.clone(),
         note,
         duration_ms: browser.now_ms() - started,
-        asked: vec![Asked {
-            question,
-            answer: Answer::Upload { allow },
-            by,
-        }],
+        asked: vec![Asked { question, answer: Answer::Upload { allow }, by }],
         ..Step::new(StepKind::Action, started)
     });
     browser.report(run);
@@ -135,40 +110,16 @@ mod tests {
     fn a_path_is_inside_a_folder_by_its_steps() {
         assert!(inside_folder("/tmp/up/a.txt", "/tmp/up"));
         assert!(inside_folder("/tmp/up/sub/a.txt", "/tmp/up/"));
-        assert!(
-            inside_folder("/tmp//up/a.txt", "/tmp/up"),
-            "empty steps are no steps"
-        );
-        assert!(
-            !inside_folder("/tmp/up", "/tmp/up"),
-            "the folder itself is no file in it"
-        );
-        assert!(
-            !inside_folder("/tmp/upload/a.txt", "/tmp/up"),
-            "a longer name is another folder"
-        );
-        assert!(
-            !inside_folder("/tmp/up/../../etc/passwd", "/tmp/up"),
-            "`..` is refused, not resolved"
-        );
+        assert!(inside_folder("/tmp//up/a.txt", "/tmp/up"), "empty steps are no steps");
+        assert!(!inside_folder("/tmp/up", "/tmp/up"), "the folder itself is no file in it");
+        assert!(!inside_folder("/tmp/upload/a.txt", "/tmp/up"), "a longer name is another folder");
+        assert!(!inside_folder("/tmp/up/../../etc/passwd", "/tmp/up"), "`..` is refused, not resolved");
         assert!(!inside_folder("/tmp/up/./a.txt", "/tmp/up"));
         assert!(!inside_folder("/etc/hostname", "/tmp/up"));
-        assert!(
-            !inside_folder("a.txt", "/tmp/up") && !inside_folder("/tmp/up/a.txt", "up"),
-            "both absolute"
-        );
+        assert!(!inside_folder("a.txt", "/tmp/up") && !inside_folder("/tmp/up/a.txt", "up"), "both absolute");
         assert!(inside_folder("C:\\Users\\me\\up\\a.txt", "c:/Users/me/up"));
-        assert!(!inside_folder(
-            "D:\\Users\\me\\up\\a.txt",
-            "C:\\Users\\me\\up"
-        ));
-        assert!(inside_folder(
-            "\\\\server\\share\\a.txt",
-            "\\\\server\\share"
-        ));
-        assert!(
-            !inside_folder("/server/share/a.txt", "\\\\server\\share"),
-            "another root"
-        );
+        assert!(!inside_folder("D:\\Users\\me\\up\\a.txt", "C:\\Users\\me\\up"));
+        assert!(inside_folder("\\\\server\\share\\a.txt", "\\\\server\\share"));
+        assert!(!inside_folder("/server/share/a.txt", "\\\\server\\share"), "another root");
     }
 }

@@ -10,9 +10,8 @@ const MIN_SIZE: f64 = 3.0;
 const MAX_CONTENT_CHARS: usize = 300;
 const MAX_ATTR_CHARS: usize = 80;
 /// Attributes that help a model tell elements apart, in the order they are shown.
-const KEPT_ATTRIBUTES: [&str; 11] = [
-    "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src",
-];
+const KEPT_ATTRIBUTES: [&str; 11] =
+    ["id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src"];
 /// ARIA roles that make any element behave as a button for a person.
 const BUTTON_ROLES: [&str; 6] = ["button", "link", "checkbox", "tab", "menuitem", "switch"];
 
@@ -40,7 +39,8 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
     let mut frame_of: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
 
     for (i, node) in nodes.iter().enumerate() {
-        let frame = if node.enters == Some(TreeKind::Frame) { Some(i) } else { node.parent.and_then(|p| frame_of[p as usize]) };
+        let frame =
+            if node.enters == Some(TreeKind::Frame) { Some(i) } else { node.parent.and_then(|p| frame_of[p as usize]) };
         frame_of.push(frame);
         let inherited = node.parent.map_or(Scope::Free, |p| scope[p as usize]);
         if inherited == Scope::Absorbed {
@@ -52,11 +52,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
                 if inherited == Scope::InAnchor || text.is_empty() {
                     None
                 } else {
-                    let parent_tag = node
-                        .parent
-                        .and_then(|p| nodes[p as usize].tag())
-                        .unwrap_or("")
-                        .to_string();
+                    let parent_tag = node.parent.and_then(|p| nodes[p as usize].tag()).unwrap_or("").to_string();
                     Some((ElementKind::Text, parent_tag, text))
                 }
             }
@@ -190,7 +186,10 @@ fn content_of(snapshot: &PageSnapshot, i: usize, last: usize, kind: ElementKind)
             if node.tag() == Some("option") {
                 return subtree_text(snapshot, i, last);
             }
-            let value = form.and_then(|f| f.value.clone()).or_else(|| node.attr("value").map(str::to_string)).unwrap_or_default();
+            let value = form
+                .and_then(|f| f.value.clone())
+                .or_else(|| node.attr("value").map(str::to_string))
+                .unwrap_or_default();
             if !value.is_empty() && super::is_sensitive_field(node) {
                 return super::SECRET_MASK.to_string();
             }
@@ -277,8 +276,8 @@ fn unique_id(used: &mut crate::fast_hash::FastSet<String>, xpath: &str, tag: &st
 mod tests {
     use super::*;
     use crate::snapshot::test_support::Builder;
-    use crate::vocab::geometry::Rect;
     use crate::snapshot::{FormState, StyleFacts};
+    use crate::vocab::geometry::Rect;
 
     fn r(x: f64, y: f64, w: f64, h: f64) -> Rect {
         Rect::new(x, y, w, h)
@@ -361,14 +360,18 @@ mod tests {
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], r(0.0, 0.0, 1280.0, 800.0));
         let bar = b.el(Some(body), "div", &[], r(0.0, 0.0, 100.0, 10.0));
-        b.node_mut(bar).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
+        b.node_mut(bar).style =
+            Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         let icon = b.el(Some(body), "i", &[("title", "Star")], r(0.0, 20.0, 16.0, 16.0));
-        b.node_mut(icon).style = Some(StyleFacts { has_background_color: false, has_background_image: true, icon_font: false });
+        b.node_mut(icon).style =
+            Some(StyleFacts { has_background_color: false, has_background_image: true, icon_font: false });
         let labelled = b.el(Some(body), "div", &[], r(0.0, 40.0, 100.0, 10.0));
-        b.node_mut(labelled).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
+        b.node_mut(labelled).style =
+            Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         b.text(labelled, "text", r(0.0, 40.0, 100.0, 10.0));
         let backdrop = b.el(Some(body), "div", &[], r(0.0, 0.0, 1280.0, 800.0));
-        b.node_mut(backdrop).style = Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
+        b.node_mut(backdrop).style =
+            Some(StyleFacts { has_background_color: true, has_background_image: false, icon_font: false });
         let els = classify(&b.snap);
         let kinds: Vec<_> = els.iter().map(|e| e.kind).collect();
         assert_eq!(kinds, [ElementKind::Container, ElementKind::Img, ElementKind::Text]);

@@ -43,7 +43,10 @@ pub fn compact_description_of(title: &str, url: &str, vp: &Viewport, elements: &
         }
     }
     if above + below > 0 {
-        let _ = writeln!(out, "({above} more elements above or left of the view, {below} below or right; scroll to reach them)");
+        let _ = writeln!(
+            out,
+            "({above} more elements above or left of the view, {below} below or right; scroll to reach them)"
+        );
     }
     if covered > 0 {
         let _ = writeln!(out, "({covered} elements in view are covered by something on top, such as a dialog)");
@@ -124,9 +127,9 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{describe, DescribeOptions};
-    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
     use crate::snapshot::FormState;
+    use crate::vocab::geometry::Rect;
 
     #[test]
     fn lines_name_number_tag_attributes_text_and_place() {
@@ -147,10 +150,7 @@ mod tests {
         let lines: Vec<_> = ex.description.lines().collect();
         assert_eq!(lines[0], "Page: Test — http://test.local/");
         assert_eq!(lines[1], "Viewport 1280x800 CSS px; 100px of page above, 1100px below.");
-        assert_eq!(
-            lines[2],
-            r#"[1] input#new.new-todo placeholder="What \"needs\"?" value="milk" @640,125"#
-        );
+        assert_eq!(lines[2], r#"[1] input#new.new-todo placeholder="What \"needs\"?" value="milk" @640,125"#);
         assert_eq!(lines[3], "(0 more elements above or left of the view, 1 below or right; scroll to reach them)");
         assert_eq!(lines.len(), 4, "off-screen elements are counted, not listed");
         assert_eq!(ex.elements.len(), 2, "but kept");

@@ -86,7 +86,10 @@ impl Element {
         const NAMING: [&str; 5] = ["aria-label", "placeholder", "title", "name", "alt"];
         let named = || NAMING.iter().find_map(|k| self.attr(k).filter(|v| !v.trim().is_empty()));
         let label = if self.kind == ElementKind::FormItem {
-            named().or_else(|| self.attr("id")).or_else(|| Some(self.content.as_str()).filter(|c| !c.is_empty())).unwrap_or("")
+            named()
+                .or_else(|| self.attr("id"))
+                .or_else(|| Some(self.content.as_str()).filter(|c| !c.is_empty()))
+                .unwrap_or("")
         } else if !self.content.is_empty() {
             self.content.as_str()
         } else {
@@ -125,17 +128,32 @@ pub fn is_sensitive<'a>(attr: impl Fn(&str) -> Option<&'a str>) -> bool {
     if attr("type").is_some_and(|t| t.trim().eq_ignore_ascii_case("password")) {
         return true;
     }
-    if attr("autocomplete").is_some_and(|a| a.split_ascii_whitespace().any(|t| SENSITIVE_AUTOFILL.iter().any(|w| t.eq_ignore_ascii_case(w)))) {
+    if attr("autocomplete").is_some_and(|a| {
+        a.split_ascii_whitespace().any(|t| SENSITIVE_AUTOFILL.iter().any(|w| t.eq_ignore_ascii_case(w)))
+    }) {
         return true;
     }
     // Long words are found anywhere in a name ("user_password2"); short ones only as a word of
     // it ("otp", "otp-code", "otpCode", "cvv2"), so "footprint" or "laptop" is no one-time code.
-    const WORDS: [&str; 9] = ["password", "passwd", "passcode", "one-time", "onetime", "card-number", "cardnumber", "\u{5bc6}\u{7801}", "\u{9a8c}\u{8bc1}\u{7801}"];
+    const WORDS: [&str; 9] = [
+        "password",
+        "passwd",
+        "passcode",
+        "one-time",
+        "onetime",
+        "card-number",
+        "cardnumber",
+        "\u{5bc6}\u{7801}",
+        "\u{9a8c}\u{8bc1}\u{7801}",
+    ];
     const SHORT: [&str; 5] = ["pwd", "otp", "cvv", "cvc", "csc"];
     ["name", "id", "aria-label", "placeholder"].iter().filter_map(|k| attr(k)).any(|v| {
         let words = split_words(v);
         let joined = words.join("-");
-        WORDS.iter().any(|w| joined.contains(w)) || words.iter().any(|word| SHORT.iter().any(|w| word.strip_prefix(w).is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit()))))
+        WORDS.iter().any(|w| joined.contains(w))
+            || words.iter().any(|word| {
+                SHORT.iter().any(|w| word.strip_prefix(w).is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit())))
+            })
     })
 }
 

@@ -48,7 +48,12 @@ const NODE_SIZE_THRESHOLD: f64 = 4.0;
 const DEFAULT_TRUNCATE: usize = 150;
 
 /// `descriptionOfTree(tree, truncateTextLength, filterNonTextContent, visibleOnly)`.
-pub fn description_of_tree(tree: &MsTree, truncate: Option<usize>, filter_non_text: bool, visible_only: bool) -> String {
+pub fn description_of_tree(
+    tree: &MsTree,
+    truncate: Option<usize>,
+    filter_non_text: bool,
+    visible_only: bool,
+) -> String {
     let max = truncate.unwrap_or(DEFAULT_TRUNCATE);
     // Post-order without recursion: (node, indent, children visited?).
     let mut results: Vec<String> = Vec::new();
@@ -212,8 +217,8 @@ pub fn truncate_text(s: &str, max: usize) -> String {
 pub fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}'
-            | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
     )
 }
 
@@ -379,7 +384,12 @@ mod tests {
             node: None,
             children: vec![leaf(
                 "abc",
-                vec![("nodeType", text("TEXT Node")), ("htmlTagName", text("<h1>")), ("2", text("x")), ("class", text(".a.b"))],
+                vec![
+                    ("nodeType", text("TEXT Node")),
+                    ("htmlTagName", text("<h1>")),
+                    ("2", text("x")),
+                    ("class", text(".a.b")),
+                ],
                 "  hi ",
                 10.0,
                 true,
@@ -406,7 +416,10 @@ mod tests {
         parent.children.push(leaf("c", vec![("nodeType", text("TEXT Node"))], "kid", 10.0, true));
         let out = description_of_tree(&parent, None, false, true);
         assert!(out.starts_with("<>\n  <text id=\"c\""), "{out}");
-        assert_eq!(description_of_tree(&leaf("x", vec![("nodeType", text("TEXT Node"))], "t", 10.0, false), None, false, true), "");
+        assert_eq!(
+            description_of_tree(&leaf("x", vec![("nodeType", text("TEXT Node"))], "t", 10.0, false), None, false, true),
+            ""
+        );
     }
 
     #[test]
@@ -420,9 +433,18 @@ mod tests {
     #[test]
     fn numbers_print_like_javascript() {
         for (n, s) in [
-            (1.5, "1.5"), (100.0, "100"), (-0.0, "0"), (1e21, "1e+21"), (1e-7, "1e-7"), (0.000001, "0.000001"),
-            (123456789012345680000.0, "123456789012345680000"), (-2.5e-8, "-2.5e-8"), (0.1 + 0.2, "0.30000000000000004"),
-            (f64::NAN, "NaN"), (f64::NEG_INFINITY, "-Infinity"), (1.2345e25, "1.2345e+25"),
+            (1.5, "1.5"),
+            (100.0, "100"),
+            (-0.0, "0"),
+            (1e21, "1e+21"),
+            (1e-7, "1e-7"),
+            (0.000001, "0.000001"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (-2.5e-8, "-2.5e-8"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (1.2345e25, "1.2345e+25"),
         ] {
             assert_eq!(js_number(n), s, "{n}");
         }

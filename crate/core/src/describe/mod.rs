@@ -14,12 +14,14 @@ pub mod xpath;
 
 pub use classify::{classify, nodes_needing_rect};
 pub use compact::compact_description;
-pub use element::{collapse_whitespace, element_at, Aim, is_sensitive, is_sensitive_field, truncate_chars, Element, ElementKind, SECRET_MASK};
+pub use element::{
+    collapse_whitespace, element_at, is_sensitive, is_sensitive_field, truncate_chars, Aim, Element, ElementKind,
+    SECRET_MASK,
+};
 
-use crate::vocab::geometry::Rect;
 use crate::snapshot::{HitTest, NoHitTest, PageSnapshot};
+use crate::vocab::geometry::Rect;
 use serde::{Deserialize, Serialize};
-
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -87,8 +89,6 @@ pub struct DescribeOptions {
     pub viewport_only: bool,
 }
 
-
-
 /// Classify and serialize without hit-testing.
 pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
     describe_with(snapshot, opts, &mut NoHitTest)
@@ -134,7 +134,6 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,10 +153,17 @@ mod tests {
         assert!(sensitive(&[("autocomplete", "one-time-code"), ("type", "text")]));
         assert!(sensitive(&[("autocomplete", "billing cc-csc")]));
         assert!(sensitive(&[("name", "user_password2")]));
-        assert!(sensitive(&[("id", "otpCode")]) && sensitive(&[("name", "otp")]) && sensitive(&[("name", "card_cvv2")]));
-        assert!(sensitive(&[("placeholder", "One-time code")]) && sensitive(&[("aria-label", "\u{9a8c}\u{8bc1}\u{7801}")]));
+        assert!(
+            sensitive(&[("id", "otpCode")]) && sensitive(&[("name", "otp")]) && sensitive(&[("name", "card_cvv2")])
+        );
+        assert!(
+            sensitive(&[("placeholder", "One-time code")]) && sensitive(&[("aria-label", "\u{9a8c}\u{8bc1}\u{7801}")])
+        );
         assert!(!sensitive(&[("name", "comment"), ("autocomplete", "off")]));
-        assert!(!sensitive(&[("name", "footprint")]) && !sensitive(&[("id", "laptop-search")]), "a short word inside another is not it");
+        assert!(
+            !sensitive(&[("name", "footprint")]) && !sensitive(&[("id", "laptop-search")]),
+            "a short word inside another is not it"
+        );
         assert!(!sensitive(&[("autocomplete", "username")]));
     }
 

@@ -2,8 +2,8 @@
 //! their overflow (with `position: absolute` and `fixed` escaping them as CSS says), and the
 //! point to hit-test for whether something else covers it.
 
-use crate::vocab::geometry::Rect;
 use crate::snapshot::{Overflow, PageSnapshot, Positioning, TreeKind};
+use crate::vocab::geometry::Rect;
 
 /// What an element's positioning lets it escape, walking up from it.
 #[derive(Clone, Copy, PartialEq)]
@@ -155,7 +155,10 @@ mod tests {
         let half = b.el(Some(strip), "button", &[], r(250.0, 10.0, 100.0, 30.0));
         let gone = b.el(Some(strip), "button", &[], r(600.0, 10.0, 100.0, 30.0));
         let s = &b.snap;
-        assert_eq!(visible_part(s, half as usize, s.nodes[half as usize].rect.unwrap()), Some(r(250.0, 10.0, 50.0, 30.0)));
+        assert_eq!(
+            visible_part(s, half as usize, s.nodes[half as usize].rect.unwrap()),
+            Some(r(250.0, 10.0, 50.0, 30.0))
+        );
         assert_eq!(visible_part(s, gone as usize, s.nodes[gone as usize].rect.unwrap()), None);
     }
 
@@ -185,7 +188,10 @@ mod tests {
         // The static clipper would cut the item away; the menu escapes it.
         assert_eq!(visible_part(&b.snap, item as usize, r(0.0, 200.0, 150.0, 30.0)), Some(r(0.0, 200.0, 150.0, 30.0)));
         let beyond = b.el(Some(menu), "button", &[], r(0.0, 480.0, 150.0, 30.0));
-        assert_eq!(visible_part(&b.snap, beyond as usize, r(0.0, 480.0, 150.0, 30.0)), Some(r(0.0, 480.0, 150.0, 20.0)));
+        assert_eq!(
+            visible_part(&b.snap, beyond as usize, r(0.0, 480.0, 150.0, 30.0)),
+            Some(r(0.0, 480.0, 150.0, 20.0))
+        );
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! the DOM sibling positions the walkers record (`SnapNode::position`). Paths are built only
 //! for the elements that need one; for every node they would cost memory quadratic in depth.
 
-use crate::snapshot::{NodeData, PageSnapshot};
 use crate::fast_hash::{FastMap, FastSet};
+use crate::snapshot::{NodeData, PageSnapshot};
 
 /// Joins the per-tree segments of a path.
 pub const TREE_SEPARATOR: &str = " >>> ";
@@ -63,7 +63,8 @@ impl<'a> XPaths<'a> {
             };
         }
         let ends = snapshot.subtree_ends();
-        let mut x = XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
+        let mut x =
+            XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
         x.index_texts();
         x
     }
@@ -182,7 +183,10 @@ impl<'a> XPaths<'a> {
         });
         let (Some(only), None) = (texts.next(), texts.next()) else { return None };
         let text = normalize(only);
-        if text.is_empty() || text.chars().count() > MAX_TEXT_CHARS || self.texts.get(&(tree, tag, text.clone())) != Some(&1) {
+        if text.is_empty()
+            || text.chars().count() > MAX_TEXT_CHARS
+            || self.texts.get(&(tree, tag, text.clone())) != Some(&1)
+        {
             return None;
         }
         let mut path = String::new();
@@ -231,9 +235,9 @@ fn is_plain_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
     use crate::snapshot::TreeKind;
+    use crate::vocab::geometry::Rect;
 
     #[test]
     fn counts_siblings_by_tag_and_anchors_on_unique_ids() {
@@ -276,7 +280,10 @@ mod tests {
         let x = XPaths::new(&b.snap);
         assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]");
         assert_eq!(x.of(link as usize), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]");
-        assert_eq!(x.by_text(button as usize).as_deref(), Some("/html[1]/body[1]/my-card[1] >>> //button[normalize-space()=\"Save\"]"));
+        assert_eq!(
+            x.by_text(button as usize).as_deref(),
+            Some("/html[1]/body[1]/my-card[1] >>> //button[normalize-space()=\"Save\"]")
+        );
         assert_eq!(
             x.by_text(link_text as usize).as_deref(),
             Some("/html[1]/body[1]/iframe[1] >>> //a[normalize-space()=\"Save\"]/text()[normalize-space()]")

@@ -54,7 +54,11 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         let height = *page_h.get_or_insert(nh);
         let mut page = RgbaImage::from_pixel(WIDTH, height, Rgba([255, 255, 255, 255]));
         image::imageops::overlay(&mut page, &scaled, 0, 0);
-        let what = if step.kind == StepKind::Plan && !step.thought.is_empty() { format!("{} - {}", step.action, step.thought) } else { step.action.clone() };
+        let what = if step.kind == StepKind::Plan && !step.thought.is_empty() {
+            format!("{} - {}", step.action, step.thought)
+        } else {
+            step.action.clone()
+        };
         let mut caption = wrap(&format!("{}/{} {}", k + 1, total, what), 2);
         if k + 1 == total {
             caption.push(format!("Run {outcome}"));
@@ -66,7 +70,9 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
         encoder.set_repeat(Repeat::Infinite).map_err(|e| GifError::Encode(e.to_string()))?;
         for (img, ms) in frames {
-            encoder.encode_frame(Frame::from_parts(img, 0, 0, Delay::from_numer_denom_ms(ms, 1))).map_err(|e| GifError::Encode(e.to_string()))?;
+            encoder
+                .encode_frame(Frame::from_parts(img, 0, 0, Delay::from_numer_denom_ms(ms, 1)))
+                .map_err(|e| GifError::Encode(e.to_string()))?;
         }
     }
     Ok(out)
@@ -95,7 +101,12 @@ fn compose(page: RgbaImage, title: &str, caption: &[String]) -> RgbaImage {
     let fits = (w - 2 * PAD) / GLYPH;
     draw_text(&mut out, &ellipsize(title, fits as usize), PAD, PAD);
     for (i, line) in caption.iter().enumerate() {
-        draw_text(&mut out, &ellipsize(line, fits as usize), PAD, title_h + page.height() + PAD + i as u32 * (GLYPH + 4));
+        draw_text(
+            &mut out,
+            &ellipsize(line, fits as usize),
+            PAD,
+            title_h + page.height() + PAD + i as u32 * (GLYPH + 4),
+        );
     }
     out
 }

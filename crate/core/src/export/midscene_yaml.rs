@@ -5,8 +5,8 @@
 
 use super::recording::{Op, RecStep, Recording};
 use super::{one_line, quoted as q};
-use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
+use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
 pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {

@@ -32,4 +32,3 @@ pub(crate) fn quoted(s: &str) -> String {
 pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
-

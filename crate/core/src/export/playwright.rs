@@ -5,8 +5,8 @@
 
 use super::recording::{Op, RecStep, Recording, Target};
 use super::{one_line, quoted as js};
-use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
+use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
 /// Where a person adds their own checks; tests put theirs here too.
@@ -21,7 +21,11 @@ pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     let secrets = secret_names(rec);
     if !secrets.is_empty() {
         // The run typed secrets the export does not hold: they come from the environment.
-        let _ = writeln!(out, "// Secrets come from environment variables: {}.", secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            out,
+            "// Secrets come from environment variables: {}.",
+            secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", ")
+        );
         out.push_str("function secret(name: string): string {\n  const value = process.env[name];\n  if (value === undefined) throw new Error(`set ${name}: this test types a secret it does not hold`);\n  return value;\n}\n\n");
     }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
@@ -52,7 +56,8 @@ fn typed(value: &str) -> String {
 
 /// `site_password` → `SIGHTLINE_SECRET_SITE_PASSWORD`.
 fn env_name(name: &str) -> String {
-    let upper: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    let upper: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
     format!("SIGHTLINE_SECRET_{upper}")
 }
 
@@ -86,7 +91,9 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
         (Op::RightClick, Some(l)) => line(format!("await {l}.click({{ button: 'right' }});")),
         (Op::Hover, Some(l)) => line(format!("await {l}.hover();")),
         (Op::Locate, Some(l)) => line(format!("await expect({l}).toBeVisible();")),
-        (Op::Input { value, append: false }, Some(l)) if target.is_some_and(|t| t.tag == "select") => line(format!("await {l}.selectOption({});", js(value))),
+        (Op::Input { value, append: false }, Some(l)) if target.is_some_and(|t| t.tag == "select") => {
+            line(format!("await {l}.selectOption({});", js(value)))
+        }
         (Op::Input { value, append: false }, Some(l)) => line(format!("await {l}.fill({});", typed(value))),
         (Op::Input { value, append: true }, Some(l)) => {
             line(format!("await {l}.press('End');"));
@@ -150,7 +157,11 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
                 let (fx, fy) = point.unwrap_or_default();
                 line(format!("await page.mouse.move({}, {});", fx.round(), fy.round()));
                 line("await page.mouse.down();".into());
-                line(format!("await page.mouse.move({}, {}, {{ steps: 10 }});", to_point.0.round(), to_point.1.round()));
+                line(format!(
+                    "await page.mouse.move({}, {}, {{ steps: 10 }});",
+                    to_point.0.round(),
+                    to_point.1.round()
+                ));
                 line("await page.mouse.up();".into());
             }
         },
@@ -171,8 +182,12 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
             let answer = answer.as_ref().map_or("nothing".to_string(), |a| a.to_string());
             line(format!("// {kind} {}: the run read {}", one_line(&prompt), one_line(&answer)));
         }
-        (Op::Assert { assertion }, _) => line(format!("// aiAssert held when recorded (checking it again needs a model): {}", one_line(assertion))),
-        (Op::WaitFor { assertion, .. }, _) => line(format!("// aiWaitFor held when recorded (checking it again needs a model): {}", one_line(assertion))),
+        (Op::Assert { assertion }, _) => {
+            line(format!("// aiAssert held when recorded (checking it again needs a model): {}", one_line(assertion)))
+        }
+        (Op::WaitFor { assertion, .. }, _) => {
+            line(format!("// aiWaitFor held when recorded (checking it again needs a model): {}", one_line(assertion)))
+        }
     }
 }
 
@@ -188,7 +203,11 @@ fn locator_of(t: &Target) -> Option<String> {
         scope = format!("{scope}.frameLocator({})", js(&format!("xpath={frame}")));
     }
     let by_path = format!("{scope}.locator({})", js(&format!("xpath={last}")));
-    let by_text = t.xpath_text.as_deref().and_then(|x| x.split(crate::describe::xpath::TREE_SEPARATOR).last()).filter(|x| x != last);
+    let by_text = t
+        .xpath_text
+        .as_deref()
+        .and_then(|x| x.split(crate::describe::xpath::TREE_SEPARATOR).last())
+        .filter(|x| x != last);
     Some(match by_text {
         Some(text) => format!("{by_path}.or({scope}.locator({})).first()", js(&format!("xpath={text}"))),
         None => by_path,

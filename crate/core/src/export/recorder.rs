@@ -4,8 +4,8 @@
 //! uploads have no Recorder step; they are left out and listed in the flow's title note.
 
 use super::recording::{Op, Recording, Target};
-use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
+use crate::vocab::geometry::WindowSize;
 use serde_json::{json, Value};
 
 pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {

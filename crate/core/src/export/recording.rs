@@ -5,11 +5,11 @@
 //! words (the element's summary) and by its XPaths.
 
 use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
+use crate::describe::xpath::TREE_SEPARATOR;
 use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollType;
-use crate::vocab::tasks::Task;
-use crate::describe::xpath::TREE_SEPARATOR;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::tasks::Task;
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -69,22 +69,52 @@ pub enum Op {
     RightClick,
     Hover,
     /// Replace the field's content (`append`: add to it).
-    Input { value: String, append: bool },
+    Input {
+        value: String,
+        append: bool,
+    },
     /// Type into whatever has focus.
-    Type { value: String },
-    Key { key: String },
-    Scroll { direction: ScrollDirection, distance: Option<f64>, to_edge: bool },
+    Type {
+        value: String,
+    },
+    Key {
+        key: String,
+    },
+    Scroll {
+        direction: ScrollDirection,
+        distance: Option<f64>,
+        to_edge: bool,
+    },
     /// Drag the target onto `to` (an element, or a point when only a point is known).
-    Drag { to: Option<Target>, to_point: (f64, f64), to_describe: String },
-    Upload { files: Vec<String> },
-    Wait { ms: u32 },
+    Drag {
+        to: Option<Target>,
+        to_point: (f64, f64),
+        to_describe: String,
+    },
+    Upload {
+        files: Vec<String>,
+    },
+    Wait {
+        ms: u32,
+    },
     /// Open a web address.
-    Navigate { url: String },
+    Navigate {
+        url: String,
+    },
     /// A question answered from the page: `kind` is the Midscene flow key (aiQuery, aiString…).
-    Read { kind: &'static str, prompt: Value, answer: Option<Value> },
+    Read {
+        kind: &'static str,
+        prompt: Value,
+        answer: Option<Value>,
+    },
     Locate,
-    Assert { assertion: String },
-    WaitFor { assertion: String, timeout_ms: u32 },
+    Assert {
+        assertion: String,
+    },
+    WaitFor {
+        assertion: String,
+        timeout_ms: u32,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +138,12 @@ pub fn recording_of(run: &Run) -> Recording {
     }
     let steps = match &run.task {
         Some(task) => task_steps(run, task),
-        None => run.steps.iter().filter(|s| s.kind == StepKind::Action && s.status == StepStatus::Ok).flat_map(action_steps).collect(),
+        None => run
+            .steps
+            .iter()
+            .filter(|s| s.kind == StepKind::Action && s.status == StepStatus::Ok)
+            .flat_map(action_steps)
+            .collect(),
     };
     Recording { title: run.instruction.clone(), url: run.url.clone(), steps }
 }
@@ -116,7 +151,15 @@ pub fn recording_of(run: &Run) -> Recording {
 fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
     let Some(planned) = step.planned.as_ref() else { return Vec::new() };
     let target = step.target.as_ref().map(|t| Target::of(t, step.locate.as_deref()));
-    let one = |op: Op| vec![RecStep { op, target: target.clone(), caption: step.action.clone(), duration_ms: step.duration_ms, screenshot: step.screenshot.clone() }];
+    let one = |op: Op| {
+        vec![RecStep {
+            op,
+            target: target.clone(),
+            caption: step.action.clone(),
+            duration_ms: step.duration_ms,
+            screenshot: step.screenshot.clone(),
+        }]
+    };
     match planned {
         PlannedAction::Tap { .. } => one(Op::Tap),
         PlannedAction::TapAt { clicks, button, .. } => one(match (button, clicks) {
@@ -133,7 +176,13 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
                 None => Op::Type { value: value.clone() },
             });
             if *submit {
-                steps.push(RecStep { op: Op::Key { key: "Enter".into() }, target: None, caption: "Press Enter".into(), duration_ms: 0.0, screenshot: None });
+                steps.push(RecStep {
+                    op: Op::Key { key: "Enter".into() },
+                    target: None,
+                    caption: "Press Enter".into(),
+                    duration_ms: 0.0,
+                    screenshot: None,
+                });
             }
             steps
         }
@@ -141,7 +190,9 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
         PlannedAction::Scroll { direction, distance, .. } | PlannedAction::ScrollAt { direction, distance, .. } => {
             one(Op::Scroll { direction: *direction, distance: *distance, to_edge: false })
         }
-        PlannedAction::DragAt { to, .. } => one(Op::Drag { to: None, to_point: *to, to_describe: format!("the point ({:.0}, {:.0})", to.0, to.1) }),
+        PlannedAction::DragAt { to, .. } => {
+            one(Op::Drag { to: None, to_point: *to, to_describe: format!("the point ({:.0}, {:.0})", to.0, to.1) })
+        }
         PlannedAction::Wait { ms } => one(Op::Wait { ms: *ms }),
         PlannedAction::Navigate { url } => one(Op::Navigate { url: url.clone() }),
         PlannedAction::AskUser { .. } | PlannedAction::Tool { .. } => Vec::new(),
@@ -166,9 +217,10 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
             (Op::Input { value, append: *mode == InputMode::Append }, next(locate))
         }
         Task::KeyboardPress { key, locate } => (Op::Key { key: key.clone() }, locate.as_deref().and_then(&mut next)),
-        Task::Scroll { locate, direction, scroll_type, distance } => {
-            (Op::Scroll { direction: *direction, distance: *distance, to_edge: *scroll_type == ScrollType::UntilEdge }, locate.as_deref().and_then(&mut next))
-        }
+        Task::Scroll { locate, direction, scroll_type, distance } => (
+            Op::Scroll { direction: *direction, distance: *distance, to_edge: *scroll_type == ScrollType::UntilEdge },
+            locate.as_deref().and_then(&mut next),
+        ),
         Task::Drag { from, to } => {
             let source = next(from);
             let dest = next(to);
@@ -182,11 +234,23 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
         Task::Text { question } => (read("aiString", Value::String(question.clone())), None),
         Task::Ask { question } => (read("aiAsk", Value::String(question.clone())), None),
         Task::Assert { assertion } => (Op::Assert { assertion: assertion.clone() }, None),
-        Task::WaitFor { assertion, timeout_ms, .. } => (Op::WaitFor { assertion: assertion.clone(), timeout_ms: *timeout_ms }, None),
+        Task::WaitFor { assertion, timeout_ms, .. } => {
+            (Op::WaitFor { assertion: assertion.clone(), timeout_ms: *timeout_ms }, None)
+        }
     };
     let ok = run.status == crate::agent::record::RunStatus::Succeeded;
     // A task that failed to find its element has nothing to replay; checks are kept either way.
-    let needs_target = matches!(op, Op::Tap | Op::DoubleClick | Op::RightClick | Op::Hover | Op::Input { .. } | Op::Upload { .. } | Op::Drag { .. } | Op::Locate);
+    let needs_target = matches!(
+        op,
+        Op::Tap
+            | Op::DoubleClick
+            | Op::RightClick
+            | Op::Hover
+            | Op::Input { .. }
+            | Op::Upload { .. }
+            | Op::Drag { .. }
+            | Op::Locate
+    );
     if needs_target && (target.is_none() || !ok) {
         return Vec::new();
     }

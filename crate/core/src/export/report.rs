@@ -36,7 +36,12 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
     if let Some(end) = run.ended_ms {
         let _ = write!(out, " · took {}", ms(end - run.started_ms));
     }
-    let _ = write!(out, " · {} model call(s) · {} tokens", run.model_calls, tokens(run.usage.prompt_tokens + run.usage.completion_tokens, run.usage.estimated));
+    let _ = write!(
+        out,
+        " · {} model call(s) · {} tokens",
+        run.model_calls,
+        tokens(run.usage.prompt_tokens + run.usage.completion_tokens, run.usage.estimated)
+    );
     if let Some(cost) = run.cost {
         let _ = write!(out, " · {}", usd(cost, run.usage.estimated));
     }
@@ -149,7 +154,11 @@ fn esc(s: &str) -> String {
 }
 
 fn ms(v: f64) -> String {
-    if v >= 1000.0 { format!("{:.1} s", v / 1000.0) } else { format!("{} ms", v.round()) }
+    if v >= 1000.0 {
+        format!("{:.1} s", v / 1000.0)
+    } else {
+        format!("{} ms", v.round())
+    }
 }
 
 fn tokens(n: u64, estimated: bool) -> String {
@@ -158,7 +167,11 @@ fn tokens(n: u64, estimated: bool) -> String {
 
 fn usd(v: f64, estimated: bool) -> String {
     let approx = if estimated { "≈" } else { "" };
-    if v < 0.01 { format!("{approx}${v:.4}") } else { format!("{approx}${v:.2}") }
+    if v < 0.01 {
+        format!("{approx}${v:.4}")
+    } else {
+        format!("{approx}${v:.2}")
+    }
 }
 
 /// Epoch milliseconds as `YYYY-MM-DD HH:MM:SS UTC` (days to civil date: Howard Hinnant's method).

@@ -1,8 +1,8 @@
 use super::*;
 use crate::agent::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
-use crate::vocab::tasks::Task;
-use crate::vocab::geometry::{Rect, WindowSize};
 use crate::vocab::actions::{PlannedAction, ScrollDirection};
+use crate::vocab::geometry::{Rect, WindowSize};
+use crate::vocab::tasks::Task;
 
 fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
     TargetInfo {
@@ -31,7 +31,11 @@ fn todo_run() -> Run {
     run.status = RunStatus::Succeeded;
     run.steps.push(Step::new(StepKind::Plan, 0.0));
     let input = target("//*[@id=\"app\"]/header[1]/input[1]", None, "input \"New todo\"");
-    run.steps.push(action(PlannedAction::Input { target: 2, value: "buy \"milk\"".into() }, "Input \"buy milk\" into [2]", Some(input)));
+    run.steps.push(action(
+        PlannedAction::Input { target: 2, value: "buy \"milk\"".into() },
+        "Input \"buy milk\" into [2]",
+        Some(input),
+    ));
     let mut failed = action(PlannedAction::Tap { target: 9 }, "Tap [9]", None);
     failed.status = StepStatus::Failed;
     run.steps.push(failed);
@@ -74,7 +78,9 @@ fn a_task_run_exports_as_its_task_with_its_answer() {
     let mut run = Run::new("q".into(), "aiQuery", 0.0);
     run.url = "https://shop.example/".into();
     run.status = RunStatus::Succeeded;
-    run.task = Some(serde_json::from_value(serde_json::json!({"type": "aiQuery", "demand": "the prices as number[]"})).unwrap());
+    run.task = Some(
+        serde_json::from_value(serde_json::json!({"type": "aiQuery", "demand": "the prices as number[]"})).unwrap(),
+    );
     run.result = Some(serde_json::json!([3, 4.5]));
     let rec = recording_of(&run);
     let yaml = to_midscene_yaml(&rec, WindowSize::default());
@@ -93,12 +99,21 @@ fn a_task_run_exports_as_its_task_with_its_answer() {
 #[test]
 fn playwright_uses_the_xpaths_and_falls_back_to_the_text_path() {
     let mut run = todo_run();
-    run.steps.push(action(PlannedAction::Tap { target: 3 }, "Tap [3]", Some(target("/html[1]/body[1]/button[2]", Some("//button[normalize-space()=\"Save\"]"), "button \"Save\""))));
+    run.steps.push(action(
+        PlannedAction::Tap { target: 3 },
+        "Tap [3]",
+        Some(target("/html[1]/body[1]/button[2]", Some("//button[normalize-space()=\"Save\"]"), "button \"Save\"")),
+    ));
     let ts = to_playwright(&recording_of(&run), WindowSize { width: 1024, height: 700 });
     assert!(ts.starts_with("// Exported by Sightline: add a todo ‘buy milk’\n"));
     assert!(ts.contains("test.use({ viewport: { width: 1024, height: 700 } });"));
     assert!(ts.contains("  await page.goto(\"http://127.0.0.1:8000/todo.html\");\n"));
-    assert!(ts.contains("  await page.locator(\"xpath=//*[@id=\\\"app\\\"]/header[1]/input[1]\").fill(\"buy \\\"milk\\\"\");\n"), "{ts}");
+    assert!(
+        ts.contains(
+            "  await page.locator(\"xpath=//*[@id=\\\"app\\\"]/header[1]/input[1]\").fill(\"buy \\\"milk\\\"\");\n"
+        ),
+        "{ts}"
+    );
     assert!(ts.contains("  await page.keyboard.press(\"Enter\");\n"));
     assert!(ts.contains("page.locator(\"xpath=/html[1]/body[1]/button[2]\").or(page.locator(\"xpath=//button[normalize-space()=\\\"Save\\\"]\")).first().click();"), "{ts}");
     assert!(ts.trim_end().ends_with(&format!("{}\n}});", playwright::END_STATE_MARK)));
@@ -118,10 +133,18 @@ fn a_select_is_chosen_from_not_typed_into() {
 fn secrets_are_read_from_the_environment_in_playwright() {
     let mut run = todo_run();
     let password = target("//*[@id=\"password\"]", None, "input \"password\"");
-    run.steps.push(action(PlannedAction::Input { target: 5, value: "pin <secret>site_password</secret>!".into() }, "Input", Some(password)));
+    run.steps.push(action(
+        PlannedAction::Input { target: 5, value: "pin <secret>site_password</secret>!".into() },
+        "Input",
+        Some(password),
+    ));
     let ts = to_playwright(&recording_of(&run), WindowSize::default());
     assert!(ts.contains(".fill(\"pin \" + secret(\"SIGHTLINE_SECRET_SITE_PASSWORD\") + \"!\");"), "{ts}");
-    assert!(ts.contains("environment variables: SIGHTLINE_SECRET_SITE_PASSWORD.") && ts.contains("function secret(name: string)"), "{ts}");
+    assert!(
+        ts.contains("environment variables: SIGHTLINE_SECRET_SITE_PASSWORD.")
+            && ts.contains("function secret(name: string)"),
+        "{ts}"
+    );
     assert!(!ts.contains("<secret>"), "{ts}");
     let plain = to_playwright(&recording_of(&todo_run()), WindowSize::default());
     assert!(!plain.contains("function secret"), "only where a secret is typed");
@@ -131,8 +154,16 @@ fn secrets_are_read_from_the_environment_in_playwright() {
 fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
     let mut run = todo_run();
     run.steps.truncate(1);
-    run.steps.push(action(PlannedAction::Tap { target: 1 }, "Tap in frame", Some(target("/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]", None, "a \"Help\""))));
-    run.steps.push(action(PlannedAction::Tap { target: 2 }, "Tap in shadow", Some(target("/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]", None, "button \"Buy\""))));
+    run.steps.push(action(
+        PlannedAction::Tap { target: 1 },
+        "Tap in frame",
+        Some(target("/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]", None, "a \"Help\"")),
+    ));
+    run.steps.push(action(
+        PlannedAction::Tap { target: 2 },
+        "Tap in shadow",
+        Some(target("/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]", None, "button \"Buy\"")),
+    ));
     let ts = to_playwright(&recording_of(&run), WindowSize::default());
     assert!(ts.contains("await page.frameLocator(\"xpath=/html[1]/body[1]/iframe[1]\").locator(\"xpath=/html[1]/body[1]/a[1]\").click();"), "{ts}");
     assert!(ts.contains("// Tap in shadow → button \"Buy\"\n  await page.mouse.click(200, 70);"), "{ts}");
@@ -144,12 +175,19 @@ fn frames_go_through_frame_locators_and_shadow_roots_through_the_point() {
 fn recorder_flow_clicks_types_and_presses_with_xpath_selectors() {
     let mut run = todo_run();
     run.steps.push(action(PlannedAction::KeyPress { key: "Control+A".into() }, "Press Control+A", None));
-    run.steps.push(action(PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: Some(500.0) }, "Scroll down", None));
+    run.steps.push(action(
+        PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: Some(500.0) },
+        "Scroll down",
+        None,
+    ));
     run.steps.push(action(PlannedAction::DragAt { from: (1.0, 1.0), to: (5.0, 5.0) }, "Drag", None));
     let flow = to_recorder(&recording_of(&run), WindowSize::default());
     let steps = flow["steps"].as_array().unwrap();
     let types: Vec<&str> = steps.iter().map(|s| s["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["setViewport", "navigate", "change", "keyDown", "keyUp", "keyDown", "keyDown", "keyUp", "keyUp", "scroll"]);
+    assert_eq!(
+        types,
+        ["setViewport", "navigate", "change", "keyDown", "keyUp", "keyDown", "keyDown", "keyUp", "keyUp", "scroll"]
+    );
     assert_eq!(steps[2]["selectors"], serde_json::json!([["xpath///*[@id=\"app\"]/header[1]/input[1]"]]));
     assert_eq!(steps[2]["value"], "buy \"milk\"");
     assert_eq!(steps[6]["key"], "A");
@@ -213,7 +251,11 @@ fn report_images_shrink_until_they_fit_their_share() {
     let url = page_like_png(7);
     let fitted = report::fit_image_for_test(&url, 40_000).expect("fits");
     assert!(fitted.len() <= 40_000 && fitted.starts_with("data:image/jpeg;base64,"));
-    assert_eq!(report::fit_image_for_test("data:image/png;base64,!!!", 40_000), None, "an unreadable image is left out");
+    assert_eq!(
+        report::fit_image_for_test("data:image/png;base64,!!!", 40_000),
+        None,
+        "an unreadable image is left out"
+    );
 }
 
 #[test]
@@ -223,7 +265,10 @@ fn a_tall_thin_screenshot_makes_a_bounded_gif_frame() {
     let png = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
     let mut run = todo_run();
     run.steps[1].screenshot = Some("tall".into());
-    let images = std::collections::HashMap::from([("tall".to_string(), crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png))]);
+    let images = std::collections::HashMap::from([(
+        "tall".to_string(),
+        crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png),
+    )]);
     let gif = gif::to_gif(&run, &images).unwrap();
     let frame = image::load_from_memory(&gif).unwrap();
     assert!(frame.height() <= 1600 + 200 && frame.width() == 800, "{}×{}", frame.width(), frame.height());
@@ -240,14 +285,25 @@ fn the_gif_has_a_captioned_frame_per_screenshot() {
     let gif = to_gif(&run, &images).unwrap();
     assert!(gif.starts_with(b"GIF89a"));
     use image::AnimationDecoder;
-    let frames: Vec<_> = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&gif)).unwrap().into_frames().collect::<Result<_, _>>().unwrap();
+    let frames: Vec<_> = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&gif))
+        .unwrap()
+        .into_frames()
+        .collect::<Result<_, _>>()
+        .unwrap();
     assert_eq!(frames.len(), 3);
     let first = frames[0].buffer();
     assert_eq!(first.width(), 800);
     // Title bar, page (800×500 from 1280×800), caption bar of three lines; every frame alike.
     assert_eq!(first.height(), 32 + 500 + 3 * 20 + 16);
     assert!(frames.iter().all(|f| f.buffer().dimensions() == (800, 608)));
-    let lit = |img: &image::RgbaImage, y0: u32, y1: u32| (y0..y1).flat_map(|y| (0..800).map(move |x| (x, y))).filter(|&(x, y)| img.get_pixel(x, y).0[0] > 200 && img.get_pixel(x, y).0[2] > 200 && img.get_pixel(x, y).0[1] > 200).count();
+    let lit = |img: &image::RgbaImage, y0: u32, y1: u32| {
+        (y0..y1)
+            .flat_map(|y| (0..800).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                img.get_pixel(x, y).0[0] > 200 && img.get_pixel(x, y).0[2] > 200 && img.get_pixel(x, y).0[1] > 200
+            })
+            .count()
+    };
     assert!(lit(first, 0, 28) > 100, "the instruction is written in the title bar");
     assert!(lit(first, 532, 588) > 100, "the caption is written under the page");
     // No screenshots: one card saying so.

@@ -8,8 +8,8 @@ mod yaml;
 
 pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
 
-use crate::vocab::tasks::Task;
 use crate::vocab::geometry::WindowSize;
+use crate::vocab::tasks::Task;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

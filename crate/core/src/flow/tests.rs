@@ -1,10 +1,10 @@
 use super::*;
-use crate::vocab::actions::InputMode;
-use crate::vocab::actions::ScrollType;
-use crate::vocab::tasks::Task;
 use crate::export::{to_midscene_yaml, Op, RecStep, Recording, Target};
-use crate::vocab::geometry::WindowSize;
+use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollDirection;
+use crate::vocab::actions::ScrollType;
+use crate::vocab::geometry::WindowSize;
+use crate::vocab::tasks::Task;
 
 fn steps(flow: &Flow) -> Vec<&FlowStep> {
     flow.tasks.iter().flat_map(|t| &t.steps).collect()
@@ -15,7 +15,14 @@ fn tap(locate: &str, xpath: Option<&str>) -> FlowStep {
 }
 
 fn target(describe: &str, xpath: &str) -> Option<Target> {
-    Some(Target { describe: describe.into(), xpath: xpath.into(), xpath_text: None, point: (10.0, 10.0), size: (20.0, 20.0), tag: "input".into() })
+    Some(Target {
+        describe: describe.into(),
+        xpath: xpath.into(),
+        xpath_text: None,
+        point: (10.0, 10.0),
+        size: (20.0, 20.0),
+        tag: "input".into(),
+    })
 }
 
 fn rec(op: Op, target: Option<Target>) -> RecStep {
@@ -45,17 +52,38 @@ fn what_our_midscene_export_writes_reads_back_as_the_same_steps() {
     assert_eq!(
         steps(&flow),
         vec![
-            &FlowStep::Task { task: Task::Input { locate: "input \"Name\"".into(), value: "ada".into(), mode: InputMode::Replace }, xpath: name_xpath.clone(), name: None },
-            &FlowStep::Task { task: Task::Input { locate: String::new(), value: "more".into(), mode: InputMode::Append }, xpath: None, name: None },
-            &FlowStep::Task { task: Task::KeyboardPress { key: "Enter".into(), locate: Some("input \"Name\"".into()) }, xpath: name_xpath, name: None },
             &FlowStep::Task {
-                task: Task::Scroll { locate: None, direction: ScrollDirection::Down, scroll_type: ScrollType::UntilEdge, distance: None },
+                task: Task::Input { locate: "input \"Name\"".into(), value: "ada".into(), mode: InputMode::Replace },
+                xpath: name_xpath.clone(),
+                name: None
+            },
+            &FlowStep::Task {
+                task: Task::Input { locate: String::new(), value: "more".into(), mode: InputMode::Append },
+                xpath: None,
+                name: None
+            },
+            &FlowStep::Task {
+                task: Task::KeyboardPress { key: "Enter".into(), locate: Some("input \"Name\"".into()) },
+                xpath: name_xpath,
+                name: None
+            },
+            &FlowStep::Task {
+                task: Task::Scroll {
+                    locate: None,
+                    direction: ScrollDirection::Down,
+                    scroll_type: ScrollType::UntilEdge,
+                    distance: None
+                },
                 xpath: None,
                 name: None
             },
             &tap("button \"Go\"", Some("/html[1]/body[1]/button[1]")),
             &FlowStep::Sleep { ms: 300 },
-            &FlowStep::Task { task: Task::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000, interval_ms: 1000 }, xpath: None, name: None },
+            &FlowStep::Task {
+                task: Task::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000, interval_ms: 1000 },
+                xpath: None,
+                name: None
+            },
         ]
     );
 }
@@ -101,8 +129,22 @@ tasks:
     assert_eq!(flow.title(), "add · second");
     let s = steps(&flow);
     assert_eq!(s[0], &FlowStep::Act { instruction: "add a todo".into() });
-    assert_eq!(s[1], &FlowStep::Task { task: Task::Input { locate: "the new todo box".into(), value: "buy milk".into(), mode: InputMode::Replace }, xpath: None, name: None });
-    assert_eq!(s[2], &FlowStep::Task { task: Task::KeyboardPress { key: "Enter".into(), locate: Some("the box".into()) }, xpath: None, name: None });
+    assert_eq!(
+        s[1],
+        &FlowStep::Task {
+            task: Task::Input { locate: "the new todo box".into(), value: "buy milk".into(), mode: InputMode::Replace },
+            xpath: None,
+            name: None
+        }
+    );
+    assert_eq!(
+        s[2],
+        &FlowStep::Task {
+            task: Task::KeyboardPress { key: "Enter".into(), locate: Some("the box".into()) },
+            xpath: None,
+            name: None
+        }
+    );
     assert_eq!(s[3], &tap("the first todo", None));
     match s[4] {
         FlowStep::Task { task: Task::Query { demand }, name, .. } => {
@@ -113,11 +155,33 @@ tasks:
     }
     assert_eq!(
         s[5],
-        &FlowStep::Task { task: Task::Scroll { locate: None, direction: ScrollDirection::Up, scroll_type: ScrollType::Once, distance: Some(300.0) }, xpath: None, name: None }
+        &FlowStep::Task {
+            task: Task::Scroll {
+                locate: None,
+                direction: ScrollDirection::Up,
+                scroll_type: ScrollType::Once,
+                distance: Some(300.0)
+            },
+            xpath: None,
+            name: None
+        }
     );
-    assert_eq!(s[6], &FlowStep::Task { task: Task::Drag { from: "card A".into(), to: "column B".into() }, xpath: None, name: None });
-    assert_eq!(s[7], &FlowStep::Task { task: Task::Upload { locate: "the file field".into(), files: vec!["/tmp/a.txt".into()] }, xpath: None, name: None });
-    assert_eq!(s[8], &FlowStep::Task { task: Task::Assert { assertion: "3 todos are listed".into() }, xpath: None, name: None });
+    assert_eq!(
+        s[6],
+        &FlowStep::Task { task: Task::Drag { from: "card A".into(), to: "column B".into() }, xpath: None, name: None }
+    );
+    assert_eq!(
+        s[7],
+        &FlowStep::Task {
+            task: Task::Upload { locate: "the file field".into(), files: vec!["/tmp/a.txt".into()] },
+            xpath: None,
+            name: None
+        }
+    );
+    assert_eq!(
+        s[8],
+        &FlowStep::Task { task: Task::Assert { assertion: "3 todos are listed".into() }, xpath: None, name: None }
+    );
     assert_eq!(s[9], &FlowStep::Act { instruction: "clear completed".into() });
     assert_eq!(flow.skipped, vec!["task 1 (\u{201c}add\u{201d}), step 10: logScreenshot is not needed: the report has a screenshot of every step"]);
 }
@@ -126,10 +190,20 @@ tasks:
 fn a_flow_that_cannot_run_says_where_and_why() {
     let err = |text: &str| parse_flow(text).unwrap_err().to_string();
     assert_eq!(err(""), "the flow file is empty");
-    assert!(err("web: {url: x}\ntasks:\n  - name: a\n    flow: [\n").starts_with("the flow file is not valid YAML:"), "{}", err("tasks: ["));
+    assert!(
+        err("web: {url: x}\ntasks:\n  - name: a\n    flow: [\n").starts_with("the flow file is not valid YAML:"),
+        "{}",
+        err("tasks: [")
+    );
     assert_eq!(err("web:\n  url: x\n"), "the flow file has no `tasks:` list");
-    assert_eq!(err("android:\n  deviceId: x\ntasks: []\n"), "this flow is for `android`: Sightline runs web flows (`web:`)");
-    assert_eq!(err("tasks:\n  - name: a\n    flow: []\n"), "the flow has no steps: each task needs a `flow:` list of steps");
+    assert_eq!(
+        err("android:\n  deviceId: x\ntasks: []\n"),
+        "this flow is for `android`: Sightline runs web flows (`web:`)"
+    );
+    assert_eq!(
+        err("tasks:\n  - name: a\n    flow: []\n"),
+        "the flow has no steps: each task needs a `flow:` list of steps"
+    );
     assert_eq!(
         err("tasks:\n  - name: a\n    flow:\n      - sleep: 10\n      - aiTapp: Save\n"),
         "task 1 (\u{201c}a\u{201d}), step 2: no step Sightline knows (keys: aiTapp); steps are aiAct, aiAction, ai, aiTap, aiDoubleClick, aiRightClick, aiHover, aiLocate, aiInput, aiKeyboardPress, aiScroll, aiDragAndDrop, aiQuery, aiBoolean, aiNumber, aiString, aiAsk, aiAssert, aiWaitFor, sleep"
@@ -138,15 +212,22 @@ fn a_flow_that_cannot_run_says_where_and_why() {
         err("tasks:\n  - name: a\n    flow:\n      - javascript: document.title\n"),
         "task 1 (\u{201c}a\u{201d}), step 1: javascript steps are not run: Sightline does not run code from a flow file in the page"
     );
-    assert_eq!(err("tasks:\n  - flow:\n      - aiTap: ''\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: aiTap needs a description of the element");
+    assert_eq!(
+        err("tasks:\n  - flow:\n      - aiTap: ''\n"),
+        "task 1 (\u{201c}Task 1\u{201d}), step 1: aiTap needs a description of the element"
+    );
     assert_eq!(err("tasks:\n  - flow:\n      - aiInput: ''\n        value: x\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: aiInput needs a description of the field (or `mode: typeOnly` to type into what has focus)");
-    assert_eq!(err("tasks:\n  - flow:\n      - sleep: soon\n"), "task 1 (\u{201c}Task 1\u{201d}), step 1: sleep needs a number of milliseconds");
+    assert_eq!(
+        err("tasks:\n  - flow:\n      - sleep: soon\n"),
+        "task 1 (\u{201c}Task 1\u{201d}), step 1: sleep needs a number of milliseconds"
+    );
 }
 
 #[test]
 fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
     use crate::vocab::tasks::DialogPolicy;
-    let flow = |web: &str| parse_flow(&format!("web:\n  url: https://x.org/\n{web}tasks:\n  - flow:\n      - sleep: 1\n"));
+    let flow =
+        |web: &str| parse_flow(&format!("web:\n  url: https://x.org/\n{web}tasks:\n  - flow:\n      - sleep: 1\n"));
     assert_eq!(flow("").unwrap().dialogs, None, "unset: the run's own, else ask");
     assert_eq!(flow("  dialogs: accept\n").unwrap().dialogs, Some(DialogPolicy::Accept));
     assert_eq!(flow("  dialogs: Dismiss\n").unwrap().dialogs, Some(DialogPolicy::Dismiss));
@@ -159,7 +240,8 @@ fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
 fn hostile_yaml_is_refused_before_it_is_built() {
     // Each alias level multiplies the copies the loader would make: nine levels of ten are
     // a billion strings.
-    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let mut bomb =
+        String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"]) {
         bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{prev}"); 10].join(",")));
     }

@@ -6,11 +6,11 @@
 
 use super::{Flow, FlowStep, FlowTask};
 use crate::vocab::actions::InputMode;
-use crate::vocab::tasks::DialogPolicy;
-use crate::vocab::actions::ScrollType;
-use crate::vocab::tasks::Task;
-use crate::vocab::geometry::WindowSize;
 use crate::vocab::actions::ScrollDirection;
+use crate::vocab::actions::ScrollType;
+use crate::vocab::geometry::WindowSize;
+use crate::vocab::tasks::DialogPolicy;
+use crate::vocab::tasks::Task;
 use serde_json::Value;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
@@ -47,13 +47,18 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
         return Err(FlowError::Empty);
     }
     screen(text)?;
-    let docs = YamlLoader::load_from_str(text).map_err(|e| FlowError::Syntax { message: e.info().to_string(), line: e.marker().line(), column: e.marker().col() + 1 })?;
+    let docs = YamlLoader::load_from_str(text).map_err(|e| FlowError::Syntax {
+        message: e.info().to_string(),
+        line: e.marker().line(),
+        column: e.marker().col() + 1,
+    })?;
     let root = match docs.into_iter().next() {
         Some(Yaml::Hash(h)) => h,
         Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
         Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
     };
-    let mut flow = Flow { url: None, serve: None, viewport: None, dialogs: None, tasks: Vec::new(), skipped: Vec::new() };
+    let mut flow =
+        Flow { url: None, serve: None, viewport: None, dialogs: None, tasks: Vec::new(), skipped: Vec::new() };
     let mut tasks = None;
     for (key, value) in &root {
         let key = key.as_str().unwrap_or_default();
@@ -162,9 +167,30 @@ enum Item {
 
 /// The keys that name what an item does, in the order Midscene's runner tries them.
 const ACTION_KEYS: &[&str] = &[
-    "aiAct", "aiAction", "ai", "aiTap", "aiDoubleClick", "aiRightClick", "aiHover", "aiLocate", "aiInput", "aiKeyboardPress",
-    "aiScroll", "aiDragAndDrop", "aiQuery", "aiBoolean", "aiNumber", "aiString", "aiAsk", "aiAssert", "aiWaitFor", "sleep",
-    "javascript", "logScreenshot", "recordToReport", "runGherkinScenario",
+    "aiAct",
+    "aiAction",
+    "ai",
+    "aiTap",
+    "aiDoubleClick",
+    "aiRightClick",
+    "aiHover",
+    "aiLocate",
+    "aiInput",
+    "aiKeyboardPress",
+    "aiScroll",
+    "aiDragAndDrop",
+    "aiQuery",
+    "aiBoolean",
+    "aiNumber",
+    "aiString",
+    "aiAsk",
+    "aiAssert",
+    "aiWaitFor",
+    "sleep",
+    "javascript",
+    "logScreenshot",
+    "recordToReport",
+    "runGherkinScenario",
 ];
 
 fn read_item(item: &Yaml) -> Result<Item, String> {
@@ -174,7 +200,11 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
     let get = |k: &str| h.get(&Yaml::String(k.into()));
     let Some(&kind) = ACTION_KEYS.iter().find(|k| get(k).is_some()) else {
         let keys: Vec<&str> = h.keys().filter_map(Yaml::as_str).collect();
-        return Err(format!("no step Sightline knows (keys: {}); steps are {}", keys.join(", "), ACTION_KEYS[..20].join(", ")));
+        return Err(format!(
+            "no step Sightline knows (keys: {}); steps are {}",
+            keys.join(", "),
+            ACTION_KEYS[..20].join(", ")
+        ));
     };
     let value = get(kind).unwrap_or(&Yaml::Null);
     let prompt_of = |v: Option<&Yaml>| v.and_then(prompt).filter(|p| !p.trim().is_empty());
@@ -186,7 +216,9 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
     let task = |task: Task| Ok(Item::Step(FlowStep::Task { task, xpath: xpath.clone(), name: name.clone() }));
     match kind {
         "aiAct" | "aiAction" | "ai" => {
-            let instruction = prompt_of(Some(value)).or_else(|| prompt_of(get("instruction"))).ok_or(format!("{kind} needs an instruction"))?;
+            let instruction = prompt_of(Some(value))
+                .or_else(|| prompt_of(get("instruction")))
+                .ok_or(format!("{kind} needs an instruction"))?;
             Ok(Item::Step(FlowStep::Act { instruction }))
         }
         "aiTap" => match get("fileChooserAccept") {
@@ -213,10 +245,14 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
                 None | Some("replace") => InputMode::Replace,
                 Some("typeOnly" | "append") => InputMode::Append,
                 Some("clear") => InputMode::Clear,
-                Some(other) => return Err(format!("aiInput mode \u{201c}{other}\u{201d} is not one of replace, typeOnly, clear")),
+                Some(other) => {
+                    return Err(format!("aiInput mode \u{201c}{other}\u{201d} is not one of replace, typeOnly, clear"))
+                }
             };
             if locate.is_empty() && mode != InputMode::Append {
-                return Err("aiInput needs a description of the field (or `mode: typeOnly` to type into what has focus)".into());
+                return Err(
+                    "aiInput needs a description of the field (or `mode: typeOnly` to type into what has focus)".into(),
+                );
             }
             task(Task::Input { locate, value, mode })
         }
@@ -235,7 +271,11 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
                 Some("up") => ScrollDirection::Up,
                 Some("left") => ScrollDirection::Left,
                 Some("right") => ScrollDirection::Right,
-                Some(other) => return Err(format!("aiScroll direction \u{201c}{other}\u{201d} is not one of down, up, left, right")),
+                Some(other) => {
+                    return Err(format!(
+                        "aiScroll direction \u{201c}{other}\u{201d} is not one of down, up, left, right"
+                    ))
+                }
             };
             let (scroll_type, direction) = match get("scrollType").and_then(text).as_deref() {
                 None | Some("singleAction" | "once") => (ScrollType::Once, direction),
@@ -243,23 +283,30 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
                 Some("scrollToTop" | "untilTop") => (ScrollType::UntilEdge, ScrollDirection::Up),
                 Some("scrollToRight" | "untilRight") => (ScrollType::UntilEdge, ScrollDirection::Right),
                 Some("scrollToLeft" | "untilLeft") => (ScrollType::UntilEdge, ScrollDirection::Left),
-                Some(other) => return Err(format!("aiScroll scrollType \u{201c}{other}\u{201d} is not one Midscene defines")),
+                Some(other) => {
+                    return Err(format!("aiScroll scrollType \u{201c}{other}\u{201d} is not one Midscene defines"))
+                }
             };
             let distance = get("distance").and_then(number).filter(|d| *d > 0.0);
             task(Task::Scroll { locate: locate(), direction, scroll_type, distance })
         }
         "aiDragAndDrop" => {
-            let end = |k: &str| prompt_of(get(k)).or_else(|| match value {
-                Yaml::Hash(v) => prompt_of(v.get(&Yaml::String(k.into()))),
-                _ => None,
-            });
-            let (from, to) = (end("from").ok_or("aiDragAndDrop needs `from:`")?, end("to").ok_or("aiDragAndDrop needs `to:`")?);
+            let end = |k: &str| {
+                prompt_of(get(k)).or_else(|| match value {
+                    Yaml::Hash(v) => prompt_of(v.get(&Yaml::String(k.into()))),
+                    _ => None,
+                })
+            };
+            let (from, to) =
+                (end("from").ok_or("aiDragAndDrop needs `from:`")?, end("to").ok_or("aiDragAndDrop needs `to:`")?);
             Ok(Item::Step(FlowStep::Task { task: Task::Drag { from, to }, xpath: None, name }))
         }
         "aiQuery" => {
             let demand = match value {
                 Yaml::Hash(_) | Yaml::Array(_) => to_json(value),
-                other => Value::String(text(other).filter(|t| !t.trim().is_empty()).ok_or("aiQuery needs the data to read")?),
+                other => {
+                    Value::String(text(other).filter(|t| !t.trim().is_empty()).ok_or("aiQuery needs the data to read")?)
+                }
             };
             task(Task::Query { demand })
         }
@@ -272,21 +319,28 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
                 _ => Task::Ask { question },
             })
         }
-        "aiAssert" => task(Task::Assert { assertion: prompt_of(Some(value)).ok_or("aiAssert needs the statement to check")? }),
+        "aiAssert" => {
+            task(Task::Assert { assertion: prompt_of(Some(value)).ok_or("aiAssert needs the statement to check")? })
+        }
         "aiWaitFor" => {
             let assertion = prompt_of(Some(value)).ok_or("aiWaitFor needs the condition to wait for")?;
-            let timeout_ms = get("timeout").and_then(number).filter(|t| *t > 0.0).map_or(15_000, |t| t.min(600_000.0) as u32);
+            let timeout_ms =
+                get("timeout").and_then(number).filter(|t| *t > 0.0).map_or(15_000, |t| t.min(600_000.0) as u32);
             task(Task::WaitFor { assertion, timeout_ms, interval_ms: 1_000.min(timeout_ms) })
         }
         "sleep" => {
             let ms = number(value).filter(|m| *m >= 0.0).ok_or("sleep needs a number of milliseconds")?;
             Ok(Item::Step(FlowStep::Sleep { ms: ms.min(600_000.0) as u32 }))
         }
-        "logScreenshot" | "recordToReport" => Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step"))),
+        "logScreenshot" | "recordToReport" => {
+            Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step")))
+        }
         "javascript" => match text(value).as_deref().and_then(navigate_target) {
             // The one script our export writes: a navigation, opened without running it.
             Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
-            None => Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into()),
+            None => {
+                Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into())
+            }
         },
         _ => Err(format!("{kind} is not supported by Sightline")),
     }
@@ -323,7 +377,9 @@ fn to_json(v: &Yaml) -> Value {
         Yaml::Hash(h) => Value::Object(h.iter().map(|(k, v)| (text(k).unwrap_or_default(), to_json(v))).collect()),
         Yaml::Array(a) => Value::Array(a.iter().map(to_json).collect()),
         Yaml::Integer(i) => Value::from(*i),
-        Yaml::Real(s) => s.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+        Yaml::Real(s) => {
+            s.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+        }
         Yaml::Boolean(b) => Value::Bool(*b),
         Yaml::String(s) => Value::String(s.clone()),
         _ => Value::Null,
@@ -332,7 +388,14 @@ fn to_json(v: &Yaml) -> Value {
 
 /// The address of a script written by `export::midscene_yaml::navigate_script` (a recorded navigation), and nothing else.
 fn navigate_target(script: &str) -> Option<String> {
-    let literal = script.trim().strip_prefix("location.href")?.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim_end();
+    let literal = script
+        .trim()
+        .strip_prefix("location.href")?
+        .trim_start()
+        .strip_prefix('=')?
+        .trim()
+        .trim_end_matches(';')
+        .trim_end();
     let url: String = serde_json::from_str(literal).ok()?;
     crate::action::is_web_address(&url).then_some(url)
 }

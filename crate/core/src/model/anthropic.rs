@@ -40,7 +40,10 @@ pub fn request_body(config: &ModelConfig, messages: &[ChatMessage], tools: &[Too
         body["temperature"] = json!(t.clamp(0.0, 1.0)); // Anthropic's range is 0–1
     }
     if !tools.is_empty() {
-        body["tools"] = tools.iter().map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters })).collect();
+        body["tools"] = tools
+            .iter()
+            .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
+            .collect();
     }
     body
 }
@@ -48,10 +51,14 @@ pub fn request_body(config: &ModelConfig, messages: &[ChatMessage], tools: &[Too
 fn block(part: &ContentPart) -> Value {
     match part {
         ContentPart::Text { text } => json!({ "type": "text", "text": text }),
-        ContentPart::ImageUrl { image_url } => match image_url.url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
-            Some((media_type, data)) => json!({ "type": "image", "source": { "type": "base64", "media_type": media_type, "data": data } }),
-            None => json!({ "type": "image", "source": { "type": "url", "url": image_url.url } }),
-        },
+        ContentPart::ImageUrl { image_url } => {
+            match image_url.url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+                Some((media_type, data)) => {
+                    json!({ "type": "image", "source": { "type": "base64", "media_type": media_type, "data": data } })
+                }
+                None => json!({ "type": "image", "source": { "type": "url", "url": image_url.url } }),
+            }
+        }
     }
 }
 
@@ -65,12 +72,16 @@ fn usage_of(u: &Value) -> Usage {
 }
 
 pub fn read_json(body: &str) -> Result<ChatReply, ModelError> {
-    let v: Value = serde_json::from_str(body)
-        .map_err(|e| ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120))))?;
+    let v: Value = serde_json::from_str(body).map_err(|e| {
+        ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120)))
+    })?;
     if let Some(err) = v.get("error") {
         return Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err))));
     }
-    let blocks = v.get("content").and_then(Value::as_array).ok_or_else(|| ModelError::BadResponse("no content blocks in the answer".into()))?;
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ModelError::BadResponse("no content blocks in the answer".into()))?;
     let mut reply = ChatReply::default();
     for b in blocks {
         match b.get("type").and_then(Value::as_str) {
@@ -120,7 +131,10 @@ impl StreamReply {
                 match b.get("type").and_then(Value::as_str) {
                     Some("tool_use") => self.calls.push((
                         index,
-                        ToolCall { name: b.get("name").and_then(Value::as_str).unwrap_or_default().to_string(), arguments: String::new() },
+                        ToolCall {
+                            name: b.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                            arguments: String::new(),
+                        },
                     )),
                     Some("text") => self.content.push_str(b.get("text").and_then(Value::as_str).unwrap_or_default()),
                     _ => {}
@@ -130,7 +144,9 @@ impl StreamReply {
                 let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
                 match d.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => self.content.push_str(d.get("text").and_then(Value::as_str).unwrap_or_default()),
+                    Some("text_delta") => {
+                        self.content.push_str(d.get("text").and_then(Value::as_str).unwrap_or_default())
+                    }
                     Some("input_json_delta") => {
                         if let Some((_, call)) = self.calls.iter_mut().find(|(i, _)| *i == index) {
                             call.arguments.push_str(d.get("partial_json").and_then(Value::as_str).unwrap_or_default());
@@ -199,7 +215,9 @@ mod tests {
             ChatMessage::text("user", "one"),
             ChatMessage {
                 role: "user".into(),
-                content: vec![ContentPart::ImageUrl { image_url: ImageUrl { url: "data:image/jpeg;base64,QUJD".into() } }],
+                content: vec![ContentPart::ImageUrl {
+                    image_url: ImageUrl { url: "data:image/jpeg;base64,QUJD".into() },
+                }],
             },
         ];
         let b = request_body(&c, &msgs, &crate::vocab::tools::element_tools());
@@ -207,7 +225,10 @@ mod tests {
         assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
         assert_eq!(b["temperature"], 1.0);
         assert_eq!(b["messages"].as_array().unwrap().len(), 1);
-        assert_eq!(b["messages"][0]["content"][1]["source"], json!({"type":"base64","media_type":"image/jpeg","data":"QUJD"}));
+        assert_eq!(
+            b["messages"][0]["content"][1]["source"],
+            json!({"type":"base64","media_type":"image/jpeg","data":"QUJD"})
+        );
         assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
     }
 
@@ -219,7 +240,10 @@ mod tests {
         assert_eq!(r.content, "Tapping.");
         assert_eq!(r.tool_calls, vec![ToolCall { name: "tap".into(), arguments: r#"{"target":4}"#.into() }]);
         assert_eq!(r.usage, Some(Usage { prompt_tokens: 15, completion_tokens: 3, estimated: false }));
-        assert!(read_json(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#).unwrap_err().to_string().contains("Overloaded"));
+        assert!(read_json(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("Overloaded"));
     }
 
     #[test]

@@ -19,7 +19,6 @@ pub use usage::{Price, PriceTable, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
@@ -43,7 +42,6 @@ impl ChatMessage {
         ChatMessage { role: role.into(), content: vec![ContentPart::Text { text: text.into() }] }
     }
 }
-
 
 /// A call the API returned in its tool-calling field (not in the text).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,7 +78,8 @@ impl ChatReply {
             .tool_calls
             .iter()
             .map(|c| {
-                let args = serde_json::from_str::<Value>(&c.arguments).unwrap_or_else(|_| Value::String(c.arguments.clone()));
+                let args =
+                    serde_json::from_str::<Value>(&c.arguments).unwrap_or_else(|_| Value::String(c.arguments.clone()));
                 serde_json::json!({ "name": c.name, "arguments": args })
             })
             .collect();
@@ -147,13 +146,22 @@ mod tests {
         assert!(c.validate().unwrap_err().to_string().contains("Settings"));
         let c = ModelConfig { base_url: "ftp://x".into(), model: "m".into(), ..Default::default() };
         assert!(c.validate().unwrap_err().to_string().contains("http://"));
-        let c = ModelConfig { base_url: "http://x".into(), model: "m".into(), temperature: Some(7.0), ..Default::default() };
+        let c = ModelConfig {
+            base_url: "http://x".into(),
+            model: "m".into(),
+            temperature: Some(7.0),
+            ..Default::default()
+        };
         assert!(c.validate().unwrap_err().to_string().contains("temperature"));
     }
 
     #[test]
     fn api_key_never_serialized() {
-        let c = ModelConfig { api_key: "sk-secret".into(), api_key_for: "https://a.example/v1".into(), ..Default::default() };
+        let c = ModelConfig {
+            api_key: "sk-secret".into(),
+            api_key_for: "https://a.example/v1".into(),
+            ..Default::default()
+        };
         let json = serde_json::to_string(&c).unwrap();
         assert!(!json.contains("sk-secret") && !json.contains("a.example"), "{json}");
     }
@@ -168,7 +176,10 @@ mod tests {
             ..Default::default()
         };
         assert!(at("http://127.0.0.1:4000/v1", "http://127.0.0.1:4000/v1/").validate().is_ok());
-        assert!(at("https://api.example.com/v2", "https://API.example.com:443/v1").validate().is_ok(), "the path and a default port do not matter");
+        assert!(
+            at("https://api.example.com/v2", "https://API.example.com:443/v1").validate().is_ok(),
+            "the path and a default port do not matter"
+        );
         for other in ["http://127.0.0.1:4001/v1", "https://api.example.com.evil.net/v1", "http://api.example.com/v1"] {
             let e = at(other, "https://api.example.com/v1").validate().unwrap_err();
             assert!(matches!(e, ModelError::KeyForAnotherOrigin { .. }), "{other}: {e}");
@@ -179,7 +190,10 @@ mod tests {
             e.to_string(),
             "the saved API key was entered for http://127.0.0.1:4000 and is sent nowhere else: enter the key for http://127.0.0.1:4001 in Settings (or remove the saved key if that endpoint needs none)"
         );
-        assert!(at("http://127.0.0.1:4001/v1", "").validate().is_ok(), "a key given with the configuration goes with it");
+        assert!(
+            at("http://127.0.0.1:4001/v1", "").validate().is_ok(),
+            "a key given with the configuration goes with it"
+        );
         let mut keyless = at("http://127.0.0.1:4001/v1", "http://127.0.0.1:4000/v1");
         keyless.api_key.clear();
         assert!(keyless.validate().is_ok(), "no key, nothing to hold back");
@@ -192,7 +206,9 @@ mod tests {
             tool_calls: vec![ToolCall { name: "tap".into(), arguments: r#"{"target":3}"#.into() }],
             ..Default::default()
         };
-        let plan = crate::parse::parse_reply(crate::vocab::family::ModelFamily::FunctionCalling, &reply.parser_text(), None).unwrap();
+        let plan =
+            crate::parse::parse_reply(crate::vocab::family::ModelFamily::FunctionCalling, &reply.parser_text(), None)
+                .unwrap();
         assert_eq!(plan.thought, "Tap the box.");
         assert_eq!(plan.actions, vec![crate::vocab::actions::PlannedAction::Tap { target: 3 }]);
     }

@@ -27,8 +27,9 @@ pub fn request_body(config: &ModelConfig, messages: &[ChatMessage], tools: &[Too
 }
 
 pub fn read_json(body: &str) -> Result<ChatReply, ModelError> {
-    let v: Value = serde_json::from_str(body)
-        .map_err(|e| ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120))))?;
+    let v: Value = serde_json::from_str(body).map_err(|e| {
+        ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120)))
+    })?;
     if let Some(err) = v.get("error") {
         return Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err))));
     }
@@ -43,7 +44,10 @@ pub fn read_json(body: &str) -> Result<ChatReply, ModelError> {
                 .iter()
                 .filter_map(|c| {
                     let f = c.get("function")?;
-                    Some(ToolCall { name: f.get("name")?.as_str()?.to_string(), arguments: arguments_text(f.get("arguments")) })
+                    Some(ToolCall {
+                        name: f.get("name")?.as_str()?.to_string(),
+                        arguments: arguments_text(f.get("arguments")),
+                    })
                 })
                 .collect()
         })
@@ -64,7 +68,9 @@ fn arguments_text(v: Option<&Value>) -> String {
 fn message_content(message: &Value) -> String {
     match message.get("content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(""),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
+        }
         _ => String::new(),
     }
 }
@@ -101,7 +107,8 @@ impl StreamReply {
             return Ok("");
         }
         self.events += 1;
-        let v: Value = serde_json::from_str(data).map_err(|e| ModelError::BadResponse(format!("a stream event is not JSON ({e})")))?;
+        let v: Value = serde_json::from_str(data)
+            .map_err(|e| ModelError::BadResponse(format!("a stream event is not JSON ({e})")))?;
         if let Some(err) = v.get("error") {
             return Err(ModelError::BadResponse(format!("the stream carried an error: {}", error_text(err))));
         }
@@ -113,7 +120,8 @@ impl StreamReply {
         }
         if let Some(calls) = v.pointer("/choices/0/delta/tool_calls").and_then(Value::as_array) {
             for c in calls {
-                let i = c.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len().saturating_sub(1) as u64) as usize;
+                let i = c.get("index").and_then(Value::as_u64).unwrap_or(self.calls.len().saturating_sub(1) as u64)
+                    as usize;
                 if i > 64 {
                     return Err(ModelError::BadResponse(format!("tool call index {i} in the stream is out of range")));
                 }
@@ -222,6 +230,9 @@ mod tests {
         assert!(stream(body).unwrap_err().to_string().contains("before the answer was complete"));
         assert!(stream("").is_err());
         assert!(stream("data: {oops\n\n").is_err());
-        assert!(stream("data: {\"error\":{\"message\":\"overloaded\"}}\n\n").unwrap_err().to_string().contains("overloaded"));
+        assert!(stream("data: {\"error\":{\"message\":\"overloaded\"}}\n\n")
+            .unwrap_err()
+            .to_string()
+            .contains("overloaded"));
     }
 }

@@ -78,7 +78,15 @@ impl Provider {
     }
 
     pub fn preset(self) -> Preset {
-        let p = |label, base_url, model_hint, family, needs_key, help| Preset { provider: self, label, base_url, model_hint, family, needs_key, help };
+        let p = |label, base_url, model_hint, family, needs_key, help| Preset {
+            provider: self,
+            label,
+            base_url,
+            model_hint,
+            family,
+            needs_key,
+            help,
+        };
         use ModelFamily as F;
         match self {
             Provider::Openai => p("OpenAI", "https://api.openai.com/v1", "gpt-4.1", F::FunctionCalling, true, "Keys at platform.openai.com."),
@@ -184,7 +192,8 @@ pub fn headers(config: &ModelConfig) -> Vec<(String, String)> {
 /// (scheme, host, and the port unless it is the scheme's default). `None` for anything but http(s).
 pub fn origin_of(url: &str) -> Option<String> {
     let (host, port) = crate::vocab::address::host_of(url)?;
-    let cleaned: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let cleaned: String =
+        url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
     let scheme = cleaned.split_once(':')?.0.to_ascii_lowercase();
     let default_port = match scheme.as_str() {
         "http" => 80,
@@ -285,9 +294,7 @@ impl ModelConfig {
             return Err(ModelError::Config("no model endpoint is set: open Settings and enter a base URL".into()));
         }
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(ModelError::Config(format!(
-                "the base URL \"{url}\" must start with http:// or https://"
-            )));
+            return Err(ModelError::Config(format!("the base URL \"{url}\" must start with http:// or https://")));
         }
         if self.model.trim().is_empty() {
             return Err(ModelError::Config("no model name is set: open Settings and enter one".into()));
@@ -314,28 +321,51 @@ mod tests {
     use super::*;
 
     fn config(provider: Provider, base: &str) -> ModelConfig {
-        ModelConfig { provider, base_url: base.into(), api_key: "k-123".into(), model: "m".into(), ..Default::default() }
+        ModelConfig {
+            provider,
+            base_url: base.into(),
+            api_key: "k-123".into(),
+            model: "m".into(),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn urls_per_wire_and_azure_versions() {
-        assert_eq!(endpoint_url(&config(Provider::Openai, "https://api.openai.com/v1/")), "https://api.openai.com/v1/chat/completions");
-        assert_eq!(endpoint_url(&config(Provider::Anthropic, "https://api.anthropic.com/v1")), "https://api.anthropic.com/v1/messages");
-        assert_eq!(endpoint_url(&config(Provider::Custom, "http://h/v1/chat/completions")), "http://h/v1/chat/completions");
+        assert_eq!(
+            endpoint_url(&config(Provider::Openai, "https://api.openai.com/v1/")),
+            "https://api.openai.com/v1/chat/completions"
+        );
+        assert_eq!(
+            endpoint_url(&config(Provider::Anthropic, "https://api.anthropic.com/v1")),
+            "https://api.anthropic.com/v1/messages"
+        );
+        assert_eq!(
+            endpoint_url(&config(Provider::Custom, "http://h/v1/chat/completions")),
+            "http://h/v1/chat/completions"
+        );
         let mut c = config(Provider::Azure, "https://r.openai.azure.com/openai/deployments/d");
         c.api_version = "2024-10-21".into();
-        assert_eq!(endpoint_url(&c), "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21");
+        assert_eq!(
+            endpoint_url(&c),
+            "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21"
+        );
     }
 
     #[test]
     fn auth_headers_per_provider() {
         let h = headers(&config(Provider::Openai, "x"));
         assert!(h.contains(&("Authorization".into(), "Bearer k-123".into())));
-        let a = HttpRequest { url: String::new(), headers: headers(&config(Provider::Anthropic, "x")), body: String::new() };
+        let a = HttpRequest {
+            url: String::new(),
+            headers: headers(&config(Provider::Anthropic, "x")),
+            body: String::new(),
+        };
         assert_eq!(a.header("x-api-key"), Some("k-123"));
         assert_eq!(a.header("anthropic-version"), Some(ANTHROPIC_VERSION));
         assert_eq!(a.header("authorization"), None);
-        let z = HttpRequest { url: String::new(), headers: headers(&config(Provider::Azure, "x")), body: String::new() };
+        let z =
+            HttpRequest { url: String::new(), headers: headers(&config(Provider::Azure, "x")), body: String::new() };
         assert_eq!(z.header("api-key"), Some("k-123"));
         let mut local = config(Provider::Ollama, "x");
         local.api_key.clear();

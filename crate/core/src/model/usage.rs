@@ -165,13 +165,20 @@ impl PriceTable {
                 return Err(err(format!("expected `model input output`, found {} field(s)", fields.len())));
             };
             let number = |s: &str, what: &str| -> Result<f64, PriceError> {
-                let v: f64 = s.trim_start_matches('$').parse().map_err(|_| err(format!("the {what} price \"{s}\" is not a number")))?;
+                let v: f64 = s
+                    .trim_start_matches('$')
+                    .parse()
+                    .map_err(|_| err(format!("the {what} price \"{s}\" is not a number")))?;
                 if !v.is_finite() || v < 0.0 {
                     return Err(err(format!("the {what} price must be zero or more")));
                 }
                 Ok(v)
             };
-            rows.push(Price { model: model.to_string(), input: number(input, "input")?, output: number(output, "output")? });
+            rows.push(Price {
+                model: model.to_string(),
+                input: number(input, "input")?,
+                output: number(output, "output")?,
+            });
         }
         Ok(PriceTable(rows))
     }
@@ -211,7 +218,10 @@ mod tests {
         let img = image::RgbImage::new(512, 512);
         let bytes = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
         let url = crate::vision::pipeline::data_url(&bytes, crate::vision::ImageFormat::Png);
-        let msg = ChatMessage { role: "user".into(), content: vec![ContentPart::ImageUrl { image_url: super::super::ImageUrl { url } }] };
+        let msg = ChatMessage {
+            role: "user".into(),
+            content: vec![ContentPart::ImageUrl { image_url: super::super::ImageUrl { url } }],
+        };
         let u = estimate(&ModelConfig::default(), &[msg], "abcd");
         assert_eq!(u, Usage { prompt_tokens: 4 + 255, completion_tokens: 1, estimated: true });
     }

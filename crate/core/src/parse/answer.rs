@@ -2,8 +2,8 @@
 //! and whether a statement about the page holds. Each is one JSON object (thinking, fences
 //! and common breakage tolerated, as for plans), checked for the type the caller asked for.
 
-use super::repair::repair_json;
 use super::plan::element_number;
+use super::repair::repair_json;
 use super::{extract_json_object, ParseError};
 use serde::Serialize;
 use serde_json::Value;
@@ -43,7 +43,8 @@ fn object(reply: &str) -> Result<serde_json::Map<String, Value>, ParseError> {
         return Err(ParseError::Empty);
     }
     let json = extract_json_object(reply)?;
-    let v: Value = serde_json::from_str(&json).or_else(|e| serde_json::from_str(&repair_json(&json)).map_err(|_| ParseError::BadJson(e.to_string())))?;
+    let v: Value = serde_json::from_str(&json)
+        .or_else(|e| serde_json::from_str(&repair_json(&json)).map_err(|_| ParseError::BadJson(e.to_string())))?;
     match v {
         Value::Object(o) => Ok(o),
         _ => Err(schema("(root)", "expected an object")),
@@ -71,7 +72,8 @@ pub fn parse_located(reply: &str) -> Result<Located, ParseError> {
     let thought = text_field(&o, "thought");
     match o.get("element").or_else(|| o.get("target")) {
         Some(v) if !v.is_null() => {
-            let number = element_number(v).ok_or_else(|| schema("element", "expected an element number from the list"))?;
+            let number =
+                element_number(v).ok_or_else(|| schema("element", "expected an element number from the list"))?;
             Ok(Located::Element { thought, number })
         }
         _ => Ok(Located::NotFound {
@@ -137,7 +139,10 @@ mod tests {
 
     #[test]
     fn locate_reads_numbers_and_refusals() {
-        assert_eq!(parse_located(r#"{"thought":"the blue one","element":"[4]"}"#).unwrap(), Located::Element { thought: "the blue one".into(), number: 4 });
+        assert_eq!(
+            parse_located(r#"{"thought":"the blue one","element":"[4]"}"#).unwrap(),
+            Located::Element { thought: "the blue one".into(), number: 4 }
+        );
         assert_eq!(
             parse_located("```json\n{\"element\": null, \"error\": \"no such button\"}\n```").unwrap(),
             Located::NotFound { thought: String::new(), reason: "no such button".into() }
@@ -147,12 +152,21 @@ mod tests {
 
     #[test]
     fn answers_are_checked_for_the_type_asked() {
-        assert_eq!(parse_answer(r#"{"data":{"titles":["a","b"]}}"#, Expect::Any).unwrap().data, json!({"titles":["a","b"]}));
+        assert_eq!(
+            parse_answer(r#"{"data":{"titles":["a","b"]}}"#, Expect::Any).unwrap().data,
+            json!({"titles":["a","b"]})
+        );
         assert_eq!(parse_answer(r#"{"data":"Yes"}"#, Expect::Boolean).unwrap().data, json!(true));
         assert_eq!(parse_answer(r#"{"data":"1,234.5"}"#, Expect::Number).unwrap().data, json!(1234.5));
         assert_eq!(parse_answer(r#"{data: 3,}"#, Expect::Text).unwrap().data, json!("3"));
-        assert!(parse_answer(r#"{"data":"maybe"}"#, Expect::Boolean).unwrap_err().to_string().contains("true or false"));
-        assert!(parse_answer(r#"{"data":null,"error":"the page shows no prices"}"#, Expect::Any).unwrap_err().to_string().contains("no prices"));
+        assert!(parse_answer(r#"{"data":"maybe"}"#, Expect::Boolean)
+            .unwrap_err()
+            .to_string()
+            .contains("true or false"));
+        assert!(parse_answer(r#"{"data":null,"error":"the page shows no prices"}"#, Expect::Any)
+            .unwrap_err()
+            .to_string()
+            .contains("no prices"));
     }
 
     #[test]

@@ -6,9 +6,9 @@
 //! Two numbers are a point; four are a box, acted on at its centre.
 
 use super::ParseError;
+use crate::vision::ImageMapping;
 use crate::vocab::family::CoordSpace;
 use crate::vocab::geometry::Rect;
-use crate::vision::ImageMapping;
 
 /// What a model pointed at, in viewport CSS pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,7 +51,8 @@ pub fn numbers_in(text: &str) -> Vec<f64> {
 
 /// The spot written in `text`, mapped to CSS pixels.
 pub fn spot(text: &str, space: CoordSpace, mapping: &ImageMapping) -> Result<Spot, ParseError> {
-    spot_from(&numbers_in(text), space, mapping).map_err(|problem| ParseError::Coordinates { text: text.trim().to_string(), problem })
+    spot_from(&numbers_in(text), space, mapping)
+        .map_err(|problem| ParseError::Coordinates { text: text.trim().to_string(), problem })
 }
 
 pub fn spot_from(nums: &[f64], space: CoordSpace, mapping: &ImageMapping) -> Result<Spot, String> {
@@ -115,7 +116,15 @@ mod tests {
 
     #[test]
     fn every_spelling_reads() {
-        for text in ["(100,200)", "[100, 200]", "100 200", "<point>100 200</point>", "<|box_start|>(100,200)<|box_end|>", "[[100,200]]", "'(100, 200)'"] {
+        for text in [
+            "(100,200)",
+            "[100, 200]",
+            "100 200",
+            "<point>100 200</point>",
+            "<|box_start|>(100,200)<|box_end|>",
+            "[[100,200]]",
+            "'(100, 200)'",
+        ] {
             assert_eq!(numbers_in(text), vec![100.0, 200.0], "{text}");
         }
         assert_eq!(numbers_in("<bbox>10 20 30 40</bbox>"), vec![10.0, 20.0, 30.0, 40.0]);

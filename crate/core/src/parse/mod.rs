@@ -20,18 +20,23 @@ use crate::vocab::family::CoordSpace;
 use plan::element_number;
 use serde_json::Value;
 
-
-
 fn schema(field: impl Into<String>, problem: impl Into<String>) -> ParseError {
     ParseError::Schema { field: field.into(), problem: problem.into() }
 }
 
 /// Parses a reply in the protocol of `family`; coordinates are mapped to CSS pixels through
 /// the mapping of the screenshot the model saw (required by families that ground on images).
-pub fn parse_reply(family: crate::vocab::family::ModelFamily, reply: &str, mapping: Option<&crate::vision::ImageMapping>) -> Result<Plan, ParseError> {
+pub fn parse_reply(
+    family: crate::vocab::family::ModelFamily,
+    reply: &str,
+    mapping: Option<&crate::vision::ImageMapping>,
+) -> Result<Plan, ParseError> {
     use crate::vocab::family::Protocol;
     let need_mapping = || {
-        mapping.ok_or_else(|| ParseError::Action { text: String::new(), problem: "this model family needs a screenshot to point at; switch screenshots on in Settings".into() })
+        mapping.ok_or_else(|| ParseError::Action {
+            text: String::new(),
+            problem: "this model family needs a screenshot to point at; switch screenshots on in Settings".into(),
+        })
     };
     match (family.protocol(), family.coord_space()) {
         (Protocol::JsonPlan, _) => parse_plan(reply),
@@ -42,7 +47,9 @@ pub fn parse_reply(family: crate::vocab::family::ModelFamily, reply: &str, mappi
             tool_calls::parse_function_calls(reply, CoordSpace::ImagePixels, mapping.unwrap_or(&none))
         }
         (Protocol::FunctionCalls, Some(space)) => tool_calls::parse_function_calls(reply, space, need_mapping()?),
-        (Protocol::UiTars, space) => ui_tars::parse_ui_tars(reply, space.unwrap_or(CoordSpace::Relative { range: 1000.0 }), need_mapping()?),
+        (Protocol::UiTars, space) => {
+            ui_tars::parse_ui_tars(reply, space.unwrap_or(CoordSpace::Relative { range: 1000.0 }), need_mapping()?)
+        }
         (Protocol::MaiUi, _) => tool_calls::parse_mai_ui(reply, need_mapping()?),
     }
 }
@@ -57,7 +64,9 @@ pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
     // names the place in what the model wrote.
     let v: Value = match serde_json::from_str(&json) {
         Ok(v) => v,
-        Err(original) => serde_json::from_str(&repair::repair_json(&json)).map_err(|_| ParseError::BadJson(original.to_string()))?,
+        Err(original) => {
+            serde_json::from_str(&repair::repair_json(&json)).map_err(|_| ParseError::BadJson(original.to_string()))?
+        }
     };
     let obj = v.as_object().ok_or_else(|| schema("(root)", "expected an object"))?;
     let thought = match obj.get("thought") {
@@ -101,7 +110,9 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
         match v.get("target") {
             None | Some(Value::Null) if !required => Ok(None),
             None | Some(Value::Null) => Err(schema(field, "missing; expected an element number")),
-            Some(t) => element_number(t).map(Some).ok_or_else(|| schema(field, format!("expected an element number, got {t}"))),
+            Some(t) => {
+                element_number(t).map(Some).ok_or_else(|| schema(field, format!("expected an element number, got {t}")))
+            }
         }
     };
     let string = |name: &str| -> Result<String, ParseError> {
@@ -113,25 +124,32 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
     };
     match kind {
         "Tap" | "Click" => Ok(PlannedAction::Tap { target: target(true)?.unwrap_or_default() }),
-        "Input" | "Type" => Ok(PlannedAction::Input { target: target(true)?.unwrap_or_default(), value: string("value")? }),
+        "Input" | "Type" => {
+            Ok(PlannedAction::Input { target: target(true)?.unwrap_or_default(), value: string("value")? })
+        }
         "KeyPress" | "KeyboardPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
         "Scroll" => {
             let name = v.get("direction").and_then(Value::as_str).unwrap_or("down");
-            let direction = ScrollDirection::from_name(name)
-                .ok_or_else(|| schema(format!("{at}.direction"), format!("\"{name}\" is not up, down, left or right")))?;
+            let direction = ScrollDirection::from_name(name).ok_or_else(|| {
+                schema(format!("{at}.direction"), format!("\"{name}\" is not up, down, left or right"))
+            })?;
             let distance = match v.get("distance") {
                 None | Some(Value::Null) => None,
-                Some(d) => Some(d.as_f64().filter(|d| *d > 0.0).ok_or_else(|| {
-                    schema(format!("{at}.distance"), "expected a positive number of pixels")
-                })?),
+                Some(d) => Some(
+                    d.as_f64()
+                        .filter(|d| *d > 0.0)
+                        .ok_or_else(|| schema(format!("{at}.distance"), "expected a positive number of pixels"))?,
+                ),
             };
             Ok(PlannedAction::Scroll { target: target(false)?, direction, distance })
         }
         "AskUser" | "Ask" => Ok(PlannedAction::AskUser { question: string("question")? }),
-        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected Tap, Input, KeyPress, Scroll or AskUser"))),
+        other => Err(schema(
+            format!("{at}.type"),
+            format!("unknown action \"{other}\"; expected Tap, Input, KeyPress, Scroll or AskUser"),
+        )),
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -156,7 +174,10 @@ mod tests {
     fn accepts_string_targets_and_scroll_defaults() {
         let plan = parse_plan(r#"{"actions":[{"type":"Tap","target":"[7]"},{"type":"Scroll"}]}"#).unwrap();
         assert_eq!(plan.actions[0], PlannedAction::Tap { target: 7 });
-        assert_eq!(plan.actions[1], PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None });
+        assert_eq!(
+            plan.actions[1],
+            PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None }
+        );
     }
 
     #[test]
@@ -169,14 +190,19 @@ mod tests {
         assert!(e.to_string().contains("actions[0].value"));
         assert_eq!(parse_plan("  "), Err(ParseError::Empty));
         assert_eq!(parse_plan("I cannot help"), Err(ParseError::NoJson));
-        assert!(matches!(parse_plan(r#"{"actions": [{"type":"Tap","target":}"#), Err(ParseError::Schema { .. })), "repaired, then checked");
+        assert!(
+            matches!(parse_plan(r#"{"actions": [{"type":"Tap","target":}"#), Err(ParseError::Schema { .. })),
+            "repaired, then checked"
+        );
         let e = parse_plan(r#"{"actions":[]}"#).unwrap_err();
         assert!(e.to_string().contains("neither done nor an error"));
     }
 
     #[test]
     fn broken_json_is_repaired() {
-        let plan = parse_plan("```json\n{'thought': 'tap it', 'actions': [{'type': 'Tap', 'target': 4,},], 'done': True\n```").unwrap();
+        let plan =
+            parse_plan("```json\n{'thought': 'tap it', 'actions': [{'type': 'Tap', 'target': 4,},], 'done': True\n```")
+                .unwrap();
         assert_eq!(plan.actions, vec![PlannedAction::Tap { target: 4 }]);
         assert!(plan.done);
     }
@@ -192,8 +218,8 @@ mod tests {
 #[cfg(test)]
 mod robustness {
     use super::*;
-    use crate::vocab::family::ModelFamily;
     use crate::vision::ImageMapping;
+    use crate::vocab::family::ModelFamily;
 
     const SEEDS: [&str; 6] = [
         r#"```json
@@ -205,7 +231,8 @@ mod robustness {
         r#"<thinking>y</thinking>[{"name":"click","arguments":{"coordinate":[10,20]}},{"name":"finished","arguments":{}}]"#,
         r#"<grounding_think>g</grounding_think><answer>{"coordinate":[5,5,9,9]}</answer>"#,
     ];
-    const PIECES: [&str; 16] = ["{", "}", "[", "]", "(", ")", "'", "\"", ",", ":", "\\", "<", ">", "é中", "\n\n", "Action:"];
+    const PIECES: [&str; 16] =
+        ["{", "}", "[", "]", "(", ")", "'", "\"", ",", ":", "\\", "<", ">", "é中", "\n\n", "Action:"];
 
     #[test]
     fn damaged_replies_never_panic() {

@@ -127,7 +127,8 @@ pub fn repair_json(text: &str) -> String {
             }
             _ if c == '-' || c.is_ascii_digit() => {
                 separate(&mut out, last);
-                while i < chars.len() && (chars[i].is_ascii_digit() || matches!(chars[i], '-' | '+' | '.' | 'e' | 'E')) {
+                while i < chars.len() && (chars[i].is_ascii_digit() || matches!(chars[i], '-' | '+' | '.' | 'e' | 'E'))
+                {
                     out.push(chars[i]);
                     i += 1;
                 }
@@ -209,7 +210,8 @@ fn close(out: &mut String, stack: &mut Vec<Frame>, expect_key: &mut Vec<bool>) {
 
 fn ends_with_key(out: &str) -> bool {
     let t = out.trim_end();
-    t.ends_with('"') && !t.ends_with(":\"\"")
+    t.ends_with('"')
+        && !t.ends_with(":\"\"")
         && t[..t.len() - 1].rfind('"').is_some_and(|open| t[..open].trim_end().ends_with(['{', ',']))
 }
 
@@ -326,7 +328,10 @@ mod tests {
 
     #[test]
     fn cut_off_text_is_closed() {
-        assert_eq!(fixed(r#"{"actions": [{"type": "Tap", "target": 3"#), json!({"actions": [{"type": "Tap", "target": 3}]}));
+        assert_eq!(
+            fixed(r#"{"actions": [{"type": "Tap", "target": 3"#),
+            json!({"actions": [{"type": "Tap", "target": 3}]})
+        );
         assert_eq!(fixed(r#"{"thought": "half a sent"#), json!({"thought": "half a sent"}));
         assert_eq!(fixed(r#"{"a": 1, "b":"#), json!({"a": 1, "b": null}));
         assert_eq!(fixed(r#"{"a": 1, "b""#), json!({"a": 1, "b": null}));
@@ -335,7 +340,25 @@ mod tests {
 
     #[test]
     fn never_panics_on_odd_input() {
-        for text in ["", "}", "]]]", "\"", "'", "{:", ":", ",,,", "{\"a\":}", "\\", "{\"\\", "[-]", "{'a", "/*", "//", "#", "{\"a\" 1}"] {
+        for text in [
+            "",
+            "}",
+            "]]]",
+            "\"",
+            "'",
+            "{:",
+            ":",
+            ",,,",
+            "{\"a\":}",
+            "\\",
+            "{\"\\",
+            "[-]",
+            "{'a",
+            "/*",
+            "//",
+            "#",
+            "{\"a\" 1}",
+        ] {
             let _ = repair_json(text);
         }
     }

@@ -8,14 +8,13 @@
 //! MCP-style tools pass through as typed actions.
 
 use super::coords::spot_from;
-use crate::vocab::family::{CoordSpace, MAI_RANGE};
-use super::repair::repair_json;
 use super::plan::{element_number, key_combo, typed};
+use super::repair::repair_json;
 use super::{extract_json_object, ParseError, Plan};
-use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vision::ImageMapping;
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::family::{CoordSpace, MAI_RANGE};
 use serde_json::Value;
-
 
 pub fn parse_mai_ui(reply: &str, mapping: &ImageMapping) -> Result<Plan, ParseError> {
     if reply.trim().is_empty() {
@@ -66,7 +65,9 @@ pub fn parse_function_calls(reply: &str, space: CoordSpace, mapping: &ImageMappi
     };
     let calls: Vec<Value> = match v {
         Value::Array(items) => items,
-        Value::Object(ref o) if o.get("tool_calls").is_some_and(Value::is_array) => o["tool_calls"].as_array().cloned().unwrap_or_default(),
+        Value::Object(ref o) if o.get("tool_calls").is_some_and(Value::is_array) => {
+            o["tool_calls"].as_array().cloned().unwrap_or_default()
+        }
         other => vec![other],
     };
     let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
@@ -80,7 +81,8 @@ pub fn parse_function_calls(reply: &str, space: CoordSpace, mapping: &ImageMappi
 
 fn read_json(text: &str) -> Result<Value, ParseError> {
     let text = text.trim();
-    serde_json::from_str(text).or_else(|e| serde_json::from_str(&repair_json(text)).map_err(|_| ParseError::BadJson(e.to_string())))
+    serde_json::from_str(text)
+        .or_else(|e| serde_json::from_str(&repair_json(text)).map_err(|_| ParseError::BadJson(e.to_string())))
 }
 
 fn schema(field: &str, problem: &str) -> ParseError {
@@ -97,7 +99,8 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         None => call.clone(),
     };
     let action = args.get("action").and_then(Value::as_str).unwrap_or(name).to_ascii_lowercase();
-    let text = |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).unwrap_or_default().to_string();
+    let text =
+        |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).unwrap_or_default().to_string();
     let at = |keys: &[&str]| point(&args, keys, space, mapping, "arguments");
     let need = |keys: &[&str]| at(keys)?.ok_or_else(|| schema(&format!("arguments.{}", keys[0]), "missing"));
     const POINT: &[&str] = &["coordinate", "point", "start_box", "bbox", "position"];
@@ -111,7 +114,9 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 direction: ScrollDirection::from_name(&text(&["direction"])).unwrap_or(ScrollDirection::Down),
                 distance: args.get("distance").and_then(Value::as_f64),
             },
-            other => return Err(schema("name", &format!("\"{other}\" does not take an element; use tap, input or scroll"))),
+            other => {
+                return Err(schema("name", &format!("\"{other}\" does not take an element; use tap, input or scroll")))
+            }
         };
         plan.actions.push(act);
         return Ok(());
@@ -134,7 +139,10 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             PlannedAction::HoverAt { x, y }
         }
         "type" | "input" | "type_text" => typed(&text(&["text", "content", "value"])),
-        "drag" | "left_click_drag" => PlannedAction::DragAt { from: need(&["start_coordinate", "start_box", "from"])?, to: need(&["end_coordinate", "end_box", "to"])? },
+        "drag" | "left_click_drag" => PlannedAction::DragAt {
+            from: need(&["start_coordinate", "start_box", "from"])?,
+            to: need(&["end_coordinate", "end_box", "to"])?,
+        },
         "swipe" | "scroll" => {
             // MAI-UI swipes like a finger: swiping up brings what is below into view.
             let finger = action == "swipe";
@@ -143,18 +151,27 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 Some(d) if finger => d.opposite(),
                 Some(d) => d,
                 None if name.is_empty() => ScrollDirection::Down,
-                None => return Err(schema("arguments.direction", &format!("\"{name}\" is not up, down, left or right"))),
+                None => {
+                    return Err(schema("arguments.direction", &format!("\"{name}\" is not up, down, left or right")))
+                }
             };
             match at(POINT)? {
                 Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
                 None => PlannedAction::Scroll { target: None, direction, distance: None },
             }
         }
-        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) },
+        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => {
+            PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) }
+        }
         "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
             "back" => PlannedAction::KeyPress { key: "Alt+ArrowLeft".into() },
-            other => return Err(schema("arguments.button", &format!("\"{other}\" has no meaning in a browser tab (back and enter do)"))),
+            other => {
+                return Err(schema(
+                    "arguments.button",
+                    &format!("\"{other}\" has no meaning in a browser tab (back and enter do)"),
+                ))
+            }
         },
         "wait" => PlannedAction::Wait { ms: super::ui_tars::WAIT_MS },
         "terminate" | "finished" | "done" => {
@@ -184,7 +201,13 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
 }
 
 /// A point (or a box's centre) from the first of `keys` present, in CSS pixels.
-fn point(args: &Value, keys: &[&str], space: CoordSpace, mapping: &ImageMapping, at: &str) -> Result<Option<(f64, f64)>, ParseError> {
+fn point(
+    args: &Value,
+    keys: &[&str],
+    space: CoordSpace,
+    mapping: &ImageMapping,
+    at: &str,
+) -> Result<Option<(f64, f64)>, ParseError> {
     let Some((key, v)) = keys.iter().find_map(|k| args.get(*k).map(|v| (*k, v))) else { return Ok(None) };
     let nums = match v {
         Value::String(s) => super::coords::numbers_in(s),
@@ -245,36 +268,70 @@ mod tests {
         )
         .unwrap();
         assert_eq!(plan.thought, "Tap the search box.");
-        assert_eq!(plan.actions, vec![PlannedAction::TapAt { x: 100.0, y: 200.0, button: MouseButton::Left, clicks: 1 }]);
-        let g = parse_mai_ui("<grounding_think>the red one</grounding_think><answer>{\"coordinate\":[10,20,30,40]}</answer>", &m()).unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![PlannedAction::TapAt { x: 100.0, y: 200.0, button: MouseButton::Left, clicks: 1 }]
+        );
+        let g = parse_mai_ui(
+            "<grounding_think>the red one</grounding_think><answer>{\"coordinate\":[10,20,30,40]}</answer>",
+            &m(),
+        )
+        .unwrap();
         assert_eq!(g.actions, vec![PlannedAction::TapAt { x: 20.0, y: 30.0, button: MouseButton::Left, clicks: 1 }]);
     }
 
     #[test]
     fn mai_ui_vocabulary() {
-        let call = |args: &str| parse_mai_ui(&format!("<tool_call>{{\"name\":\"mobile_use\",\"arguments\":{args}}}</tool_call>"), &m()).unwrap();
-        assert_eq!(call(r#"{"action":"type","text":"milk\n"}"#).actions, vec![PlannedAction::Type { value: "milk".into(), submit: true }]);
-        assert_eq!(call(r#"{"action":"swipe","direction":"up"}"#).actions, vec![PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None }]);
+        let call = |args: &str| {
+            parse_mai_ui(&format!("<tool_call>{{\"name\":\"mobile_use\",\"arguments\":{args}}}</tool_call>"), &m())
+                .unwrap()
+        };
+        assert_eq!(
+            call(r#"{"action":"type","text":"milk\n"}"#).actions,
+            vec![PlannedAction::Type { value: "milk".into(), submit: true }]
+        );
+        assert_eq!(
+            call(r#"{"action":"swipe","direction":"up"}"#).actions,
+            vec![PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None }]
+        );
         assert_eq!(
             call(r#"{"action":"drag","start_coordinate":[1,2],"end_coordinate":[3,4]}"#).actions,
             vec![PlannedAction::DragAt { from: (1.0, 2.0), to: (3.0, 4.0) }]
         );
-        assert_eq!(call(r#"{"action":"system_button","button":"enter"}"#).actions, vec![PlannedAction::KeyPress { key: "Enter".into() }]);
+        assert_eq!(
+            call(r#"{"action":"system_button","button":"enter"}"#).actions,
+            vec![PlannedAction::KeyPress { key: "Enter".into() }]
+        );
         let done = call(r#"{"action":"terminate","status":"fail"}"#);
         assert!(done.done && done.error.is_some());
         let answer = call(r#"{"action":"answer","text":"42"}"#);
         assert!(answer.done && answer.thought == "42");
-        assert_eq!(call(r#"{"action":"ask_user","text":"Which account?"}"#).actions, vec![PlannedAction::AskUser { question: "Which account?".into() }]);
-        let mcp = parse_mai_ui(r#"<tool_call>{"name":"mcp_call","arguments":{"name":"amap.route","args":{"to":"home"}}}</tool_call>"#, &m()).unwrap();
-        assert_eq!(mcp.actions, vec![PlannedAction::Tool { name: "amap.route".into(), arguments: serde_json::json!({"to":"home"}) }]);
-        assert!(parse_mai_ui(r#"<tool_call>{"name":"mobile_use","arguments":{"action":"system_button","button":"home"}}</tool_call>"#, &m()).is_err());
+        assert_eq!(
+            call(r#"{"action":"ask_user","text":"Which account?"}"#).actions,
+            vec![PlannedAction::AskUser { question: "Which account?".into() }]
+        );
+        let mcp = parse_mai_ui(
+            r#"<tool_call>{"name":"mcp_call","arguments":{"name":"amap.route","args":{"to":"home"}}}</tool_call>"#,
+            &m(),
+        )
+        .unwrap();
+        assert_eq!(
+            mcp.actions,
+            vec![PlannedAction::Tool { name: "amap.route".into(), arguments: serde_json::json!({"to":"home"}) }]
+        );
+        assert!(parse_mai_ui(
+            r#"<tool_call>{"name":"mobile_use","arguments":{"action":"system_button","button":"home"}}</tool_call>"#,
+            &m()
+        )
+        .is_err());
         assert!(parse_mai_ui("<tool_call>{\"name\":\"mobile_use\",\"arguments\":{\"action\":\"click\",\"coordinate\":[1200,5]}}</tool_call>", &m()).unwrap_err().to_string().contains("outside 0–999"));
     }
 
     #[test]
     fn function_calls_in_every_wrapping() {
         let space = CoordSpace::ImagePixels;
-        let one = parse_function_calls(r#"{"name":"click","arguments":"{\"coordinate\":[10,20]}"}"#, space, &m()).unwrap();
+        let one =
+            parse_function_calls(r#"{"name":"click","arguments":"{\"coordinate\":[10,20]}"}"#, space, &m()).unwrap();
         assert_eq!(one.actions, vec![PlannedAction::TapAt { x: 10.0, y: 20.0, button: MouseButton::Left, clicks: 1 }]);
         let openai = parse_function_calls(
             r#"{"tool_calls":[{"type":"function","function":{"name":"computer","arguments":"{\"action\":\"type\",\"text\":\"hi\"}"}}]}"#,
@@ -283,10 +340,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(openai.actions, vec![PlannedAction::Type { value: "hi".into(), submit: false }]);
-        let list = parse_function_calls(r#"[{"name":"scroll","arguments":{"direction":"down"}},{"name":"finished","arguments":{}}]"#, space, &m()).unwrap();
+        let list = parse_function_calls(
+            r#"[{"name":"scroll","arguments":{"direction":"down"}},{"name":"finished","arguments":{}}]"#,
+            space,
+            &m(),
+        )
+        .unwrap();
         assert!(list.done && list.actions.len() == 1);
         assert!(parse_function_calls("no calls here", space, &m()).is_err());
         let numbered = parse_function_calls(r#"[{"name":"input","arguments":{"target":3,"value":"milk"}},{"name":"press","arguments":{"key":"Enter"}}]"#, space, &m()).unwrap();
-        assert_eq!(numbered.actions, vec![PlannedAction::Input { target: 3, value: "milk".into() }, PlannedAction::KeyPress { key: "Enter".into() }]);
+        assert_eq!(
+            numbered.actions,
+            vec![
+                PlannedAction::Input { target: 3, value: "milk".into() },
+                PlannedAction::KeyPress { key: "Enter".into() }
+            ]
+        );
     }
 }

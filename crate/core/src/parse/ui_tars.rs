@@ -4,11 +4,11 @@
 //! 1.0 and pixels of the smart-resized image for 1.5; the caller says which.
 
 use super::coords::spot;
-use crate::vocab::family::CoordSpace;
 use super::plan::{key_combo, typed};
 use super::{ParseError, Plan};
-use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vision::ImageMapping;
+use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::family::CoordSpace;
 
 /// One call as written: its name and its `key=value` arguments (values unquoted, unescaped).
 #[derive(Debug, Clone, PartialEq)]
@@ -36,9 +36,7 @@ pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> 
     // The calls follow the last `Action:` (`Action_Summary:` is a different label).
     let action_at = text.rfind("Action:");
     let head = action_at.map_or(text.as_str(), |i| &text[..i]);
-    let mut thought = section(head, "Thought:")
-        .or_else(|| section(head, "Action_Summary:"))
-        .unwrap_or_default();
+    let mut thought = section(head, "Thought:").or_else(|| section(head, "Action_Summary:")).unwrap_or_default();
     if let Some(reflection) = section(head, "Reflection:") {
         if thought.is_empty() {
             thought = reflection;
@@ -47,7 +45,10 @@ pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> 
     let body = action_at.map_or(text.as_str(), |i| &text[i + "Action:".len()..]);
     let calls = scan_calls(body);
     if calls.is_empty() {
-        return Err(ParseError::Action { text: body.trim().chars().take(120).collect(), problem: "no action call such as click(start_box='(x,y)') found".into() });
+        return Err(ParseError::Action {
+            text: body.trim().chars().take(120).collect(),
+            problem: "no action call such as click(start_box='(x,y)') found".into(),
+        });
     }
     let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
     for call in &calls {
@@ -56,7 +57,8 @@ pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> 
             Step::Finished(message) => {
                 plan.done = true;
                 if !message.is_empty() {
-                    plan.thought = if plan.thought.is_empty() { message } else { format!("{}\n{message}", plan.thought) };
+                    plan.thought =
+                        if plan.thought.is_empty() { message } else { format!("{}\n{message}", plan.thought) };
                 }
             }
         }
@@ -68,7 +70,8 @@ pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> 
 fn section(head: &str, label: &str) -> Option<String> {
     let start = head.find(label)? + label.len();
     let rest = &head[start..];
-    let end = ["Reflection:", "Action_Summary:", "Thought:"].iter().filter_map(|l| rest.find(l)).min().unwrap_or(rest.len());
+    let end =
+        ["Reflection:", "Action_Summary:", "Thought:"].iter().filter_map(|l| rest.find(l)).min().unwrap_or(rest.len());
     Some(rest[..end].trim().to_string())
 }
 
@@ -82,7 +85,8 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
         call.arg(names).map(|v| spot(v, space, mapping).map(|s| s.center())).transpose()
     };
     let need = |names: &[&str]| -> Result<(f64, f64), ParseError> {
-        point(names)?.ok_or_else(|| ParseError::Action { text: call.text.clone(), problem: format!("missing {}", names[0]) })
+        point(names)?
+            .ok_or_else(|| ParseError::Action { text: call.text.clone(), problem: format!("missing {}", names[0]) })
     };
     const START: &[&str] = &["start_box", "start_point", "point", "box", "coordinate", "_0"];
     const END: &[&str] = &["end_box", "end_point", "end_coordinate"];
@@ -138,7 +142,9 @@ pub fn scan_calls(text: &str) -> Vec<Call> {
     let mut calls = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        if !(chars[i].is_ascii_alphabetic() || chars[i] == '_') || (i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')) {
+        if !(chars[i].is_ascii_alphabetic() || chars[i] == '_')
+            || (i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'))
+        {
             i += 1;
             continue;
         }
@@ -225,7 +231,8 @@ fn parse_args(inner: &str) -> Vec<(String, String)> {
         .into_iter()
         .map(|part| {
             let part = part.trim();
-            let key_end = part.find('=').filter(|&i| part[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && i > 0);
+            let key_end =
+                part.find('=').filter(|&i| part[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && i > 0);
             match key_end {
                 Some(i) => (part[..i].trim().to_string(), unquote(part[i + 1..].trim())),
                 None => {
@@ -274,9 +281,14 @@ mod tests {
 
     #[test]
     fn thought_and_one_click() {
-        let plan = parse_ui_tars("Thought: The button is at the top.\nAction: click(start_box='(100,200)')", rel(), &m()).unwrap();
+        let plan =
+            parse_ui_tars("Thought: The button is at the top.\nAction: click(start_box='(100,200)')", rel(), &m())
+                .unwrap();
         assert_eq!(plan.thought, "The button is at the top.");
-        assert_eq!(plan.actions, vec![PlannedAction::TapAt { x: 100.0, y: 100.0, button: MouseButton::Left, clicks: 1 }]);
+        assert_eq!(
+            plan.actions,
+            vec![PlannedAction::TapAt { x: 100.0, y: 100.0, button: MouseButton::Left, clicks: 1 }]
+        );
     }
 
     #[test]
@@ -331,7 +343,8 @@ mod tests {
 
     #[test]
     fn absolute_pixels_for_1_5() {
-        let mapping = ImageMapping { scale_x: 1288.0 / 1280.0, scale_y: 812.0 / 800.0, ..ImageMapping::identity(1288, 812, 1.0) };
+        let mapping =
+            ImageMapping { scale_x: 1288.0 / 1280.0, scale_y: 812.0 / 800.0, ..ImageMapping::identity(1288, 812, 1.0) };
         let plan = parse_ui_tars("Action: click(start_box='(644,406)')", CoordSpace::ImagePixels, &mapping).unwrap();
         let PlannedAction::TapAt { x, y, .. } = plan.actions[0] else { panic!("{plan:?}") };
         assert!((x - 640.0).abs() < 1e-9 && (y - 400.0).abs() < 1e-9, "({x}, {y})");

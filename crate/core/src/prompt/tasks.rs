@@ -47,17 +47,35 @@ pub enum Ask<'a> {
     Assert(&'a str),
 }
 
-pub fn task_messages(family: ModelFamily, ask: &Ask, page: &Extraction, screenshot_data_url: Option<&str>) -> Vec<ChatMessage> {
+pub fn task_messages(
+    family: ModelFamily,
+    ask: &Ask,
+    page: &Extraction,
+    screenshot_data_url: Option<&str>,
+) -> Vec<ChatMessage> {
     let (system, text, list) = match ask {
         // Grounding families point with their own protocol: locating is a click they describe.
         Ask::Locate(what) if family.grounds_on_image() => (
             system_prompt(family),
-            format!("Instruction:\n<instruction>\nClick on: {}\n</instruction>\n\nNothing has been done yet.\n\n", what.trim()),
+            format!(
+                "Instruction:\n<instruction>\nClick on: {}\n</instruction>\n\nNothing has been done yet.\n\n",
+                what.trim()
+            ),
             false,
         ),
-        Ask::Locate(what) => (LOCATE_PROMPT.to_string(), format!("Find this element:\n<element>\n{}\n</element>\n\n", what.trim()), true),
-        Ask::Query(demand) => (QUERY_PROMPT.to_string(), format!("What to read, and the shape of ANSWER:\n<demand>\n{}\n</demand>\n\n", demand.trim()), true),
-        Ask::Assert(statement) => (ASSERT_PROMPT.to_string(), format!("The statement:\n<statement>\n{}\n</statement>\n\n", statement.trim()), true),
+        Ask::Locate(what) => {
+            (LOCATE_PROMPT.to_string(), format!("Find this element:\n<element>\n{}\n</element>\n\n", what.trim()), true)
+        }
+        Ask::Query(demand) => (
+            QUERY_PROMPT.to_string(),
+            format!("What to read, and the shape of ANSWER:\n<demand>\n{}\n</demand>\n\n", demand.trim()),
+            true,
+        ),
+        Ask::Assert(statement) => (
+            ASSERT_PROMPT.to_string(),
+            format!("The statement:\n<statement>\n{}\n</statement>\n\n", statement.trim()),
+            true,
+        ),
     };
     let mut text = text;
     text.push_str(&page_section(page, list));
@@ -102,7 +120,10 @@ fn elsewhere(page: &Extraction) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    format!("Elsewhere on the page, out of view (Sightline scrolls to the one you name):\n{}", super::page_fence(&lines.concat()))
+    format!(
+        "Elsewhere on the page, out of view (Sightline scrolls to the one you name):\n{}",
+        super::page_fence(&lines.concat())
+    )
 }
 
 #[cfg(test)]
@@ -118,11 +139,17 @@ mod tests {
 
     #[test]
     fn element_families_get_the_list_grounding_families_a_click() {
-        let page = Extraction { description: "[1] button \"Save\" @5,5\n".into(), title: "Doc".into(), ..Default::default() };
+        let page =
+            Extraction { description: "[1] button \"Save\" @5,5\n".into(), title: "Doc".into(), ..Default::default() };
         let m = task_messages(ModelFamily::Generic, &Ask::Locate("the save button"), &page, None);
         assert!(text(&m[0]).contains("\"element\": N"));
         assert!(text(&m[1]).contains("<element>\nthe save button\n</element>") && text(&m[1]).contains("[1] button"));
-        let m = task_messages(ModelFamily::UiTars15, &Ask::Locate("the save button"), &page, Some("data:image/png;base64,AA"));
+        let m = task_messages(
+            ModelFamily::UiTars15,
+            &Ask::Locate("the save button"),
+            &page,
+            Some("data:image/png;base64,AA"),
+        );
         assert!(text(&m[0]).contains("Action: one action"));
         assert!(text(&m[1]).contains("Click on: the save button") && !text(&m[1]).contains("[1] button"));
         // Reading and judging always get the element text: it is where the words are.
@@ -135,8 +162,8 @@ mod tests {
     #[test]
     fn locating_also_lists_what_is_out_of_view() {
         use crate::describe::{describe, DescribeOptions};
-        use crate::vocab::geometry::Rect;
         use crate::snapshot::test_support::Builder;
+        use crate::vocab::geometry::Rect;
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 3000.0));
         let near = b.el(Some(body), "button", &[], Rect::new(10.0, 10.0, 80.0, 30.0));

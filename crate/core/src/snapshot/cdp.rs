@@ -4,13 +4,13 @@
 //! feeds the same classification code the content script uses.
 
 use super::{
-    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts, TreeKind,
-    Viewport, TEXT_STEP,
+    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
+    TreeKind, Viewport, TEXT_STEP,
 };
+use crate::fast_hash::FastMap as HashMap;
 use crate::vocab::geometry::Rect;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use crate::fast_hash::FastMap as HashMap;
 
 /// Computed styles requested from CDP, in this order (the decoder reads them by position).
 pub const COMPUTED_STYLES: [&str; 14] = [
@@ -144,7 +144,11 @@ impl LayoutMetrics {
     /// CSS pixels (this also covers browser zoom).
     pub fn device_pixel_ratio(&self) -> f64 {
         let (css, device) = (self.css_visual_viewport.client_width, self.visual_viewport.client_width);
-        if css > 0.0 && device > 0.0 { device / css } else { 1.0 }
+        if css > 0.0 && device > 0.0 {
+            device / css
+        } else {
+            1.0
+        }
     }
     /// The viewport's scroll offset in the document, CSS pixels.
     pub fn scroll(&self) -> (f64, f64) {
@@ -239,7 +243,11 @@ pub fn decode_reading(text: &str) -> Result<CdpPage, DecodeError> {
     decode_parts(reading.capture, reading.metrics, reading.frames)
 }
 
-fn decode_parts(capture: DomSnapshot, metrics: LayoutMetrics, remotes: Vec<RemoteFrame>) -> Result<CdpPage, DecodeError> {
+fn decode_parts(
+    capture: DomSnapshot,
+    metrics: LayoutMetrics,
+    remotes: Vec<RemoteFrame>,
+) -> Result<CdpPage, DecodeError> {
     let top = capture.documents.first().ok_or(DecodeError::NoDocument)?;
     let top_strings = Strings(&capture.strings);
 
@@ -441,7 +449,8 @@ impl<'a> Decoder<'a> {
             if shadow.map(|t| strings.get(t)).transpose()? == Some("user-agent") {
                 continue; // the browser's own shadow trees (inside inputs, media) are not the page's
             }
-            let parent_shadow = usize::try_from(nodes.parent_index[i]).ok().and_then(|p| view.shadow_type.get(p).copied().flatten());
+            let parent_shadow =
+                usize::try_from(nodes.parent_index[i]).ok().and_then(|p| view.shadow_type.get(p).copied().flatten());
             let v = if shadow.is_some() && shadow != parent_shadow {
                 Visit { tree: Some(TreeKind::Shadow), enters: Some(TreeKind::Shadow), ..v }
             } else {
@@ -494,7 +503,8 @@ impl<'a> Decoder<'a> {
                     enters: v.enters,
                     clip: if is_frame { Some(Clip::FRAME) } else { facts.clip },
                     positioning: Some(facts.positioning),
-                    origin: (v.enters == Some(TreeKind::Frame)).then(|| self.origins.get(&key).cloned().unwrap_or_else(|| "null".into())),
+                    origin: (v.enters == Some(TreeKind::Frame))
+                        .then(|| self.origins.get(&key).cloned().unwrap_or_else(|| "null".into())),
                 });
                 // An inline box is the union of its line fragments: where it wraps, that covers
                 // the lines' other content too. Hit-testing looks through it to its text's
@@ -505,11 +515,13 @@ impl<'a> Decoder<'a> {
                 children_tree = None;
                 if is_frame {
                     // A frame shows its document, not its children (fallback content).
-                    let inner = view.content_document[i].map(|d| DocKey { capture: key.capture, doc: d as usize }).or_else(|| {
-                        let backend = nodes.backend_node_id.get(i)?;
-                        let remote = if key.capture == 0 { self.remote_owner.get(backend) } else { None };
-                        remote.map(|&c| DocKey { capture: c, doc: 0 })
-                    });
+                    let inner = view.content_document[i]
+                        .map(|d| DocKey { capture: key.capture, doc: d as usize })
+                        .or_else(|| {
+                            let backend = nodes.backend_node_id.get(i)?;
+                            let remote = if key.capture == 0 { self.remote_owner.get(backend) } else { None };
+                            remote.map(|&c| DocKey { capture: c, doc: 0 })
+                        });
                     if let (Some(inner), Some(r)) = (inner, rect) {
                         let origin = (r.x + facts.content_offset.0, r.y + facts.content_offset.1);
                         let parent = self.origins.get(&key).cloned().unwrap_or_else(|| "null".into());
@@ -526,7 +538,9 @@ impl<'a> Decoder<'a> {
                 self.out.nodes.push(SnapNode {
                     parent: v.parent,
                     // `nodeValue` is optional in the protocol: a text node without one is empty.
-                    data: NodeData::Text { text: strings.get(nodes.node_value.get(i).copied().unwrap_or(-1))?.to_string() },
+                    data: NodeData::Text {
+                        text: strings.get(nodes.node_value.get(i).copied().unwrap_or(-1))?.to_string(),
+                    },
                     rect,
                     visible,
                     position,
@@ -606,7 +620,14 @@ impl<'a> Decoder<'a> {
 const MAX_DOCUMENTS: u32 = 256;
 
 /// Keeps a laid-out box for hit-testing by paint order.
-fn record_box(boxes: &mut Vec<PaintedBox>, rect: Option<Rect>, paint_order: Option<i64>, transparent_to_hits: bool, document: u32, node: u32) {
+fn record_box(
+    boxes: &mut Vec<PaintedBox>,
+    rect: Option<Rect>,
+    paint_order: Option<i64>,
+    transparent_to_hits: bool,
+    document: u32,
+    node: u32,
+) {
     if let (Some(rect), Some(paint_order)) = (rect, paint_order) {
         boxes.push(PaintedBox { rect, paint_order, document, node, transparent_to_hits });
     }
@@ -644,12 +665,7 @@ fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<La
             paint_order: None,
         });
     };
-    let rect = doc
-        .layout
-        .bounds
-        .get(li)
-        .filter(|b| b.len() == 4)
-        .map(|b| Rect::new(b[0], b[1], b[2], b[3]));
+    let rect = doc.layout.bounds.get(li).filter(|b| b.len() == 4).map(|b| Rect::new(b[0], b[1], b[2], b[3]));
     let styles = doc.layout.styles.get(li);
     let style = |k: usize| -> Result<&str, DecodeError> {
         match styles.and_then(|v| v.get(k)) {
@@ -657,7 +673,8 @@ fn layout_facts(doc: &Document, layout: Option<usize>, s: &Strings) -> Result<La
             None => Ok(""),
         }
     };
-    let px = |k: usize| -> Result<f64, DecodeError> { Ok(style(k)?.trim_end_matches("px").parse::<f64>().unwrap_or(0.0)) };
+    let px =
+        |k: usize| -> Result<f64, DecodeError> { Ok(style(k)?.trim_end_matches("px").parse::<f64>().unwrap_or(0.0)) };
     let display = style(DISPLAY)?;
     let visibility = style(VISIBILITY)?;
     Ok(LayoutFacts {
@@ -804,7 +821,7 @@ mod tests {
     }
 
     #[test]
-fn decodes_elements_text_values_and_scroll() {
+    fn decodes_elements_text_values_and_scroll() {
         let (capture, metrics) = sample();
         let snap = decode(&capture.to_string(), &metrics.to_string(), "").unwrap().snapshot;
         assert_eq!(snap.url, "http://x/");
@@ -834,7 +851,8 @@ fn decodes_elements_text_values_and_scroll() {
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
         let metrics = json!({}).to_string();
-        let decode = |capture: &Value, metrics: &str| super::decode(&capture.to_string(), metrics, "").map(|p| p.snapshot);
+        let decode =
+            |capture: &Value, metrics: &str| super::decode(&capture.to_string(), metrics, "").map(|p| p.snapshot);
         assert_eq!(decode(&json!({"documents": []}), &metrics), Err(DecodeError::NoDocument));
         assert!(matches!(decode(&json!({"documents": 5}), &metrics), Err(DecodeError::Shape(_))));
         assert!(matches!(super::decode("{", &metrics, ""), Err(DecodeError::Shape(_))));
@@ -850,13 +868,17 @@ fn decodes_elements_text_values_and_scroll() {
         let no_values = json!({"strings": ["x"], "documents": [{"documentURL": -1, "title": -1,
             "nodes": {"parentIndex": [-1, 0], "nodeType": [9, 3], "nodeName": [0, 0]}}]});
         let snap = decode(&no_values, &metrics).unwrap();
-        assert!(matches!(&snap.nodes[..], [SnapNode { data: NodeData::Text { text }, .. }] if text.is_empty()), "{:?}", snap.nodes);
+        assert!(
+            matches!(&snap.nodes[..], [SnapNode { data: NodeData::Text { text }, .. }] if text.is_empty()),
+            "{:?}",
+            snap.nodes
+        );
     }
 
     /// A hand-built capture: interned strings, and documents given as node rows.
     struct Doc {
         rows: Vec<(i64, i64, &'static str)>, // parent, node type, name
-        bounds: Vec<(usize, [f64; 4], i64)>,  // node, bounds, paint order
+        bounds: Vec<(usize, [f64; 4], i64)>, // node, bounds, paint order
         styles: Vec<(usize, [&'static str; 14])>,
         shadow: Vec<(usize, &'static str)>,
         content_document: Vec<(usize, i64)>,
@@ -901,7 +923,22 @@ fn decodes_elements_text_values_and_scroll() {
     }
 
     fn styles(f: impl FnOnce(&mut [&'static str; 14])) -> [&'static str; 14] {
-        let mut st = ["block", "visible", "1", "rgba(0, 0, 0, 0)", "none", "visible", "visible", "static", "auto", "0px", "0px", "0px", "0px", "serif"];
+        let mut st = [
+            "block",
+            "visible",
+            "1",
+            "rgba(0, 0, 0, 0)",
+            "none",
+            "visible",
+            "visible",
+            "static",
+            "auto",
+            "0px",
+            "0px",
+            "0px",
+            "0px",
+            "serif",
+        ];
         f(&mut st);
         st
     }
@@ -912,7 +949,11 @@ fn decodes_elements_text_values_and_scroll() {
         let page = |inner_url: &str| {
             let top = Doc {
                 rows: vec![(-1, 9, "#document"), (0, 1, "HTML"), (1, 1, "BODY"), (2, 1, "IFRAME")],
-                bounds: vec![(1, [0.0, 0.0, 1280.0, 800.0], 0), (2, [0.0, 0.0, 1280.0, 800.0], 0), (3, [0.0, 0.0, 300.0, 200.0], 1)],
+                bounds: vec![
+                    (1, [0.0, 0.0, 1280.0, 800.0], 0),
+                    (2, [0.0, 0.0, 1280.0, 800.0], 0),
+                    (3, [0.0, 0.0, 300.0, 200.0], 1),
+                ],
                 styles: vec![],
                 shadow: vec![],
                 content_document: vec![(3, 1)],
@@ -920,7 +961,11 @@ fn decodes_elements_text_values_and_scroll() {
             };
             let inner = Doc {
                 rows: vec![(-1, 9, "#document"), (0, 1, "HTML"), (1, 1, "BODY"), (2, 1, "INPUT")],
-                bounds: vec![(1, [0.0, 0.0, 300.0, 200.0], 0), (2, [0.0, 0.0, 300.0, 200.0], 0), (3, [8.0, 8.0, 100.0, 20.0], 1)],
+                bounds: vec![
+                    (1, [0.0, 0.0, 300.0, 200.0], 0),
+                    (2, [0.0, 0.0, 300.0, 200.0], 0),
+                    (3, [8.0, 8.0, 100.0, 20.0], 1),
+                ],
                 styles: vec![],
                 shadow: vec![],
                 content_document: vec![],
@@ -933,7 +978,10 @@ fn decodes_elements_text_values_and_scroll() {
             capture["documents"][1]["documentURL"] = json!(at);
             let snap = decode(&capture.to_string(), &metrics, "").unwrap().snapshot;
             let root = snap.nodes.iter().find(|n| n.enters == Some(TreeKind::Frame)).unwrap();
-            assert!(snap.nodes.iter().filter(|n| n.enters != Some(TreeKind::Frame)).all(|n| n.origin.is_none()), "only where a frame's document begins");
+            assert!(
+                snap.nodes.iter().filter(|n| n.enters != Some(TreeKind::Frame)).all(|n| n.origin.is_none()),
+                "only where a frame's document begins"
+            );
             let described = crate::describe::describe(&snap, &Default::default());
             let field = described.elements.iter().find(|e| e.tag == "input").unwrap();
             assert_eq!(field.frame_origin, root.origin, "its elements carry it");
@@ -951,16 +999,16 @@ fn decodes_elements_text_values_and_scroll() {
         let metrics = json!({"cssVisualViewport": {"clientWidth": 1280, "clientHeight": 800}}).to_string();
         let top = Doc {
             rows: vec![
-                (-1, 9, "#document"),   // 0
-                (0, 1, "HTML"),         // 1
-                (1, 1, "BODY"),         // 2
-                (2, 1, "IFRAME"),       // 3
-                (2, 1, "MY-CARD"),      // 4
-                (4, 1, "BUTTON"),       // 5 (in the shadow tree)
-                (5, 3, "#text"),        // 6
-                (2, 1, "BUTTON"),       // 7 covered by 9
-                (7, 3, "#text"),        // 8
-                (2, 1, "DIV"),          // 9 overlay, painted later
+                (-1, 9, "#document"), // 0
+                (0, 1, "HTML"),       // 1
+                (1, 1, "BODY"),       // 2
+                (2, 1, "IFRAME"),     // 3
+                (2, 1, "MY-CARD"),    // 4
+                (4, 1, "BUTTON"),     // 5 (in the shadow tree)
+                (5, 3, "#text"),      // 6
+                (2, 1, "BUTTON"),     // 7 covered by 9
+                (7, 3, "#text"),      // 8
+                (2, 1, "DIV"),        // 9 overlay, painted later
             ],
             bounds: vec![
                 (1, [0.0, 0.0, 1280.0, 800.0], 0),
@@ -974,12 +1022,15 @@ fn decodes_elements_text_values_and_scroll() {
                 (9, [450.0, 450.0, 300.0, 300.0], 5),
             ],
             styles: vec![
-                (3, styles(|st| {
-                    st[BORDER_LEFT] = "5px";
-                    st[BORDER_TOP] = "5px";
-                    st[PADDING_LEFT] = "3px";
-                    st[PADDING_TOP] = "3px";
-                })),
+                (
+                    3,
+                    styles(|st| {
+                        st[BORDER_LEFT] = "5px";
+                        st[BORDER_TOP] = "5px";
+                        st[PADDING_LEFT] = "3px";
+                        st[PADDING_TOP] = "3px";
+                    }),
+                ),
                 (9, styles(|st| st[POSITION] = "fixed")),
             ],
             shadow: vec![(5, "closed"), (6, "closed")],
@@ -1001,14 +1052,23 @@ fn decodes_elements_text_values_and_scroll() {
         };
         let page = decode(&capture(&[top, inner]), &metrics, "").unwrap();
         let snap = &page.snapshot;
-        let find = |text: &str| snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap();
+        let find = |text: &str| {
+            snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap()
+        };
         let in_frame = snap.nodes[find("In frame")].parent.unwrap() as usize;
-        assert_eq!(snap.nodes[in_frame].rect, Some(Rect::new(116.0, 116.0, 100.0, 20.0)), "offset by the frame's border and padding");
+        assert_eq!(
+            snap.nodes[in_frame].rect,
+            Some(Rect::new(116.0, 116.0, 100.0, 20.0)),
+            "offset by the frame's border and padding"
+        );
         let frame_root = snap.nodes.iter().position(|n| n.enters == Some(TreeKind::Frame)).unwrap();
         assert_eq!(snap.nodes[frame_root].tag(), Some("html"));
         let shadow_button = snap.nodes[find("In shadow")].parent.unwrap() as usize;
         assert_eq!(snap.nodes[shadow_button].enters, Some(TreeKind::Shadow));
-        assert!(snap.nodes.iter().position(|n| n.tag() == Some("my-card")).unwrap() < shadow_button, "pre-order across trees");
+        assert!(
+            snap.nodes.iter().position(|n| n.tag() == Some("my-card")).unwrap() < shadow_button,
+            "pre-order across trees"
+        );
         assert!(frame_root < shadow_button, "the frame's nodes come where the frame stands");
 
         let mut hits = page.hit_test();
@@ -1063,7 +1123,9 @@ fn decodes_elements_text_values_and_scroll() {
         });
         let page = decode(&capture.to_string(), &metrics, "").unwrap();
         let snap = &page.snapshot;
-        let find = |text: &str| snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap() as u32;
+        let find = |text: &str| {
+            snap.nodes.iter().position(|n| matches!(&n.data, NodeData::Text { text: t } if t == text)).unwrap() as u32
+        };
         let link = snap.nodes[find("terms") as usize].parent.unwrap();
         use crate::snapshot::HitTest;
         let mut hits = page.hit_test();

@@ -76,8 +76,17 @@ pub struct StyleFacts {
 
 /// Font families whose glyphs are icons. Midscene checks for `iconfont` only.
 const ICON_FONTS: [&str; 11] = [
-    "iconfont", "icomoon", "fontawesome", "font awesome", "material icons", "material symbols", "glyphicons",
-    "bootstrap-icons", "remixicon", "ionicons", "feather",
+    "iconfont",
+    "icomoon",
+    "fontawesome",
+    "font awesome",
+    "material icons",
+    "material symbols",
+    "glyphicons",
+    "bootstrap-icons",
+    "remixicon",
+    "ionicons",
+    "feather",
 ];
 
 impl StyleFacts {
@@ -100,11 +109,7 @@ pub fn is_transparent(color: &str) -> bool {
         return true;
     }
     if let Some(inner) = c.strip_prefix("rgba(").and_then(|r| r.strip_suffix(')')) {
-        return inner
-            .rsplit(',')
-            .next()
-            .and_then(|a| a.trim().parse::<f64>().ok())
-            .is_some_and(|a| a <= 0.0);
+        return inner.rsplit(',').next().and_then(|a| a.trim().parse::<f64>().ok()).is_some_and(|a| a <= 0.0);
     }
     false
 }
@@ -262,10 +267,9 @@ impl SnapNode {
 
     pub fn attr(&self, name: &str) -> Option<&str> {
         match &self.data {
-            NodeData::Element { attributes, .. } => attributes
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str()),
+            NodeData::Element { attributes, .. } => {
+                attributes.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+            }
             NodeData::Text { .. } => None,
         }
     }
@@ -314,23 +318,29 @@ pub fn cut_read(s: &str) -> &str {
 
 /// Attributes a walker records; classification reads nothing else.
 pub const RECORDED_ATTRIBUTES: [&str; 13] = [
-    "id", "class", "type", "name", "role", "aria-label", "placeholder", "title", "alt", "href", "src", "value", "autocomplete",
+    "id",
+    "class",
+    "type",
+    "name",
+    "role",
+    "aria-label",
+    "placeholder",
+    "title",
+    "alt",
+    "href",
+    "src",
+    "value",
+    "autocomplete",
 ];
 
 /// Tags whose classification never needs a style read (they are classified by what they are).
 pub fn is_base_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "svg" | "button" | "input" | "textarea" | "select" | "option" | "img"
-    )
+    matches!(tag, "svg" | "button" | "input" | "textarea" | "select" | "option" | "img")
 }
 
 /// Tags that never render content and are skipped by every walker.
 pub fn is_skipped_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "script" | "style" | "noscript" | "template" | "head" | "meta" | "link" | "title"
-    )
+    matches!(tag, "script" | "style" | "noscript" | "template" | "head" | "meta" | "link" | "title")
 }
 
 impl PageSnapshot {

@@ -92,14 +92,20 @@ mod tests {
         let p = capture_params(&m, true);
         assert_eq!(p["clip"]["height"], 8192.0, "16384 device px at DPR 2");
         let c = Capture::from_cdp("AA".into(), &m, true);
-        assert_eq!((c.device_pixel_ratio, c.origin), (2.0, (0.0, -300.0)), "from the metrics when the image says nothing");
+        assert_eq!(
+            (c.device_pixel_ratio, c.origin),
+            (2.0, (0.0, -300.0)),
+            "from the metrics when the image says nothing"
+        );
         assert_eq!(Capture::from_cdp("AA".into(), &m, false).origin, (0.0, 0.0));
     }
 
     #[test]
     fn the_ratio_is_measured_from_the_image() {
         let img = image::RgbImage::new(3840, 10);
-        let b64 = crate::vision::base64::encode(&crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap());
+        let b64 = crate::vision::base64::encode(
+            &crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap(),
+        );
         assert_eq!(png_size(&b64), Some((3840, 10)));
         // Found by fuzzing (screenshot): a PNG header cut after "IHDR" (here by padding) was
         // read past the end of the bytes it decoded to.

@@ -31,7 +31,11 @@ impl PixelRect {
     pub fn overlap_area(&self, o: &PixelRect) -> i64 {
         let w = self.right().min(o.right()) - self.x.max(o.x);
         let h = self.bottom().min(o.bottom()) - self.y.max(o.y);
-        if w > 0 && h > 0 { w * h } else { 0 }
+        if w > 0 && h > 0 {
+            w * h
+        } else {
+            0
+        }
     }
 }
 
@@ -96,7 +100,11 @@ pub fn label(img: &mut RgbImage, at: PixelRect, text: &str, scale: u32, backgrou
 /// Black on light backgrounds, white on dark ones (relative luminance).
 pub fn ink_for(bg: Rgb) -> Rgb {
     let l = 0.2126 * bg[0] as f64 + 0.7152 * bg[1] as f64 + 0.0722 * bg[2] as f64;
-    if l > 150.0 { [0, 0, 0] } else { [255, 255, 255] }
+    if l > 150.0 {
+        [0, 0, 0]
+    } else {
+        [255, 255, 255]
+    }
 }
 
 /// A crosshair in a square: where a model pointed.

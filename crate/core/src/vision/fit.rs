@@ -79,7 +79,13 @@ const MAX_ASPECT: f64 = 200.0;
 
 /// The mapping for a capture of `width` × `height` device pixels at `device_pixel_ratio`,
 /// whose top-left corner lies at `origin` (viewport CSS pixels).
-pub fn fit(width: u32, height: u32, device_pixel_ratio: f64, origin: (f64, f64), opts: &ImageOptions) -> Result<ImageMapping, VisionError> {
+pub fn fit(
+    width: u32,
+    height: u32,
+    device_pixel_ratio: f64,
+    origin: (f64, f64),
+    opts: &ImageOptions,
+) -> Result<ImageMapping, VisionError> {
     if width == 0 || height == 0 {
         return Err(VisionError::Empty);
     }
@@ -190,7 +196,13 @@ mod tests {
     /// pixel spans at most 2 CSS px, and within half an image pixel where a shrink makes it larger.
     #[test]
     fn every_transform_round_trips_within_one_css_pixel() {
-        let rules = [ImageRule::AsIs, ImageRule::QwenPad28, ImageRule::UI_TARS_1_0, ImageRule::UI_TARS_1_5, ImageRule::DOUBAO_UI_TARS];
+        let rules = [
+            ImageRule::AsIs,
+            ImageRule::QwenPad28,
+            ImageRule::UI_TARS_1_0,
+            ImageRule::UI_TARS_1_5,
+            ImageRule::DOUBAO_UI_TARS,
+        ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             seed ^= seed << 13;

@@ -64,13 +64,7 @@ const INSIDE: usize = 4;
 fn candidates(b: &PixelRect, lw: i64, lh: i64) -> impl Iterator<Item = PixelRect> {
     let b = *b;
     let at = move |x: i64, y: i64| PixelRect { x, y, w: lw, h: lh };
-    let first = [
-        at(b.x - lw, b.y),
-        at(b.x, b.y - lh),
-        at(b.x, b.bottom()),
-        at(b.right(), b.y),
-        at(b.x, b.y),
-    ];
+    let first = [at(b.x - lw, b.y), at(b.x, b.y - lh), at(b.x, b.bottom()), at(b.right(), b.y), at(b.x, b.y)];
     // Then slid along the box's sides and stepped away from it, a label's size at a time.
     let further = (1..=6i64).flat_map(move |step| {
         let (dx, dy) = (step * lw / 2, step * lh);

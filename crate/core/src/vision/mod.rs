@@ -15,10 +15,10 @@ pub mod mapping;
 pub mod markers;
 pub mod pipeline;
 
+pub use capture::Capture;
 pub use fit::{ImageFormat, ImageOptions, ImageRule};
 pub use mapping::ImageMapping;
 pub use markers::{Marker, Overlay};
-pub use capture::Capture;
 pub use pipeline::{model_image, Frame, ModelImage};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -40,14 +40,23 @@ impl Frame {
         Frame::decode(&bytes, capture.device_pixel_ratio, capture.origin, opts)
     }
 
-    pub fn decode(bytes: &[u8], device_pixel_ratio: f64, origin: (f64, f64), opts: &ImageOptions) -> Result<Frame, VisionError> {
-        let reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()))?;
+    pub fn decode(
+        bytes: &[u8],
+        device_pixel_ratio: f64,
+        origin: (f64, f64),
+        opts: &ImageOptions,
+    ) -> Result<Frame, VisionError> {
+        let reader = ImageReader::new(Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| VisionError::Decode(e.to_string()))?;
         let (w, h) = reader.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
         if w as u64 * h as u64 > MAX_CAPTURE_PIXELS {
             return Err(VisionError::TooLarge { width: w, height: h });
         }
         let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
-        let reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()))?;
+        let reader = ImageReader::new(Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| VisionError::Decode(e.to_string()))?;
         let decoded = reader.decode().map_err(|e| VisionError::Decode(e.to_string()))?.into_rgb8();
         let content = resize(decoded, mapping.content_width, mapping.content_height);
         Ok(Frame { image: pad(content, mapping.width, mapping.height), mapping })
@@ -90,13 +99,23 @@ fn painted_over(elements: &[Element]) -> Vec<Overlay> {
 
 /// `model_image` for any elements, with where each label went.
 /// Elements showing a secret or a password are painted over first.
-pub fn marked_image(capture: &Capture, elements: &[Element], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
+pub fn marked_image(
+    capture: &Capture,
+    elements: &[Element],
+    opts: &ImageOptions,
+) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
     mark(capture, elements, &[], opts)
 }
 
-fn mark(capture: &Capture, elements: &[Element], withheld: &[Rect], opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
+fn mark(
+    capture: &Capture,
+    elements: &[Element],
+    withheld: &[Rect],
+    opts: &ImageOptions,
+) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
     let mut frame = Frame::from_capture(capture, opts)?;
-    let redactions: Vec<Overlay> = withheld.iter().map(|&rect| Overlay::Redact { rect }).chain(painted_over(elements)).collect();
+    let redactions: Vec<Overlay> =
+        withheld.iter().map(|&rect| Overlay::Redact { rect }).chain(painted_over(elements)).collect();
     if !redactions.is_empty() {
         frame.image = frame.with_overlays(&redactions);
     }
@@ -210,7 +229,8 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
 /// loaded trajectory can declare a JPEG of hundreds of megapixels.
 pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
     let bytes = data_url_bytes(url)?;
-    let reader = || ImageReader::new(Cursor::new(&bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()));
+    let reader =
+        || ImageReader::new(Cursor::new(&bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()));
     let (width, height) = reader()?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
     if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
         return Err(VisionError::TooLarge { width, height });

@@ -59,7 +59,8 @@ fn decode_data_url(url: &str) -> RgbImage {
 
 #[test]
 fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
-    let capture = Capture { base64: png_base64(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+    let capture =
+        Capture { base64: png_base64(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
     assert_eq!((shot.mapping.width, shot.mapping.height), (640, 400));
@@ -73,7 +74,8 @@ fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
 
 #[test]
 fn qwen_padding_is_white_and_outside_the_content() {
-    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture =
+        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let opts = ImageOptions { rule: ImageRule::QwenPad28, ..Default::default() };
     let frame = Frame::from_capture(&capture, &opts).unwrap();
     assert_eq!(frame.image.dimensions(), (644, 420));
@@ -93,15 +95,22 @@ fn bad_captures_are_errors_not_panics() {
     huge.extend_from_slice(&100_000u32.to_be_bytes());
     huge.extend_from_slice(&100_000u32.to_be_bytes());
     huge.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
-    assert!(matches!(Frame::from_capture(&cap(&base64::encode(&huge)), &opts), Err(VisionError::TooLarge { .. }) | Err(VisionError::Decode(_))));
+    assert!(matches!(
+        Frame::from_capture(&cap(&base64::encode(&huge)), &opts),
+        Err(VisionError::TooLarge { .. }) | Err(VisionError::Decode(_))
+    ));
     // A truncated PNG.
     let good = pipeline::encode(&synthetic_page(64, 64, 1.0), ImageFormat::Png).unwrap();
-    assert!(matches!(Frame::from_capture(&cap(&base64::encode(&good[..good.len() / 2])), &opts), Err(VisionError::Decode(_))));
+    assert!(matches!(
+        Frame::from_capture(&cap(&base64::encode(&good[..good.len() / 2])), &opts),
+        Err(VisionError::Decode(_))
+    ));
 }
 
 #[test]
 fn hostile_element_rects_draw_nothing_wild() {
-    let capture = Capture { base64: png_base64(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture =
+        Capture { base64: png_base64(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let mut elements = buttons();
     elements.push(element(9, Rect::new(f64::NAN, 5.0, 10.0, 10.0)));
     elements.push(element(10, Rect::new(-1e300, 1e300, f64::INFINITY, 3.0)));
@@ -112,7 +121,8 @@ fn hostile_element_rects_draw_nothing_wild() {
 
 #[test]
 fn jpeg_output_is_smaller_and_decodes() {
-    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture =
+        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let opts = ImageOptions { format: ImageFormat::Jpeg { quality: 80 }, ..Default::default() };
     let shot = model_image(&capture, &Extraction::default(), &opts).unwrap();
     assert!(shot.data_url.starts_with("data:image/jpeg;base64,"));
@@ -121,7 +131,11 @@ fn jpeg_output_is_smaller_and_decodes() {
 
 #[test]
 fn labels_on_a_dense_page_never_overlap_and_match_their_boxes() {
-    let capture = Capture { base64: png_base64(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        base64: png_base64(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+    };
     let mut elements = Vec::new();
     for row in 0..10 {
         for col in 0..15 {
@@ -153,9 +167,15 @@ fn assert_like_golden(img: &RgbImage, name: &str) {
         img.save(&path).unwrap();
         return;
     }
-    let golden = image::open(&path).unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display())).into_rgb8();
+    let golden = image::open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()))
+        .into_rgb8();
     assert_eq!(img.dimensions(), golden.dimensions(), "{name}: size");
-    let off = img.pixels().zip(golden.pixels()).filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 24)).count();
+    let off = img
+        .pixels()
+        .zip(golden.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+        .count();
     let allowed = (img.len() / 3) / 200;
     assert!(off <= allowed, "{name}: {off} pixels differ (allowed {allowed})");
 }
@@ -165,7 +185,8 @@ fn golden_markers_at_dpr_1_and_2() {
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     for (dpr, name) in [(1.0, "markers-dpr1.png"), (2.0, "markers-dpr2-kept.png")] {
         let (w, h) = ((640.0 * dpr) as u32, (400.0 * dpr) as u32);
-        let capture = Capture { base64: png_base64(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
+        let capture =
+            Capture { base64: png_base64(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
         let opts = ImageOptions { resize_to_css: false, ..Default::default() };
         let frame = Frame::from_capture(&capture, &opts).unwrap();
         let (img, _) = frame.with_markers(&markers::markers_for(&extraction.elements));
@@ -175,7 +196,8 @@ fn golden_markers_at_dpr_1_and_2() {
 
 #[test]
 fn golden_overlays() {
-    let capture = Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture =
+        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
     let img = frame.with_overlays(&[
         Overlay::Highlight { rect: Rect::new(400.0, 80.0, 48.0, 24.0) },
@@ -194,6 +216,7 @@ fn kept_screenshots_too_large_are_refused_before_decoding() {
     jpeg[sof + 5..sof + 9].copy_from_slice(&[0x50, 0x37, 0x20, 0x06]); // height 20535, width 8198
     let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 });
     assert!(matches!(pipeline::decode_data_url(&url), Err(VisionError::TooLarge { width: 8198, height: 20535 })));
-    let small = pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png);
+    let small =
+        pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png);
     assert_eq!(pipeline::decode_data_url(&small).unwrap().dimensions(), (8, 8));
 }

@@ -6,10 +6,13 @@
 /// backslash ends it; the first `://` is not where the host begins (`http:evil.net?://site`).
 pub fn host_of(url: &str) -> Option<(String, Option<u16>)> {
     // Spaces and controls around it are dropped, tabs and newlines anywhere.
-    let url: String = url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let url: String =
+        url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
     let (scheme, rest) = url.split_once(':')?;
     let mut chars = scheme.chars();
-    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic()) || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    {
         return None;
     }
     let special = ["http", "https", "ws", "wss", "ftp", "file"].iter().any(|s| scheme.eq_ignore_ascii_case(s));

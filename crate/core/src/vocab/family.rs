@@ -65,7 +65,9 @@ impl ModelFamily {
     pub fn protocol(self) -> Protocol {
         match self {
             ModelFamily::Generic => Protocol::JsonPlan,
-            ModelFamily::FunctionCalling | ModelFamily::Qwen25Vl | ModelFamily::Qwen3Vl | ModelFamily::Gemini => Protocol::FunctionCalls,
+            ModelFamily::FunctionCalling | ModelFamily::Qwen25Vl | ModelFamily::Qwen3Vl | ModelFamily::Gemini => {
+                Protocol::FunctionCalls
+            }
             ModelFamily::UiTars10 | ModelFamily::UiTars15 | ModelFamily::DoubaoUiTars => Protocol::UiTars,
             ModelFamily::MaiUi => Protocol::MaiUi,
         }

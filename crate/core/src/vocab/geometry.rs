@@ -87,7 +87,9 @@ mod tests {
     fn contains_takes_the_top_left_edges_not_the_bottom_right() {
         let r = Rect::new(10.0, 20.0, 30.0, 40.0);
         assert!(r.contains(10.0, 20.0) && r.contains(39.9, 59.9) && r.contains(25.0, 40.0));
-        assert!(!r.contains(40.0, 30.0) && !r.contains(20.0, 60.0) && !r.contains(9.9, 30.0) && !r.contains(20.0, 19.9));
+        assert!(
+            !r.contains(40.0, 30.0) && !r.contains(20.0, 60.0) && !r.contains(9.9, 30.0) && !r.contains(20.0, 19.9)
+        );
         let touching = Rect::new(40.0, 20.0, 30.0, 40.0);
         assert!(!(r.contains(40.0, 30.0) && touching.contains(40.0, 30.0)) && touching.contains(40.0, 30.0));
     }

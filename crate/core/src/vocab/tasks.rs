@@ -94,13 +94,18 @@ impl Task {
             Task::DoubleClick { locate } => format!("aiDoubleClick {}", q(locate)),
             Task::RightClick { locate } => format!("aiRightClick {}", q(locate)),
             Task::Hover { locate } => format!("aiHover {}", q(locate)),
-            Task::Input { locate, value, .. } if locate.trim().is_empty() => format!("aiInput type {} into what has focus", q(value)),
+            Task::Input { locate, value, .. } if locate.trim().is_empty() => {
+                format!("aiInput type {} into what has focus", q(value))
+            }
             Task::Input { locate, value, mode } => match mode {
                 InputMode::Clear => format!("aiInput clear {}", q(locate)),
                 InputMode::Append => format!("aiInput append {} to {}", q(value), q(locate)),
                 InputMode::Replace => format!("aiInput {} into {}", q(value), q(locate)),
             },
-            Task::KeyboardPress { key, locate } => format!("aiKeyboardPress {key}{}", locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()),
+            Task::KeyboardPress { key, locate } => format!(
+                "aiKeyboardPress {key}{}",
+                locate.as_deref().map(|l| format!(" in {}", q(l))).unwrap_or_default()
+            ),
             Task::Scroll { locate, direction, scroll_type, .. } => format!(
                 "aiScroll {}{}{}",
                 direction.as_str(),
@@ -124,13 +129,22 @@ impl Task {
     }
 
     pub fn check(&self) -> Result<(), String> {
-        let empty = |s: &str, what: &str| if s.trim().is_empty() { Err(format!("{what} is empty: say which element")) } else { Ok(()) };
+        let empty = |s: &str, what: &str| {
+            if s.trim().is_empty() {
+                Err(format!("{what} is empty: say which element"))
+            } else {
+                Ok(())
+            }
+        };
         match self {
             // Typing with no element: into what has focus (a flow's `aiInput` with `mode: typeOnly`).
             Task::Input { locate, mode: InputMode::Append, .. } if locate.trim().is_empty() => Ok(()),
-            Task::Tap { locate } | Task::DoubleClick { locate } | Task::RightClick { locate } | Task::Hover { locate } | Task::Locate { locate } | Task::Input { locate, .. } => {
-                empty(locate, "the element description")
-            }
+            Task::Tap { locate }
+            | Task::DoubleClick { locate }
+            | Task::RightClick { locate }
+            | Task::Hover { locate }
+            | Task::Locate { locate }
+            | Task::Input { locate, .. } => empty(locate, "the element description"),
             Task::Drag { from, to } => empty(from, "the drag source").and(empty(to, "the drop target")),
             Task::Upload { locate, files } => {
                 empty(locate, "the element description")?;
@@ -142,12 +156,23 @@ impl Task {
                     None => Ok(()),
                 }
             }
-            Task::KeyboardPress { key, .. } if key.trim().is_empty() => Err("no key given: say which key to press, e.g. Enter".into()),
-            Task::Query { demand } if demand_text(demand).trim().is_empty() => Err("the query is empty: say what to read".into()),
-            Task::Boolean { question } | Task::Number { question } | Task::Text { question } | Task::Ask { question } if question.trim().is_empty() => {
+            Task::KeyboardPress { key, .. } if key.trim().is_empty() => {
+                Err("no key given: say which key to press, e.g. Enter".into())
+            }
+            Task::Query { demand } if demand_text(demand).trim().is_empty() => {
+                Err("the query is empty: say what to read".into())
+            }
+            Task::Boolean { question }
+            | Task::Number { question }
+            | Task::Text { question }
+            | Task::Ask { question }
+                if question.trim().is_empty() =>
+            {
                 Err("the question is empty".into())
             }
-            Task::Assert { assertion } | Task::WaitFor { assertion, .. } if assertion.trim().is_empty() => Err("the assertion is empty".into()),
+            Task::Assert { assertion } | Task::WaitFor { assertion, .. } if assertion.trim().is_empty() => {
+                Err("the assertion is empty".into())
+            }
             _ => Ok(()),
         }
     }
@@ -156,13 +181,18 @@ impl Task {
 /// `/home/me/a.pdf`, `C:\\Users\\me\\a.pdf`, `\\\\server\\share\\a.pdf`.
 fn is_absolute_path(p: &str) -> bool {
     let b = p.as_bytes();
-    p.starts_with('/') || p.starts_with("\\\\") || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
+    p.starts_with('/')
+        || p.starts_with("\\\\")
+        || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
 }
 
 pub fn demand_text(demand: &Value) -> String {
     match demand {
         Value::String(s) => s.clone(),
-        other => format!("JSON of this shape (a JSON Schema, or an example whose values say what goes there):\n{}", serde_json::to_string_pretty(other).unwrap_or_default()),
+        other => format!(
+            "JSON of this shape (a JSON Schema, or an example whose values say what goes there):\n{}",
+            serde_json::to_string_pretty(other).unwrap_or_default()
+        ),
     }
 }
 

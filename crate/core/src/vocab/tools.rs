@@ -16,9 +16,14 @@ pub struct ToolSpec {
 /// The element tools the prompt describes (`prompt::ELEMENT_TOOLS_PROMPT`), for APIs that take tools in their own field.
 pub fn element_tools() -> Vec<ToolSpec> {
     let target = json!({ "type": "integer", "description": "the element's number in the list" });
-    let object = |props: Value, required: &[&str]| json!({ "type": "object", "properties": props, "required": required });
+    let object =
+        |props: Value, required: &[&str]| json!({ "type": "object", "properties": props, "required": required });
     vec![
-        ToolSpec { name: "tap", description: "Click element N.", parameters: object(json!({ "target": target }), &["target"]) },
+        ToolSpec {
+            name: "tap",
+            description: "Click element N.",
+            parameters: object(json!({ "target": target }), &["target"]),
+        },
         ToolSpec {
             name: "input",
             description: "Replace the content of field N with text.",
@@ -32,7 +37,10 @@ pub fn element_tools() -> Vec<ToolSpec> {
         ToolSpec {
             name: "scroll",
             description: "Scroll the page, or element N when given.",
-            parameters: object(json!({ "direction": { "type": "string", "enum": ["up", "down", "left", "right"] }, "target": target }), &["direction"]),
+            parameters: object(
+                json!({ "direction": { "type": "string", "enum": ["up", "down", "left", "right"] }, "target": target }),
+                &["direction"],
+            ),
         },
         ToolSpec {
             name: "finished",

@@ -13,7 +13,10 @@ pub fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wa
 }
 
 /// Optional options: absent means the defaults.
-pub fn options_or_default<T: serde::de::DeserializeOwned + Default>(opts: wasm_bindgen::JsValue, what: &str) -> Result<T, wasm_bindgen::JsError> {
+pub fn options_or_default<T: serde::de::DeserializeOwned + Default>(
+    opts: wasm_bindgen::JsValue,
+    what: &str,
+) -> Result<T, wasm_bindgen::JsError> {
     if opts.is_undefined() || opts.is_null() {
         return Ok(T::default());
     }
@@ -29,7 +32,8 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, wasm_bindgen::J
 /// Records (runs, trajectories) cross as JSON parsed on the JS side: the module then holds one
 /// serializer for them (serde_json, needed for saved files anyway) instead of two.
 pub fn record_to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsError> {
-    let text = serde_json::to_string(value).map_err(|e| wasm_bindgen::JsError::new(&format!("could not encode the record: {e}")))?;
+    let text = serde_json::to_string(value)
+        .map_err(|e| wasm_bindgen::JsError::new(&format!("could not encode the record: {e}")))?;
     js_sys::JSON::parse(&text).map_err(|_| wasm_bindgen::JsError::new("could not pass the record to JavaScript"))
 }
 

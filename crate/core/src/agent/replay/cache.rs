@@ -23,7 +23,12 @@ pub struct ElementKey {
 
 impl ElementKey {
     pub fn of(e: &Element) -> Self {
-        ElementKey { xpath: e.xpath.clone(), xpath_text: e.xpath_text.clone(), tag: e.tag.clone(), summary: e.summary() }
+        ElementKey {
+            xpath: e.xpath.clone(),
+            xpath_text: e.xpath_text.clone(),
+            tag: e.tag.clone(),
+            summary: e.summary(),
+        }
     }
 
     fn matches(&self, e: &Element) -> bool {
@@ -32,7 +37,8 @@ impl ElementKey {
 
     /// The element this key names on the page now, and whether the key had to move.
     pub fn resolve<'a>(&self, page: &'a Extraction) -> Option<(&'a Element, bool)> {
-        let by_path = |path: &str| page.elements.iter().find(|e| e.xpath == path || e.xpath_text.as_deref() == Some(path));
+        let by_path =
+            |path: &str| page.elements.iter().find(|e| e.xpath == path || e.xpath_text.as_deref() == Some(path));
         for path in std::iter::once(self.xpath.as_str()).chain(self.xpath_text.as_deref()) {
             if let Some(e) = by_path(path).filter(|e| self.matches(e)) {
                 return Some((e, e.xpath != self.xpath));
@@ -131,7 +137,9 @@ impl Cache {
     pub fn plan(&self, url: &str, prompt: &str) -> Option<&[CachedRound]> {
         let (page, prompt) = (page_key(url), prompt_key(prompt));
         self.0.iter().find_map(|e| match e {
-            CacheEntry::Plan { page: p, prompt: q, rounds, .. } if *p == page && *q == prompt => Some(rounds.as_slice()),
+            CacheEntry::Plan { page: p, prompt: q, rounds, .. } if *p == page && *q == prompt => {
+                Some(rounds.as_slice())
+            }
             _ => None,
         })
     }
@@ -168,8 +176,8 @@ fn updated(e: &CacheEntry) -> f64 {
 mod tests {
     use super::*;
     use crate::describe::{describe, DescribeOptions};
-    use crate::vocab::geometry::Rect;
     use crate::snapshot::test_support::Builder;
+    use crate::vocab::geometry::Rect;
 
     fn page(buttons: &[&str]) -> Extraction {
         let mut b = Builder::new();
@@ -202,10 +210,20 @@ mod tests {
         let mut c = Cache::default();
         let p = page(&["Save"]);
         let key = ElementKey::of(&p.elements[0]);
-        c.put(CacheEntry::Locate { page: page_key("https://x.test/a?q=1#top"), prompt: prompt_key("The  Save button"), element: key.clone(), updated_ms: 1.0 });
+        c.put(CacheEntry::Locate {
+            page: page_key("https://x.test/a?q=1#top"),
+            prompt: prompt_key("The  Save button"),
+            element: key.clone(),
+            updated_ms: 1.0,
+        });
         assert!(c.locate("https://x.test/a?q=2", "the save   BUTTON").is_some());
         assert!(c.locate("https://x.test/b", "the save button").is_none());
-        c.put(CacheEntry::Locate { page: page_key("https://x.test/a"), prompt: prompt_key("the save button"), element: key, updated_ms: 2.0 });
+        c.put(CacheEntry::Locate {
+            page: page_key("https://x.test/a"),
+            prompt: prompt_key("the save button"),
+            element: key,
+            updated_ms: 2.0,
+        });
         assert_eq!(c.0.len(), 1, "the same key replaces");
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(Cache::import(&json).unwrap(), c);
@@ -216,12 +234,26 @@ mod tests {
     fn a_record_carries_the_key_that_replaces_and_the_time_that_evicts() {
         let p = page(&["Save"]);
         let element = ElementKey::of(&p.elements[0]);
-        let entry = CacheEntry::Locate { page: page_key("https://x.test/a"), prompt: prompt_key("the Save button"), element, updated_ms: 7.0 };
+        let entry = CacheEntry::Locate {
+            page: page_key("https://x.test/a"),
+            prompt: prompt_key("the Save button"),
+            element,
+            updated_ms: 7.0,
+        };
         let record = serde_json::to_value(entry.record()).unwrap();
         assert_eq!(record["key"], serde_json::json!(["locate", "https://x.test/a", "the save button"]));
         assert_eq!(record["updatedMs"], 7.0);
         assert_eq!(serde_json::from_value::<CacheEntry>(record["entry"].clone()).unwrap(), entry);
-        let plan = CacheEntry::Plan { page: "https://x.test/a".into(), prompt: "the save button".into(), rounds: vec![], updated_ms: 8.0 };
-        assert_ne!(serde_json::to_value(plan.record()).unwrap()["key"], record["key"], "a plan and a locate never replace each other");
+        let plan = CacheEntry::Plan {
+            page: "https://x.test/a".into(),
+            prompt: "the save button".into(),
+            rounds: vec![],
+            updated_ms: 8.0,
+        };
+        assert_ne!(
+            serde_json::to_value(plan.record()).unwrap()["key"],
+            record["key"],
+            "a plan and a locate never replace each other"
+        );
     }
 }

@@ -13,11 +13,17 @@ use crate::model::{ModelClient, ModelConfig};
 use crate::vocab::actions::PlannedAction;
 use serde_json::Value;
 
-
 /// Runs every item of `flow` in order. A failed item ends the flow, unless its task says
 /// `continueOnError` (then its task is left and the next begins, and the flow fails at the end).
 /// Answers of items with a `name` are the run's `result`, by name.
-pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, options: &RunOptions, config: &ModelConfig, browser: &mut B, model: &M) -> Run {
+pub async fn run_flow<B: Browser, M: ModelClient>(
+    id: String,
+    flow: &Flow,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Run {
     // The caller's dialog answer first, else the file's (`web.dialogs`), else ask. Upload
     // paths are the file's, never typed by the person.
     let options = &RunOptions { dialogs: options.dialogs.or(flow.dialogs), typed_uploads: false, ..options.clone() };
@@ -54,8 +60,21 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
             let start_url = std::mem::take(&mut run.url);
             let answers = run.result.take();
             let outcome = match step {
-                FlowStep::Act { instruction } => carry_out(&mut run, instruction, options, config, browser, model).await,
-                FlowStep::Task { task, xpath, .. } => tasks::perform(&mut run, task, xpath.as_deref().filter(|_| options.flow_xpaths), options, config, browser, model).await,
+                FlowStep::Act { instruction } => {
+                    carry_out(&mut run, instruction, options, config, browser, model).await
+                }
+                FlowStep::Task { task, xpath, .. } => {
+                    tasks::perform(
+                        &mut run,
+                        task,
+                        xpath.as_deref().filter(|_| options.flow_xpaths),
+                        options,
+                        config,
+                        browser,
+                        model,
+                    )
+                    .await
+                }
                 FlowStep::Sleep { ms } => {
                     let started = browser.now_ms();
                     browser.wait(*ms).await;
@@ -74,8 +93,12 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
                 run.url = item_url.clone();
             }
             let result = std::mem::replace(&mut run.result, answers);
-            if let (Ok(RunStatus::Succeeded), FlowStep::Task { name: Some(name), .. }, Some(value)) = (&outcome, step, &result) {
-                if let Some(answers) = run.result.get_or_insert_with(|| Value::Object(Default::default())).as_object_mut() {
+            if let (Ok(RunStatus::Succeeded), FlowStep::Task { name: Some(name), .. }, Some(value)) =
+                (&outcome, step, &result)
+            {
+                if let Some(answers) =
+                    run.result.get_or_insert_with(|| Value::Object(Default::default())).as_object_mut()
+                {
                     answers.insert(name.clone(), value.clone());
                 }
             }
@@ -117,12 +140,19 @@ pub async fn run_flow<B: Browser, M: ModelClient>(id: String, flow: &Flow, optio
 }
 
 /// Opens `url` in the tab and waits for it, as one action step (leaving may raise beforeunload).
-async fn navigate<B: Browser>(run: &mut Run, url: &str, options: &RunOptions, browser: &mut B) -> Result<RunStatus, String> {
+async fn navigate<B: Browser>(
+    run: &mut Run,
+    url: &str,
+    options: &RunOptions,
+    browser: &mut B,
+) -> Result<RunStatus, String> {
     let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
     let mut answered = dialogs::Answered::default();
     let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
-        Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered).await.map_err(|e| e.to_string()),
+        Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered)
+            .await
+            .map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
     run.steps.push(Step {

@@ -3,8 +3,8 @@
 //! runs like any cached run (targets verified, the model asked only where one has gone).
 
 use super::cache::{page_key, prompt_key, Cache, CacheEntry, CachedAction, CachedRound};
-use crate::agent::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
 use crate::agent::browser::Browser;
+use crate::agent::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
 use crate::model::{ChatMessage, ContentPart, ImageUrl};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -24,19 +24,11 @@ impl Album {
     pub fn keep<B: Browser>(&mut self, browser: &mut B, data_url: &str) -> String {
         let mut h = DefaultHasher::new();
         data_url.hash(&mut h);
-        self.refs
-            .entry(h.finish())
-            .or_insert_with(|| browser.keep_image(data_url))
-            .clone()
+        self.refs.entry(h.finish()).or_insert_with(|| browser.keep_image(data_url)).clone()
     }
 
     /// The call as recorded: every inline image replaced by its reference.
-    pub fn exchange<B: Browser>(
-        &mut self,
-        browser: &mut B,
-        messages: &[ChatMessage],
-        reply: &str,
-    ) -> Exchange {
+    pub fn exchange<B: Browser>(&mut self, browser: &mut B, messages: &[ChatMessage], reply: &str) -> Exchange {
         let request = messages
             .iter()
             .map(|m| ChatMessage {
@@ -45,15 +37,10 @@ impl Album {
                     .content
                     .iter()
                     .map(|part| match part {
-                        ContentPart::ImageUrl { image_url }
-                            if image_url.url.starts_with("data:") =>
-                        {
+                        ContentPart::ImageUrl { image_url } if image_url.url.starts_with("data:") => {
                             ContentPart::ImageUrl {
                                 image_url: ImageUrl {
-                                    url: format!(
-                                        "{IMAGE_SCHEME}{}",
-                                        self.keep(browser, &image_url.url)
-                                    ),
+                                    url: format!("{IMAGE_SCHEME}{}", self.keep(browser, &image_url.url)),
                                 },
                             }
                         }
@@ -62,10 +49,7 @@ impl Album {
                     .collect(),
             })
             .collect();
-        Exchange {
-            request,
-            reply: reply.to_string(),
-        }
+        Exchange { request, reply: reply.to_string() }
     }
 }
 
@@ -102,35 +86,22 @@ impl Trajectory {
         struct Head {
             format: Option<serde_json::Value>,
         }
-        let head: Head = serde_json::from_str(text)
-            .map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
+        let head: Head = serde_json::from_str(text).map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
         let format = head
             .format
             .as_ref()
             .and_then(|f| f.as_u64())
             .ok_or_else(|| TrajectoryError::NotATrajectory("it has no \"format\" number".into()))?;
         if format != FORMAT as u64 {
-            return Err(TrajectoryError::Format {
-                found: format.min(u32::MAX as u64) as u32,
-            });
+            return Err(TrajectoryError::Format { found: format.min(u32::MAX as u64) as u32 });
         }
-        let t: Trajectory = serde_json::from_str(text)
-            .map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
-        if let Some(bad) = t
-            .images
-            .iter()
-            .find(|(_, url)| !url.starts_with("data:image/"))
-        {
-            return Err(TrajectoryError::NotATrajectory(format!(
-                "image {} is not a data:image URL",
-                bad.0
-            )));
+        let t: Trajectory = serde_json::from_str(text).map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
+        if let Some(bad) = t.images.iter().find(|(_, url)| !url.starts_with("data:image/")) {
+            return Err(TrajectoryError::NotATrajectory(format!("image {} is not a data:image URL", bad.0)));
         }
         // A replay goes to the run's page first: a file may not point it at a local file or a script.
         if !t.run.url.is_empty() {
-            crate::agent::guard::Limits::default()
-                .check_open(&t.run.url)
-                .map_err(TrajectoryError::Page)?;
+            crate::agent::guard::Limits::default().check_open(&t.run.url).map_err(TrajectoryError::Page)?;
         }
         Ok(t)
     }
@@ -138,12 +109,8 @@ impl Trajectory {
     /// Renames every image to `{prefix}{n}`, in the steps and the image table alike, so a
     /// loaded trajectory's images live under its own run (and go when it goes).
     pub fn rekey(&mut self, prefix: &str) {
-        let renamed: HashMap<String, String> = self
-            .images
-            .keys()
-            .enumerate()
-            .map(|(n, old)| (old.clone(), format!("{prefix}{n}")))
-            .collect();
+        let renamed: HashMap<String, String> =
+            self.images.keys().enumerate().map(|(n, old)| (old.clone(), format!("{prefix}{n}"))).collect();
         let rename = |r: &str| renamed.get(r).cloned();
         for step in &mut self.run.steps {
             if let Some(shot) = &step.screenshot {
@@ -152,8 +119,7 @@ impl Trajectory {
             for m in step.exchange.iter_mut().flat_map(|x| &mut x.request) {
                 for part in &mut m.content {
                     if let ContentPart::ImageUrl { image_url } = part {
-                        if let Some(new) = image_url.url.strip_prefix(IMAGE_SCHEME).and_then(rename)
-                        {
+                        if let Some(new) = image_url.url.strip_prefix(IMAGE_SCHEME).and_then(rename) {
                             image_url.url = format!("{IMAGE_SCHEME}{new}");
                         }
                     }
@@ -196,7 +162,12 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
         let entries: Vec<CacheEntry> = flow
             .items
             .iter()
-            .filter(|item| !matches!(flow.step_of(item), Some(crate::flow::FlowStep::Sleep { .. } | crate::flow::FlowStep::Navigate { .. }) | None))
+            .filter(|item| {
+                !matches!(
+                    flow.step_of(item),
+                    Some(crate::flow::FlowStep::Sleep { .. } | crate::flow::FlowStep::Navigate { .. }) | None
+                )
+            })
             .filter_map(|item| replay_cache(&flow.item_run(run, item), now_ms).ok())
             .flat_map(|c| c.0)
             .collect();
@@ -227,20 +198,16 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
     for step in &run.steps {
         match (step.kind, step.status, &step.planned) {
             // An unreadable reply planned nothing; the next readable one starts the next round.
-            (StepKind::Plan, StepStatus::Ok, _) => rounds.push(CachedRound {
-                actions: Vec::new(),
-                done: false,
-            }),
+            (StepKind::Plan, StepStatus::Ok, _) => rounds.push(CachedRound { actions: Vec::new(), done: false }),
             (StepKind::Plan, StepStatus::Failed, _) => {}
             (StepKind::Action, StepStatus::Ok, Some(action)) => {
                 if recorded {
                     rounds.push(CachedRound { actions: Vec::new(), done: false });
                 }
                 if let Some(round) = rounds.last_mut() {
-                    round.actions.push(CachedAction {
-                        action: action.clone(),
-                        target: step.target.as_ref().map(|t| t.key()),
-                    });
+                    round
+                        .actions
+                        .push(CachedAction { action: action.clone(), target: step.target.as_ref().map(|t| t.key()) });
                 }
             }
             // A failed action changed nothing to repeat; the model's next round recovered from it.
@@ -258,10 +225,7 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
     match rounds.last_mut() {
         Some(last) if complete => last.done = true,
         // The model saw the task already done: one empty round, done.
-        None if complete => rounds.push(CachedRound {
-            actions: Vec::new(),
-            done: true,
-        }),
+        None if complete => rounds.push(CachedRound { actions: Vec::new(), done: true }),
         _ => {}
     }
     if rounds.is_empty() {
@@ -270,10 +234,5 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
             run.instruction
         )));
     }
-    Ok(Cache(vec![CacheEntry::Plan {
-        page,
-        prompt: prompt_key(&run.instruction),
-        rounds,
-        updated_ms: now_ms,
-    }]))
+    Ok(Cache(vec![CacheEntry::Plan { page, prompt: prompt_key(&run.instruction), rounds, updated_ms: now_ms }]))
 }

@@ -4,7 +4,10 @@
 
 use super::retry::{self, RetryPolicy};
 use super::sse::{SseDecoder, SseEvent};
-use super::{anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig, ModelError, Wire};
+use super::{
+    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig,
+    ModelError, Wire,
+};
 use crate::vocab::family::ModelFamily;
 use crate::vocab::tools::{element_tools, ToolSpec};
 
@@ -106,12 +109,17 @@ impl<T: Transport> ModelClient for Bridge<T> {
                 }
                 None => {
                     let error = match failure.retry_after_ms {
-                        Some(ms) if retry::retryable(&error) && ms > policy.max_retry_after_ms => {
-                            with_hint(error, &format!("the endpoint asks to wait {} s; try again later", ms.div_ceil(1000)))
-                        }
+                        Some(ms) if retry::retryable(&error) && ms > policy.max_retry_after_ms => with_hint(
+                            error,
+                            &format!("the endpoint asks to wait {} s; try again later", ms.div_ceil(1000)),
+                        ),
                         _ => error,
                     };
-                    return Err(if attempt == 0 { error } else { ModelError::GaveUp { retries: attempt, last: Box::new(error) } });
+                    return Err(if attempt == 0 {
+                        error
+                    } else {
+                        ModelError::GaveUp { retries: attempt, last: Box::new(error) }
+                    });
                 }
             }
         }

@@ -11,7 +11,11 @@ enum Scripted {
 }
 
 fn reply(status: u16, content_type: &str, body: &str) -> Scripted {
-    Scripted::Reply { status, headers: vec![("content-type".into(), content_type.into())], pieces: vec![body.as_bytes().to_vec()] }
+    Scripted::Reply {
+        status,
+        headers: vec![("content-type".into(), content_type.into())],
+        pieces: vec![body.as_bytes().to_vec()],
+    }
 }
 
 #[derive(Default)]
@@ -36,7 +40,9 @@ impl Transport for FakeNet {
     async fn send(&self, request: &HttpRequest, _timeout_ms: u32) -> Result<(HttpResponse, FakeBody), ModelError> {
         self.sent.borrow_mut().push(request.clone());
         match self.script.borrow_mut().pop_front().expect("a scripted exchange") {
-            Scripted::Reply { status, headers, pieces } => Ok((HttpResponse { status, headers }, FakeBody(pieces.into()))),
+            Scripted::Reply { status, headers, pieces } => {
+                Ok((HttpResponse { status, headers }, FakeBody(pieces.into())))
+            }
             Scripted::Fail(e) => Err(e),
         }
     }
@@ -60,7 +66,12 @@ fn bridge(script: Vec<Scripted>) -> Bridge<FakeNet> {
 }
 
 fn config() -> ModelConfig {
-    ModelConfig { base_url: "http://127.0.0.1:9/v1".into(), model: "m".into(), api_key: "sk-test-0123456789".into(), ..Default::default() }
+    ModelConfig {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "m".into(),
+        api_key: "sk-test-0123456789".into(),
+        ..Default::default()
+    }
 }
 
 fn hello() -> &'static str {
@@ -109,7 +120,11 @@ fn does_not_retry_what_another_try_cannot_fix() {
         assert!(e.to_string().contains(expect), "{e}");
         assert!(b.transport.slept.borrow().is_empty());
     }
-    let b = bridge(vec![Scripted::Reply { status: 429, headers: vec![("retry-after".into(), "600".into())], pieces: vec![] }]);
+    let b = bridge(vec![Scripted::Reply {
+        status: 429,
+        headers: vec![("retry-after".into(), "600".into())],
+        pieces: vec![],
+    }]);
     assert!(ask(&b, &config()).unwrap_err().to_string().contains("asks to wait 600 s"));
 }
 
@@ -133,7 +148,11 @@ fn streams_report_progress_and_split_utf8_survives() {
     let body = "data: {\"choices\":[{\"delta\":{\"content\":\"héllo \"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"wörld\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
     let bytes = body.as_bytes();
     let pieces: Vec<Vec<u8>> = bytes.chunks(7).map(<[u8]>::to_vec).collect();
-    let b = bridge(vec![Scripted::Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], pieces }]);
+    let b = bridge(vec![Scripted::Reply {
+        status: 200,
+        headers: vec![("Content-Type".into(), "text/event-stream".into())],
+        pieces,
+    }]);
     let r = ask(&b, &ModelConfig { stream: true, ..config() }).unwrap();
     assert_eq!(r.content, "héllo wörld");
     assert_eq!(b.transport.progress.borrow().last().unwrap(), "héllo wörld");
