@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { userMessage } from '../support/browser.mjs';
-import { modelSuite } from '../support/suite.mjs';
+import { modelSuite, until } from '../support/suite.mjs';
 
 let browser, mock, site;
 modelSuite((env) => ({ browser, mock, site } = env), {
@@ -15,16 +15,6 @@ modelSuite((env) => ({ browser, mock, site } = env), {
 const entry = (prompt, updatedMs) => ({
   kind: 'locate', page: 'https://x.test/a', prompt, element: { xpath: '/html/body', tag: 'body', summary: 'body' }, updatedMs,
 });
-
-async function until(what, check, ms = 20_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('the cache keeps 2000 entries: an import past that drops the oldest', { timeout: 60_000 }, async () => {
   const { sw } = browser;
@@ -75,7 +65,7 @@ test('an earlier version\'s cache array in chrome.storage.local moves to Indexed
       if (await Promise.race([ready, new Promise((r) => setTimeout(() => r(false), 3000))])) return w;
     }
     return null;
-  });
+  }, 20_000);
   const moved = JSON.parse(await sw.evaluate(() => self.sightline.exportCache()));
   assert.deepEqual(moved.map((e) => e.prompt).sort(), ['another element', found.prompt].sort(), 'the readable entries moved; the unreadable one was dropped');
   assert.deepEqual(await sw.evaluate(() => chrome.storage.local.get('cache')), {}, 'nothing is left in chrome.storage.local');

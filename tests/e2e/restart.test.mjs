@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { userMessage } from '../support/browser.mjs';
-import { modelSuite } from '../support/suite.mjs';
+import { modelSuite, until } from '../support/suite.mjs';
 
 let browser, mock, site;
 modelSuite((env) => ({ browser, mock, site } = env), {
@@ -12,16 +12,6 @@ modelSuite((env) => ({ browser, mock, site } = env), {
 });
 
 const numberOf = (body, pattern) => Number(userMessage(body).text.split('\n').find((l) => /^\s*\[\d+\]/.test(l) && pattern.test(l))?.match(/\[(\d+)\]/)[1]);
-
-async function until(what, check, ms = 15_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('the worker stopped mid-run: the run ends with its steps, the panel reconnects and shows it', async () => {
   const page = await browser.context.newPage();

@@ -37,3 +37,14 @@ function suite(bind, { model, withMock }) {
   });
   beforeEach(() => env.mock?.reset());
 }
+
+/** Polls `check` every 100 ms until it returns something truthy (returned), or fails after `ms`. */
+export async function until(what, check, ms = 15_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
