@@ -367,8 +367,8 @@ export async function startRun(tabId, request, opts = {}) {
       : wasm.runTask({ id, task: request, model, options }, host);
   const title = typeof request === 'string' ? request : request?.flow ? 'flow' : String(request?.type);
   const done = work
-    // A rejection from the core (bad arguments) still ends as a readable, kept record.
-    .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.message ?? e)))
+    // A rejection from the core (bad arguments) still ends as a readable, kept record, with the code the core gave.
+    .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.code ?? 'internal'), String(e?.message ?? e)))
     .then(async (run) => {
       await saveRun(run);
       broadcast(run);

@@ -20,6 +20,7 @@ pub mod describe;
 pub mod export;
 pub mod fast_hash;
 pub mod flow;
+pub mod i18n;
 pub mod model;
 pub mod parse;
 pub mod prompt;

@@ -124,9 +124,15 @@ struct Visit {
 
 /// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport are
 /// not entered (a `position: fixed` element nested in one is missed).
-pub fn snapshot_document(window: &Window, viewport_only: bool) -> Result<(LiveSnapshot, WalkTimings), String> {
-    let document = window.document().ok_or("this page has no document")?;
-    let root = document.document_element().ok_or("this page has no root element")?;
+pub fn snapshot_document(
+    window: &Window,
+    viewport_only: bool,
+) -> Result<(LiveSnapshot, WalkTimings), sightline_web_common::Fault> {
+    let document =
+        window.document().ok_or_else(|| sightline_web_common::Fault::internal("this page has no document".into()))?;
+    let root = document
+        .document_element()
+        .ok_or_else(|| sightline_web_common::Fault::internal("this page has no root element".into()))?;
     let perf = window.performance();
     let now = || perf.as_ref().map_or(0.0, |p| p.now());
     let t0 = now();

@@ -6,7 +6,7 @@
 pub mod dom;
 
 use sightline::describe::{describe_with, DescribeOptions};
-use sightline_web_common::{describe_options, now_ms, to_js, to_json, ExtractResult, Timings};
+use sightline_web_common::{describe_options, now_ms, to_js, to_json, ExtractResult, Fault, Timings};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -18,11 +18,11 @@ fn start() {
 /// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
 /// worker then reads the whole page through CDP).
 #[wasm_bindgen(js_name = extractPage)]
-pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
+pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     let opts = describe_options(opts)?;
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
+    let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
     let t0 = now_ms();
-    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only).map_err(|e| JsError::new(&e))?;
+    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only)?;
     if live.remote_frames > 0 {
         return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
     }
@@ -41,10 +41,10 @@ pub fn extract_page(opts: JsValue) -> Result<String, JsError> {
 /// target), as the model's description would list it: `{…target, sensitive, field}`, or null
 /// when no listed element holds it. The nearest listed element containing the node is taken.
 #[wasm_bindgen(js_name = describeTarget)]
-pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, JsError> {
+pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, Fault> {
     use sightline::agent::recorder::Picked;
-    let window = web_sys::window().ok_or_else(|| JsError::new("no window here"))?;
-    let (live, _) = dom::snapshot_document(&window, false).map_err(|e| JsError::new(&e))?;
+    let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
+    let (live, _) = dom::snapshot_document(&window, false)?;
     let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
     let Some(mut at) = hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
     let extraction = describe_with(&snapshot, &DescribeOptions::default(), &mut hits);

@@ -6,17 +6,19 @@ use super::host::{Host, HostBrowser};
 use super::{from_js, now_ms, options_or_default, to_js, to_json};
 use serde::Serialize;
 use sightline::agent::replay::trajectory::{self, Trajectory};
+use sightline::agent::RunError;
 use sightline::agent::{run_instruction, RunOptions};
 use sightline::describe::describe_with;
 use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use sightline::snapshot::cdp;
 use sightline::vision::{self, Capture, Frame, ImageOptions, ImageRule, ModelImage};
+use sightline_web_common::Fault;
 use sightline_web_common::{describe_options, ExtractResult, Timings};
 use wasm_bindgen::prelude::*;
 
 /// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
 #[wasm_bindgen(js_name = cdpSnapshotParams)]
-pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
+pub fn cdp_snapshot_params() -> Result<JsValue, Fault> {
     to_js(&cdp::capture_params())
 }
 
@@ -26,10 +28,10 @@ pub fn cdp_snapshot_params() -> Result<JsValue, JsError> {
 /// `frames` is `[{ownerBackendNodeId, capture}]` for frames rendered in other processes.
 /// Returns JSON text, as `extractPage` does. (A run's loop decodes the same text itself.)
 #[wasm_bindgen(js_name = describeCdpSnapshot)]
-pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> Result<String, JsError> {
+pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> Result<String, Fault> {
     let opts = describe_options(opts)?;
     let t0 = now_ms();
-    let page = cdp::decode_reading(reading).map_err(|e| JsError::new(&e.to_string()))?;
+    let page = cdp::decode_reading(reading)?;
     let t1 = now_ms();
     let extraction = describe_with(&page.snapshot, &opts, &mut page.hit_test());
     let describe_ms = now_ms() - t1;
@@ -66,8 +68,8 @@ struct RunArgs {
 /// Service worker: run one instruction on the host's tab. Resolves to the run record; a
 /// failed run is a record with status `failed` and an error, not a rejection.
 #[wasm_bindgen(js_name = runInstruction)]
-pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
-    let args: RunArgs = from_js(args, "the run request").map_err(|e| JsError::new(&e))?;
+pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
+    let args: RunArgs = from_js(args, "the run request")?;
     // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
@@ -88,8 +90,8 @@ struct TaskArgs {
 /// Service worker: one AI task (`{type: "aiTap", locate}`, `{type: "aiQuery", demand}`, …) on
 /// the host's tab. Resolves to its run record; the task's answer is in `result`.
 #[wasm_bindgen(js_name = runTask)]
-pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
-    let args: TaskArgs = from_js(args, "the task").map_err(|e| JsError::new(&e))?;
+pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
+    let args: TaskArgs = from_js(args, "the task")?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run =
@@ -110,8 +112,8 @@ struct FlowArgs {
 /// Service worker: a flow (from `parseFlow`) on the host's tab, item after item, as one run.
 /// Resolves to its run record; `flow.items` says how each item went.
 #[wasm_bindgen(js_name = runFlow)]
-pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> {
-    let args: FlowArgs = from_js(args, "the flow").map_err(|e| JsError::new(&e))?;
+pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
+    let args: FlowArgs = from_js(args, "the flow")?;
     let client = model_client(&host);
     let mut browser = HostBrowser { host };
     let run = sightline::agent::replay::flow::run_flow(
@@ -129,33 +131,33 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, JsError> 
 /// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, skipped}`),
 /// or an error saying where and why it cannot run.
 #[wasm_bindgen(js_name = parseFlow)]
-pub fn parse_flow(yaml: &str) -> Result<JsValue, JsError> {
-    to_js(&sightline::flow::parse_flow(yaml).map_err(|e| JsError::new(&e.to_string()))?)
+pub fn parse_flow(yaml: &str) -> Result<JsValue, Fault> {
+    to_js(&sightline::flow::parse_flow(yaml)?)
 }
 
 /// Every kind of AI task with its fields (`[{type, group, fields: [{name, kind, required,
 /// choices?}], args}]`): the worker's task functions and the panel's task form are built from it.
 #[wasm_bindgen(js_name = taskSchema)]
-pub fn task_schema() -> Result<JsValue, JsError> {
+pub fn task_schema() -> Result<JsValue, Fault> {
     to_js(&sightline::agent::task_schema::task_schema())
 }
 
-fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, JsError> {
+fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, Fault> {
     sightline::boundary::layout_metrics_from_json(json)
-        .map_err(|e| JsError::new(&format!("the layout metrics are not in the expected form: {e}")))
+        .map_err(|e| Fault::bad_input(format!("the layout metrics are not in the expected form: {e}")))
 }
 
 /// Service worker: the `Page.captureScreenshot` parameters for the viewport or the whole page,
 /// given `Page.getLayoutMetrics` as JSON text.
 #[wasm_bindgen(js_name = captureParams)]
-pub fn capture_params(metrics: &str, full_page: bool) -> Result<JsValue, JsError> {
+pub fn capture_params(metrics: &str, full_page: bool) -> Result<JsValue, Fault> {
     to_js(&vision::capture::capture_params(&layout_metrics(metrics)?, full_page))
 }
 
 /// Service worker: a capture's base64 data + the layout metrics it was taken with → a
 /// `Capture` (`{base64, devicePixelRatio, origin}`).
 #[wasm_bindgen(js_name = captureFromCdp)]
-pub fn capture_from_cdp(base64: String, metrics: &str, full_page: bool) -> Result<JsValue, JsError> {
+pub fn capture_from_cdp(base64: String, metrics: &str, full_page: bool) -> Result<JsValue, Fault> {
     to_js(&Capture::from_cdp(base64, &layout_metrics(metrics)?, full_page))
 }
 
@@ -168,34 +170,32 @@ struct MarkedImage {
     ms: f64,
 }
 
-fn image_options(opts: JsValue) -> Result<ImageOptions, JsError> {
+fn image_options(opts: JsValue) -> Result<ImageOptions, Fault> {
     options_or_default(opts, "the image options")
 }
 
 /// Service worker: the capture fitted to the model and marked with the numbers of the given
 /// elements that a description lists (`elements` as in an extraction). What a model is sent.
 #[wasm_bindgen(js_name = markScreenshot)]
-pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
+pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, Fault> {
     let t0 = now_ms();
-    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let elements: Vec<sightline::describe::Element> =
-        from_js(elements, "the elements").map_err(|e| JsError::new(&e))?;
+    let capture: Capture = from_js(capture, "the capture")?;
+    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements")?;
     let opts = image_options(opts)?;
-    let (image, labels) =
-        vision::pipeline::marked_image(&capture, &elements, &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let (image, labels) = vision::pipeline::marked_image(&capture, &elements, &opts)?;
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
 }
 
 /// Service worker: the capture with overlays (`[{kind: "highlight"|"bbox", rect} | {kind:
 /// "point", x, y}]`, CSS pixels) for the timeline and reports.
 #[wasm_bindgen(js_name = drawOverlays)]
-pub fn draw_overlays(capture: JsValue, overlays: JsValue, opts: JsValue) -> Result<JsValue, JsError> {
-    let capture: Capture = from_js(capture, "the capture").map_err(|e| JsError::new(&e))?;
-    let overlays: Vec<vision::Overlay> = from_js(overlays, "the overlays").map_err(|e| JsError::new(&e))?;
+pub fn draw_overlays(capture: JsValue, overlays: JsValue, opts: JsValue) -> Result<JsValue, Fault> {
+    let capture: Capture = from_js(capture, "the capture")?;
+    let overlays: Vec<vision::Overlay> = from_js(overlays, "the overlays")?;
     let opts = image_options(opts)?;
-    let frame = Frame::from_capture(&capture, &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let frame = Frame::from_capture(&capture, &opts)?;
     let img = frame.with_overlays(&overlays);
-    to_js(&frame.finish(&img, opts.format).map_err(|e| JsError::new(&e.to_string()))?)
+    to_js(&frame.finish(&img, opts.format)?)
 }
 
 /// `descriptionOfTree` in Midscene's format for a tree in `describe::midscene::MsTree` shape
@@ -206,8 +206,8 @@ pub fn midscene_description_of_tree(
     truncate: Option<u32>,
     filter_non_text: bool,
     visible_only: bool,
-) -> Result<String, JsError> {
-    let tree: sightline::describe::midscene::MsTree = from_js(tree, "the tree").map_err(|e| JsError::new(&e))?;
+) -> Result<String, Fault> {
+    let tree: sightline::describe::midscene::MsTree = from_js(tree, "the tree")?;
     Ok(sightline::describe::midscene::description_of_tree(
         &tree,
         truncate.map(|t| t as usize),
@@ -233,13 +233,12 @@ fn one() -> f64 {
 /// `height` CSS px at `dpr`, the screenshot fitted as that family's runs fit it. Resolves to
 /// the plan (coordinates in CSS px) or `{error}` with the typed error's message.
 #[wasm_bindgen(js_name = parseReply)]
-pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, JsError> {
-    let family: sightline::vocab::family::ModelFamily =
-        from_js(family, "the model family").map_err(|e| JsError::new(&e))?;
-    let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})").map_err(|e| JsError::new(&e))?;
+pub fn parse_reply_js(family: JsValue, reply: &str, screen: JsValue) -> Result<JsValue, Fault> {
+    let family: sightline::vocab::family::ModelFamily = from_js(family, "the model family")?;
+    let s: ScreenFacts = from_js(screen, "the screen ({width, height, dpr})")?;
     let opts = ImageOptions { rule: ImageRule::for_family(family), ..Default::default() };
     let (w, h) = ((s.width * s.dpr).round() as u32, (s.height * s.dpr).round() as u32);
-    let mapping = vision::fit::fit(w, h, s.dpr, (0.0, 0.0), &opts).map_err(|e| JsError::new(&e.to_string()))?;
+    let mapping = vision::fit::fit(w, h, s.dpr, (0.0, 0.0), &opts)?;
     match sightline::parse::parse_reply(family, reply, Some(&mapping)) {
         Ok(plan) => to_js(&plan),
         Err(e) => to_js(&serde_json::json!({ "error": e.to_string() })),
@@ -254,21 +253,21 @@ pub fn repair_json(text: &str) -> String {
 
 /// Settings: the provider presets (base URL, a model to start from, the family to use).
 #[wasm_bindgen(js_name = providerPresets)]
-pub fn provider_presets() -> Result<JsValue, JsError> {
+pub fn provider_presets() -> Result<JsValue, Fault> {
     to_js(&Provider::ALL.map(Provider::preset))
 }
 
 /// Settings: the price table as editable text, from its rows (or the defaults when absent).
 #[wasm_bindgen(js_name = priceTableText)]
-pub fn price_table_text(rows: JsValue) -> Result<String, JsError> {
+pub fn price_table_text(rows: JsValue) -> Result<String, Fault> {
     let table: PriceTable = options_or_default(rows, "the price table")?;
     Ok(table.to_text())
 }
 
 /// Settings: reads edited price text into rows, or throws saying which line is wrong.
 #[wasm_bindgen(js_name = parsePriceTable)]
-pub fn parse_price_table(text: &str) -> Result<JsValue, JsError> {
-    to_js(&PriceTable::parse(text).map_err(|e| JsError::new(&e.to_string()))?)
+pub fn parse_price_table(text: &str) -> Result<JsValue, Fault> {
+    to_js(&PriceTable::parse(text)?)
 }
 
 #[derive(Serialize)]
@@ -284,13 +283,13 @@ struct ModelCheck {
 /// Settings' "Test connection": one short request with these settings, through the same
 /// bridge a run uses. Resolves to the reply, or rejects with the readable error.
 #[wasm_bindgen(js_name = checkModel)]
-pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
-    let config: ModelConfig = from_js(config, "the model settings").map_err(|e| JsError::new(&e))?;
+pub async fn check_model(config: JsValue) -> Result<JsValue, Fault> {
+    let config: ModelConfig = from_js(config, "the model settings")?;
     let config = ModelConfig { max_tokens: Some(16), stream: false, ..config };
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
     let t0 = now_ms();
     let messages = [ChatMessage::text("user", "This is a connection test. Reply with the single word OK.")];
-    let reply = client.complete(&config, &messages).await.map_err(|e| JsError::new(&e.to_string()))?;
+    let reply = client.complete(&config, &messages).await?;
     to_js(&ModelCheck {
         reply: reply.parser_text(),
         usage: reply.usage,
@@ -303,7 +302,7 @@ pub async fn check_model(config: JsValue) -> Result<JsValue, JsError> {
 /// Settings: whether the saved key (entered for the base URL `entered_for`) would be sent to
 /// `base_url`, and the origin it was entered for: `{fits, enteredFor}`.
 #[wasm_bindgen(js_name = apiKeyFits)]
-pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsError> {
+pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, Fault> {
     let fits = sightline::model::provider::check_key_origin(entered_for, base_url).is_ok();
     let entered = sightline::model::provider::origin_of(entered_for).unwrap_or_else(|| entered_for.trim().to_string());
     to_js(&serde_json::json!({ "fits": fits, "enteredFor": entered }))
@@ -313,9 +312,9 @@ pub fn api_key_fits(entered_for: &str, base_url: &str) -> Result<JsValue, JsErro
 /// chrome.storage.local) as the records the worker stores, one per entry (`{key, updatedMs,
 /// entry}`: see `CacheRecord`); throws saying what is wrong with a bad file.
 #[wasm_bindgen(js_name = cacheRecords)]
-pub fn cache_records(entries: JsValue) -> Result<JsValue, JsError> {
-    let cache: sightline::agent::replay::cache::Cache =
-        from_js(entries, "the file").map_err(|e| JsError::new(&format!("not a Sightline cache export: {e}")))?;
+pub fn cache_records(entries: JsValue) -> Result<JsValue, Fault> {
+    let cache: sightline::agent::replay::cache::Cache = from_js(entries, "the file")
+        .map_err(|e| Fault::bad_input(format!("not a Sightline cache export: {}", e.message())))?;
     to_js(&cache.0.iter().map(sightline::agent::replay::cache::CacheEntry::record).collect::<Vec<_>>())
 }
 
@@ -327,26 +326,26 @@ pub fn cache_limit() -> usize {
 
 // Runs cross as JSON text here: serde_json is the one deserializer of a `Run` in the module,
 // and its copy is the core's (`boundary`).
-fn run_of(json: &str) -> Result<sightline::agent::record::Run, JsError> {
+fn run_of(json: &str) -> Result<sightline::agent::record::Run, Fault> {
     sightline::boundary::run_from_json(json)
-        .map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+        .map_err(|e| Fault::bad_input(format!("the run is not in the expected form: {e}")))
 }
 
 /// A run's images (JSON text of reference → data URL).
-fn images_of(json: &str) -> Result<std::collections::BTreeMap<String, String>, JsError> {
+fn images_of(json: &str) -> Result<std::collections::BTreeMap<String, String>, Fault> {
     sightline::boundary::images_from_json(json)
-        .map_err(|e| JsError::new(&format!("the images are not in the expected form: {e}")))
+        .map_err(|e| Fault::bad_input(format!("the images are not in the expected form: {e}")))
 }
 
 /// The image references a run's steps use (the worker fetches them to save the run).
 #[wasm_bindgen(js_name = trajectoryReferences)]
-pub fn trajectory_references(run_json: &str) -> Result<Vec<String>, JsError> {
+pub fn trajectory_references(run_json: &str) -> Result<Vec<String>, Fault> {
     Ok(Trajectory::references(&run_of(run_json)?))
 }
 
 /// A run and its images (JSON text of reference → data URL) as a trajectory file's JSON text.
 #[wasm_bindgen(js_name = saveTrajectory)]
-pub fn save_trajectory(run_json: &str, images_json: &str) -> Result<String, JsError> {
+pub fn save_trajectory(run_json: &str, images_json: &str) -> Result<String, Fault> {
     let images = images_of(images_json)?;
     to_json(&Trajectory { format: trajectory::FORMAT, run: run_of(run_json)?, images })
 }
@@ -354,8 +353,8 @@ pub fn save_trajectory(run_json: &str, images_json: &str) -> Result<String, JsEr
 /// Reads a trajectory file's text, its images renamed to live under its run; throws saying
 /// what is wrong with a file that cannot be used.
 #[wasm_bindgen(js_name = loadTrajectory)]
-pub fn load_trajectory(text: &str) -> Result<JsValue, JsError> {
-    let mut t = Trajectory::from_json(text).map_err(|e| JsError::new(&e.to_string()))?;
+pub fn load_trajectory(text: &str) -> Result<JsValue, Fault> {
+    let mut t = Trajectory::from_json(text).map_err(RunError::from)?;
     let prefix = format!("{}/", t.run.id);
     t.rekey(&prefix);
     t.run.loaded();
@@ -364,8 +363,8 @@ pub fn load_trajectory(text: &str) -> Result<JsValue, JsError> {
 
 /// The cache entries that repeat a run (JSON text) without the model where its targets still match.
 #[wasm_bindgen(js_name = replayCache)]
-pub fn replay_cache(run_json: &str) -> Result<JsValue, JsError> {
-    to_js(&trajectory::replay_cache(&run_of(run_json)?, now_ms()).map_err(|e| JsError::new(&e.to_string()))?)
+pub fn replay_cache(run_json: &str) -> Result<JsValue, Fault> {
+    to_js(&trajectory::replay_cache(&run_of(run_json)?, now_ms()).map_err(RunError::from)?)
 }
 
 /// Which page a URL is, as the cache keys it (origin and path).
@@ -377,8 +376,8 @@ pub fn page_key(url: &str) -> String {
 /// Throws, saying why, unless a file (a flow's `web.url`, a saved run's page) may open `url`:
 /// an http(s) address on `allowed_sites` (none: any site).
 #[wasm_bindgen(js_name = checkOpen)]
-pub fn check_open(url: &str, allowed_sites: Vec<String>) -> Result<(), JsError> {
-    sightline::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(|e| JsError::new(&e.to_string()))
+pub fn check_open(url: &str, allowed_sites: Vec<String>) -> Result<(), Fault> {
+    sightline::agent::guard::Limits::new(&allowed_sites, &[]).check_open(url).map_err(Fault::from)
 }
 
 /// Whether `path` lies inside `folder`, by its text (`agent::uploads::inside_folder`): the
@@ -398,12 +397,12 @@ pub fn export_run(
     format: &str,
     viewport: JsValue,
     images_json: Option<String>,
-) -> Result<String, JsError> {
+) -> Result<String, Fault> {
     use sightline::export;
     let viewport: sightline::vocab::geometry::WindowSize = if viewport.is_undefined() || viewport.is_null() {
         sightline::vocab::geometry::WindowSize::default()
     } else {
-        from_js(viewport, "the viewport ({width, height})").map_err(|e| JsError::new(&e))?
+        from_js(viewport, "the viewport ({width, height})")?
     };
     let run = run_of(run_json)?;
     if format == "report" || format == "gif" {
@@ -414,7 +413,7 @@ pub fn export_run(
         if format == "report" {
             return Ok(export::to_html_report(&run, &images));
         }
-        let gif = export::to_gif(&run, &images).map_err(|e| JsError::new(&e.to_string()))?;
+        let gif = export::to_gif(&run, &images)?;
         return Ok(format!("data:image/gif;base64,{}", sightline::vision::base64::encode(&gif)));
     }
     let recording = export::recording_of(&run);
@@ -422,8 +421,8 @@ pub fn export_run(
         "midscene-yaml" => Ok(export::to_midscene_yaml(&recording, viewport)),
         "playwright" => Ok(export::to_playwright(&recording, viewport)),
         "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport))
-            .map_err(|e| JsError::new(&e.to_string())),
-        other => Err(JsError::new(&format!(
+            .map_err(|e| Fault::internal(e.to_string())),
+        other => Err(Fault::bad_input(format!(
             "unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"
         ))),
     }
@@ -433,9 +432,9 @@ pub fn export_run(
 /// a point (viewport CSS px) on a page reading (`{json}` or `{cdp, opts}`, as the worker read
 /// it), as `describeTarget` answers.
 #[wasm_bindgen(js_name = elementAtPoint)]
-pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, JsError> {
+pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, Fault> {
     use sightline::agent::recorder::Picked;
-    let extraction = super::materials::extraction(&page).map_err(|e| JsError::new(&e))?;
+    let extraction = super::materials::extraction(&page)?;
     match sightline::describe::element_at(&extraction.elements, (x, y), sightline::describe::Aim::Innermost) {
         Some(e) => to_js(&Picked::of(e, |k| e.attr(k))),
         None => Ok(JsValue::NULL),
@@ -451,12 +450,12 @@ pub async fn describe_recorded(
     images_json: String,
     device_pixel_ratio: f64,
     model: JsValue,
-) -> Result<String, JsError> {
+) -> Result<String, Fault> {
     let mut run = run_of(&run_json)?;
     let images: std::collections::HashMap<String, String> = images_of(&images_json)?.into_iter().collect();
-    let config: ModelConfig = from_js(model, "the model settings").map_err(|e| JsError::new(&e))?;
+    let config: ModelConfig = from_js(model, "the model settings")?;
     let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
     sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client)
         .await;
-    serde_json::to_string(&run).map_err(|e| JsError::new(&e.to_string()))
+    to_json(&run)
 }

@@ -97,40 +97,47 @@ impl HostBrowser {
     }
 }
 
+/// The host's rejection as a page error: its message, and its `code` where the glue names
+/// the failure (`page_restricted`, `page_debugger`, `page_unreadable`).
 fn page_error(e: JsValue) -> PageError {
     let message = e
         .dyn_ref::<js_sys::Error>()
         .map(|err| String::from(err.message()))
         .or_else(|| e.as_string())
         .unwrap_or_else(|| format!("{e:?}"));
-    PageError(message)
+    let code = js_sys::Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_string());
+    PageError::from_host(code.as_deref(), message)
+}
+
+/// A value that could not cross to or from the host.
+fn crossing_error(f: sightline_web_common::Fault) -> PageError {
+    PageError::Failed(f.message().to_string())
 }
 
 impl Browser for HostBrowser {
     async fn observe(&mut self) -> Result<Observation, PageError> {
         let materials = self.host.observe().await.map_err(page_error)?;
-        super::materials::observation(&materials).map_err(PageError)
+        super::materials::observation(&materials).map_err(crossing_error)
     }
 
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
-        let js = to_js(&commands).map_err(|e| PageError(format!("{e:?}")))?;
+        let js = to_js(&commands).map_err(crossing_error)?;
         self.host.dispatch(js).await.map(|_| ()).map_err(page_error)
     }
 
     async fn settle(&mut self) -> Result<Settled, PageError> {
         let value = self.host.settle().await.map_err(page_error)?;
-        from_js(value, "what happened after the input").map_err(PageError)
+        from_js(value, "what happened after the input").map_err(crossing_error)
     }
 
     async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError> {
-        let js = to_js(&selectors).map_err(|e| PageError(format!("{e:?}")))?;
+        let js = to_js(&selectors).map_err(crossing_error)?;
         let value = self.host.focused_field(js).await.map_err(page_error)?;
-        from_js(value, "the focused field").map_err(PageError)
+        from_js(value, "the focused field").map_err(crossing_error)
     }
 
     async fn reveal(&mut self, element: &sightline::describe::Element) -> Result<(), PageError> {
-        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect }))
-            .map_err(|e| PageError(format!("{e:?}")))?;
+        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(crossing_error)?;
         self.host.reveal(js).await.map(|_| ()).map_err(page_error)
     }
 
@@ -139,12 +146,12 @@ impl Browser for HostBrowser {
     }
 
     async fn ask(&mut self, question: &Question) -> Result<Option<Answer>, PageError> {
-        let js = to_js(question).map_err(|_| PageError("could not pass the question to the panel".into()))?;
+        let js = to_js(question).map_err(|_| PageError::Failed("could not pass the question to the panel".into()))?;
         let answer = self.host.ask(js).await.map_err(page_error)?;
         if answer.is_null() || answer.is_undefined() {
             return Ok(None);
         }
-        from_js(answer, "the answer").map(Some).map_err(PageError)
+        from_js(answer, "the answer").map(Some).map_err(crossing_error)
     }
 
     fn open_dialog(&mut self) -> Option<PageDialog> {
@@ -188,8 +195,8 @@ impl Browser for HostBrowser {
     }
 
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
-        let click = to_js(&click).map_err(|_| PageError("could not pass the click to the page".into()))?;
-        let files = to_js(&files).map_err(|_| PageError("could not pass the file list to the page".into()))?;
+        let click = to_js(&click).map_err(|_| PageError::Failed("could not pass the click to the page".into()))?;
+        let files = to_js(&files).map_err(|_| PageError::Failed("could not pass the file list to the page".into()))?;
         self.host.choose_files(click, files).await.map(|_| ()).map_err(page_error)
     }
 

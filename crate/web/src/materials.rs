@@ -5,7 +5,7 @@
 //! - `shot`: `{data, metrics, fullPage}`, `Page.captureScreenshot`'s base64 and the
 //!   `Page.getLayoutMetrics` it was taken with, or null (no screenshot wanted).
 
-use super::from_js;
+use super::{from_js, Fault};
 use sightline::agent::Observation;
 use sightline::describe::{describe_with, DescribeOptions, Extraction};
 use sightline::snapshot::cdp;
@@ -17,10 +17,10 @@ fn field(object: &JsValue, name: &str) -> JsValue {
 }
 
 /// The page as described, from a reading (`page`).
-pub fn extraction(page: &JsValue) -> Result<Extraction, String> {
+pub fn extraction(page: &JsValue) -> Result<Extraction, Fault> {
     if let Some(json) = field(page, "json").as_string() {
         return sightline::boundary::extraction_from_json(&json)
-            .map_err(|e| format!("the page's reading is not in the expected form: {e}"));
+            .map_err(|e| Fault::bad_input(format!("the page's reading is not in the expected form: {e}")));
     }
     if let Some(text) = field(page, "cdp").as_string() {
         let opts = field(page, "opts");
@@ -29,23 +29,24 @@ pub fn extraction(page: &JsValue) -> Result<Extraction, String> {
         } else {
             from_js(opts, "the extract options")?
         };
-        let page = cdp::decode_reading(&text).map_err(|e| e.to_string())?;
+        let page = cdp::decode_reading(&text)?;
         return Ok(describe_with(&page.snapshot, &opts, &mut page.hit_test()));
     }
-    Err("the page's reading holds neither an extraction nor a debugger snapshot".into())
+    Err(Fault::bad_input("the page's reading holds neither an extraction nor a debugger snapshot".into()))
 }
 
 /// The screenshot, from a capture (`shot`); `None` when none was taken.
-pub fn capture(shot: &JsValue) -> Result<Option<Capture>, String> {
+pub fn capture(shot: &JsValue) -> Result<Option<Capture>, Fault> {
     if shot.is_undefined() || shot.is_null() {
         return Ok(None);
     }
-    let data = field(shot, "data").as_string().ok_or("the screenshot holds no image")?;
+    let data =
+        field(shot, "data").as_string().ok_or_else(|| Fault::bad_input("the screenshot holds no image".into()))?;
     let metrics: cdp::LayoutMetrics = from_js(field(shot, "metrics"), "the layout metrics")?;
     Ok(Some(Capture::from_cdp(data, &metrics, field(shot, "fullPage").is_truthy())))
 }
 
 /// A whole observation (`{page, shot}`).
-pub fn observation(materials: &JsValue) -> Result<Observation, String> {
+pub fn observation(materials: &JsValue) -> Result<Observation, Fault> {
     Ok(Observation { extraction: extraction(&field(materials, "page"))?, capture: capture(&field(materials, "shot"))? })
 }

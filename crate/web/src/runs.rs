@@ -2,9 +2,10 @@
 //! events, runs of the loop between reports. JS stores what it is handed here (IndexedDB) and
 //! hands back a stored recording once after a worker restart; it never edits a run.
 
-use super::{from_js, now_ms, record_to_js};
+use super::{from_js, now_ms, options_or_default, record_to_js, Fault};
 use sightline::agent::lifecycle::{close_orphans, OpenRuns, TabFacts};
-use sightline::agent::record::Run;
+use sightline::agent::record::{Run, RunErrorRecord};
+use sightline::i18n::Lang;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -17,27 +18,29 @@ pub(super) fn with_open<T>(f: impl FnOnce(&mut OpenRuns) -> T) -> T {
     OPEN.with(|open| f(&mut open.borrow_mut()))
 }
 
-pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, JsError> {
-    from_js(value, "the tab ({id, title, url})").map_err(|e| JsError::new(&e))
+pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, Fault> {
+    from_js(value, "the tab ({id, title, url})")
 }
 
 /// A run as JS holds it (read from storage): one serde_json reading, as every run is read.
-fn run_from_js(value: &JsValue) -> Result<Run, JsError> {
-    let text = js_sys::JSON::stringify(value).map_err(|_| JsError::new("the run could not be read"))?;
+fn run_from_js(value: &JsValue) -> Result<Run, Fault> {
+    let text = js_sys::JSON::stringify(value).map_err(|_| Fault::bad_input("the run could not be read".into()))?;
     sightline::boundary::run_from_json(&String::from(text))
-        .map_err(|e| JsError::new(&format!("the run is not in the expected form: {e}")))
+        .map_err(|e| Fault::bad_input(format!("the run is not in the expected form: {e}")))
 }
 
-fn held(id: &str) -> Result<JsValue, JsError> {
+fn held(id: &str) -> Result<JsValue, Fault> {
     with_open(|open| open.get(id).map(record_to_js))
-        .unwrap_or_else(|| Err(JsError::new(&format!("there is no open run {id}"))))
+        .unwrap_or_else(|| Err(sightline::agent::lifecycle::LifecycleError::NotOpen(id.to_string()).into()))
 }
 
 /// "Record my steps": a new recording run `id` on `tab` (`{id, title, url}`), titled `title`
-/// or after the tab, held open; returns the record to store.
+/// or after the tab, written in `language` (`"en"`, `"zh_CN"`; absent: English), held open;
+/// returns the record to store.
 #[wasm_bindgen(js_name = startRecording)]
-pub fn start_recording(id: String, title: Option<String>, tab: JsValue) -> Result<JsValue, JsError> {
-    let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, now_ms());
+pub fn start_recording(id: String, title: Option<String>, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
+    let lang: Lang = options_or_default(language, "the language")?;
+    let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, lang, now_ms());
     with_open(|open| record_to_js(open.open(run)))
 }
 
@@ -49,7 +52,7 @@ pub fn holds_run(id: &str) -> bool {
 
 /// Holds a stored recording open again (the worker restarted between two of the person's events).
 #[wasm_bindgen(js_name = resumeRun)]
-pub fn resume_run(run: JsValue) -> Result<(), JsError> {
+pub fn resume_run(run: JsValue) -> Result<(), Fault> {
     let run = run_from_js(&run)?;
     with_open(|open| {
         open.open(run);
@@ -59,7 +62,7 @@ pub fn resume_run(run: JsValue) -> Result<(), JsError> {
 
 /// The held record of run `id`, to store.
 #[wasm_bindgen(js_name = openRun)]
-pub fn open_run(id: &str) -> Result<JsValue, JsError> {
+pub fn open_run(id: &str) -> Result<JsValue, Fault> {
     held(id)
 }
 
@@ -68,12 +71,10 @@ pub fn open_run(id: &str) -> Result<JsValue, JsError> {
 /// (`secrets`, as in Settings) recorded as its placeholder. Returns `{stepChanged}`: whether
 /// the page is to be photographed for the last step.
 #[wasm_bindgen(js_name = recordEvent)]
-pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
-    let event: sightline::agent::recorder::ManualEvent =
-        from_js(event, "the recorded event").map_err(|e| JsError::new(&e))?;
+pub fn record_event(id: &str, event: JsValue, secrets: JsValue) -> Result<JsValue, Fault> {
+    let event: sightline::agent::recorder::ManualEvent = from_js(event, "the recorded event")?;
     let limits = secret_limits(secrets)?;
-    let recorded =
-        with_open(|open| open.record(id, event, &limits, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
+    let recorded = with_open(|open| open.record(id, event, &limits, now_ms()))?;
     super::to_js(&recorded)
 }
 
@@ -89,14 +90,12 @@ struct StepPhoto {
 /// one of `secrets` painted over. Returns `{reference, dataUrl}`, the PNG data URL to keep
 /// under the reference the step now shows, or null when the recording has no step.
 #[wasm_bindgen(js_name = photographStep)]
-pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result<JsValue, JsError> {
-    let observation = super::materials::observation(&materials).map_err(|e| JsError::new(&e))?;
-    let capture = observation.capture.ok_or_else(|| JsError::new("the step's screenshot was not taken"))?;
+pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result<JsValue, Fault> {
+    let observation = super::materials::observation(&materials)?;
+    let capture = observation.capture.ok_or_else(|| Fault::bad_input("the step's screenshot was not taken".into()))?;
     let limits = secret_limits(secrets)?;
-    let data_url = sightline::agent::recorder::step_screenshot(&capture, observation.extraction.elements, &limits)
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    let reference = with_open(|open| open.photographed(id, capture.device_pixel_ratio, now_ms()))
-        .map_err(|e| JsError::new(&e.to_string()))?;
+    let data_url = sightline::agent::recorder::step_screenshot(&capture, observation.extraction.elements, &limits)?;
+    let reference = with_open(|open| open.photographed(id, capture.device_pixel_ratio, now_ms()))?;
     match reference {
         Some(reference) => super::to_js(&StepPhoto { reference, data_url }),
         None => Ok(JsValue::NULL),
@@ -105,28 +104,30 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
 
 /// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.
 #[wasm_bindgen(js_name = stopRecording)]
-pub fn stop_recording(id: &str) -> Result<JsValue, JsError> {
-    let run = with_open(|open| open.stop_recording(id, now_ms())).map_err(|e| JsError::new(&e.to_string()))?;
+pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
+    let run = with_open(|open| open.stop_recording(id, now_ms()))?;
     record_to_js(&run)
 }
 
 /// A run the core rejected (bad arguments): its latest report or a new record of
-/// `instruction` on `tab`, failed with `message`; returns the record to store.
+/// `instruction` on `tab`, failed with the rejection's `code` and `message`; returns the
+/// record to store.
 #[wasm_bindgen(js_name = failedRun)]
-pub fn failed_run(id: &str, instruction: &str, tab: JsValue, message: &str) -> Result<JsValue, JsError> {
+pub fn failed_run(id: &str, instruction: &str, tab: JsValue, code: &str, message: &str) -> Result<JsValue, Fault> {
     let tab = tab_facts(tab)?;
-    record_to_js(&with_open(|open| open.reject(id, instruction, &tab, message, now_ms())))
+    let error = RunErrorRecord { code: code.to_string(), message: message.to_string() };
+    record_to_js(&with_open(|open| open.reject(id, instruction, &tab, error, now_ms())))
 }
 
 /// After a worker restart: of the stored `runs`, those left running that nothing drives any
 /// more (`live`: ids the worker still drives or records, besides those held here), ended as
 /// failed with their steps kept. Returns the records to store.
 #[wasm_bindgen(js_name = closeOrphanedRuns)]
-pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, JsError> {
+pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, Fault> {
     let runs: Vec<Run> = match runs.dyn_into::<js_sys::Array>() {
         // A record this version cannot read is not one it could have left running.
         Ok(list) => list.iter().filter_map(|r| run_from_js(&r).ok()).collect(),
-        Err(_) => return Err(JsError::new("the stored runs are not a list")),
+        Err(_) => return Err(Fault::bad_input("the stored runs are not a list".into())),
     };
     let mut live = live;
     live.extend(runs.iter().filter(|r| with_open(|open| open.holds(&r.id))).map(|r| r.id.clone()));
@@ -134,7 +135,7 @@ pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, 
 }
 
 /// The guard limits that mask the person's secrets in what a recording keeps (events and step photos).
-fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, JsError> {
+fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, Fault> {
     let secrets: Vec<sightline::agent::guard::Secret> = super::options_or_default(secrets, "the secrets")?;
     Ok(sightline::agent::guard::Limits::new(&[], &secrets))
 }

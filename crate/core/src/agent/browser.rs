@@ -19,10 +19,38 @@ pub struct Observation {
     pub extraction: Extraction,
 }
 
-/// A failure of the page side: the tab closed, the debugger was refused, the page cannot be read.
+/// A failure of the page side: the tab closed, the debugger was refused, the page cannot be
+/// read, or the run's guard refused what was asked of the page.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct PageError(pub String);
+pub enum PageError {
+    /// The host failed, saying why.
+    #[error("{0}")]
+    Failed(String),
+    /// Sightline may not work on this page (the browser's own pages, the web store).
+    #[error("{0}")]
+    Restricted(String),
+    /// The tab's debugger could not be attached (DevTools open on it, another debugger).
+    #[error("{0}")]
+    Debugger(String),
+    /// The page could not be read.
+    #[error("{0}")]
+    Unreadable(String),
+    #[error(transparent)]
+    Guard(#[from] super::guard_error::GuardError),
+}
+
+impl PageError {
+    /// The host's failure by the code it gave (`page_restricted`, `page_debugger`,
+    /// `page_unreadable`; anything else is a plain failure) and its message.
+    pub fn from_host(code: Option<&str>, message: String) -> Self {
+        match code {
+            Some("page_restricted") => PageError::Restricted(message),
+            Some("page_debugger") => PageError::Debugger(message),
+            Some("page_unreadable") => PageError::Unreadable(message),
+            _ => PageError::Failed(message),
+        }
+    }
+}
 
 #[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
 pub trait Browser {

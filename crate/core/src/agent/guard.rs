@@ -12,6 +12,7 @@
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
 use super::browser::{Browser, FocusedField, Observation, PageError, Settled};
+pub use super::guard_error::GuardError;
 use super::record::Run;
 use crate::action::InputCommand;
 use crate::describe::{Element, Extraction};
@@ -34,26 +35,6 @@ pub struct Secret {
 /// Values shorter than this are typed but not looked for in what the page shows: a one- or
 /// two-character value would mask every word holding it.
 const MIN_CONCEALED_LEN: usize = 4;
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum GuardError {
-    #[error("{address} is outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it")]
-    OutsideAllowedSites { address: String, allowed: String },
-    #[error("no secret named \u{201c}{name}\u{201d} is set up{known}; add it under Secrets in Settings")]
-    UnknownSecret { name: String, known: String },
-    #[error("the secret \u{201c}{name}\u{201d} is only typed on {sites}, not on {address}")]
-    SecretNotForSite { name: String, sites: String, address: String },
-    #[error("the secret \u{201c}{name}\u{201d} was not typed: the field that has focus is in a frame of {address}, outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it")]
-    FrameOutsideAllowedSites { name: String, address: String, allowed: String },
-    #[error("the secret \u{201c}{name}\u{201d} was not typed: no field has focus; tap the field it goes into first")]
-    NoFieldFocused { name: String },
-    #[error("the secret \u{201c}{name}\u{201d} was not typed: the field that has focus ({field}) is not a password, one-time-code or card field{selector}; tap the right field first, or give \u{201c}{name}\u{201d} a field selector under Secrets in Settings that names this field")]
-    NotASecretField { name: String, field: String, selector: String },
-    #[error("the secret \u{201c}{name}\u{201d} was not typed: Sightline could not see which field has focus ({why}); tap the field it goes into and try again")]
-    FocusUnknown { name: String, why: String },
-    #[error("\u{201c}{address}\u{201d} is not a web address: a flow file or a saved run may only open http and https pages, never local files, scripts or the browser's own pages")]
-    NotAWebAddress { address: String },
-}
 
 /// True when `url` lies on the site `pattern` names: `example.com` (or `*.example.com`) is
 /// that host and every subdomain of it; `example.com:8080` also needs that port. A scheme or
@@ -382,7 +363,7 @@ impl<'a, B: Browser> Guarded<'a, B> {
             Ok(field) => field,
             Err(e) => {
                 let name = self.limits.named_in(text)?.first().map(|s| s.name.trim().to_string()).unwrap_or_default();
-                return Err(GuardError::FocusUnknown { name, why: e.0 });
+                return Err(GuardError::FocusUnknown { name, why: e.to_string() });
             }
         };
         self.limits.reveal_into(text, &field, &selectors)
@@ -400,7 +381,7 @@ fn types_secret(c: &InputCommand) -> bool {
 }
 
 fn page_error(e: GuardError) -> PageError {
-    PageError(e.to_string())
+    PageError::Guard(e)
 }
 
 impl<B: Browser> Browser for Guarded<'_, B> {
@@ -495,7 +476,7 @@ impl<B: Browser> Browser for Guarded<'_, B> {
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
         self.check(click).map_err(page_error)?;
         if click.iter().any(types_secret) {
-            return Err(PageError("a secret is typed only as its own action, not with a file upload".into()));
+            return Err(PageError::Failed("a secret is typed only as its own action, not with a file upload".into()));
         }
         self.inner.choose_files(click, files).await
     }

@@ -3,9 +3,11 @@
 //! worker finds open), and a recording's events appended. The worker's WASM memory holds the
 //! open runs ([`OpenRuns`]); the host stores what it is handed and supplies tabs and storage.
 
+use super::error::RunError;
 use super::guard::Limits;
-use super::record::{Run, RunStatus};
+use super::record::{Run, RunErrorRecord, RunStatus};
 use super::recorder::{record_event, ManualEvent};
+use crate::i18n::Lang;
 use std::collections::HashMap;
 
 /// The tab a run acts on, as the host sees it now.
@@ -24,18 +26,28 @@ pub enum LifecycleError {
     NotOpen(String),
 }
 
-/// What the error of a run left open by a stopped worker says.
-pub const ORPHANED: &str = "the extension restarted while this run was active; the steps so far are kept";
+impl From<LifecycleError> for RunError {
+    fn from(e: LifecycleError) -> Self {
+        match e {
+            LifecycleError::NotOpen(id) => RunError::NotOpen { id },
+        }
+    }
+}
 
 impl Run {
-    /// A new "record my steps" run on `tab`, titled `title` or after the tab.
-    pub fn recording(id: String, title: Option<&str>, tab: &TabFacts, now_ms: f64) -> Run {
+    /// A new "record my steps" run on `tab`, titled `title` or after the tab (in `lang`, the
+    /// language the run is written in).
+    pub fn recording(id: String, title: Option<&str>, tab: &TabFacts, lang: Lang, now_ms: f64) -> Run {
         let title = match title.map(str::trim).filter(|t| !t.is_empty()) {
             Some(t) => t.to_string(),
-            None => format!("Recorded steps on {}", if tab.title.is_empty() { &tab.url } else { &tab.title }),
+            None => {
+                let page = if tab.title.is_empty() { &tab.url } else { &tab.title };
+                lang.say("run.recorded_title", &[("page", page)])
+            }
         };
         let mut run = Run::new(id, &title, now_ms);
         run.recorded = true;
+        run.language = lang;
         run.on_tab(tab);
         run
     }
@@ -49,10 +61,11 @@ impl Run {
         }
     }
 
-    /// Ends the run as failed with `message`, keeping its steps.
-    pub fn fail(&mut self, message: &str, now_ms: f64) {
+    /// Ends the run as failed with `error` (its code, and its message in the run's language),
+    /// keeping its steps.
+    pub fn fail(&mut self, error: RunErrorRecord, now_ms: f64) {
         self.status = RunStatus::Failed;
-        self.error = Some(message.to_string());
+        self.error = Some(error);
         self.ended_ms = Some(now_ms);
     }
 
@@ -82,7 +95,8 @@ pub fn close_orphans(stored: Vec<Run>, live: &[String], now_ms: f64) -> Vec<Run>
         .into_iter()
         .filter(|run| run.status == RunStatus::Running && !live.contains(&run.id))
         .map(|mut run| {
-            run.fail(ORPHANED, now_ms);
+            let error = RunError::Interrupted.record(run.language);
+            run.fail(error, now_ms);
             run
         })
         .collect()
@@ -184,14 +198,15 @@ impl OpenRuns {
     }
 
     /// A run the core rejected (bad arguments, a bug): its latest report, or a new record
-    /// (`instruction`, on `tab`), failed with `message`, and let go of.
-    pub fn reject(&mut self, id: &str, instruction: &str, tab: &TabFacts, message: &str, now_ms: f64) -> Run {
+    /// (`instruction`, on `tab`), failed with `error` (the code and message it was rejected
+    /// with), and let go of.
+    pub fn reject(&mut self, id: &str, instruction: &str, tab: &TabFacts, error: RunErrorRecord, now_ms: f64) -> Run {
         let mut run = self.close(id).unwrap_or_else(|| {
             let mut run = Run::new(id.to_string(), instruction, now_ms);
             run.on_tab(tab);
             run
         });
-        run.fail(message, now_ms);
+        run.fail(error, now_ms);
         run
     }
 }
@@ -201,6 +216,10 @@ mod tests {
     use super::*;
     use crate::agent::recorder::Picked;
     use crate::vocab::actions::PlannedAction;
+
+    fn rejected(message: &str) -> RunErrorRecord {
+        RunErrorRecord { code: "bad_input".into(), message: message.into() }
+    }
 
     fn tab() -> TabFacts {
         TabFacts { id: 7, title: "Todos".into(), url: "https://todo.example/".into() }
@@ -221,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_recording_is_created_on_its_tab_and_named_after_it_unless_titled() {
-        let run = Run::recording("r1".into(), None, &tab(), 5.0);
+        let run = Run::recording("r1".into(), None, &tab(), Lang::En, 5.0);
         assert_eq!(
             (run.status, run.recorded, run.tab_id, run.title.as_deref()),
             (RunStatus::Running, true, Some(7), Some("Todos"))
@@ -232,16 +251,18 @@ mod tests {
         );
         let untitled_tab = TabFacts { title: String::new(), ..tab() };
         assert_eq!(
-            Run::recording("r2".into(), Some("  "), &untitled_tab, 0.0).instruction,
+            Run::recording("r2".into(), Some("  "), &untitled_tab, Lang::En, 0.0).instruction,
             "Recorded steps on https://todo.example/"
         );
-        assert_eq!(Run::recording("r3".into(), Some("Checkout"), &tab(), 0.0).instruction, "Checkout");
+        let in_chinese = Run::recording("r4".into(), None, &tab(), Lang::ZhCn, 0.0);
+        assert_eq!((in_chinese.instruction.as_str(), in_chinese.language), ("在 Todos 上录制的步骤", Lang::ZhCn));
+        assert_eq!(Run::recording("r3".into(), Some("Checkout"), &tab(), Lang::En, 0.0).instruction, "Checkout");
     }
 
     #[test]
     fn events_append_to_the_held_recording_and_say_when_a_step_changed() {
         let mut open = OpenRuns::default();
-        open.open(Run::recording("r".into(), None, &tab(), 0.0));
+        open.open(Run::recording("r".into(), None, &tab(), Lang::En, 0.0));
         let first = open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1_000.0).unwrap();
         assert!(first.step_changed);
         // A scroll of less than a pixel is no step.
@@ -266,7 +287,7 @@ mod tests {
             serde_json::from_value(serde_json::json!({ "name": "pin", "value": "424242" })).unwrap();
         let limits = Limits::new(&[], &[secret]);
         let mut open = OpenRuns::default();
-        open.open(Run::recording("r".into(), None, &tab(), 0.0));
+        open.open(Run::recording("r".into(), None, &tab(), Lang::En, 0.0));
         open.record("r", ManualEvent::Navigate { url: "https://todo.example/?pin=424242".into() }, &limits, 1.0)
             .unwrap();
         let step = &open.get("r").unwrap().steps[0];
@@ -276,7 +297,7 @@ mod tests {
     #[test]
     fn stopping_a_recording_ends_it_with_its_steps_and_lets_go_of_it() {
         let mut open = OpenRuns::default();
-        open.open(Run::recording("r".into(), None, &tab(), 0.0));
+        open.open(Run::recording("r".into(), None, &tab(), Lang::En, 0.0));
         open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1.0).unwrap();
         let run = open.stop_recording("r", 9.0).unwrap();
         assert_eq!((run.status, run.ended_ms, run.steps.len()), (RunStatus::Succeeded, Some(9.0), 1));
@@ -301,13 +322,13 @@ mod tests {
         let moved = TabFacts { id: 8, title: "Opened".into(), url: "https://other.example/".into() };
         let held = open.report(&run, &moved);
         assert_eq!((held.tab_id, held.title.as_deref()), (Some(8), Some("Opened")));
-        let failed = open.reject("r", "add a todo", &tab(), "the task is not in the expected form", 4.0);
+        let failed = open.reject("r", "add a todo", &tab(), rejected("the task is not in the expected form"), 4.0);
         assert_eq!(
-            (failed.status, failed.steps.len(), failed.error.as_deref()),
-            (RunStatus::Failed, 1, Some("the task is not in the expected form"))
+            (failed.status, failed.steps.len(), failed.error),
+            (RunStatus::Failed, 1, Some(rejected("the task is not in the expected form")))
         );
         assert!(!open.holds("r"));
-        let fresh = open.reject("s", "aiTap", &tab(), "bad", 6.0);
+        let fresh = open.reject("s", "aiTap", &tab(), rejected("bad"), 6.0);
         assert_eq!(
             (fresh.instruction.as_str(), fresh.started_ms, fresh.ended_ms, fresh.tab_id),
             ("aiTap", 6.0, Some(6.0), Some(7))
@@ -319,19 +340,23 @@ mod tests {
         let mut done = Run::new("done".into(), "x", 0.0);
         done.status = RunStatus::Succeeded;
         let orphan = Run::new("orphan".into(), "y", 0.0);
-        let recording = Run::recording("rec".into(), None, &tab(), 0.0);
+        let recording = Run::recording("rec".into(), None, &tab(), Lang::En, 0.0);
         let closed = close_orphans(vec![done, orphan, recording], &["rec".to_string()], 50.0);
         assert_eq!(closed.len(), 1);
         assert_eq!(
             (closed[0].id.as_str(), closed[0].status, closed[0].ended_ms),
             ("orphan", RunStatus::Failed, Some(50.0))
         );
-        assert_eq!(closed[0].error.as_deref(), Some(ORPHANED));
+        let error = closed[0].error.as_ref().expect("an orphan has an error");
+        assert_eq!(
+            (error.code.as_str(), error.message.as_str()),
+            ("run_interrupted", "the extension restarted while this run was active; the steps so far are kept")
+        );
     }
 
     #[test]
     fn a_loaded_run_saved_mid_run_is_stopped_and_names_no_tab() {
-        let mut run = Run::recording("r".into(), None, &tab(), 3.0);
+        let mut run = Run::recording("r".into(), None, &tab(), Lang::En, 3.0);
         run.loaded();
         assert_eq!((run.status, run.ended_ms, run.tab_id), (RunStatus::Stopped, Some(3.0), None));
     }

@@ -10,7 +10,9 @@ pub mod ask;
 pub mod browser;
 pub mod change;
 pub mod dialogs;
+pub mod error;
 pub mod guard;
+pub mod guard_error;
 pub mod lifecycle;
 pub mod options;
 pub mod record;
@@ -22,8 +24,9 @@ pub mod tasks;
 pub mod uploads;
 
 pub use browser::{AnsweredDialog, Browser, FocusedField, Observation, PageError, Settled};
+pub use error::RunError;
 pub use options::{RunOptions, MARKERS_ONLY};
-pub use run_loop::{describe_action, run_instruction};
+pub use run_loop::{caption, describe_action, run_instruction};
 
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,8 @@ pub struct RunOptions {
     pub typed_uploads: bool,
     /// A folder the person named: uploads from a file lying inside it need no Allow.
     pub upload_dir: Option<String>,
+    /// The person's language: the run's captions, notes and errors are written in it.
+    pub language: crate::i18n::Lang,
 }
 
 impl RunOptions {
@@ -84,6 +86,7 @@ impl Default for RunOptions {
             dialogs: None,
             typed_uploads: false,
             upload_dir: None,
+            language: crate::i18n::Lang::En,
         }
     }
 }

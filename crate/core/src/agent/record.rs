@@ -2,6 +2,7 @@
 
 use super::replay::cache::ElementKey;
 use crate::flow::{Flow, FlowStep};
+use crate::i18n::Lang;
 use crate::model::{ChatMessage, Usage};
 use crate::vocab::actions::PlannedAction;
 use crate::vocab::tasks::Task;
@@ -154,7 +155,9 @@ pub struct Run {
     pub url: String,
     pub status: RunStatus,
     pub steps: Vec<Step>,
-    pub error: Option<String>,
+    /// Why the run failed: `{code, message}` (runs saved before codes held the message alone).
+    #[serde(default, deserialize_with = "RunErrorRecord::deserialize_stored")]
+    pub error: Option<RunErrorRecord>,
     pub started_ms: f64,
     pub ended_ms: Option<f64>,
     pub model_calls: u32,
@@ -186,6 +189,36 @@ pub struct Run {
     /// A recording's screenshots: device pixels per CSS pixel (what finds a step's element on them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_pixel_ratio: Option<f64>,
+    /// The person's language: the record's captions, notes and errors are written in it.
+    #[serde(default)]
+    pub language: Lang,
+}
+
+/// A run's error as kept and shown: the stable code the panel keys its advice on, and the
+/// message in the run's language.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunErrorRecord {
+    pub code: String,
+    pub message: String,
+}
+
+impl RunErrorRecord {
+    /// The code of errors kept before errors had codes.
+    pub const UNCODED: &'static str = "uncoded";
+
+    /// Reads `{code, message}`, or a plain message as runs saved before codes kept it.
+    pub(crate) fn deserialize_stored<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Stored {
+            Coded(RunErrorRecord),
+            Plain(String),
+        }
+        Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
+            Stored::Coded(r) => r,
+            Stored::Plain(message) => RunErrorRecord { code: Self::UNCODED.into(), message },
+        }))
+    }
 }
 
 impl Run {
@@ -210,6 +243,7 @@ impl Run {
             title: None,
             recorded: false,
             device_pixel_ratio: None,
+            language: Lang::En,
         }
     }
 }
@@ -231,8 +265,9 @@ pub struct FlowItem {
     pub step: usize,
     pub title: String,
     pub status: RunStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    /// Why it failed: `{code, message}` (flows saved before codes held the message alone).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "RunErrorRecord::deserialize_stored")]
+    pub error: Option<RunErrorRecord>,
     /// What a task returned (an answer, a verdict, a location).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,

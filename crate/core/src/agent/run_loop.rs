@@ -14,6 +14,7 @@ use crate::vocab::family::ModelFamily;
 
 use super::browser::ask_person;
 use super::browser::{Browser, Observation};
+use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::replay::cache;
 use super::{ask, change, dialogs, record};
@@ -27,6 +28,7 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
 ) -> Run {
     let mut browser = options.guard(browser);
     let mut run = Run::new(id, instruction, browser.now_ms());
+    run.language = options.language;
     browser.report(&run);
     let outcome = carry_out(&mut run, instruction, options, config, &mut browser, model).await;
     conclude(run, outcome, &mut browser)
@@ -41,7 +43,7 @@ pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
     config: &ModelConfig,
     browser: &mut B,
     model: &M,
-) -> Result<RunStatus, String> {
+) -> Result<RunStatus, RunError> {
     let mut rounds = Rounds::default();
     let outcome = drive(run, instruction, options, config, browser, model, &mut rounds).await;
     // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
@@ -132,11 +134,11 @@ fn replay_round(round: &CachedRound, page: &Extraction) -> Option<(Vec<PlannedAc
 }
 
 /// Ends a run with the outcome of its work and reports it one last time.
-pub(crate) fn conclude<B: Browser>(mut run: Run, outcome: Result<RunStatus, String>, browser: &mut B) -> Run {
+pub(crate) fn conclude<B: Browser>(mut run: Run, outcome: Result<RunStatus, RunError>, browser: &mut B) -> Run {
     run.status = match outcome {
         Ok(status) => status,
-        Err(message) => {
-            run.error = Some(message);
+        Err(error) => {
+            run.error = Some(error.record(run.language));
             RunStatus::Failed
         }
     };
@@ -153,11 +155,11 @@ async fn drive<B: Browser, M: ModelClient>(
     browser: &mut B,
     model: &M,
     rounds: &mut Rounds,
-) -> Result<RunStatus, String> {
+) -> Result<RunStatus, RunError> {
     if instruction.trim().is_empty() {
-        return Err("the instruction is empty: say what to do on the page".into());
+        return Err(RunError::EmptyInstruction);
     }
-    let observation = browser.observe().await.map_err(|e| e.to_string())?;
+    let observation = browser.observe().await?;
     rounds.page = observation.extraction.url.clone();
     if run.url.is_empty() {
         run.url = rounds.page.clone();
@@ -192,10 +194,7 @@ async fn drive<B: Browser, M: ModelClient>(
             return Ok(status);
         }
     }
-    Err(format!(
-        "the instruction was not finished within {} model calls; try a smaller instruction or raise the step limit",
-        options.max_rounds
-    ))
+    Err(RunError::StepLimit { max_rounds: options.max_rounds })
 }
 
 /// What the rounds of one instruction share: the run and its settings, the page and the model
@@ -233,7 +232,7 @@ struct Acts {
     /// What ran, in words, for the model.
     done: Vec<String>,
     /// The action that failed (the rest of the plan did not run), with what the model is told.
-    failed: Option<(String, Outcome)>,
+    failed: Option<(RunError, Outcome)>,
     /// What the host saw happen (navigations, dialogs), for the model.
     happened: Outcome,
     /// The actions left unrun because the page changed under the plan.
@@ -252,13 +251,13 @@ struct Aimed {
 enum Next {
     Go,
     StopPlan,
-    End(Result<RunStatus, String>),
+    End(Result<RunStatus, RunError>),
 }
 
 impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     /// One round: a plan (cached or the model's), its actions, a fresh look at the page.
     /// `Some` ends the run with that status.
-    async fn round(&mut self, round: u32) -> Result<Option<RunStatus>, String> {
+    async fn round(&mut self, round: u32) -> Result<Option<RunStatus>, RunError> {
         if self.browser.stop_requested() {
             return Ok(Some(RunStatus::Stopped));
         }
@@ -268,10 +267,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             PlanRound::Unreadable { error, content, seen } => {
                 self.failures += 1;
                 if self.failures > self.options.max_failures {
-                    return Err(format!(
-                        "the model's reply could not be read {} times in a row; last problem: {error}",
-                        self.failures
-                    ));
+                    return Err(RunError::Replies { times: self.failures, last: error });
                 }
                 self.history.push(Turn {
                     actions: vec!["(no action)".into()],
@@ -287,13 +283,15 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         self.one_action_per_turn(&mut plan, &mut plan_step);
         let replayed = plan_step.cached;
         plan_step.thought = plan.thought.clone();
-        plan_step.action =
-            format!("Plan: {} action(s){}", plan.actions.len(), if plan.done { ", then done" } else { "" });
+        plan_step.action = self.run.language.say(
+            if plan.done { "step.plan_actions_done" } else { "step.plan_actions" },
+            &[("count", &plan.actions.len())],
+        );
         self.run.steps.push(plan_step);
         self.browser.report(self.run);
         if plan.actions.is_empty() {
             return match plan.error {
-                Some(reason) => Err(format!("the model could not carry out the instruction: {reason}")),
+                Some(reason) => Err(RunError::ModelCannot { reason }),
                 None => {
                     self.rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
                     Ok(Some(RunStatus::Succeeded))
@@ -318,7 +316,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     }
 
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
-    async fn next_plan(&mut self, round: u32) -> Result<PlanRound, String> {
+    async fn next_plan(&mut self, round: u32) -> Result<PlanRound, RunError> {
         let from_cache = if self.replaying {
             self.cached
                 .get(round as usize)
@@ -331,10 +329,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             Some(((actions, moved), done)) => {
                 self.rounds.changed |= moved;
                 let step = Step {
-                    note: Some(format!(
-                        "from the cache: no model call{}",
-                        if moved { "; a target had moved and was found again" } else { "" }
-                    )),
+                    note: Some(
+                        self.run.language.say(if moved { "note.from_cache_moved" } else { "note.from_cache" }, &[]),
+                    ),
                     cached: true,
                     screenshot: self.shown.reference.clone(),
                     ..Step::new(StepKind::Plan, self.browser.now_ms())
@@ -354,7 +351,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     }
 
     /// Asks the model for the next round's plan.
-    async fn plan_round(&mut self) -> Result<PlanRound, String> {
+    async fn plan_round(&mut self) -> Result<PlanRound, RunError> {
         let (image, image_note) = (self.shown.image.as_ref(), self.shown.note.clone());
         let page = prompt_page(&self.observation.extraction, self.options, image.is_some());
         let instruction = match self.options.limits().prompt_note(&self.observation.extraction.url) {
@@ -377,7 +374,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
             Err(error) => {
                 step.status = StepStatus::Failed;
-                step.error = Some(format!("could not read the model's reply: {error}"));
+                step.error = Some(RunError::Reply(error.clone()).message(self.run.language));
                 self.run.steps.push(step);
                 self.browser.report(self.run);
                 Ok(PlanRound::Unreadable { error, content, seen })
@@ -392,7 +389,10 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             let more = plan.actions.len() - 1;
             plan.actions.truncate(1);
             plan.done = false;
-            plan_step.note = join_notes(plan_step.note.take(), Some(format!("one action per turn for this model: {more} more left to the next turn, planned on the page as it is then")));
+            plan_step.note = join_notes(
+                plan_step.note.take(),
+                Some(self.run.language.say("note.one_action_per_turn", &[("more", &more)])),
+            );
         }
     }
 
@@ -410,7 +410,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         action: &PlannedAction,
         planned: &[PlannedAction],
         acts: &mut Acts,
-    ) -> Result<Next, String> {
+    ) -> Result<Next, RunError> {
         if self.browser.stop_requested() {
             return Ok(Next::End(Ok(RunStatus::Stopped)));
         }
@@ -418,7 +418,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         if let PlannedAction::AskUser { question } = action {
             return self.ask_user(action, question, acts).await;
         }
+        // The model reads the run's history in English; the person reads the caption.
         let label = describe_action(action);
+        let caption = caption(action, self.run.language);
         let mut target_element =
             action_target(action).and_then(|t| find_element(t, &self.observation.extraction).ok()).cloned();
         // The page's dialogs during this action, and how they were answered.
@@ -436,13 +438,10 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let mut settled_note = None;
         // An unanswered dialog or a stop ends the run once the step is recorded.
         let mut ends = None;
-        let result: Result<(), (String, Outcome)> = match commands {
+        let result: Result<(), (RunError, Outcome)> = match commands {
             Ok(cmds) => {
                 if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
-                    self.options
-                        .limits()
-                        .check_target(value, frame_address(e, &self.observation.extraction))
-                        .map_err(|e| e.to_string())?;
+                    self.options.limits().check_target(value, frame_address(e, &self.observation.extraction))?;
                 }
                 match dialogs::act(
                     self.run,
@@ -461,24 +460,19 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                             .and(settled.outcome());
                         Ok(())
                     }
-                    Err(dialogs::Interrupted::Page(e)) => return Err(e.to_string()),
+                    Err(dialogs::Interrupted::Page(e)) => return Err(e.into()),
                     Err(e) => {
-                        ends = Some(if matches!(e, dialogs::Interrupted::Stopped) {
-                            Ok(RunStatus::Stopped)
-                        } else {
-                            Err(e.to_string())
-                        });
-                        Err((e.to_string(), Outcome::default()))
+                        let stopped = matches!(e, dialogs::Interrupted::Stopped);
+                        let error = RunError::from(e);
+                        ends = Some(if stopped { Ok(RunStatus::Stopped) } else { Err(error.clone()) });
+                        Err((error, Outcome::default()))
                     }
                 }
             }
             Err(e) => {
-                let text = e.to_string();
-                let told = Outcome::quoting(
-                    &format!("{label} failed: {text}"),
-                    &e.page_text().into_iter().collect::<Vec<_>>(),
-                );
-                Err((text, told))
+                let told =
+                    Outcome::quoting(&format!("{label} failed: {e}"), &e.page_text().into_iter().collect::<Vec<_>>());
+                Err((e.into(), told))
             }
         };
         note = join_notes(join_notes(note, answered.note()), settled_note);
@@ -492,18 +486,15 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             if !acts.left_unrun.is_empty() {
                 note = join_notes(
                     note,
-                    Some(format!(
-                        "the page changed, so the {} action(s) planned after this one did not run",
-                        acts.left_unrun.len()
-                    )),
+                    Some(self.run.language.say("note.left_unrun", &[("count", &acts.left_unrun.len())])),
                 );
             }
         }
         self.run.steps.push(Step {
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
-            action: label.clone(),
+            action: caption.clone(),
             target,
-            error: result.as_ref().err().map(|(text, _)| text.clone()),
+            error: result.as_ref().err().map(|(error, _)| error.message(self.run.language)),
             duration_ms: self.browser.now_ms() - started,
             note,
             planned: result.is_ok().then(|| executed.clone()),
@@ -529,8 +520,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         }
         match result {
             Ok(()) => acts.done.push(label),
-            Err((text, told)) => {
-                acts.failed = Some((format!("{label} failed: {text}"), told));
+            Err((error, told)) => {
+                acts.failed = Some((RunError::ActionFailed { action: caption, error: Box::new(error) }, told));
                 return Ok(Next::StopPlan); // the rest of the plan assumed this action worked
             }
         }
@@ -539,7 +530,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
 
     /// The input commands for `action`, and the action as it runs. A target out of view
     /// (scrolled away, or clipped) is scrolled into view first, and the page read again.
-    async fn aim(&mut self, action: &PlannedAction, answered: &mut dialogs::Answered) -> Result<Aimed, String> {
+    async fn aim(&mut self, action: &PlannedAction, answered: &mut dialogs::Answered) -> Result<Aimed, RunError> {
         let mut commands = commands_for(action, &self.observation.extraction);
         let mut executed = action.clone();
         let mut note = None;
@@ -549,11 +540,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                 .map_or(Err(()), |t| find_element(t, &self.observation.extraction).cloned().map_err(|_| ())),
         ) {
             let number = *number;
-            self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
-            dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered)
-                .await
-                .map_err(|e| e.to_string())?; // read again just below
-            self.observation = self.browser.observe().await.map_err(|e| e.to_string())?;
+            self.browser.reveal(&element).await?;
+            dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered).await?; // read again just below
+            self.observation = self.browser.observe().await?;
             let again = self.observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
             commands = match again {
                 Some(n) => {
@@ -565,33 +554,33 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                     count: self.observation.extraction.elements.len(),
                 }),
             };
-            note = Some("scrolled into view first".to_string());
+            note = Some(self.run.language.say("note.scrolled_into_view", &[]));
         }
         Ok(Aimed { commands, executed, note })
     }
 
     /// Only the person can continue: the panel shows the question and the run waits for
     /// their answer, which the model gets in the next round.
-    async fn ask_user(&mut self, action: &PlannedAction, question: &str, acts: &mut Acts) -> Result<Next, String> {
-        let label = describe_action(action);
+    async fn ask_user(&mut self, action: &PlannedAction, question: &str, acts: &mut Acts) -> Result<Next, RunError> {
+        let caption = caption(action, self.run.language);
         let q = if question.trim().is_empty() { plan_thought_or(&self.run.steps) } else { question.to_string() };
         let started = self.browser.now_ms();
         self.rounds.storable = false; // the answer may differ next time
         let asked = ask::Question::Text { text: q.clone() };
-        let answer = match ask_person(self.run, self.browser, asked.clone()).await.map_err(|e| e.to_string())? {
+        let answer = match ask_person(self.run, self.browser, asked.clone()).await? {
             Some(ask::Answer::Text { text }) if !text.trim().is_empty() => text,
             _ => {
                 return Ok(Next::End(if self.browser.stop_requested() {
                     Ok(RunStatus::Stopped)
                 } else {
-                    Err(format!("the model needs your input: {q}"))
+                    Err(RunError::NeedsInput { question: q })
                 }))
             }
         };
         self.run.steps.push(Step {
-            action: label,
+            action: caption,
             duration_ms: self.browser.now_ms() - started,
-            note: Some(format!("you answered: {answer}")),
+            note: Some(self.run.language.say("note.you_answered", &[("answer", &answer)])),
             asked: vec![ask::Asked {
                 question: asked,
                 answer: ask::Answer::Text { text: answer.clone() },
@@ -612,9 +601,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         plan_done: bool,
         content: String,
         seen: Option<String>,
-    ) -> Result<Option<RunStatus>, String> {
+    ) -> Result<Option<RunStatus>, RunError> {
         let before = std::mem::take(&mut self.observation.extraction.description);
-        self.observation = self.browser.observe().await.map_err(|e| e.to_string())?;
+        self.observation = self.browser.observe().await?;
         self.show();
         if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
             last.screenshot = self.shown.reference.clone();
@@ -633,7 +622,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         if !changed && acts.failed.is_none() {
             if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some())
             {
-                last.note = join_notes(last.note.take(), Some("nothing on the page changed".into()));
+                last.note = join_notes(last.note.take(), Some(self.run.language.say("note.nothing_changed", &[])));
                 self.browser.report(self.run);
             }
         }
@@ -660,7 +649,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         {
             self.repeats += 1;
             if self.repeats >= 2 {
-                return Err(format!("stopped a loop: \"{round}\" ran three times in a row without changing the page"));
+                return Err(RunError::Loop { round });
             }
             outcome.add("; you did exactly this last round too, with no effect: try something different");
         } else {
@@ -709,18 +698,18 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
     call: ModelCall<'_, M>,
     messages: &[crate::model::ChatMessage],
     image_note: Option<String>,
-) -> Result<Option<(String, Step)>, String> {
+) -> Result<Option<(String, Step)>, RunError> {
     let ModelCall { model, config, prices } = call;
     // Checked at the first call, not the start: a replay that never needs the model runs
     // without one configured.
-    config.validate().map_err(|e| e.to_string())?;
+    config.validate()?;
     let started = browser.now_ms();
     let reply = model.complete(config, messages).await;
     run.model_calls += 1;
     if browser.stop_requested() {
         return Ok(None);
     }
-    let reply: ChatReply = reply.map_err(|e| e.to_string())?;
+    let reply: ChatReply = reply?;
     if let Some(u) = &reply.usage {
         run.usage.add(u);
         run.cost = prices.cost(&config.model, &run.usage);
@@ -729,7 +718,7 @@ pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
     let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
     let text = reply.parser_text();
     let step = Step {
-        action: "Plan".into(),
+        action: run.language.say("step.plan", &[]),
         duration_ms: browser.now_ms() - started,
         usage: reply.usage.clone(),
         cost: reply.usage.as_ref().and_then(|u| prices.cost(&config.model, u)),
@@ -803,37 +792,55 @@ fn plan_thought_or(steps: &[record::Step]) -> String {
         .unwrap_or_else(|| "(no question given)".into())
 }
 
-/// The action as a person reads it in the timeline.
+/// The action as the model reads it in the run's history (English, as its prompts are).
 pub fn describe_action(action: &PlannedAction) -> String {
+    caption(action, crate::i18n::Lang::En)
+}
+
+/// The action as a person reads it in the timeline, in their language.
+pub fn caption(action: &PlannedAction, lang: crate::i18n::Lang) -> String {
+    let say = |key: &str, args: &[(&str, &dyn std::fmt::Display)]| lang.say(key, args);
+    let at = |x: &f64, y: &f64| (format!("{x:.0}"), format!("{y:.0}"));
+    let direction = |d: &crate::vocab::actions::ScrollDirection| lang.say(&format!("direction.{}", d.as_str()), &[]);
     match action {
-        PlannedAction::Tap { target } => format!("Tap [{target}]"),
-        PlannedAction::Input { target, value } => format!("Input \"{value}\" into [{target}]"),
-        PlannedAction::KeyPress { key } => format!("Press {key}"),
-        PlannedAction::Scroll { target, direction, distance } => format!(
-            "Scroll {}{}{}",
-            direction.as_str(),
-            target.map(|t| format!(" in [{t}]")).unwrap_or_default(),
-            distance.map(|d| format!(" by {d}px")).unwrap_or_default()
+        PlannedAction::Tap { target } => say("step.tap", &[("target", target)]),
+        PlannedAction::Input { target, value } => say("step.input", &[("target", target), ("value", value)]),
+        PlannedAction::KeyPress { key } => say("step.press", &[("key", key)]),
+        PlannedAction::Scroll { target, direction: d, distance } => say(
+            "step.scroll",
+            &[
+                ("direction", &direction(d)),
+                ("within", &target.map(|t| say("step.scroll_within", &[("target", &t)])).unwrap_or_default()),
+                ("by", &distance.map(|d| say("step.scroll_by", &[("distance", &d)])).unwrap_or_default()),
+            ],
         ),
         PlannedAction::TapAt { x, y, button, clicks } => {
-            let what = match (button, clicks) {
-                (crate::vocab::actions::MouseButton::Right, _) => "Right-click",
-                (_, 2) => "Double-click",
-                _ => "Tap",
+            let key = match (button, clicks) {
+                (crate::vocab::actions::MouseButton::Right, _) => "step.right_click_at",
+                (_, 2) => "step.double_click_at",
+                _ => "step.tap_at",
             };
-            format!("{what} at ({x:.0}, {y:.0})")
+            let (x, y) = at(x, y);
+            say(key, &[("x", &x), ("y", &y)])
         }
-        PlannedAction::HoverAt { x, y } => format!("Hover at ({x:.0}, {y:.0})"),
+        PlannedAction::HoverAt { x, y } => {
+            let (x, y) = at(x, y);
+            say("step.hover_at", &[("x", &x), ("y", &y)])
+        }
         PlannedAction::DragAt { from, to } => {
-            format!("Drag from ({:.0}, {:.0}) to ({:.0}, {:.0})", from.0, from.1, to.0, to.1)
+            let ((x1, y1), (x2, y2)) = (at(&from.0, &from.1), at(&to.0, &to.1));
+            say("step.drag_at", &[("x1", &x1), ("y1", &y1), ("x2", &x2), ("y2", &y2)])
         }
         PlannedAction::Type { value, submit } => {
-            format!("Type \"{value}\"{}", if *submit { " and press Enter" } else { "" })
+            say(if *submit { "step.type_submit" } else { "step.type" }, &[("value", value)])
         }
-        PlannedAction::ScrollAt { x, y, direction, .. } => format!("Scroll {} at ({x:.0}, {y:.0})", direction.as_str()),
-        PlannedAction::Wait { ms } => format!("Wait {:.1} s", *ms as f64 / 1000.0),
-        PlannedAction::Navigate { url } => format!("Go to {url}"),
-        PlannedAction::AskUser { question } => format!("Ask you: {question}"),
-        PlannedAction::Tool { name, .. } => format!("Call tool {name}"),
+        PlannedAction::ScrollAt { x, y, direction: d, .. } => {
+            let (x, y) = at(x, y);
+            say("step.scroll_at", &[("direction", &direction(d)), ("x", &x), ("y", &y)])
+        }
+        PlannedAction::Wait { ms } => say("step.wait", &[("seconds", &format!("{:.1}", *ms as f64 / 1000.0))]),
+        PlannedAction::Navigate { url } => say("step.navigate", &[("url", url)]),
+        PlannedAction::AskUser { question } => say("step.ask", &[("question", question)]),
+        PlannedAction::Tool { name, .. } => say("step.tool", &[("name", name)]),
     }
 }

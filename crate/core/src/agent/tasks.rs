@@ -4,6 +4,7 @@
 
 use super::browser::{Browser, Observation, Settled};
 use super::dialogs::{self, Answered, Delivery, Interrupted};
+use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
@@ -19,6 +20,8 @@ use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollType};
 use crate::vocab::geometry::Rect;
 use crate::vocab::tasks::{demand_text, Task};
 use serde_json::json;
+
+pub use crate::vocab::tasks::TaskProblem;
 
 /// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
 /// when the element is the first of its kind, as in Midscene's paths).
@@ -40,6 +43,7 @@ pub async fn run_task<B: Browser, M: ModelClient>(
     let mut browser = options.guard(browser);
     let mut run = Run::new(id, &task.title(), browser.now_ms());
     run.task = Some(task.clone());
+    run.language = options.language;
     browser.report(&run);
     let outcome = perform(&mut run, task, None, options, config, &mut browser, model).await;
     conclude(run, outcome, &mut browser)
@@ -55,14 +59,14 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
     config: &ModelConfig,
     browser: &mut B,
     model: &M,
-) -> Result<RunStatus, String> {
+) -> Result<RunStatus, RunError> {
     let outcome = match task.check() {
         Ok(()) => {
             let mut ctx =
                 Ctx { run, options, config, browser, model, album: Album::default(), hint: xpath.map(str::to_string) };
             ctx.perform(task).await
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     };
     // Whatever a task was doing when the person pressed Stop, it ends as stopped, not failed.
     match outcome {
@@ -89,15 +93,15 @@ struct Ctx<'a, B, M> {
 }
 
 impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
-    async fn observe(&mut self) -> Result<Observation, String> {
-        let o = self.browser.observe().await.map_err(|e| e.to_string())?;
+    async fn observe(&mut self) -> Result<Observation, RunError> {
+        let o = self.browser.observe().await?;
         if self.run.url.is_empty() {
             self.run.url = o.extraction.url.clone();
         }
         Ok(o)
     }
 
-    async fn perform(&mut self, task: &Task) -> Result<RunStatus, String> {
+    async fn perform(&mut self, task: &Task) -> Result<RunStatus, RunError> {
         if let Task::Upload { files, .. } = task {
             // Before anything is read or clicked: paths from a file need the person's Allow.
             super::uploads::clear(self.run, self.browser, files, self.options).await?;
@@ -119,21 +123,20 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             | Task::Hover { locate } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let action = point_action(&found, task);
-                let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                let cmds = commands_for(&action, &obs.extraction)?;
                 self.act(&task.title(), &found, Some(&action), &cmds).await?;
             }
             Task::Input { locate, value, mode: InputMode::Append } if locate.trim().is_empty() => {
                 let typed = PlannedAction::Type { value: value.clone(), submit: false };
-                let cmds = commands_for(&typed, &obs.extraction).map_err(|e| e.to_string())?;
+                let cmds = commands_for(&typed, &obs.extraction)?;
                 self.act(&task.title(), &Found { point: (0.0, 0.0), element: None }, Some(&typed), &cmds).await?;
             }
             Task::Input { locate, value, mode } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let frame =
                     found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
-                self.options.limits().check_target(value, frame).map_err(|e| e.to_string())?;
-                let cmds =
-                    fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction).map_err(|e| e.to_string())?;
+                self.options.limits().check_target(value, frame)?;
+                let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction)?;
                 let typed = match mode {
                     InputMode::Replace => {
                         found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() })
@@ -147,10 +150,10 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let mut found = None;
                 if let Some(l) = locate {
                     let (f, obs) = self.locate(l, obs).await?;
-                    cmds = commands_for(&point_action(&f, task), &obs.extraction).map_err(|e| e.to_string())?;
+                    cmds = commands_for(&point_action(&f, task), &obs.extraction)?;
                     found = Some(f);
                 }
-                cmds.extend(key_events(key).map_err(|e| e.to_string())?);
+                cmds.extend(key_events(key)?);
                 let found = found.unwrap_or(Found { point: (0.0, 0.0), element: None });
                 self.act(&task.title(), &found, None, &cmds).await?;
             }
@@ -170,7 +173,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let action = PlannedAction::ScrollAt { x: at.0, y: at.1, direction: *direction, distance: step };
                 let target = found.unwrap_or(Found { point: at, element: None });
                 for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
-                    let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                    let cmds = commands_for(&action, &obs.extraction)?;
                     let before = (
                         obs.extraction.viewport.scroll_x,
                         obs.extraction.viewport.scroll_y,
@@ -183,7 +186,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                     obs = self.observe().await?;
                     let v = &obs.extraction.viewport;
                     if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
-                        self.note_last(format!("reached the edge after {} step(s)", i + 1));
+                        self.note_last(self.run.language.say("note.reached_edge", &[("count", &(i + 1))]));
                         break;
                     }
                 }
@@ -192,15 +195,16 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let (a, obs) = self.locate(from, obs).await?;
                 let (b, obs) = self.locate(to, obs).await?;
                 let action = PlannedAction::DragAt { from: a.point, to: b.point };
-                let cmds = commands_for(&action, &obs.extraction).map_err(|e| e.to_string())?;
+                let cmds = commands_for(&action, &obs.extraction)?;
                 self.act(&task.title(), &a, Some(&action), &cmds).await?;
             }
             Task::Upload { locate, files } => {
                 let (found, obs) = self.locate(locate, obs).await?;
                 let (x, y) = found.point;
-                let cmds =
-                    commands_for(&PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }, &obs.extraction)
-                        .map_err(|e| e.to_string())?;
+                let cmds = commands_for(
+                    &PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 },
+                    &obs.extraction,
+                )?;
                 self.deliver(&task.title(), &found, None, Delivery::Files(&cmds, files)).await?;
             }
             Task::Locate { locate } => {
@@ -234,7 +238,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 let (pass, reason) = self.judge(assertion, obs).await?;
                 self.run.result = Some(json!({ "pass": pass, "reason": reason }));
                 if !pass {
-                    return Err(format!("assertion failed: {reason}"));
+                    return Err(RunError::AssertionFailed { reason });
                 }
             }
             Task::WaitFor { assertion, timeout_ms, interval_ms } => {
@@ -248,7 +252,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                     }
                     let waited = self.browser.now_ms() - started;
                     if waited + *interval_ms as f64 > *timeout_ms as f64 {
-                        return Err(format!("waited {:.1} s and it still does not hold: {reason}", waited / 1000.0));
+                        return Err(RunError::StillFalse { waited_ms: waited, reason });
                     }
                     self.browser.wait(*interval_ms).await;
                     if self.browser.stop_requested() {
@@ -267,7 +271,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         ask: &Ask<'_>,
         obs: &Observation,
         label: &str,
-    ) -> Result<(String, Step, Option<crate::vision::ImageMapping>), String> {
+    ) -> Result<(String, Step, Option<crate::vision::ImageMapping>), RunError> {
         let (image, note) = model_image(obs, self.options, self.config.family);
         let page = prompt_page(&obs.extraction, self.options, image.is_some());
         let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
@@ -286,7 +290,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 step.screenshot = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
                 Ok((text, step, image.map(|i| i.mapping)))
             }
-            None => Err("stopped".into()),
+            None => Err(RunError::Model(crate::model::ModelError::Aborted)),
         }
     }
 
@@ -311,9 +315,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         self.browser.report(self.run);
     }
 
-    fn fail(&mut self, mut step: Step, error: String) -> String {
+    fn fail(&mut self, mut step: Step, error: RunError) -> RunError {
         step.status = StepStatus::Failed;
-        step.error = Some(error.clone());
+        step.error = Some(error.message(self.run.language));
         self.push(step);
         error
     }
@@ -321,15 +325,15 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// Finds the element a description names: by number for element-reading families, by a
     /// point for grounding families (snapped to the element under it). Off-screen elements
     /// are scrolled into view first.
-    async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), String> {
-        let label = format!("Locate \u{201c}{}\u{201d}", what.trim());
+    async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), RunError> {
+        let label = self.run.language.say("step.locate", &[("what", &what.trim())]);
         let hint = self.hint.take();
         if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
             return self.in_view(found, obs).await;
         }
         let located = self.find(what, obs, &label).await;
         if hint.is_some() && located.is_ok() {
-            self.note_last("the flow's XPath matched nothing: found again by its description".into());
+            self.note_last(self.run.language.say("note.flow_xpath_missed", &[]));
         }
         located
     }
@@ -342,7 +346,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             .iter()
             .find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?
             .clone();
-        Some(self.found_without_model(element, what, obs, label, "by the flow's XPath: no model call".into()))
+        let note = self.run.language.say("note.flow_xpath", &[]);
+        Some(self.found_without_model(element, what, obs, label, note))
     }
 
     /// Records a locate step answered without the model (a file's XPath, the cache).
@@ -370,14 +375,14 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// A found element, scrolled into view first when it is off-screen.
-    async fn in_view(&mut self, found: Found, obs: Observation) -> Result<(Found, Observation), String> {
+    async fn in_view(&mut self, found: Found, obs: Observation) -> Result<(Found, Observation), RunError> {
         match found {
             Found { element: Some(e), .. } if element_point(&e, &obs.extraction).is_none() => self.reveal(e).await,
             found => Ok((found, obs)),
         }
     }
 
-    async fn find(&mut self, what: &str, obs: Observation, label: &str) -> Result<(Found, Observation), String> {
+    async fn find(&mut self, what: &str, obs: Observation, label: &str) -> Result<(Found, Observation), RunError> {
         let label = label.to_string();
         if let Some(found) = self.locate_from_cache(what, &obs, &label) {
             return self.in_view(found, obs).await;
@@ -387,14 +392,14 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         if self.config.family.grounds_on_image() {
             let plan = match parse_reply(self.config.family, &text, mapping.as_ref()) {
                 Ok(p) => p,
-                Err(e) => return Err(self.fail(step, format!("could not read the model's reply: {e}"))),
+                Err(e) => return Err(self.fail(step, RunError::Reply(e))),
             };
             step.thought = plan.thought.clone();
             let Some(point) = plan.actions.iter().find_map(pointed_at) else {
-                let why = plan
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| format!("the model pointed at nothing for \u{201c}{}\u{201d}", what.trim()));
+                let why = match plan.error.clone() {
+                    Some(reason) => RunError::ModelCannot { reason },
+                    None => RunError::PointedAtNothing { what: what.trim().to_string() },
+                };
                 return Err(self.fail(step, why));
             };
             let element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
@@ -402,7 +407,11 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             if let Some(e) = &element {
                 self.keep(what, e, &obs);
             }
-            step.note = Some(format!("pointed at ({:.0}, {:.0})", point.0, point.1));
+            step.note = Some(
+                self.run
+                    .language
+                    .say("note.pointed_at", &[("x", &format!("{:.0}", point.0)), ("y", &format!("{:.0}", point.1))]),
+            );
             self.push(step);
             // A point is on screen by construction: it came from the screenshot.
             return Ok((Found { point, element }, obs));
@@ -414,16 +423,13 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             }
             Ok(Located::NotFound { thought, reason }) => {
                 step.thought = thought;
-                return Err(self.fail(step, format!("not found: {reason}")));
+                return Err(self.fail(step, RunError::NotFound { reason }));
             }
-            Err(e) => return Err(self.fail(step, format!("could not read the model's reply: {e}"))),
+            Err(e) => return Err(self.fail(step, RunError::Reply(e))),
         };
         let Some(element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
             let count = obs.extraction.elements.len();
-            return Err(self.fail(
-                step,
-                format!("the model named element [{number}], which the page does not have ({count} elements)"),
-            ));
+            return Err(self.fail(step, RunError::NoSuchElement { number, count }));
         };
         step.target = Some(TargetInfo::of(&element));
         self.push(step);
@@ -445,8 +451,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         if moved {
             self.keep(what, &element, obs); // heal: it is found where it is now
         }
-        let note =
-            format!("from the cache: no model call{}", if moved { "; it had moved and was found again" } else { "" });
+        let note = self.run.language.say(if moved { "note.from_cache_element_moved" } else { "note.from_cache" }, &[]);
         Some(self.found_without_model(element, what, obs, label, note))
     }
 
@@ -462,11 +467,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     }
 
     /// Scrolls an element into view and finds it again (by its stable id, else its XPath).
-    async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), String> {
-        self.browser.reveal(&element).await.map_err(|e| e.to_string())?;
-        dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default())
-            .await
-            .map_err(|e| e.to_string())?;
+    async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), RunError> {
+        self.browser.reveal(&element).await?;
+        dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default()).await?;
         let obs = self.observe().await?;
         let again = obs
             .extraction
@@ -476,12 +479,12 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             .or_else(|| obs.extraction.elements.iter().find(|e| e.xpath == element.xpath))
             .cloned();
         let Some(again) = again else {
-            return Err(format!("{} disappeared while being scrolled into view", element.summary()));
+            return Err(RunError::ElementVanished { element: element.summary() });
         };
         let Some(point) = element_point(&again, &obs.extraction) else {
-            return Err(format!("{} cannot be scrolled into view", again.summary()));
+            return Err(RunError::ElementUnreachable { element: again.summary() });
         };
-        self.note_last("scrolled into view first".into());
+        self.note_last(self.run.language.say("note.scrolled_into_view", &[]));
         Ok((Found { point, element: Some(again) }, obs))
     }
 
@@ -493,7 +496,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         found: &Found,
         planned: Option<&PlannedAction>,
         cmds: &[InputCommand],
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         self.deliver(label, found, planned, Delivery::Input(cmds)).await
     }
 
@@ -503,19 +506,19 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         found: &Found,
         planned: Option<&PlannedAction>,
         delivery: Delivery<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         let started = self.browser.now_ms();
         let mut answered = Answered::default();
         let result = dialogs::act(self.run, self.browser, delivery, self.options.dialog_policy(), &mut answered)
             .await
-            .map_err(|e: Interrupted| e.to_string());
+            .map_err(|e: Interrupted| RunError::from(e));
         let note = join_notes(answered.note(), result.as_ref().ok().and_then(Settled::note));
         let result = result.map(|_| ());
         self.push(Step {
             status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
             action: label.to_string(),
             target: found.element.as_ref().map(TargetInfo::of),
-            error: result.as_ref().err().cloned(),
+            error: result.as_ref().err().map(|e| e.message(self.run.language)),
             duration_ms: self.browser.now_ms() - started,
             note,
             planned: result.is_ok().then(|| planned.cloned()).flatten(),
@@ -525,8 +528,9 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         result
     }
 
-    async fn read(&mut self, demand: &str, expect: Expect, obs: Observation) -> Result<(), String> {
-        let (text, mut step, _) = self.ask(&Ask::Query(demand), &obs, "Read the page").await?;
+    async fn read(&mut self, demand: &str, expect: Expect, obs: Observation) -> Result<(), RunError> {
+        let label = self.run.language.say("step.read", &[]);
+        let (text, mut step, _) = self.ask(&Ask::Query(demand), &obs, &label).await?;
         match parse_answer(&text, expect) {
             Ok(answer) => {
                 step.thought = answer.thought;
@@ -534,12 +538,13 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 self.run.result = Some(answer.data);
                 Ok(())
             }
-            Err(e) => Err(self.fail(step, format!("could not read the model's answer: {e}"))),
+            Err(e) => Err(self.fail(step, RunError::Answer(e))),
         }
     }
 
-    async fn judge(&mut self, statement: &str, obs: Observation) -> Result<(bool, String), String> {
-        let (text, mut step, _) = self.ask(&Ask::Assert(statement), &obs, "Check the page").await?;
+    async fn judge(&mut self, statement: &str, obs: Observation) -> Result<(bool, String), RunError> {
+        let label = self.run.language.say("step.check", &[]);
+        let (text, mut step, _) = self.ask(&Ask::Assert(statement), &obs, &label).await?;
         match parse_verdict(&text) {
             Ok(v) => {
                 step.thought = v.thought;
@@ -549,11 +554,13 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
                 } else {
                     v.reason
                 };
-                step.note = Some(format!("{}: {reason}", if v.pass { "passes" } else { "fails" }));
+                step.note = Some(
+                    self.run.language.say(if v.pass { "note.passes" } else { "note.fails" }, &[("reason", &reason)]),
+                );
                 self.push(step);
                 Ok((v.pass, reason))
             }
-            Err(e) => Err(self.fail(step, format!("could not read the model's verdict: {e}"))),
+            Err(e) => Err(self.fail(step, RunError::Verdict(e))),
         }
     }
 }

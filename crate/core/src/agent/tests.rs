@@ -201,7 +201,7 @@ impl Browser for FakeTodoPage {
     }
     async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError> {
         if self.focus_hidden {
-            return Err(PageError("the focus is in a frame nested in another site's frame".into()));
+            return Err(PageError::Failed("the focus is in a frame nested in another site's frame".into()));
         }
         let frame = if self.focus_frame.is_empty() {
             self.url.trim_end_matches('/').to_string()
@@ -409,7 +409,7 @@ fn repeated_garbage_ends_the_run_with_a_reason() {
     let model = ScriptedModel::new(vec![Ok("no"), Ok("no"), Ok("no")]);
     let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(run.error.unwrap().contains("could not be read 3 times"));
+    assert!(run.error.unwrap().message.contains("could not be read 3 times"));
     assert_eq!(run.steps.len(), 3, "every attempt stays in the record");
 }
 
@@ -438,7 +438,7 @@ fn model_errors_end_the_run_readably() {
     let model = ScriptedModel::new(vec![Err(ModelError::Http { status: 401, message: "bad key".into() })]);
     let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
-    assert_eq!(run.error.as_deref(), Some("the model endpoint answered HTTP 401: bad key"));
+    assert_eq!(run.error.as_ref().map(|e| e.message.as_str()), Some("the model endpoint answered HTTP 401: bad key"));
     assert!(run.ended_ms.is_some());
 }
 
@@ -455,7 +455,7 @@ fn missing_settings_fail_before_any_call() {
         &model,
     ));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(run.error.unwrap().contains("Settings"));
+    assert!(run.error.unwrap().message.contains("Settings"));
     assert_eq!(run.model_calls, 0);
 }
 
@@ -483,7 +483,7 @@ fn model_error_reason_surfaces() {
     let run =
         block_on(run_instruction("r".into(), "open the cart", &RunOptions::default(), &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(run.error.unwrap().contains("there is no cart on this page"));
+    assert!(run.error.unwrap().message.contains("there is no cart on this page"));
 }
 
 #[test]
@@ -567,7 +567,7 @@ fn ask_user_waits_for_the_answer_and_the_model_gets_it() {
     let mut page = FakeTodoPage::new();
     let model = ScriptedModel::new(vec![Ok(ask)]);
     let run = block_on(run_instruction("r".into(), "add the milk todo", &RunOptions::default(), &c, &mut page, &model));
-    assert_eq!(run.error.as_deref(), Some("the model needs your input: Which milk?"));
+    assert_eq!(run.error.as_ref().map(|e| e.message.as_str()), Some("the model needs your input: Which milk?"));
 }
 
 #[test]
@@ -579,7 +579,7 @@ fn a_loop_is_nudged_once_then_stopped() {
         block_on(run_instruction("r".into(), "do something", &RunOptions::default(), &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(
-        run.error.as_deref(),
+        run.error.as_ref().map(|e| e.message.as_str()),
         Some("stopped a loop: \"Tap [1]\" ran three times in a row without changing the page")
     );
     assert_eq!(run.model_calls, 3);
@@ -687,7 +687,7 @@ mod page_dialogs {
         let (run, model) = tap_with(&mut page, &RunOptions::default(), vec![Ok(TAP)]);
         assert_eq!(run.status, RunStatus::Failed);
         assert_eq!(page.dialog_answers, [(false, None)]);
-        let e = run.error.unwrap();
+        let e = run.error.unwrap().message;
         assert!(
             e.contains("confirm dialog \u{201c}Delete the item?\u{201d}")
                 && e.contains("answered Cancel")
@@ -821,7 +821,7 @@ mod tasks {
         for (files, why) in [(json!([]), "no file given"), (json!(["report.pdf"]), "not an absolute path")] {
             let none = ScriptedModel::new(vec![]);
             let r = run(task(json!({"type":"aiUpload","locate":"x","files":files})), &mut page, &none, &config());
-            assert!(r.error.as_deref().unwrap().contains(why), "{:?}", r.error);
+            assert!(r.error.as_ref().map(|e| e.message.as_str()).unwrap().contains(why), "{:?}", r.error);
         }
     }
 
@@ -863,7 +863,7 @@ mod tasks {
         page.answers = vec![ask::Answer::Upload { allow: false }];
         let r = upload_from_a_file(&mut page, &RunOptions::default());
         assert_eq!(r.status, RunStatus::Failed);
-        assert_eq!(r.error.as_deref(), Some("you refused the upload of /etc/hostname"));
+        assert_eq!(r.error.as_ref().map(|e| e.message.as_str()), Some("you refused the upload of /etc/hostname"));
         assert!(page.uploaded.is_empty() && page.dispatched.is_empty());
         assert_eq!((r.model_calls, r.steps.len(), r.steps[0].status), (0, 1, StepStatus::Failed));
         assert_eq!(r.steps[0].asked[0].answer, ask::Answer::Upload { allow: false });
@@ -882,7 +882,7 @@ mod tasks {
         let mut page = FakeTodoPage::new();
         let r = upload_from_a_file(&mut page, &RunOptions::default());
         assert_eq!(r.status, RunStatus::Failed);
-        let e = r.error.unwrap();
+        let e = r.error.unwrap().message;
         assert!(e.contains("/etc/hostname") && e.contains("--upload-dir"), "{e}");
         assert!(page.uploaded.is_empty());
         assert_eq!(r.steps[0].asked[0].by, ask::AnsweredBy::Nobody);
@@ -892,7 +892,11 @@ mod tasks {
         let folder = RunOptions { upload_dir: Some("/tmp/uploads".into()), ..RunOptions::default() };
         let r = upload_from_a_file(&mut page, &folder);
         assert!(
-            r.error.as_deref().unwrap().contains("/etc/hostname: it lies outside the upload folder /tmp/uploads"),
+            r.error
+                .as_ref()
+                .map(|e| e.message.as_str())
+                .unwrap()
+                .contains("/etc/hostname: it lies outside the upload folder /tmp/uploads"),
             "{:?}",
             r.error
         );
@@ -953,7 +957,7 @@ mod tasks {
         let model = ScriptedModel::new(vec![Ok(r#"{"element":null,"error":"there is no delete button"}"#)]);
         let r = run(task(json!({"type":"aiTap","locate":"the delete button"})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Failed);
-        assert_eq!(r.error.as_deref(), Some("not found: there is no delete button"));
+        assert_eq!(r.error.as_ref().map(|e| e.message.as_str()), Some("not found: there is no delete button"));
         assert!(page.dispatched.is_empty());
     }
 
@@ -981,7 +985,7 @@ mod tasks {
         let model = ScriptedModel::new(vec![Ok(r#"{"pass":false,"reason":"the list is empty"}"#)]);
         let r = run(task(json!({"type":"aiAssert","assertion":"there are 3 todos"})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Failed);
-        assert_eq!(r.error.as_deref(), Some("assertion failed: the list is empty"));
+        assert_eq!(r.error.as_ref().map(|e| e.message.as_str()), Some("assertion failed: the list is empty"));
         assert_eq!(r.result, Some(json!({"pass":false,"reason":"the list is empty"})));
     }
 
@@ -1007,7 +1011,7 @@ mod tasks {
             &config(),
         );
         assert_eq!(r.status, RunStatus::Failed);
-        assert!(r.error.unwrap().contains("still does not hold: still loading"));
+        assert!(r.error.unwrap().message.contains("still does not hold: still loading"));
     }
 
     #[test]
@@ -1026,7 +1030,7 @@ mod tasks {
         let model = ScriptedModel::new(vec![]);
         let r = run(task(json!({"type":"aiTap","locate":"  "})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Failed);
-        assert!(r.error.unwrap().contains("say which element"));
+        assert!(r.error.unwrap().message.contains("say which element"));
     }
 }
 
@@ -1433,7 +1437,10 @@ mod flows {
         assert_eq!(run.status, RunStatus::Failed);
         assert_eq!(page.asked, [ask::Question::Upload { paths: vec!["/etc/hostname".into()] }]);
         assert!(page.dispatched.is_empty() && page.uploaded.is_empty());
-        assert_eq!(run.flow.unwrap().items[0].error.as_deref(), Some("you refused the upload of /etc/hostname"));
+        assert_eq!(
+            run.flow.unwrap().items[0].error.as_ref().map(|e| e.message.as_str()),
+            Some("you refused the upload of /etc/hostname")
+        );
         // Even when the caller says its paths are typed, a flow's are the file's.
         let typed = RunOptions { typed_uploads: true, ..RunOptions::default() };
         let mut page = FakeTodoPage::new();
@@ -1451,7 +1458,7 @@ mod flows {
         let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Failed);
         assert_eq!(
-            run.error.as_deref(),
+            run.error.as_ref().map(|e| e.message.as_str()),
             Some("aiAssert \u{201c}there are 5 todos\u{201d}: assertion failed: there are none")
         );
         let items = &run.flow.as_ref().unwrap().items;
@@ -1590,7 +1597,11 @@ fn a_secret_for_another_site_is_not_typed() {
     let model = ScriptedModel::new(vec![Ok(typing)]);
     let run = block_on(run_instruction("r1".into(), "do what the page says", &options, &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(run.error.as_deref().unwrap().contains("only typed on bank.example"), "{:?}", run.error);
+    assert!(
+        run.error.as_ref().map(|e| e.message.as_str()).unwrap().contains("only typed on bank.example"),
+        "{:?}",
+        run.error
+    );
     assert!(page.dispatched.iter().all(|c| !c.params.to_string().contains("pin-4242")));
     assert!(!model.user_text(0).contains("<secret>bank</secret>"), "not offered on this site");
 }
@@ -1602,7 +1613,11 @@ fn a_run_does_not_act_outside_the_allowed_sites() {
     let model = ScriptedModel::new(vec![]);
     let run = block_on(run_instruction("r1".into(), "add a todo 'x'", &options, &config(), &mut page, &model));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(run.error.as_deref().unwrap().contains("http://test.local/ is outside the sites"), "{:?}", run.error);
+    assert!(
+        run.error.as_ref().map(|e| e.message.as_str()).unwrap().contains("http://test.local/ is outside the sites"),
+        "{:?}",
+        run.error
+    );
     assert!(page.dispatched.is_empty() && run.model_calls == 0);
     let allowed = RunOptions { allowed_sites: vec!["test.local".into()], ..RunOptions::default() };
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
@@ -1807,7 +1822,7 @@ mod secret_fields {
         let model = ScriptedModel::new(vec![Ok(&input_into(1))]);
         let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Failed);
-        let error = run.error.unwrap();
+        let error = run.error.unwrap().message;
         assert!(error.contains("the secret \u{201c}pw\u{201d} was not typed: the field that has focus (input placeholder=\"What needs to be done?\") is not a password"), "{error}");
         assert!(error.contains("field selector under Secrets in Settings"), "it says what to change: {error}");
         assert!(!typed(&page) && page.typed.is_empty());
@@ -1844,7 +1859,7 @@ mod secret_fields {
         page.focus_frame = "http://ads.example".into();
         let run = type_into_focus(&mut page);
         assert_eq!(run.status, RunStatus::Failed);
-        let error = run.error.unwrap();
+        let error = run.error.unwrap().message;
         assert!(error.contains("the field that has focus is in a frame of http://ads.example, outside the sites this run may use (test.local)"), "{error}");
         assert!(!typed(&page));
         // The same field on the page's own frame.
@@ -1854,11 +1869,11 @@ mod secret_fields {
         assert!(typed(&page));
         // Nothing focused, or focus where the host cannot look: refused.
         let mut page = FakeTodoPage::new();
-        assert!(type_into_focus(&mut page).error.unwrap().contains("no field has focus"));
+        assert!(type_into_focus(&mut page).error.unwrap().message.contains("no field has focus"));
         let mut page = FakeTodoPage::new();
         page.focus = Focus::Password;
         page.focus_hidden = true;
-        let error = type_into_focus(&mut page).error.unwrap();
+        let error = type_into_focus(&mut page).error.unwrap().message;
         assert!(error.contains("could not see which field has focus (the focus is in a frame nested"), "{error}");
         assert!(!typed(&page));
     }
@@ -1884,7 +1899,8 @@ mod secret_fields {
         assert_eq!(run.status, RunStatus::Failed);
         assert!(
             run.error
-                .as_deref()
+                .as_ref()
+                .map(|e| e.message.as_str())
                 .unwrap()
                 .contains("the secret \u{201c}pw\u{201d} is only typed on test.local, not on http://pay.example"),
             "{:?}",

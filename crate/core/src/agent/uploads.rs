@@ -7,6 +7,7 @@
 
 use super::ask::{Answer, AnsweredBy, Asked, Question};
 use super::browser::{ask_person, Browser};
+use super::error::RunError;
 use super::options::RunOptions;
 use super::record::{Run, Step, StepKind, StepStatus};
 
@@ -47,7 +48,7 @@ pub(crate) async fn clear<B: Browser>(
     browser: &mut B,
     files: &[String],
     options: &RunOptions,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     if options.typed_uploads {
         return Ok(());
     }
@@ -58,7 +59,7 @@ pub(crate) async fn clear<B: Browser>(
     let (allow, by) = if outside.is_empty() {
         (true, AnsweredBy::Setting)
     } else {
-        match ask_person(run, browser, question.clone()).await.map_err(|e| e.to_string())? {
+        match ask_person(run, browser, question.clone()).await? {
             Some(Answer::Upload { allow }) => (allow, AnsweredBy::Person),
             _ => (false, AnsweredBy::Nobody),
         }
@@ -66,19 +67,13 @@ pub(crate) async fn clear<B: Browser>(
     let listed = files.join(", ");
     let error = match (allow, by) {
         (true, _) => None,
-        (false, AnsweredBy::Person) => Some(format!("you refused the upload of {listed}")),
-        _ if browser.stop_requested() => Some("stopped before the upload was allowed".to_string()),
+        (false, AnsweredBy::Person) => Some(RunError::UploadRefused { files: listed.clone() }),
+        _ if browser.stop_requested() => Some(RunError::UploadStopped),
         _ => {
             let outside: Vec<&str> = outside.iter().map(|s| s.as_str()).collect();
             Some(match folder {
-                Some(dir) => format!(
-                    "refused the upload of {}: it lies outside the upload folder {dir}, and nobody is here to allow it",
-                    outside.join(", ")
-                ),
-                None => format!(
-                    "refused the upload of {listed}: files a flow file or a saved run names are uploaded only when you allow them in the panel, \
-                     or when they lie inside an upload folder you give the run (scripts/run --upload-dir DIR, or the uploadDir option)"
-                ),
+                Some(dir) => RunError::UploadOutsideFolder { files: outside.join(", "), folder: dir.to_string() },
+                None => RunError::UploadNeedsAllow { files: listed.clone() },
             })
         }
     };
@@ -92,7 +87,7 @@ pub(crate) async fn clear<B: Browser>(
     run.steps.push(Step {
         status: if allow { StepStatus::Ok } else { StepStatus::Failed },
         action: format!("Upload {listed} (named by a file, not by you)"),
-        error: error.clone(),
+        error: error.as_ref().map(|e| e.message(run.language)),
         note,
         duration_ms: browser.now_ms() - started,
         asked: vec![Asked { question, answer: Answer::Upload { allow }, by }],

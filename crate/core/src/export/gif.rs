@@ -27,6 +27,12 @@ pub enum GifError {
     Encode(String),
 }
 
+impl From<GifError> for crate::agent::RunError {
+    fn from(e: GifError) -> Self {
+        crate::agent::RunError::Gif(e.to_string())
+    }
+}
+
 /// `images`: image reference → data URL, for the references the run's steps use. A run without
 /// screenshots gives one card with its instruction and outcome.
 pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, GifError> {

@@ -47,7 +47,7 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
     }
     out.push_str("</p>");
     if let Some(e) = &run.error {
-        let _ = write!(out, "<p class=\"error\">{}</p>", esc(e));
+        let _ = write!(out, "<p class=\"error\">{}</p>", esc(&e.message));
     }
     if let Some(result) = &run.result {
         let text = serde_json::to_string_pretty(result).unwrap_or_default();

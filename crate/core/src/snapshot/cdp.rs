@@ -44,7 +44,7 @@ const PADDING_LEFT: usize = 11;
 const PADDING_TOP: usize = 12;
 const FONT_FAMILY: usize = 13;
 
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum DecodeError {
     #[error("the DOM snapshot is not in the expected form: {0}")]
     Shape(String),

@@ -128,14 +128,8 @@ impl Task {
         }
     }
 
-    pub fn check(&self) -> Result<(), String> {
-        let empty = |s: &str, what: &str| {
-            if s.trim().is_empty() {
-                Err(format!("{what} is empty: say which element"))
-            } else {
-                Ok(())
-            }
-        };
+    pub fn check(&self) -> Result<(), TaskProblem> {
+        let empty = |s: &str, problem: TaskProblem| if s.trim().is_empty() { Err(problem) } else { Ok(()) };
         match self {
             // Typing with no element: into what has focus (a flow's `aiInput` with `mode: typeOnly`).
             Task::Input { locate, mode: InputMode::Append, .. } if locate.trim().is_empty() => Ok(()),
@@ -144,37 +138,75 @@ impl Task {
             | Task::RightClick { locate }
             | Task::Hover { locate }
             | Task::Locate { locate }
-            | Task::Input { locate, .. } => empty(locate, "the element description"),
-            Task::Drag { from, to } => empty(from, "the drag source").and(empty(to, "the drop target")),
+            | Task::Input { locate, .. } => empty(locate, TaskProblem::EmptyLocate),
+            Task::Drag { from, to } => {
+                empty(from, TaskProblem::EmptyDragSource).and(empty(to, TaskProblem::EmptyDropTarget))
+            }
             Task::Upload { locate, files } => {
-                empty(locate, "the element description")?;
+                empty(locate, TaskProblem::EmptyLocate)?;
                 if files.is_empty() {
-                    return Err("no file given: list the paths of the files to upload".into());
+                    return Err(TaskProblem::NoFiles);
                 }
                 match files.iter().find(|f| !is_absolute_path(f)) {
-                    Some(f) => Err(format!("\u{201c}{f}\u{201d} is not an absolute path: the browser needs the full path of each file, e.g. /home/me/report.pdf")),
+                    Some(f) => Err(TaskProblem::RelativePath(f.clone())),
                     None => Ok(()),
                 }
             }
-            Task::KeyboardPress { key, .. } if key.trim().is_empty() => {
-                Err("no key given: say which key to press, e.g. Enter".into())
-            }
-            Task::Query { demand } if demand_text(demand).trim().is_empty() => {
-                Err("the query is empty: say what to read".into())
-            }
+            Task::KeyboardPress { key, .. } if key.trim().is_empty() => Err(TaskProblem::NoKey),
+            Task::Query { demand } if demand_text(demand).trim().is_empty() => Err(TaskProblem::EmptyQuery),
             Task::Boolean { question }
             | Task::Number { question }
             | Task::Text { question }
             | Task::Ask { question }
                 if question.trim().is_empty() =>
             {
-                Err("the question is empty".into())
+                Err(TaskProblem::EmptyQuestion)
             }
             Task::Assert { assertion } | Task::WaitFor { assertion, .. } if assertion.trim().is_empty() => {
-                Err("the assertion is empty".into())
+                Err(TaskProblem::EmptyAssertion)
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// What is wrong with a task as given, before anything runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskProblem {
+    EmptyLocate,
+    EmptyDragSource,
+    EmptyDropTarget,
+    NoFiles,
+    RelativePath(String),
+    NoKey,
+    EmptyQuery,
+    EmptyQuestion,
+    EmptyAssertion,
+}
+
+impl TaskProblem {
+    pub fn message(&self, lang: crate::i18n::Lang) -> String {
+        let key = match self {
+            TaskProblem::EmptyLocate => "task.empty_locate",
+            TaskProblem::EmptyDragSource => "task.empty_drag_source",
+            TaskProblem::EmptyDropTarget => "task.empty_drop_target",
+            TaskProblem::NoFiles => "task.no_files",
+            TaskProblem::RelativePath(_) => "task.relative_path",
+            TaskProblem::NoKey => "task.no_key",
+            TaskProblem::EmptyQuery => "task.empty_query",
+            TaskProblem::EmptyQuestion => "task.empty_question",
+            TaskProblem::EmptyAssertion => "task.empty_assertion",
+        };
+        match self {
+            TaskProblem::RelativePath(path) => lang.say(key, &[("path", path)]),
+            _ => lang.say(key, &[]),
+        }
+    }
+}
+
+impl std::fmt::Display for TaskProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(crate::i18n::Lang::En))
     }
 }
 

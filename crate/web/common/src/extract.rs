@@ -25,6 +25,6 @@ pub struct ExtractResult {
     pub source: &'static str,
 }
 
-pub fn describe_options(opts: JsValue) -> Result<DescribeOptions, JsError> {
+pub fn describe_options(opts: JsValue) -> Result<DescribeOptions, crate::Fault> {
     options_or_default(opts, "the extract options")
 }

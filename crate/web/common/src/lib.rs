@@ -5,40 +5,83 @@
 mod extract;
 pub use extract::{describe_options, ExtractResult, Timings};
 
+use sightline::agent::RunError;
+
+/// An error on its way to JavaScript, the one way every entry point fails: a JS `Error` with
+/// the message and a `code` property holding the stable code (`RunError::code`), so callers
+/// key on the code, never on the words.
+#[derive(Debug)]
+pub struct Fault {
+    code: &'static str,
+    message: String,
+}
+
+impl Fault {
+    /// What the caller passed is not in the expected form.
+    pub fn bad_input(message: String) -> Self {
+        Fault { code: "bad_input", message }
+    }
+
+    /// A result that cannot be handed back (a bug, not the caller's doing).
+    pub fn internal(message: String) -> Self {
+        Fault { code: "internal", message }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl<E: Into<RunError>> From<E> for Fault {
+    fn from(e: E) -> Self {
+        let e = e.into();
+        Fault { code: e.code(), message: e.message(sightline::i18n::Lang::En) }
+    }
+}
+
+impl From<Fault> for wasm_bindgen::JsValue {
+    fn from(f: Fault) -> Self {
+        let error = js_sys::Error::new(&f.message);
+        let _ = js_sys::Reflect::set(&error, &"code".into(), &f.code.into());
+        error.into()
+    }
+}
+
 /// Rust values to plain JS objects (maps as objects, tuples as arrays).
-pub fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsError> {
+pub fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, Fault> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| wasm_bindgen::JsError::new(&format!("could not pass a result to JavaScript: {e}")))
+        .map_err(|e| Fault::internal(format!("could not pass a result to JavaScript: {e}")))
 }
 
 /// Optional options: absent means the defaults.
 pub fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     opts: wasm_bindgen::JsValue,
     what: &str,
-) -> Result<T, wasm_bindgen::JsError> {
+) -> Result<T, Fault> {
     if opts.is_undefined() || opts.is_null() {
         return Ok(T::default());
     }
-    from_js(opts, what).map_err(|e| wasm_bindgen::JsError::new(&e))
+    from_js(opts, what)
 }
 
 /// Results leave as one JSON string: far cheaper than building thousands of JS objects
 /// through the boundary, and a string crosses from the content script to the worker as is.
-pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, wasm_bindgen::JsError> {
-    serde_json::to_string(value).map_err(|e| wasm_bindgen::JsError::new(&format!("could not encode the result: {e}")))
+pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Fault> {
+    serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the result: {e}")))
 }
 
 /// Records (runs, trajectories) cross as JSON parsed on the JS side: the module then holds one
 /// serializer for them (serde_json, needed for saved files anyway) instead of two.
-pub fn record_to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsError> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| wasm_bindgen::JsError::new(&format!("could not encode the record: {e}")))?;
-    js_sys::JSON::parse(&text).map_err(|_| wasm_bindgen::JsError::new("could not pass the record to JavaScript"))
+pub fn record_to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, Fault> {
+    let text =
+        serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the record: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| Fault::internal("could not pass the record to JavaScript".into()))
 }
 
-pub fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, String> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| format!("{what} is not in the expected form: {e}"))
+pub fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, Fault> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| Fault::bad_input(format!("{what} is not in the expected form: {e}")))
 }
 
 pub fn now_ms() -> f64 {

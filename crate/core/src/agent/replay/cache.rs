@@ -161,10 +161,15 @@ impl Cache {
     }
 
     /// Reads an exported cache, saying what is wrong with a bad one.
-    pub fn import(json: &str) -> Result<Cache, String> {
-        serde_json::from_str(json).map_err(|e| format!("not a Sightline cache export: {e}"))
+    pub fn import(json: &str) -> Result<Cache, NotACache> {
+        serde_json::from_str(json).map_err(|e| NotACache(e.to_string()))
     }
 }
+
+/// A file that is no cache export, with serde's reason.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("not a Sightline cache export: {0}")]
+pub struct NotACache(pub String);
 
 fn updated(e: &CacheEntry) -> f64 {
     match e {
@@ -227,7 +232,7 @@ mod tests {
         assert_eq!(c.0.len(), 1, "the same key replaces");
         let json = serde_json::to_string(&c).unwrap();
         assert_eq!(Cache::import(&json).unwrap(), c);
-        assert!(Cache::import("{\"nope\":1}").unwrap_err().contains("not a Sightline cache"));
+        assert!(Cache::import("{\"nope\":1}").unwrap_err().to_string().contains("not a Sightline cache"));
     }
 
     #[test]

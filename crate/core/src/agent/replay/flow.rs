@@ -4,9 +4,10 @@
 //! the panel, exports and replays read a flow run item by item.
 
 use crate::agent::browser::{Browser, Settled};
+use crate::agent::error::RunError;
 use crate::agent::options::RunOptions;
 use crate::agent::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind, StepStatus};
-use crate::agent::run_loop::{carry_out, conclude, describe_action, join_notes};
+use crate::agent::run_loop::{caption, carry_out, conclude, join_notes};
 use crate::agent::{dialogs, tasks};
 use crate::flow::{Flow, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
@@ -30,9 +31,10 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
     let mut guarded = options.guard(browser);
     let browser = &mut guarded;
     let mut run = Run::new(id, &flow.title(), browser.now_ms());
+    run.language = options.language;
     run.flow = Some(FlowRecord { flow: flow.clone(), items: Vec::new() });
     browser.report(&run);
-    let mut failures: Vec<String> = Vec::new();
+    let mut failures: Vec<RunError> = Vec::new();
     let mut stopped = false;
     'tasks: for (ti, flow_task) in flow.tasks.iter().enumerate() {
         for (si, step) in flow_task.steps.iter().enumerate() {
@@ -102,7 +104,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                     answers.insert(name.clone(), value.clone());
                 }
             }
-            let (steps, now) = (run.steps.len(), browser.now_ms());
+            let (steps, now, run_language) = (run.steps.len(), browser.now_ms(), run.language);
             let item = items(&mut run).last_mut().expect("pushed above");
             item.url = item_url;
             item.steps = steps - item.first_step;
@@ -116,8 +118,8 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                 }
                 Err(error) => {
                     item.status = RunStatus::Failed;
-                    failures.push(format!("{}: {error}", item.title));
-                    item.error = Some(error);
+                    item.error = Some(error.record(run_language));
+                    failures.push(RunError::FlowItem { title: item.title.clone(), error: Box::new(error) });
                     true
                 }
             };
@@ -134,7 +136,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
         _ if stopped => Ok(RunStatus::Stopped),
         [] => Ok(RunStatus::Succeeded),
         [one] => Err(one.clone()),
-        [first, rest @ ..] => Err(format!("{} steps failed; the first, {first}", rest.len() + 1)),
+        [first, rest @ ..] => Err(RunError::FlowItems { failed: rest.len() + 1, first: Box::new(first.clone()) }),
     };
     conclude(run, outcome, browser)
 }
@@ -145,20 +147,20 @@ async fn navigate<B: Browser>(
     url: &str,
     options: &RunOptions,
     browser: &mut B,
-) -> Result<RunStatus, String> {
+) -> Result<RunStatus, RunError> {
     let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
     let mut answered = dialogs::Answered::default();
     let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
         Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered)
             .await
-            .map_err(|e| e.to_string()),
-        Err(e) => Err(e.to_string()),
+            .map_err(RunError::from),
+        Err(e) => Err(RunError::from(e)),
     };
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
-        action: describe_action(&action),
-        error: result.as_ref().err().cloned(),
+        action: caption(&action, run.language),
+        error: result.as_ref().err().map(|e| e.message(run.language)),
         note: join_notes(answered.note(), result.as_ref().ok().and_then(Settled::note)),
         planned: result.is_ok().then_some(action),
         duration_ms: browser.now_ms() - started,

@@ -66,6 +66,16 @@ pub enum TrajectoryError {
     Page(crate::agent::guard::GuardError),
 }
 
+impl From<TrajectoryError> for crate::agent::RunError {
+    /// A page that may not be opened is the guard's refusal; the rest is about the file.
+    fn from(e: TrajectoryError) -> Self {
+        match e {
+            TrajectoryError::Page(g) => crate::agent::RunError::Guard(g),
+            other => crate::agent::RunError::Trajectory(other.to_string()),
+        }
+    }
+}
+
 /// The format of saved trajectories; bumped when a reader of the old one would misread the new.
 pub const FORMAT: u32 = 1;
 

@@ -1,0 +1,398 @@
+//! The core's words in the person's language: errors, step captions and notes, report and
+//! export comments, GIF captions. Plain data: one table per language, `{name}` placeholders.
+//!
+//! What the model reads (prompts, the history of a run) stays English whatever the person
+//! speaks; this catalog is only for what a person reads.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+
+/// A language the core speaks; the same names as the extension's `_locales` folders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Lang {
+    #[default]
+    #[serde(rename = "en")]
+    En,
+    #[serde(rename = "zh_CN")]
+    ZhCn,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::ZhCn];
+
+    fn table(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Lang::En => EN,
+            Lang::ZhCn => ZH_CN,
+        }
+    }
+
+    /// The message `key` as written, placeholders unfilled; English when this language lacks
+    /// it (the host test keeps both complete), the key itself when nobody has it.
+    pub fn text(self, key: &str) -> &'static str {
+        let find =
+            |table: &'static [(&'static str, &'static str)]| table.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        find(self.table()).or_else(|| find(EN)).unwrap_or_else(|| {
+            debug_assert!(false, "no message {key}");
+            ""
+        })
+    }
+
+    /// The message `key` with its `{name}` placeholders filled from `args`.
+    pub fn say(self, key: &str, args: &[(&str, &dyn Display)]) -> String {
+        fill(self.text(key), args)
+    }
+}
+
+/// `{name}` → the argument of that name; a placeholder without one stays as written.
+pub fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}').map(|close| (&after[..close], close)) {
+            Some((name, close)) if args.iter().any(|(n, _)| *n == name) => {
+                let (_, value) = args.iter().find(|(n, _)| *n == name).expect("checked above");
+                out.push_str(&value.to_string());
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// English. The texts of errors repeat the `Display` of the error they render (a test checks).
+pub const EN: &[(&str, &str)] = &[
+    // Run errors (agent::RunError); the key is `error.` + the error's code.
+    ("error.page_failed", "{detail}"),
+    ("error.page_restricted", "{detail}"),
+    ("error.page_debugger", "{detail}"),
+    ("error.page_unreadable", "{detail}"),
+    ("error.model_settings", "model settings: {detail}"),
+    ("error.model_key_elsewhere", "the saved API key was entered for {entered_for} and is sent nowhere else: enter the key for {endpoint} in Settings (or remove the saved key if that endpoint needs none)"),
+    ("error.model_auth", "the model endpoint answered HTTP {status}: {detail}"),
+    ("error.model_http", "the model endpoint answered HTTP {status}: {detail}"),
+    ("error.model_unreachable", "could not reach the model endpoint: {detail}"),
+    ("error.model_timeout", "the model did not answer within {seconds} s"),
+    ("error.model_aborted", "the request was stopped"),
+    ("error.model_bad_response", "the model's answer could not be read: {detail}"),
+    ("error.model_gave_up", "{last} (gave up after {retries} retries)"),
+    ("error.reply_unreadable", "could not read the model's reply: {detail}"),
+    ("error.replies_unreadable", "the model's reply could not be read {times} times in a row; last problem: {detail}"),
+    ("error.answer_unreadable", "could not read the model's answer: {detail}"),
+    ("error.verdict_unreadable", "could not read the model's verdict: {detail}"),
+    ("error.element_missing", "element [{target}] does not exist on this page (the description lists {count} elements)"),
+    ("error.element_out_of_view", "element [{target}] ({summary}) lies outside the visible area; scroll to it first"),
+    ("error.unknown_key", "unknown key \"{key}\""),
+    ("error.point_out_of_view", "the point ({x}, {y}) lies outside the visible area ({width}×{height})"),
+    ("error.not_an_input", "\"{action}\" is not something Sightline can do on a page"),
+    ("error.site_not_allowed", "{address} is outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it"),
+    ("error.secret_unknown", "no secret named \u{201c}{name}\u{201d} is set up{known}; add it under Secrets in Settings"),
+    ("error.secret_wrong_site", "the secret \u{201c}{name}\u{201d} is only typed on {sites}, not on {address}"),
+    ("error.secret_frame_outside", "the secret \u{201c}{name}\u{201d} was not typed: the field that has focus is in a frame of {address}, outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it"),
+    ("error.secret_no_focus", "the secret \u{201c}{name}\u{201d} was not typed: no field has focus; tap the field it goes into first"),
+    ("error.secret_wrong_field", "the secret \u{201c}{name}\u{201d} was not typed: the field that has focus ({field}) is not a password, one-time-code or card field{selector}; tap the right field first, or give \u{201c}{name}\u{201d} a field selector under Secrets in Settings that names this field"),
+    ("error.secret_focus_unknown", "the secret \u{201c}{name}\u{201d} was not typed: Sightline could not see which field has focus ({why}); tap the field it goes into and try again"),
+    ("error.not_a_web_address", "\u{201c}{address}\u{201d} is not a web address: a flow file or a saved run may only open http and https pages, never local files, scripts or the browser's own pages"),
+    ("error.dialog_unanswered", "{detail}"),
+    ("error.dialog_stopped", "stopped while the page's dialog waited for an answer (Sightline answered Cancel)"),
+    ("error.instruction_empty", "the instruction is empty: say what to do on the page"),
+    ("error.loop", "stopped a loop: \"{round}\" ran three times in a row without changing the page"),
+    ("error.step_limit", "the instruction was not finished within {max} model calls; try a smaller instruction or raise the step limit"),
+    ("error.model_cannot", "the model could not carry out the instruction: {reason}"),
+    ("error.needs_input", "the model needs your input: {question}"),
+    ("error.action_failed", "{action} failed: {detail}"),
+    ("error.task_invalid", "{problem}"),
+    ("error.assertion_failed", "assertion failed: {reason}"),
+    ("error.still_false", "waited {seconds} s and it still does not hold: {reason}"),
+    ("error.not_found", "not found: {reason}"),
+    ("error.pointed_at_nothing", "the model pointed at nothing for \u{201c}{what}\u{201d}"),
+    ("error.no_such_element", "the model named element [{number}], which the page does not have ({count} elements)"),
+    ("error.element_vanished", "{element} disappeared while being scrolled into view"),
+    ("error.element_unreachable", "{element} cannot be scrolled into view"),
+    ("error.upload_refused", "you refused the upload of {files}"),
+    ("error.upload_outside_folder", "refused the upload of {files}: it lies outside the upload folder {folder}, and nobody is here to allow it"),
+    ("error.upload_needs_allow", "refused the upload of {files}: files a flow file or a saved run names are uploaded only when you allow them in the panel, or when they lie inside an upload folder you give the run (scripts/run --upload-dir DIR, or the uploadDir option)"),
+    ("error.upload_stopped", "stopped before the upload was allowed"),
+    ("error.flow_item", "{title}: {detail}"),
+    ("error.flow_items", "{failed} steps failed; the first, {first}"),
+    ("error.snapshot_unreadable", "{detail}"),
+    ("error.screenshot_unusable", "{detail}"),
+    ("error.flow_invalid", "{detail}"),
+    ("error.prices_invalid", "{detail}"),
+    ("error.trajectory_invalid", "{detail}"),
+    ("error.gif_failed", "{detail}"),
+    ("run.recorded_title", "Recorded steps on {page}"),
+    ("error.run_not_open", "there is no open run {id}: it has ended, or the extension restarted and it was not loaded again"),
+    ("error.run_interrupted", "the extension restarted while this run was active; the steps so far are kept"),
+    ("error.bad_input", "{detail}"),
+    ("error.internal", "{detail}"),
+    // Task problems (agent::tasks::TaskProblem), the task_invalid error's text.
+    ("task.empty_locate", "the element description is empty: say which element"),
+    ("task.empty_drag_source", "the drag source is empty: say which element"),
+    ("task.empty_drop_target", "the drop target is empty: say which element"),
+    ("task.no_files", "no file given: list the paths of the files to upload"),
+    ("task.relative_path", "\u{201c}{path}\u{201d} is not an absolute path: the browser needs the full path of each file, e.g. /home/me/report.pdf"),
+    ("task.no_key", "no key given: say which key to press, e.g. Enter"),
+    ("task.empty_query", "the query is empty: say what to read"),
+    ("task.empty_question", "the question is empty"),
+    ("task.empty_assertion", "the assertion is empty"),
+    // Step captions: what each action did, as the timeline shows it.
+    ("step.tap", "Tap [{target}]"),
+    ("step.input", "Input \"{value}\" into [{target}]"),
+    ("step.press", "Press {key}"),
+    ("step.scroll", "Scroll {direction}{within}{by}"),
+    ("step.scroll_within", " in [{target}]"),
+    ("step.scroll_by", " by {distance}px"),
+    ("step.tap_at", "Tap at ({x}, {y})"),
+    ("step.right_click_at", "Right-click at ({x}, {y})"),
+    ("step.double_click_at", "Double-click at ({x}, {y})"),
+    ("step.hover_at", "Hover at ({x}, {y})"),
+    ("step.drag_at", "Drag from ({x1}, {y1}) to ({x2}, {y2})"),
+    ("step.type", "Type \"{value}\""),
+    ("step.type_submit", "Type \"{value}\" and press Enter"),
+    ("step.scroll_at", "Scroll {direction} at ({x}, {y})"),
+    ("step.wait", "Wait {seconds} s"),
+    ("step.navigate", "Go to {url}"),
+    ("step.ask", "Ask you: {question}"),
+    ("step.tool", "Call tool {name}"),
+    ("step.plan", "Plan"),
+    ("step.plan_actions", "Plan: {count} action(s)"),
+    ("step.plan_actions_done", "Plan: {count} action(s), then done"),
+    ("step.locate", "Locate \u{201c}{what}\u{201d}"),
+    ("step.read", "Read the page"),
+    ("step.check", "Check the page"),
+    ("direction.up", "up"),
+    ("direction.down", "down"),
+    ("direction.left", "left"),
+    ("direction.right", "right"),
+    // Step notes.
+    ("note.nothing_changed", "nothing on the page changed"),
+    ("note.scrolled_into_view", "scrolled into view first"),
+    ("note.from_cache", "from the cache: no model call"),
+    ("note.from_cache_moved", "from the cache: no model call; a target had moved and was found again"),
+    ("note.from_cache_element_moved", "from the cache: no model call; it had moved and was found again"),
+    ("note.flow_xpath", "by the flow's XPath: no model call"),
+    ("note.flow_xpath_missed", "the flow's XPath matched nothing: found again by its description"),
+    ("note.you_answered", "you answered: {answer}"),
+    ("note.pointed_at", "pointed at ({x}, {y})"),
+    ("note.passes", "passes: {reason}"),
+    ("note.fails", "fails: {reason}"),
+    ("note.left_unrun", "the page changed, so the {count} action(s) planned after this one did not run"),
+    ("note.one_action_per_turn", "one action per turn for this model: {more} more left to the next turn, planned on the page as it is then"),
+    ("note.reached_edge", "reached the edge after {count} step(s)"),
+    // Report (export::report).
+    ("report.title", "Sightline report"),
+    ("report.status.running", "running"),
+    ("report.status.succeeded", "succeeded"),
+    ("report.status.failed", "failed"),
+    ("report.status.stopped", "stopped"),
+    ("report.steps", "{count} steps"),
+    ("report.model_calls", "{count} model calls"),
+    ("report.tokens", "{count} tokens"),
+    ("report.result", "Result"),
+    ("report.thought", "Thought"),
+    ("report.error", "Error"),
+    ("report.note", "Note"),
+    ("report.no_screenshot", "(screenshot not kept)"),
+    // Exports' comments.
+    ("export.generated", "Generated by Sightline from the run \u{201c}{instruction}\u{201d}."),
+    ("export.skipped", "not repeated: {reason}"),
+    // GIF captions.
+    ("gif.step", "Step {n}/{total}"),
+];
+
+/// Simplified Chinese.
+pub const ZH_CN: &[(&str, &str)] = &[
+    ("error.page_failed", "页面出错：{detail}"),
+    ("error.page_restricted", "Sightline 不能在此页面上工作：{detail}"),
+    ("error.page_debugger", "无法控制此标签页：{detail}"),
+    ("error.page_unreadable", "读取页面失败：{detail}"),
+    ("error.model_settings", "模型设置有误：{detail}"),
+    ("error.model_key_elsewhere", "保存的 API 密钥是为 {entered_for} 输入的，不会发送到其他地址：请在设置中为 {endpoint} 输入密钥（如果该端点不需要密钥，请删除已保存的密钥）"),
+    ("error.model_auth", "模型端点拒绝了请求（HTTP {status}）：{detail}"),
+    ("error.model_http", "模型端点返回 HTTP {status}：{detail}"),
+    ("error.model_unreachable", "无法连接模型端点：{detail}"),
+    ("error.model_timeout", "模型在 {seconds} 秒内没有回答"),
+    ("error.model_aborted", "请求已停止"),
+    ("error.model_bad_response", "无法读取模型的回答：{detail}"),
+    ("error.model_gave_up", "{last}（重试 {retries} 次后放弃）"),
+    ("error.reply_unreadable", "无法读取模型的回复：{detail}"),
+    ("error.replies_unreadable", "模型的回复连续 {times} 次无法读取；最后一次的问题：{detail}"),
+    ("error.answer_unreadable", "无法读取模型的答案：{detail}"),
+    ("error.verdict_unreadable", "无法读取模型的判断：{detail}"),
+    ("error.element_missing", "此页面上没有元素 [{target}]（描述中共列出 {count} 个元素）"),
+    ("error.element_out_of_view", "元素 [{target}]（{summary}）在可见区域之外；请先滚动到它"),
+    ("error.unknown_key", "未知按键“{key}”"),
+    ("error.point_out_of_view", "点 ({x}, {y}) 在可见区域（{width}×{height}）之外"),
+    ("error.not_an_input", "“{action}”不是 Sightline 能在页面上执行的操作"),
+    ("error.site_not_allowed", "{address} 不在此次运行允许使用的网站之内（{allowed}）；如需允许，请在设置中修改“允许的网站”"),
+    ("error.secret_unknown", "没有名为“{name}”的密钥{known}；请在设置的“密钥”中添加"),
+    ("error.secret_wrong_site", "密钥“{name}”只在 {sites} 上输入，不在 {address} 上输入"),
+    ("error.secret_frame_outside", "密钥“{name}”未输入：获得焦点的字段位于 {address} 的框架中，不在此次运行允许使用的网站之内（{allowed}）；如需允许，请在设置中修改“允许的网站”"),
+    ("error.secret_no_focus", "密钥“{name}”未输入：没有字段获得焦点；请先点击要输入的字段"),
+    ("error.secret_wrong_field", "密钥“{name}”未输入：获得焦点的字段（{field}）不是密码、一次性验证码或银行卡字段{selector}；请先点击正确的字段，或在设置的“密钥”中为“{name}”指定能选中此字段的选择器"),
+    ("error.secret_focus_unknown", "密钥“{name}”未输入：Sightline 无法确定哪个字段获得了焦点（{why}）；请点击要输入的字段后重试"),
+    ("error.not_a_web_address", "“{address}”不是网址：流程文件或保存的运行只能打开 http 和 https 页面，不能打开本地文件、脚本或浏览器自身的页面"),
+    ("error.dialog_unanswered", "页面的对话框无人回答：{detail}"),
+    ("error.dialog_stopped", "页面的对话框等待回答时运行被停止（Sightline 已点击“取消”）"),
+    ("error.instruction_empty", "指令为空：请说明要在页面上做什么"),
+    ("error.loop", "已停止循环：“{round}”连续执行三次，页面没有任何变化"),
+    ("error.step_limit", "在 {max} 次模型调用内未完成指令；请尝试更小的指令，或提高步数上限"),
+    ("error.model_cannot", "模型无法完成该指令：{reason}"),
+    ("error.needs_input", "模型需要你的输入：{question}"),
+    ("error.action_failed", "{action} 失败：{detail}"),
+    ("error.task_invalid", "{problem}"),
+    ("error.assertion_failed", "断言不成立：{reason}"),
+    ("error.still_false", "已等待 {seconds} 秒，条件仍不成立：{reason}"),
+    ("error.not_found", "未找到：{reason}"),
+    ("error.pointed_at_nothing", "模型没有为“{what}”指出任何位置"),
+    ("error.no_such_element", "模型指定了元素 [{number}]，但页面上没有该元素（共 {count} 个元素）"),
+    ("error.element_vanished", "{element} 在滚动到可见区域时消失了"),
+    ("error.element_unreachable", "{element} 无法滚动到可见区域"),
+    ("error.upload_refused", "你拒绝了上传 {files}"),
+    ("error.upload_outside_folder", "已拒绝上传 {files}：它不在上传文件夹 {folder} 中，且没有人可以允许"),
+    ("error.upload_needs_allow", "已拒绝上传 {files}：流程文件或保存的运行所指定的文件，只有在你于面板中允许、或位于你为运行指定的上传文件夹（scripts/run --upload-dir DIR 或 uploadDir 选项）中时才会上传"),
+    ("error.upload_stopped", "在允许上传之前已停止"),
+    ("error.flow_item", "{title}：{detail}"),
+    ("error.flow_items", "{failed} 个步骤失败；第一个：{first}"),
+    ("error.snapshot_unreadable", "无法读取页面快照：{detail}"),
+    ("error.screenshot_unusable", "截图无法使用：{detail}"),
+    ("error.flow_invalid", "流程文件有误：{detail}"),
+    ("error.prices_invalid", "价格表有误：{detail}"),
+    ("error.trajectory_invalid", "无法重放保存的运行：{detail}"),
+    ("error.gif_failed", "无法生成 GIF：{detail}"),
+    ("run.recorded_title", "在 {page} 上录制的步骤"),
+    ("error.run_not_open", "没有打开的运行 {id}：它已结束，或扩展重启后未再载入"),
+    ("error.run_interrupted", "此运行进行时扩展已重启；已完成的步骤均已保留"),
+    ("error.bad_input", "{detail}"),
+    ("error.internal", "{detail}"),
+    ("task.empty_locate", "元素描述为空：请说明是哪个元素"),
+    ("task.empty_drag_source", "拖动的起点为空：请说明是哪个元素"),
+    ("task.empty_drop_target", "放下的目标为空：请说明是哪个元素"),
+    ("task.no_files", "没有给出文件：请列出要上传的文件路径"),
+    ("task.relative_path", "“{path}”不是绝对路径：浏览器需要每个文件的完整路径，例如 /home/me/report.pdf"),
+    ("task.no_key", "没有给出按键：请说明要按哪个键，例如 Enter"),
+    ("task.empty_query", "查询为空：请说明要读取什么"),
+    ("task.empty_question", "问题为空"),
+    ("task.empty_assertion", "断言为空"),
+    ("step.tap", "点击 [{target}]"),
+    ("step.input", "在 [{target}] 中输入“{value}”"),
+    ("step.press", "按 {key}"),
+    ("step.scroll", "向{direction}滚动{within}{by}"),
+    ("step.scroll_within", "（在 [{target}] 中）"),
+    ("step.scroll_by", " {distance} 像素"),
+    ("step.tap_at", "点击 ({x}, {y})"),
+    ("step.right_click_at", "右键点击 ({x}, {y})"),
+    ("step.double_click_at", "双击 ({x}, {y})"),
+    ("step.hover_at", "悬停于 ({x}, {y})"),
+    ("step.drag_at", "从 ({x1}, {y1}) 拖动到 ({x2}, {y2})"),
+    ("step.type", "键入“{value}”"),
+    ("step.type_submit", "键入“{value}”并按 Enter"),
+    ("step.scroll_at", "在 ({x}, {y}) 处向{direction}滚动"),
+    ("step.wait", "等待 {seconds} 秒"),
+    ("step.navigate", "打开 {url}"),
+    ("step.ask", "询问你：{question}"),
+    ("step.tool", "调用工具 {name}"),
+    ("step.plan", "规划"),
+    ("step.plan_actions", "规划：{count} 个操作"),
+    ("step.plan_actions_done", "规划：{count} 个操作，然后完成"),
+    ("step.locate", "定位“{what}”"),
+    ("step.read", "读取页面"),
+    ("step.check", "检查页面"),
+    ("direction.up", "上"),
+    ("direction.down", "下"),
+    ("direction.left", "左"),
+    ("direction.right", "右"),
+    ("note.nothing_changed", "页面没有任何变化"),
+    ("note.scrolled_into_view", "已先滚动到可见区域"),
+    ("note.from_cache", "来自缓存：未调用模型"),
+    ("note.from_cache_moved", "来自缓存：未调用模型；有目标移动了位置，已重新找到"),
+    ("note.from_cache_element_moved", "来自缓存：未调用模型；它移动了位置，已重新找到"),
+    ("note.flow_xpath", "按流程文件的 XPath 找到：未调用模型"),
+    ("note.flow_xpath_missed", "流程文件的 XPath 没有匹配到元素：已按描述重新找到"),
+    ("note.you_answered", "你的回答：{answer}"),
+    ("note.pointed_at", "指向 ({x}, {y})"),
+    ("note.passes", "成立：{reason}"),
+    ("note.fails", "不成立：{reason}"),
+    ("note.left_unrun", "页面已变化，因此此后计划的 {count} 个操作没有执行"),
+    ("note.one_action_per_turn", "此模型每轮只执行一个操作：其余 {more} 个留到下一轮，按届时的页面重新规划"),
+    ("note.reached_edge", "滚动 {count} 次后到达边缘"),
+    ("report.title", "Sightline 报告"),
+    ("report.status.running", "运行中"),
+    ("report.status.succeeded", "成功"),
+    ("report.status.failed", "失败"),
+    ("report.status.stopped", "已停止"),
+    ("report.steps", "{count} 个步骤"),
+    ("report.model_calls", "{count} 次模型调用"),
+    ("report.tokens", "{count} 个令牌"),
+    ("report.result", "结果"),
+    ("report.thought", "思考"),
+    ("report.error", "错误"),
+    ("report.note", "备注"),
+    ("report.no_screenshot", "（未保留截图）"),
+    ("export.generated", "由 Sightline 根据运行“{instruction}”生成。"),
+    ("export.skipped", "未重复：{reason}"),
+    ("gif.step", "第 {n}/{total} 步"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn keys(table: &[(&'static str, &str)]) -> BTreeSet<&'static str> {
+        table.iter().map(|(k, _)| *k).collect()
+    }
+
+    fn placeholders(text: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else { break };
+            out.insert(after[..close].to_string());
+            rest = &after[close + 1..];
+        }
+        out
+    }
+
+    #[test]
+    fn every_key_is_in_both_languages_once_with_the_same_placeholders() {
+        for table in [EN, ZH_CN] {
+            assert_eq!(keys(table).len(), table.len(), "a key is listed twice");
+            for (k, v) in table {
+                assert!(!v.trim().is_empty() || k.starts_with("error."), "{k} is empty");
+            }
+        }
+        let (en, zh) = (keys(EN), keys(ZH_CN));
+        assert_eq!(en.difference(&zh).collect::<Vec<_>>(), Vec::<&&str>::new(), "missing in zh_CN");
+        assert_eq!(zh.difference(&en).collect::<Vec<_>>(), Vec::<&&str>::new(), "missing in en");
+        for (k, v) in EN {
+            assert_eq!(
+                placeholders(v),
+                placeholders(Lang::ZhCn.text(k)),
+                "{k}: the languages fill different placeholders"
+            );
+        }
+    }
+
+    #[test]
+    fn placeholders_are_filled_by_name_and_unknown_ones_stay() {
+        assert_eq!(fill("{a} and {b}", &[("b", &2), ("a", &"one")]), "one and 2");
+        assert_eq!(fill("{a} {c} {", &[("a", &1)]), "1 {c} {");
+        assert_eq!(Lang::ZhCn.say("step.tap", &[("target", &3)]), "点击 [3]");
+    }
+
+    #[test]
+    fn languages_are_named_as_the_extension_names_them() {
+        assert_eq!(serde_json::to_string(&Lang::ZhCn).unwrap(), "\"zh_CN\"");
+        assert_eq!(serde_json::from_str::<Lang>("\"en\"").unwrap(), Lang::En);
+    }
+}
