@@ -177,7 +177,7 @@ async function attach(tabId) {
     await chrome.debugger.attach({ tabId }, '1.3');
   } catch (e) {
     if (!/already attached/i.test(e.message)) {
-      throw new Error(`cannot control this tab: ${e.message}. Close DevTools on it and try again.`, { cause: e });
+      throw Object.assign(new Error(`cannot control this tab: ${e.message}. Close DevTools on it and try again.`, { cause: e }), { code: 'page_debugger' });
     }
   }
   attached.add(tabId);

@@ -23,7 +23,8 @@ export async function assertUsable(tabId) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   if (!tab) throw new Error(`tab ${tabId} no longer exists`);
   const restricted = restriction(tab.url || tab.pendingUrl);
-  if (restricted) throw new Error(`Sightline cannot work on ${tab.url}: ${restricted.reason}.`);
+  // The code is what the core and the panel key on (RunError's page_restricted).
+  if (restricted) throw Object.assign(new Error(`Sightline cannot work on ${tab.url}: ${restricted.reason}.`), { code: 'page_restricted' });
   return tab;
 }
 
@@ -106,7 +107,7 @@ async function readPage(tabId, opts) {
     return { json: reply.json, inPageMs: reply.inPageMs };
   }
   if (reply?.error?.code !== 'wasm-blocked') {
-    throw new Error(`reading the page failed: ${reply?.error?.message ?? 'no answer from the page'}`);
+    throw Object.assign(new Error(`reading the page failed: ${reply?.error?.message ?? 'no answer from the page'}`), { code: 'page_unreadable' });
   }
   return readViaCdp(tabId, opts);
 }

@@ -4,6 +4,7 @@ import { keepCacheRecord, loadCache } from './cache.js';
 import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
 import { assertUsable, read, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
+import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { core } from './wasm.js';
 
@@ -199,6 +200,8 @@ export async function startRun(tabId, request, opts = {}) {
   const model = overlayModel(settings.model, opts.model);
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir']) };
   options.typedUploads = opts.typedUploads === true;
+  // The core writes the run's captions, notes and errors in the person's language.
+  options.language = resolveLanguage(opts.language ?? settings.ui.language);
   if (settings.prices) options.prices = settings.prices;
   // A caller's own (the headless runner's, from its environment) replace the stored ones.
   options.secrets = opts.secrets ?? settings.secrets;
@@ -434,7 +437,9 @@ export async function startRecording(tabId, title) {
   const tab = await assertUsable(tabId);
   const current = await recordings();
   if (current[tabId]) return current[tabId];
-  const run = (await core()).startRecording(crypto.randomUUID(), title || undefined, { id: tabId, title: tab.title ?? '', url: tab.url ?? '' });
+  // Named (when untitled) in the person's language, as a run of the loop is written.
+  const language = resolveLanguage((await getSettings()).ui.language);
+  const run = (await core()).startRecording(crypto.randomUUID(), title || undefined, { id: tabId, title: tab.title ?? '', url: tab.url ?? '' }, language);
   await saveRun(run);
   await chrome.storage.session.set({ [RECORDING_KEY]: { ...current, [tabId]: run.id } });
   await setRecording(tabId, true);

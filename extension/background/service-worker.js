@@ -151,7 +151,7 @@ const tasksDefined = core().then((wasm) => {
       const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
       Object.assign(task, taskOptions);
       const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs });
-      if (run.status !== 'succeeded') throw new Error(run.error ?? `the task was ${run.status}`);
+      if (run.status !== 'succeeded') throw Object.assign(new Error(run.error?.message ?? `the task was ${run.status}`), { code: run.error?.code ?? run.status });
       return run.result;
     };
   }
@@ -233,7 +233,7 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (!handler) return false;
   Promise.resolve()
     .then(() => handler(message))
-    .then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e) }));
+    .then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e), code: e?.code }));
   return true; // answer asynchronously
 });
 

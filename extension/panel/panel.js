@@ -13,7 +13,7 @@ let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while 
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
-    if (reply?.error) throw new Error(reply.error);
+    if (reply?.error) throw Object.assign(new Error(reply.error), { code: reply.code });
     return reply;
   });
 }
@@ -142,8 +142,9 @@ function renderRun() {
   $('run-instruction').textContent = run.instruction;
   renderResult(run);
   const asking = renderQuestion(run);
-  $('run-error').hidden = !run.error;
-  $('run-error').textContent = run.error ? `${run.error}${advice(run.error)}` : '';
+  const error = runError(run);
+  $('run-error').hidden = !error;
+  $('run-error').textContent = error ? `${error.message}${advice(error.code)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
   const list = $('steps');
   list.replaceChildren(
@@ -237,13 +238,29 @@ async function answerQuestion(yes) {
   await send('answer', { runId: run.id, answer });
 }
 
+/** The run's error as `{code, message}`; runs saved before errors had codes kept the message alone. */
+function runError(run) {
+  if (!run.error) return null;
+  return typeof run.error === 'string' ? { code: 'uncoded', message: run.error } : run.error;
+}
+
+// What to do next, by the error's code (the core's RunError codes, and the glue's own):
+// `advice_<code>` in _locales. Errors whose message already says what to change get none;
+// any other, the suggestion to edit the instruction.
+const ADVISED = new Set([
+  'model_auth', 'model_http', 'model_unreachable', 'model_timeout', 'step_limit', 'loop',
+  'page_restricted', 'page_debugger', 'run_interrupted',
+]);
+const SELF_EXPLAINED = new Set([
+  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',
+  'secret_frame_outside', 'secret_no_focus', 'secret_wrong_field', 'secret_focus_unknown', 'not_a_web_address',
+  'upload_needs_allow', 'upload_outside_folder', 'task_invalid',
+]);
+
 /** What to do next, for the errors a person can fix. */
-function advice(error) {
-  if (/Settings/.test(error)) return ''; // the message already says where to go
-  if (/reach the model endpoint|base URL|HTTP 401|HTTP 403/.test(error)) return t('adviceSettings');
-  if (/cannot work on|cannot control this tab/.test(error)) return '';
-  if (/not finished within/.test(error)) return '';
-  return t('adviceEdit');
+function advice(code) {
+  if (!code || SELF_EXPLAINED.has(code)) return '';
+  return t(ADVISED.has(code) ? `advice_${code}` : 'adviceEdit');
 }
 
 /** The kinds of AI task by type, with their fields: the core's schema (`taskSchema`). */
@@ -453,7 +470,7 @@ function showStarted(runId, instruction) {
 }
 
 function failed(what, err) {
-  showNotice([escape(`${what}: ${err.message}`)]);
+  showNotice([escape(`${what}: ${err.message}${advice(err.code)}`)]);
   updateButtons();
 }
 

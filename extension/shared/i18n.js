@@ -20,7 +20,15 @@ export async function loadLanguage() {
 
 /** The interface language in use, e.g. "en" or "zh_CN". */
 export function language() {
-  if (chosen) return chosen.language;
+  return chosen ? chosen.language : resolveLanguage('auto');
+}
+
+/**
+ * The language a Settings choice (`ui.language`) means: itself when Sightline speaks it, else
+ * the browser's (when Sightline speaks that), else English. Runs are written in it too.
+ */
+export function resolveLanguage(setting) {
+  if (LANGUAGES.includes(setting)) return setting;
   const ui = chrome.i18n.getUILanguage().replace('-', '_');
   return LANGUAGES.find((l) => l === ui || l === ui.split('_')[0]) ?? 'en';
 }

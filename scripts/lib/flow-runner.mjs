@@ -117,7 +117,7 @@ export function itemLine(run, item, index, total) {
   const mark = { succeeded: '✓', failed: '✗', stopped: '■', running: '…' }[item.status] ?? '?';
   const extra = [seconds(item.durationMs), how(run, item)].filter(Boolean).join(', ');
   let line = `  ${mark} [${index + 1}/${total}] ${item.title} (${extra})`;
-  if (item.error) line += `\n      ${item.error}`;
+  if (item.error) line += `\n      ${item.error.message}`;
   else if (item.result !== undefined && item.result !== null) line += `\n      → ${JSON.stringify(item.result)}`;
   return line;
 }
@@ -173,5 +173,5 @@ export function summary(run) {
   const took = seconds((run.endedMs ?? run.startedMs) - run.startedMs);
   const calls = `${run.modelCalls} model call${run.modelCalls === 1 ? '' : 's'}`;
   if (run.status === 'succeeded') return { text: `passed: ${ok} of ${items.length} steps in ${took}, ${calls}`, code: 0 };
-  return { text: `${run.status}: ${run.error ?? 'the flow did not finish'} (${ok} of ${items.length} steps passed, ${calls})`, code: 1 };
+  return { text: `${run.status}: ${run.error?.message ?? 'the flow did not finish'} (${ok} of ${items.length} steps passed, ${calls})`, code: 1 };
 }

@@ -97,7 +97,7 @@ test('errors that retrying cannot fix fail at once, readably, without the key', 
   const run = await act(tabId, "add a todo 'buy milk'");
   assert.equal(run.status, 'failed');
   assert.equal(mock.requests.length, 1, 'no retry after 401');
-  assert.match(run.error, /HTTP 401: Incorrect API key provided: \[API key\]/);
+  assert.match(run.error.message, /HTTP 401: Incorrect API key provided: \[API key\]/);
   const stored = await browser.sw.evaluate(async (id) => [await self.sightline.runs(), await self.sightline.run(id)], run.id);
   assert.ok(!JSON.stringify(stored).includes(API_KEY), 'no record holds the key');
   assert.ok(!JSON.stringify(run).includes(API_KEY));

@@ -88,14 +88,14 @@ test('a run with nobody to ask and no answer set dismisses the dialog and fails,
   mock.script(tap(/Delete the file/));
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'delete the file', { interactive: false }), tabId);
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the page opened a confirm dialog “Delete “Report\.pdf”\?” and nobody is here to answer it, so Sightline answered Cancel/);
-  assert.match(run.error, /`dialogs:` under `web:` in a flow file, `scripts\/run --dialogs accept`, or the `dialogs` option/);
+  assert.match(run.error.message, /the page opened a confirm dialog “Delete “Report\.pdf”\?” and nobody is here to answer it, so Sightline answered Cancel/);
+  assert.match(run.error.message, /`dialogs:` under `web:` in a flow file, `scripts\/run --dialogs accept`, or the `dialogs` option/);
   assert.equal(run.steps.at(-1).status, 'failed');
   assert.deepEqual(await state(page), { files: ['Report.pdf'], status: 'kept' });
   // The same in a flow: its step fails with it.
   const flowRun = await browser.sw.evaluate(([id, yaml]) => self.sightline.runFlow(id, yaml, { interactive: false }), [tabId, flow(page.url(), '', ['Delete the file'])]);
   assert.equal(flowRun.status, 'failed');
-  assert.match(flowRun.flow.items[0].error, /nobody is here to answer it/);
+  assert.match(flowRun.flow.items[0].error.message, /nobody is here to answer it/);
   assert.deepEqual((await state(page)).files, ['Report.pdf']);
   await page.close();
 });

@@ -37,7 +37,7 @@ async function faultRun(fault, { after = [tapCount], settings = {} } = {}) {
 test('a timeout ends the run readably', async () => {
   const { run } = await faultRun({ delayMs: 5_000, content: 'late' }, { after: [], settings: { timeoutMs: 1_500 } });
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the model did not answer within 1 s/);
+  assert.match(run.error.message, /the model did not answer within 1 s/);
 });
 
 test('a dropped connection is retried and the run goes on', async () => {
@@ -60,7 +60,7 @@ test('500 is retried; a server that keeps failing ends the run with its message'
   assert.equal(once.run.status, 'succeeded', once.run.error);
   const always = await faultRun(Array(3).fill({ status: 500, error: 'upstream is down' }), { after: [] });
   assert.equal(always.run.status, 'failed');
-  assert.match(always.run.error, /HTTP 500: upstream is down \(gave up after 2 retries\)/);
+  assert.match(always.run.error.message, /HTTP 500: upstream is down \(gave up after 2 retries\)/);
 });
 
 test('a stream cut off midway is not acted on: it is asked again, and the plan step says so', async () => {
@@ -74,7 +74,7 @@ test('a stream cut off midway is not acted on: it is asked again, and the plan s
 test('a body that is not JSON ends the run with what the server said', async () => {
   const { run } = await faultRun({ rawBody: '<html><body>502 Bad Gateway</body></html>' }, { after: [] });
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /could not be read|502 Bad Gateway/);
+  assert.match(run.error.message, /could not be read|502 Bad Gateway/);
 });
 
 test('garbage and wrong-schema replies are sent back with the problem, and the model recovers', async () => {

@@ -202,7 +202,7 @@ test('a flow\'s upload waits for Allow in the panel, which lists the paths: Refu
     const [decision] = run.steps;
     assert.deepEqual(decision.asked, [{ question: { kind: 'upload', paths: ['/etc/hostname'] }, answer: { kind: 'upload', allow }, by: 'person' }], 'the record says what was decided');
     if (!allow) {
-      assert.equal(run.flow.items[0].error, 'you refused the upload of /etc/hostname');
+      assert.deepEqual(run.flow.items[0].error, { code: 'upload_refused', message: 'you refused the upload of /etc/hostname' });
       assert.equal(decision.status, 'failed');
       assert.equal(await attached(), 'no file');
     }
@@ -241,9 +241,9 @@ test('without a person, a flow uploads only from its upload folder; scripts/run 
   const runFlow = (files, opts) => browser.sw.evaluate(([id, y, o]) => self.sightline.runFlow(id, y, o), [tabId, attachFlow(page.url(), files), opts]);
   let run = await runFlow(['/etc/hostname'], { interactive: false });
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /refused the upload of \/etc\/hostname: .*scripts\/run --upload-dir DIR/);
+  assert.match(run.error.message, /refused the upload of \/etc\/hostname: .*scripts\/run --upload-dir DIR/);
   run = await runFlow(['/etc/hostname'], { interactive: false, uploadDir: dir });
-  assert.match(run.error, /refused the upload of \/etc\/hostname: it lies outside the upload folder/);
+  assert.match(run.error.message, /refused the upload of \/etc\/hostname: it lies outside the upload folder/);
   run = await runFlow([`${dir}/../../etc/hostname`], { interactive: false, uploadDir: dir });
   assert.equal(run.status, 'failed', 'a `..` does not climb out');
   assert.equal(await page.locator('#attached').textContent(), 'no file');

@@ -82,7 +82,7 @@ test('the key is bound to the origin it was entered for: a new endpoint needs it
   assert.match(await checkModel({ baseUrl: B.baseUrl }), /^refused: the saved API key was entered for/);
   const overridden = await browser.sw.evaluate(([id, url]) => self.sightline.act(id, 'add a todo', { model: { baseUrl: url } }), [tabId, B.baseUrl]);
   assert.equal(overridden.status, 'failed');
-  assert.match(overridden.error, /the saved API key was entered for/);
+  assert.match(overridden.error.message, /the saved API key was entered for/);
   assert.equal(B.requests.length, 0);
   assert.equal(mock.requests.length, requestsBefore, 'nor was A asked instead');
   // A key given with the override goes with it.

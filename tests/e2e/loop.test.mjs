@@ -47,7 +47,7 @@ test('the same action on a page it does not change is nudged once, then stopped'
   mock.script(tapDropZone, tapDropZone, tapDropZone, tapDropZone);
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'make something happen'), tabId);
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /stopped a loop: "Tap \[\d+\]" ran three times/);
+  assert.match(run.error.message, /stopped a loop: "Tap \[\d+\]" ran three times/);
   assert.equal(mock.requests.length, 3);
   assert.match(userMessage(mock.requests[1].body).text, /nothing on the page changed/);
   assert.match(userMessage(mock.requests[2].body).text, /you did exactly this last round too/);

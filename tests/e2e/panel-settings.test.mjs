@@ -164,10 +164,26 @@ test('a dead endpoint shows what happened and where to fix it', async () => {
   await panel.fill('#instruction', 'add a todo ‘never’');
   await panel.click('#run-button');
   await panel.waitForSelector('#run-status.failed', { timeout: 30_000 });
-  assert.match(await panel.textContent('#run-error'), /could not reach the model endpoint.* — check Settings\.$/);
+  assert.match(await panel.textContent('#run-error'), /could not reach the model endpoint.* — check the base URL in Settings, and that the server is running\.$/);
   assert.equal(await panel.isEnabled('#run-button'), true, 'ready for the next try');
   await panel.screenshot({ path: 'out/panel-5-failed.png', fullPage: true });
-  await browser.sw.evaluate(() => self.sightline.setSettings({ model: { maxRetries: 3 } }));
+
+  // In Chinese: the core writes the error in the run's language, and the panel's advice is
+  // the one for the error's code, whatever the words.
+  await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
+  await panel.waitForFunction(() => document.getElementById('run-button').textContent === '运行');
+  await panel.fill('#instruction', '添加待办“永远不会”');
+  await panel.click('#run-button');
+  await panel.waitForFunction(() => /无法连接模型端点/.test(document.getElementById('run-error').textContent), null, { timeout: 30_000 });
+  assert.match(await panel.textContent('#run-error'), /^无法连接模型端点：.* — 请在设置中检查基础 URL，并确认服务器正在运行。$/);
+  const stored = await browser.sw.evaluate(async () => (await self.sightline.runs())[0]);
+  assert.equal(stored.error.code, 'model_unreachable');
+  assert.match(stored.error.message, /^无法连接模型端点：/);
+  assert.equal(stored.language, 'zh_CN');
+  assert.equal(stored.steps.length, 0, 'no step was taken');
+  await panel.screenshot({ path: 'out/panel-5-failed-zh.png', fullPage: true });
+  await browser.sw.evaluate(() => self.sightline.setSettings({ model: { maxRetries: 3 }, ui: { language: 'auto' } }));
+  await panel.waitForFunction(() => document.getElementById('run-button').textContent === 'Run');
   await Promise.all([panel.close(), page.close()]);
 });
 
@@ -264,6 +280,10 @@ test('both languages have every message the pages use, with the same placeholder
     assert.ok(groupLabels[kind.group], `the panel names the group ${kind.group}`);
     used.add(groupLabels[kind.group]);
   }
+  // The advice the panel gives by error code: `advice_<code>` for each code it advises on.
+  const advised = panelJs.match(/const ADVISED = new Set\(\[([^\]]*)\]\)/);
+  assert.ok(advised, 'found the advised codes');
+  for (const [, code] of advised[1].matchAll(/'(\w+)'/g)) used.add(`advice_${code}`);
   const manifest = read('manifest.json');
   for (const [, key] of manifest.matchAll(/__MSG_(\w+)__/g)) used.add(key);
   const missing = [...used].filter((k) => !(k in en));

@@ -81,7 +81,7 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   await page.goto(site.url('/form.html?case=replay'));
   const without = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
   assert.equal(without.status, 'failed');
-  assert.match(without.error, /no secret named “pw” is set up; add it under Secrets in Settings/);
+  assert.match(without.error.message, /no secret named “pw” is set up; add it under Secrets in Settings/);
   await page.goto(site.url('/form.html?case=replay'));
   await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'pw', value, sites: [] }] }), SECRET);
   const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);

@@ -45,7 +45,7 @@ test('the worker stopped mid-run: the run ends with its steps, the panel reconne
   });
   const [run] = await sw.evaluate(() => self.sightline.runs());
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the extension restarted while this run was active; the steps so far are kept/);
+  assert.match(run.error.message, /the extension restarted while this run was active; the steps so far are kept/);
   assert.ok(run.steps.some((s) => s.action.startsWith('Input "Grace"') && s.status === 'ok'), JSON.stringify(run.steps.map((s) => s.action)));
   const spec = await sw.evaluate((id) => self.sightline.exportRun(id, 'playwright'), run.id);
   assert.match(spec, /Grace/, 'the kept steps export');

@@ -105,7 +105,7 @@ test('typing into the focus: refused where focus is in another site\'s frame on 
   await frame.focus('#password');
   let run = await typeIntoFocus();
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the secret “site_password” was not typed: the field that has focus is in a frame of http:\/\/localhost:\d+, outside the sites this run may use \(127\.0\.0\.1\)/);
+  assert.match(run.error.message, /the secret “site_password” was not typed: the field that has focus is in a frame of http:\/\/localhost:\d+, outside the sites this run may use \(127\.0\.0\.1\)/);
   assert.equal(await frame.locator('#password').inputValue(), '', 'nothing was typed');
 
   // Any site allowed: the secret's own sites still decide.
@@ -113,7 +113,7 @@ test('typing into the focus: refused where focus is in another site\'s frame on 
   await frame.focus('#password');
   run = await typeIntoFocus();
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the secret “site_password” is only typed on 127\.0\.0\.1, not on http:\/\/localhost:\d+/);
+  assert.match(run.error.message, /the secret “site_password” is only typed on 127\.0\.0\.1, not on http:\/\/localhost:\d+/);
   assert.equal(await frame.locator('#password').inputValue(), '');
 
   // The same secret, focus in the page's own password field: typed.
@@ -150,7 +150,7 @@ test('frames of other sites: not read where the run may not use them, and no sec
   mock.script((body) => plan([{ type: 'Input', target: numberOf(body, /input#password/, 1), value: '<secret>site_password</secret>' }]));
   run = await browser.sw.evaluate((id) => self.sightline.act(id, 'sign in with <secret>site_password</secret>'), tabId);
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the secret “site_password” is only typed on 127\.0\.0\.1, not on http:\/\/localhost:\d+/);
+  assert.match(run.error.message, /the secret “site_password” is only typed on 127\.0\.0\.1, not on http:\/\/localhost:\d+/);
   assert.match(userMessage(mock.requests[0].body).text, /Partner password/, 'the model did see the frame this time');
   assert.equal(await frame.locator('#password').inputValue(), '');
   assert.notEqual(await frame.evaluate(() => document.activeElement?.id), 'password', 'not even clicked');
@@ -187,12 +187,12 @@ test('a secret goes into a password field or the field its selector names, never
   };
   let run = await act(/textarea#comment/, 'site_password');
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the secret “site_password” was not typed: the field that has focus \(textarea name="comment" id="comment"\) is not a password, one-time-code or card field; tap the right field first, or give “site_password” a field selector under Secrets in Settings that names this field/);
+  assert.match(run.error.message, /the secret “site_password” was not typed: the field that has focus \(textarea name="comment" id="comment"\) is not a password, one-time-code or card field; tap the right field first, or give “site_password” a field selector under Secrets in Settings that names this field/);
   assert.equal(await page.locator('#comment').inputValue(), '');
 
   run = await act(/textarea#comment/, 'pin');
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /nor does it match the field selector set for it \(#pin\)/);
+  assert.match(run.error.message, /nor does it match the field selector set for it \(#pin\)/);
   assert.equal(await page.locator('#comment').inputValue(), '');
 
   run = await act(/input#password/, 'site_password');

@@ -111,7 +111,7 @@ test('a prompt injection: fenced as page text, and an obedient model still canno
   mock.script((body) => plan([{ type: 'Input', target: numberOf(body, /input#verify/), value: '<secret>bank_pin</secret>' }]));
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'What is the weather today?'), tabId);
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /the secret “bank_pin” is only typed on bank\.example, not on http:\/\/127\.0\.0\.1/);
+  assert.match(run.error.message, /the secret “bank_pin” is only typed on bank\.example, not on http:\/\/127\.0\.0\.1/);
   assert.equal(await page.locator('#verify').inputValue(), '', 'nothing was typed');
 
   const body = mock.requests[0].body;
@@ -131,14 +131,14 @@ test('allowed sites: a run does not start elsewhere, and stops where a link lead
   const { page, tabId } = await open('/injection.html');
   const refused = await browser.sw.evaluate((id) => self.sightline.act(id, 'open the verification link'), tabId);
   assert.equal(refused.status, 'failed');
-  assert.match(refused.error, /127\.0\.0\.1.* is outside the sites this run may use \(example\.com\)/);
+  assert.match(refused.error.message, /127\.0\.0\.1.* is outside the sites this run may use \(example\.com\)/);
   assert.equal(mock.requests.length, 0, 'no model call');
 
   await configure({ allowedSites: ['127.0.0.1'] });
   mock.script((body) => plan([{ type: 'Tap', target: numberOf(body, /Continue to the verification/) }], false));
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'open the verification link'), tabId);
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /http:\/\/localhost:\d+\/todo\.html is outside the sites this run may use \(127\.0\.0\.1\)/);
+  assert.match(run.error.message, /http:\/\/localhost:\d+\/todo\.html is outside the sites this run may use \(127\.0\.0\.1\)/);
   assert.equal(mock.requests.length, 1, 'nothing read of the other site went to the model');
   assert.ok(run.steps.some((s) => s.action.startsWith('Tap')), 'the steps so far are kept');
 

@@ -110,7 +110,7 @@ test('a dead endpoint ends the run with a readable error and keeps the record', 
     tabId,
   );
   assert.equal(run.status, 'failed');
-  assert.match(run.error, /could not reach the model endpoint/);
+  assert.match(run.error.message, /could not reach the model endpoint/);
   const stored = await browser.sw.evaluate(() => self.sightline.runs());
   assert.ok(stored.some((r) => r.id === run.id && r.status === 'failed'));
   await page.close();

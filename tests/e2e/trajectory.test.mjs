@@ -151,7 +151,7 @@ test('a trajectory whose page is a local file is refused at load and at replay; 
   const upload = crafted({ url: actions.url(), instruction: 'aiUpload', task, steps: [] });
   const replay = await sw(([id, json]) => self.sightline.replay(id, json, { interactive: false }), [actionsTab, upload]);
   assert.equal(replay.status, 'failed');
-  assert.match(replay.error, /refused the upload of \/etc\/hostname/);
+  assert.match(replay.error.message, /refused the upload of \/etc\/hostname/);
   assert.deepEqual(replay.steps[0].asked[0].question, { kind: 'upload', paths: ['/etc/hostname'] });
   assert.equal(await actions.locator('#attached').textContent(), 'no file');
   assert.equal(mock.requests.length, 0, 'refused before the page was read or the model asked');
