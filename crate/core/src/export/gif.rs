@@ -1,7 +1,9 @@
 //! The run as an animated GIF: each kept screenshot in order, under the instruction and above
-//! the step's caption, drawn with an 8×8 bitmap font (ASCII and Latin-1; other characters show
-//! as `?`). Plays in any browser, chat or slide, with no player.
+//! the step's caption, drawn with an 8×8 bitmap font (ASCII and Latin-1) and 16×16 glyphs for
+//! the Chinese the core's own messages use (`cjk_glyphs`); other characters show as `?`.
+//! Plays in any browser, chat or slide, with no player.
 
+use super::cjk_glyphs::GLYPHS as CJK;
 use crate::agent::record::{Run, StepKind};
 use crate::vision::pipeline::{decode_data_url, resize};
 use image::codecs::gif::{GifEncoder, Repeat};
@@ -46,10 +48,14 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         })
         .collect();
     let mut frames = Vec::new();
-    let outcome = format!("{:?}", run.status).to_lowercase();
+    let lang = run.language;
+    let outcome = lang.say(&format!("status.{}", format!("{:?}", run.status).to_lowercase()), &[]);
     if shots.is_empty() {
         let card = RgbaImage::from_pixel(WIDTH, 200, Rgba([246, 247, 249, 255]));
-        frames.push((compose(card, &run.instruction, &[format!("{outcome}: no screenshots were kept")]), LAST_MS));
+        frames.push((
+            compose(card, &run.instruction, &[lang.say("gif.no_screenshots", &[("outcome", &outcome)])]),
+            LAST_MS,
+        ));
     }
     let total = shots.len();
     // Every frame has the first one's size: a GIF's frames share one screen.
@@ -67,7 +73,7 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         };
         let mut caption = wrap(&format!("{}/{} {}", k + 1, total, what), 2);
         if k + 1 == total {
-            caption.push(format!("Run {outcome}"));
+            caption.push(lang.say("gif.run_ended", &[("outcome", &outcome)]));
         }
         frames.push((compose(page, &run.instruction, &caption), if k + 1 == total { LAST_MS } else { FRAME_MS }));
     }
@@ -118,19 +124,28 @@ fn compose(page: RgbaImage, title: &str, caption: &[String]) -> RgbaImage {
 }
 
 fn draw_text(img: &mut RgbaImage, text: &str, x: u32, y: u32) {
+    let mut dot = |px: u32, py: u32| {
+        if px < img.width() && py < img.height() {
+            img.put_pixel(px, py, INK);
+        }
+    };
     for (i, c) in text.chars().enumerate() {
-        let rows = glyph(c);
         let left = x + i as u32 * GLYPH;
-        for (row, bits) in rows.iter().enumerate() {
-            for col in 0..8u32 {
-                if bits >> col & 1 == 1 {
-                    for dy in 0..SCALE {
-                        for dx in 0..SCALE {
-                            let (px, py) = (left + col * SCALE + dx, y + row as u32 * SCALE + dy);
-                            if px < img.width() && py < img.height() {
-                                img.put_pixel(px, py, INK);
-                            }
+        match glyph(c) {
+            Glyph::Narrow(rows) => {
+                for (row, bits) in rows.iter().enumerate() {
+                    for col in (0..8u32).filter(|col| bits >> col & 1 == 1) {
+                        for (dx, dy) in (0..SCALE).flat_map(|dx| (0..SCALE).map(move |dy| (dx, dy))) {
+                            dot(left + col * SCALE + dx, y + row as u32 * SCALE + dy);
                         }
+                    }
+                }
+            }
+            // 16×16 at scale 1: the same cell an 8×8 glyph fills at scale 2.
+            Glyph::Wide(rows) => {
+                for (row, bits) in rows.iter().enumerate() {
+                    for col in (0..16u32).filter(|col| bits >> (15 - col) & 1 == 1) {
+                        dot(left + col, y + row as u32);
                     }
                 }
             }
@@ -138,8 +153,25 @@ fn draw_text(img: &mut RgbaImage, text: &str, x: u32, y: u32) {
     }
 }
 
-/// Rows of `c` (bit 0 is the leftmost pixel); typographic quotes and dashes as their ASCII kin.
-fn glyph(c: char) -> [u8; 8] {
+enum Glyph {
+    /// 8×8, bit 0 the leftmost pixel (font8x8).
+    Narrow([u8; 8]),
+    /// 16×16, bit 15 the leftmost pixel (Unifont).
+    Wide([u16; 16]),
+}
+
+/// How `c` is drawn: the Chinese of the core's messages from `cjk_glyphs`, the rest by the
+/// 8×8 font.
+fn glyph(c: char) -> Glyph {
+    match CJK.binary_search_by_key(&c, |(k, _)| *k) {
+        Ok(i) => Glyph::Wide(CJK[i].1),
+        Err(_) => Glyph::Narrow(narrow_glyph(c)),
+    }
+}
+
+/// Rows of `c` in the 8×8 font (bit 0 is the leftmost pixel); typographic quotes and dashes as
+/// their ASCII kin, anything else it lacks as `?`.
+fn narrow_glyph(c: char) -> [u8; 8] {
     let c = match c {
         '\u{2018}' | '\u{2019}' => '\'',
         '\u{201c}' | '\u{201d}' => '"',
@@ -160,14 +192,19 @@ fn wrap(text: &str, lines: usize) -> Vec<String> {
     const LINE: usize = 48;
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
-    for word in text.split_whitespace() {
+    // Words longer than a line (Chinese has no spaces between words) break anywhere.
+    let chunks = text.split_whitespace().flat_map(|word| {
+        let chars: Vec<char> = word.chars().collect();
+        chars.chunks(LINE).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>()
+    });
+    for word in chunks {
         if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > LINE {
             out.push(std::mem::take(&mut current));
         }
         if !current.is_empty() {
             current.push(' ');
         }
-        current.push_str(word);
+        current.push_str(&word);
     }
     if !current.is_empty() {
         out.push(current);
@@ -186,4 +223,36 @@ fn ellipsize(s: &str, max: usize) -> String {
     let mut t: String = s.chars().take(max.saturating_sub(3)).collect();
     t.push_str("...");
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::ZH_CN;
+
+    #[test]
+    fn every_chinese_character_of_the_messages_has_a_glyph() {
+        // Regenerate with scripts/gen-cjk-glyphs.mjs when a message gains a character.
+        let missing: String = ZH_CN
+            .iter()
+            .flat_map(|(_, text)| text.chars())
+            .filter(|&c| c as u32 >= 0x2e80 && matches!(glyph(c), Glyph::Narrow(_)))
+            .collect();
+        assert_eq!(missing, "", "characters GIF captions would draw as ?");
+        assert!(CJK.windows(2).all(|w| w[0].0 < w[1].0), "sorted, for the binary search");
+    }
+
+    #[test]
+    fn a_chinese_caption_draws_its_glyphs_not_question_marks() {
+        let drawn = |text: &str| {
+            let mut img = RgbaImage::from_pixel(GLYPH * 8, GLYPH, BAR);
+            draw_text(&mut img, text, 0, 0);
+            img
+        };
+        let caption = crate::i18n::Lang::ZhCn.say("status.succeeded", &[]) + "运行";
+        assert_eq!(caption.chars().count(), 4);
+        assert_ne!(drawn(&caption), drawn("????"), "drawn with its own glyphs");
+        assert_ne!(drawn("成功"), drawn("失败"), "different characters, different glyphs");
+        assert!(drawn("成").pixels().any(|p| *p == INK));
+    }
 }

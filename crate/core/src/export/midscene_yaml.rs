@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# Exported by Sightline: {}", one_line(&rec.title));
+    let _ = writeln!(out, "# {}", rec.language.say("export.exported", &[("title", &one_line(&rec.title))]));
     out.push_str("web:\n");
     let _ = writeln!(out, "  url: {}", q(&rec.url));
     let _ = writeln!(out, "  viewportWidth: {}", viewport.width);

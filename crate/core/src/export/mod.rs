@@ -6,6 +6,7 @@
 //! - `report`: one self-contained HTML file of the run, screenshots and model I/O included;
 //! - `gif`: the run's screenshots as an animated GIF with captions.
 
+mod cjk_glyphs;
 pub mod gif;
 pub mod midscene_yaml;
 pub mod playwright;

@@ -13,19 +13,17 @@ use std::fmt::Write;
 pub const END_STATE_MARK: &str = "// End state: add your checks here.";
 
 pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
+    let lang = rec.language;
     let mut out = String::new();
-    let _ = writeln!(out, "// Exported by Sightline: {}", one_line(&rec.title));
-    out.push_str("// Replays the recorded steps with concrete selectors; no model is needed.\n");
+    let _ = writeln!(out, "// {}", lang.say("export.exported", &[("title", &one_line(&rec.title))]));
+    let _ = writeln!(out, "// {}", lang.say("export.replays", &[]));
     out.push_str("import { test, expect } from '@playwright/test';\n\n");
     let _ = writeln!(out, "test.use({{ viewport: {{ width: {}, height: {} }} }});\n", viewport.width, viewport.height);
     let secrets = secret_names(rec);
     if !secrets.is_empty() {
         // The run typed secrets the export does not hold: they come from the environment.
-        let _ = writeln!(
-            out,
-            "// Secrets come from environment variables: {}.",
-            secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", ")
-        );
+        let names = secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(out, "// {}", lang.say("export.secrets_from_env", &[("names", &names)]));
         out.push_str("function secret(name: string): string {\n  const value = process.env[name];\n  if (value === undefined) throw new Error(`set ${name}: this test types a secret it does not hold`);\n  return value;\n}\n\n");
     }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
@@ -33,7 +31,7 @@ pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     for step in &rec.steps {
         let on = step.target.as_ref().map(|t| format!(" \u{2192} {}", one_line(&t.describe))).unwrap_or_default();
         let _ = writeln!(out, "\n  // {}{on}", one_line(&step.caption));
-        write_step(&mut out, step, viewport);
+        write_step(&mut out, step, viewport, lang);
     }
     let _ = writeln!(out, "\n  {END_STATE_MARK}");
     out.push_str("});\n");
@@ -77,7 +75,7 @@ fn secret_names(rec: &Recording) -> Vec<String> {
     names
 }
 
-fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
+fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crate::i18n::Lang) {
     let target = step.target.as_ref();
     let locator = target.and_then(locator_of);
     // An element Playwright cannot reach by XPath: act at the point where it was.
@@ -101,7 +99,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize) {
         }
         (Op::Tap | Op::DoubleClick | Op::RightClick | Op::Hover | Op::Locate | Op::Input { .. }, None) => {
             let Some((x, y)) = point else {
-                line("// (no element was recorded for this step)".into());
+                line(format!("// {}", lang.say("export.no_element", &[])));
                 return;
             };
             let (x, y) = (x.round(), y.round());

@@ -19,6 +19,8 @@ pub struct Recording {
     /// Where the run started.
     pub url: String,
     pub steps: Vec<RecStep>,
+    /// The run's language: the comments exports write are in it.
+    pub language: crate::i18n::Lang,
 }
 
 /// An element as exports find it again: words for a model, XPaths for a script.
@@ -134,7 +136,7 @@ pub fn recording_of(run: &Run) -> Recording {
     if let Some(flow) = &run.flow {
         // A flow run: each item's steps, as the item would record alone.
         let steps = flow.item_runs(run).iter().flat_map(|part| recording_of(part).steps).collect();
-        return Recording { title: run.instruction.clone(), url: run.url.clone(), steps };
+        return Recording { title: run.instruction.clone(), url: run.url.clone(), steps, language: run.language };
     }
     let steps = match &run.task {
         Some(task) => task_steps(run, task),
@@ -145,7 +147,7 @@ pub fn recording_of(run: &Run) -> Recording {
             .flat_map(action_steps)
             .collect(),
     };
-    Recording { title: run.instruction.clone(), url: run.url.clone(), steps }
+    Recording { title: run.instruction.clone(), url: run.url.clone(), steps, language: run.language }
 }
 
 fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {

@@ -3,6 +3,7 @@
 //! they fit a budget, so a long run stays small enough to mail (50 steps: under 15 MB).
 
 use crate::agent::record::{Run, Step, StepKind, StepStatus};
+use crate::i18n::Lang;
 use crate::model::ContentPart;
 use crate::vision::pipeline::{decode_data_url, shrink_to_jpeg};
 use std::collections::HashMap;
@@ -22,25 +23,30 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
         shown.entry(r).or_insert_with(|| images.get(*r).and_then(|url| fit_image(url, budget)));
     }
 
+    let lang = run.language;
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("Sightline: {}", run.instruction);
     let _ = write!(
         out,
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        "<!doctype html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        if lang == Lang::ZhCn { "zh-CN" } else { "en" },
         esc(&title)
     );
     let _ = write!(out, "<header><h1>{}</h1>", esc(&run.instruction));
     let status = format!("{:?}", run.status).to_lowercase();
-    let _ = write!(out, "<p class=\"meta\"><span class=\"pill {status}\">{status}</span> {}", esc(&run.url));
-    let _ = write!(out, " · started {}", utc(run.started_ms));
+    let shown_status = lang.say(&format!("status.{status}"), &[]);
+    let _ =
+        write!(out, "<p class=\"meta\"><span class=\"pill {status}\">{}</span> {}", esc(&shown_status), esc(&run.url));
+    let _ = write!(out, " · {}", lang.say("report.started", &[("time", &utc(run.started_ms))]));
     if let Some(end) = run.ended_ms {
-        let _ = write!(out, " · took {}", ms(end - run.started_ms));
+        let _ = write!(out, " · {}", lang.say("report.took", &[("duration", &ms(end - run.started_ms))]));
     }
+    let total = tokens(run.usage.prompt_tokens + run.usage.completion_tokens, run.usage.estimated);
     let _ = write!(
         out,
-        " · {} model call(s) · {} tokens",
-        run.model_calls,
-        tokens(run.usage.prompt_tokens + run.usage.completion_tokens, run.usage.estimated)
+        " · {} · {}",
+        lang.say("report.model_calls", &[("count", &run.model_calls)]),
+        lang.say("report.tokens", &[("count", &total)])
     );
     if let Some(cost) = run.cost {
         let _ = write!(out, " · {}", usd(cost, run.usage.estimated));
@@ -51,17 +57,18 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
     }
     if let Some(result) = &run.result {
         let text = serde_json::to_string_pretty(result).unwrap_or_default();
-        let _ = write!(out, "<h2>Result</h2><pre class=\"result\">{}</pre>", esc(&text));
+        let _ =
+            write!(out, "<h2>{}</h2><pre class=\"result\">{}</pre>", esc(&lang.say("report.result", &[])), esc(&text));
     }
     out.push_str("</header>\n<ol class=\"steps\">\n");
     for (i, step) in run.steps.iter().enumerate() {
-        write_step(&mut out, i + 1, step, &shown);
+        write_step(&mut out, i + 1, step, &shown, lang);
     }
-    out.push_str("</ol>\n<footer>Made by Sightline from the run's record.</footer>\n</body>\n</html>\n");
+    let _ = write!(out, "</ol>\n<footer>{}</footer>\n</body>\n</html>\n", esc(&lang.say("report.footer", &[])));
     out
 }
 
-fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Option<String>>) {
+fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Option<String>>, lang: Lang) {
     let class = match (step.kind, step.status) {
         (_, StepStatus::Failed) => "failed",
         (StepKind::Plan, _) => "plan",
@@ -69,11 +76,15 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
     };
     let _ = write!(out, "<li class=\"step {class}\" id=\"step-{n}\"><div class=\"head\"><span class=\"n\">{n}</span><span class=\"what\">{}</span>", esc(&step.action));
     if step.cached {
-        out.push_str("<span class=\"badge\">cached</span>");
+        let _ = write!(out, "<span class=\"badge\">{}</span>", esc(&lang.say("report.cached", &[])));
     }
     let mut meta = ms(step.duration_ms);
     if let Some(u) = &step.usage {
-        let _ = write!(meta, " · {} tokens", tokens(u.prompt_tokens + u.completion_tokens, u.estimated));
+        let _ = write!(
+            meta,
+            " · {}",
+            lang.say("report.tokens", &[("count", &tokens(u.prompt_tokens + u.completion_tokens, u.estimated))])
+        );
     }
     if let Some(c) = step.cost {
         let _ = write!(meta, " · {}", usd(c, step.usage.as_ref().is_some_and(|u| u.estimated)));
@@ -94,26 +105,35 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
     if let Some(r) = step.screenshot.as_deref() {
         match shown.get(r) {
             Some(Some(url)) => {
-                let what = if step.kind == StepKind::Plan { "what the model saw" } else { "the page after this step" };
-                let _ = write!(out, "<figure><img src=\"{url}\" alt=\"Screenshot: {what}\" loading=\"lazy\"><figcaption>{what}</figcaption></figure>");
+                let what =
+                    lang.say(if step.kind == StepKind::Plan { "report.model_saw" } else { "report.page_after" }, &[]);
+                let alt = lang.say("report.screenshot", &[("what", &what)]);
+                let _ = write!(
+                    out,
+                    "<figure><img src=\"{url}\" alt=\"{}\" loading=\"lazy\"><figcaption>{}</figcaption></figure>",
+                    esc(&alt),
+                    esc(&what)
+                );
             }
-            _ => out.push_str("<p class=\"note\">(screenshot no longer kept)</p>"),
+            _ => {
+                let _ = write!(out, "<p class=\"note\">{}</p>", esc(&lang.say("report.screenshot_gone", &[])));
+            }
         }
     }
     if let Some(x) = &step.exchange {
-        out.push_str("<details><summary>Model input and output</summary>");
+        let _ = write!(out, "<details><summary>{}</summary>", esc(&lang.say("report.exchange", &[])));
         for m in &x.request {
             let text: Vec<String> = m
                 .content
                 .iter()
                 .map(|p| match p {
                     ContentPart::Text { text } => text.clone(),
-                    ContentPart::ImageUrl { .. } => "[screenshot, shown above]".to_string(),
+                    ContentPart::ImageUrl { .. } => lang.say("report.screenshot_above", &[]),
                 })
                 .collect();
             let _ = write!(out, "<h4>{}</h4><pre>{}</pre>", esc(&m.role), esc(&text.join("\n")));
         }
-        let _ = write!(out, "<h4>reply</h4><pre>{}</pre></details>", esc(&x.reply));
+        let _ = write!(out, "<h4>{}</h4><pre>{}</pre></details>", esc(&lang.say("report.reply", &[])), esc(&x.reply));
     }
     out.push_str("</li>\n");
 }

@@ -43,6 +43,7 @@ fn what_our_midscene_export_writes_reads_back_as_the_same_steps() {
             rec(Op::Wait { ms: 300 }, None),
             rec(Op::WaitFor { assertion: "a welcome shows".into(), timeout_ms: 5000 }, None),
         ],
+        language: crate::i18n::Lang::En,
     };
     let flow = parse_flow(&to_midscene_yaml(&recording, WindowSize { width: 1024, height: 700 })).unwrap();
     assert_eq!(flow.url.as_deref(), Some("http://127.0.0.1:8000/form.html"));
