@@ -68,7 +68,8 @@ test('the key is bound to the origin it was entered for: a new endpoint needs it
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'add a todo'), tabId);
   assert.equal(run.status, 'failed');
   const refusal = `the saved API key was entered for ${origin(mock.baseUrl)} and is sent nowhere else: enter the key for ${origin(B.baseUrl)} in Settings`;
-  assert.ok(run.error.includes(refusal), run.error);
+  assert.ok(run.error.message.includes(refusal), run.error.message);
+  assert.equal(run.error.code, 'model_key_elsewhere');
   assert.match(await checkModel(), new RegExp(`^refused: ${refusal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   await form.click('#check');
   await form.waitForSelector('#checkResult.bad');

@@ -67,12 +67,8 @@ pub enum TrajectoryError {
 }
 
 impl From<TrajectoryError> for crate::agent::RunError {
-    /// A page that may not be opened is the guard's refusal; the rest is about the file.
     fn from(e: TrajectoryError) -> Self {
-        match e {
-            TrajectoryError::Page(g) => crate::agent::RunError::Guard(g),
-            other => crate::agent::RunError::Trajectory(other.to_string()),
-        }
+        crate::agent::RunError::Trajectory(e.to_string())
     }
 }
 
