@@ -1,7 +1,7 @@
 //! Anthropic's Messages API, natively: system text apart from the turns, images as base64
 //! blocks, `tool_use` blocks for tool calls, and its named stream events.
 
-use super::{error_text, ChatMessage, ChatReply, ContentPart, ModelConfig, ModelError, ToolCall, Usage};
+use super::{error_text, reply_json, ChatMessage, ChatReply, ContentPart, ModelConfig, ModelError, ToolCall, Usage};
 use crate::vocab::tools::ToolSpec;
 use serde_json::{json, Value};
 
@@ -72,12 +72,7 @@ fn usage_of(u: &Value) -> Usage {
 }
 
 pub fn read_json(body: &str) -> Result<ChatReply, ModelError> {
-    let v: Value = serde_json::from_str(body).map_err(|e| {
-        ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120)))
-    })?;
-    if let Some(err) = v.get("error") {
-        return Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err))));
-    }
+    let v = reply_json(body)?;
     let blocks = v
         .get("content")
         .and_then(Value::as_array)

@@ -128,6 +128,18 @@ pub(crate) fn error_message(body: &str) -> String {
     }
 }
 
+/// A whole (not streamed) reply opened the way every wire opens one: JSON, and no `error`
+/// object in place of the answer.
+pub(crate) fn reply_json(body: &str) -> Result<Value, ModelError> {
+    let v: Value = serde_json::from_str(body).map_err(|e| {
+        ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120)))
+    })?;
+    match v.get("error") {
+        Some(err) => Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err)))),
+        None => Ok(v),
+    }
+}
+
 pub(crate) fn error_text(err: &Value) -> String {
     err.get("message")
         .and_then(Value::as_str)

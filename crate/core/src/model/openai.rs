@@ -1,7 +1,7 @@
 //! The OpenAI chat-completions wire format, spoken by most providers and local servers:
 //! the request body, a JSON reply, and a streamed reply read event by event.
 
-use super::{error_text, ChatMessage, ChatReply, ModelConfig, ModelError, ToolCall, Usage};
+use super::{error_text, reply_json, ChatMessage, ChatReply, ModelConfig, ModelError, ToolCall, Usage};
 use crate::vocab::tools::ToolSpec;
 use serde_json::{json, Value};
 
@@ -27,12 +27,7 @@ pub fn request_body(config: &ModelConfig, messages: &[ChatMessage], tools: &[Too
 }
 
 pub fn read_json(body: &str) -> Result<ChatReply, ModelError> {
-    let v: Value = serde_json::from_str(body).map_err(|e| {
-        ModelError::BadResponse(format!("not JSON ({e}): {}", crate::describe::truncate_chars(body, 120)))
-    })?;
-    if let Some(err) = v.get("error") {
-        return Err(ModelError::BadResponse(format!("the endpoint returned an error: {}", error_text(err))));
-    }
+    let v = reply_json(body)?;
     let message = v
         .pointer("/choices/0/message")
         .ok_or_else(|| ModelError::BadResponse("no choices[0].message in the answer".into()))?;
