@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod browser;
 pub mod change;
+mod context;
 pub mod dialogs;
 pub mod error;
 pub mod guard;

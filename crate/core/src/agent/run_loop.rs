@@ -2,18 +2,17 @@
 
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
-use super::replay::trajectory::Album;
 use crate::action::{commands_for, find_element, ActionError};
 use crate::describe::Extraction;
-use crate::model::{ChatReply, ModelClient, ModelConfig, PriceTable};
+use crate::model::{ModelClient, ModelConfig};
 use crate::parse::parse_reply;
 use crate::prompt::{plan_messages, Memory, Outcome, Turn};
-use crate::vision::{self, ModelImage};
+use crate::vision::ModelImage;
 use crate::vocab::actions::PlannedAction;
-use crate::vocab::family::ModelFamily;
 
 use super::browser::ask_person;
 use super::browser::{Browser, Observation};
+use super::context::Context;
 use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::replay::cache;
@@ -30,22 +29,19 @@ pub async fn run_instruction<B: Browser, M: ModelClient>(
     let mut run = Run::new(id, instruction, browser.now_ms());
     run.language = options.language;
     browser.report(&run);
-    let outcome = carry_out(&mut run, instruction, options, config, &mut browser, model).await;
+    let outcome = carry_out(&mut Context::new(&mut run, options, config, &mut browser, model), instruction).await;
     conclude(run, outcome, &mut browser)
 }
 
 /// Carries out an instruction on `run`, which may already hold steps (a flow's), and keeps
 /// its plan for replay when it is worth keeping.
 pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
-    run: &mut Run,
+    ctx: &mut Context<'_, B, M, ()>,
     instruction: &str,
-    options: &RunOptions,
-    config: &ModelConfig,
-    browser: &mut B,
-    model: &M,
 ) -> Result<RunStatus, RunError> {
     let mut rounds = Rounds::default();
-    let outcome = drive(run, instruction, options, config, browser, model, &mut rounds).await;
+    let outcome = drive(ctx, instruction, &mut rounds).await;
+    let (options, browser) = (ctx.options, &mut *ctx.browser);
     // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
     if options.use_cache
         && outcome == Ok(RunStatus::Succeeded)
@@ -148,36 +144,27 @@ pub(crate) fn conclude<B: Browser>(mut run: Run, outcome: Result<RunStatus, RunE
 }
 
 async fn drive<B: Browser, M: ModelClient>(
-    run: &mut Run,
+    ctx: &mut Context<'_, B, M, ()>,
     instruction: &str,
-    options: &RunOptions,
-    config: &ModelConfig,
-    browser: &mut B,
-    model: &M,
     rounds: &mut Rounds,
 ) -> Result<RunStatus, RunError> {
     if instruction.trim().is_empty() {
         return Err(RunError::EmptyInstruction);
     }
-    let observation = browser.observe().await?;
+    let observation = ctx.browser.observe().await?;
     rounds.page = observation.extraction.url.clone();
-    if run.url.is_empty() {
-        run.url = rounds.page.clone();
+    if ctx.run.url.is_empty() {
+        ctx.run.url = rounds.page.clone();
     }
+    let options = ctx.options;
     let cached: Vec<CachedRound> = if options.use_cache {
         options.cache.plan(&rounds.page, instruction).map(<[_]>::to_vec).unwrap_or_default()
     } else {
         Vec::new()
     };
-    let mut ctx = RoundContext {
-        run,
+    let mut ctx = ctx.for_work(Planning {
         instruction,
-        options,
-        config,
-        browser,
-        model,
         rounds,
-        album: Album::default(),
         memory: Memory { keep_screenshots: options.keep_screenshots.max(1), history_tokens: options.history_tokens },
         observation,
         shown: Shown { image: None, note: None, reference: None },
@@ -187,7 +174,7 @@ async fn drive<B: Browser, M: ModelClient>(
         repeats: 0,
         replaying: !cached.is_empty(),
         cached,
-    };
+    });
     ctx.show();
     for round in 0..options.max_rounds {
         if let Some(status) = ctx.round(round).await? {
@@ -197,18 +184,15 @@ async fn drive<B: Browser, M: ModelClient>(
     Err(RunError::StepLimit { max_rounds: options.max_rounds })
 }
 
-/// What the rounds of one instruction share: the run and its settings, the page and the model
-/// behind them, and what the rounds so far left (the model's history, failures in a row, the
-/// cache's record).
-struct RoundContext<'a, B, M> {
-    run: &'a mut Run,
+/// The round context: the run's [`Context`] with what the rounds of one instruction keep.
+type RoundContext<'a, 'p, B, M> = Context<'a, B, M, Planning<'p>>;
+
+/// The round context's own part: what the rounds of one instruction share besides the run,
+/// its settings, the page and the model ([`Context`]): what the rounds so far left (the
+/// model's history, failures in a row, the cache's record).
+struct Planning<'a> {
     instruction: &'a str,
-    options: &'a RunOptions,
-    config: &'a ModelConfig,
-    browser: &'a mut B,
-    model: &'a M,
     rounds: &'a mut Rounds,
-    album: Album,
     memory: Memory,
     /// The page as last read, and its screenshot as the model gets it.
     observation: Observation,
@@ -254,7 +238,7 @@ enum Next {
     End(Result<RunStatus, RunError>),
 }
 
-impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
+impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     /// One round: a plan (cached or the model's), its actions, a fresh look at the page.
     /// `Some` ends the run with that status.
     async fn round(&mut self, round: u32) -> Result<Option<RunStatus>, RunError> {
@@ -265,11 +249,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             PlanRound::Stopped => return Ok(Some(RunStatus::Stopped)),
             PlanRound::Planned { plan, content, seen, step } => (plan, content, seen, step),
             PlanRound::Unreadable { error, content, seen } => {
-                self.failures += 1;
-                if self.failures > self.options.max_failures {
-                    return Err(RunError::Replies { times: self.failures, last: error });
+                self.work.failures += 1;
+                if self.work.failures > self.options.max_failures {
+                    return Err(RunError::Replies { times: self.work.failures, last: error });
                 }
-                self.history.push(Turn {
+                self.work.history.push(Turn {
                     actions: vec!["(no action)".into()],
                     outcome: Outcome::ours(format!(
                         "your reply was rejected ({error}); answer in the format described"
@@ -293,7 +277,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
             return match plan.error {
                 Some(reason) => Err(RunError::ModelCannot { reason }),
                 None => {
-                    self.rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
+                    self.work.rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
                     Ok(Some(RunStatus::Succeeded))
                 }
             };
@@ -309,31 +293,32 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         // A plan cut short is not done, whatever it said; a cached one hands over to the model.
         let plan_done = plan.done && acts.left_unrun.is_empty();
         if !acts.left_unrun.is_empty() && replayed {
-            self.replaying = false;
-            self.rounds.changed = true;
+            self.work.replaying = false;
+            self.work.rounds.changed = true;
         }
         self.conclude_round(acts, plan_done, content, seen).await
     }
 
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
     async fn next_plan(&mut self, round: u32) -> Result<PlanRound, RunError> {
-        let from_cache = if self.replaying {
-            self.cached
+        let from_cache = if self.work.replaying {
+            self.work
+                .cached
                 .get(round as usize)
-                .and_then(|r| replay_round(r, &self.observation.extraction).map(|a| (a, r.done)))
+                .and_then(|r| replay_round(r, &self.work.observation.extraction).map(|a| (a, r.done)))
         } else {
             None
         };
-        self.replaying = from_cache.is_some();
+        self.work.replaying = from_cache.is_some();
         match from_cache {
             Some(((actions, moved), done)) => {
-                self.rounds.changed |= moved;
+                self.work.rounds.changed |= moved;
                 let step = Step {
                     note: Some(
                         self.run.language.say(if moved { "note.from_cache_moved" } else { "note.from_cache" }, &[]),
                     ),
                     cached: true,
-                    screenshot: self.shown.reference.clone(),
+                    screenshot: self.work.shown.reference.clone(),
                     ..Step::new(StepKind::Plan, self.browser.now_ms())
                 };
                 Ok(PlanRound::Planned {
@@ -344,7 +329,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                 })
             }
             None => {
-                self.rounds.changed = true;
+                self.work.rounds.changed = true;
                 self.plan_round().await
             }
         }
@@ -352,25 +337,28 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
 
     /// Asks the model for the next round's plan.
     async fn plan_round(&mut self) -> Result<PlanRound, RunError> {
-        let (image, image_note) = (self.shown.image.as_ref(), self.shown.note.clone());
-        let page = prompt_page(&self.observation.extraction, self.options, image.is_some());
-        let instruction = match self.options.limits().prompt_note(&self.observation.extraction.url) {
-            Some(note) => format!("{}\n\n{note}", self.instruction),
-            None => self.instruction.to_string(),
+        let (image, image_note) = (self.work.shown.image.as_ref(), self.work.shown.note.clone());
+        let page = prompt_page(&self.work.observation.extraction, self.options, image.is_some());
+        let instruction = match self.options.limits().prompt_note(&self.work.observation.extraction.url) {
+            Some(note) => format!("{}\n\n{note}", self.work.instruction),
+            None => self.work.instruction.to_string(),
         };
         let family = self.config.family;
-        let messages =
-            plan_messages(family, &instruction, &self.history, &page, image.map(|i| i.data_url.as_str()), &self.memory);
+        let messages = plan_messages(
+            family,
+            &instruction,
+            &self.work.history,
+            &page,
+            image.map(|i| i.data_url.as_str()),
+            &self.work.memory,
+        );
         // Grounding models look back at recent screens; the others never need them again.
         let seen = image.filter(|_| family.grounds_on_image()).map(|i| i.data_url.clone());
-        let call = ModelCall { model: self.model, config: self.config, prices: &self.options.prices };
-        let Some((content, mut step)) =
-            ask_model(self.run, self.browser, &mut self.album, call, &messages, image_note).await?
-        else {
+        let Some((content, mut step)) = self.ask_model(&messages, image_note).await? else {
             return Ok(PlanRound::Stopped);
         };
-        step.screenshot = self.shown.reference.clone();
-        match parse_reply(family, &content, self.shown.image.as_ref().map(|i| &i.mapping)) {
+        step.screenshot = self.work.shown.reference.clone();
+        match parse_reply(family, &content, self.work.shown.image.as_ref().map(|i| &i.mapping)) {
             Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
             Err(error) => {
                 step.status = StepStatus::Failed;
@@ -398,9 +386,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
 
     /// The screenshot of the page as last read, as the model gets it, kept with the run.
     fn show(&mut self) {
-        let (image, note) = model_image(&self.observation, self.options, self.config.family);
-        let reference = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
-        self.shown = Shown { image, note, reference };
+        let (image, note) = self.model_image(&self.work.observation);
+        let reference = image.as_ref().map(|i| self.keep_image(i));
+        self.work.shown = Shown { image, note, reference };
     }
 
     /// Runs the plan's action number `at` and records its step.
@@ -422,12 +410,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let label = describe_action(action);
         let caption = caption(action, self.run.language);
         let mut target_element =
-            action_target(action).and_then(|t| find_element(t, &self.observation.extraction).ok()).cloned();
+            action_target(action).and_then(|t| find_element(t, &self.work.observation.extraction).ok()).cloned();
         // The page's dialogs during this action, and how they were answered.
         let mut answered = dialogs::Answered::default();
         // A grounding model's point snaps to the control under it, when there is one: the
         // click lands on its visible middle and the record names the element (XPath and all).
-        let snapped = snap_to_control(action, &self.observation.extraction);
+        let snapped = snap_to_control(action, &self.work.observation.extraction);
         if let Some((_, e)) = &snapped {
             target_element = Some(e.clone());
         }
@@ -441,7 +429,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let result: Result<(), (RunError, Outcome)> = match commands {
             Ok(cmds) => {
                 if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
-                    self.options.limits().check_target(value, frame_address(e, &self.observation.extraction))?;
+                    self.options.limits().check_target(value, frame_address(e, &self.work.observation.extraction))?;
                 }
                 match dialogs::act(
                     self.run,
@@ -477,7 +465,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         };
         note = join_notes(join_notes(note, answered.note()), settled_note);
         if answered.asked.iter().any(|a| a.by == ask::AnsweredBy::Person) {
-            self.rounds.storable = false; // the person may answer otherwise next time
+            self.work.rounds.storable = false; // the person may answer otherwise next time
         }
         // The rest of the plan was aimed at a page that is gone: it is dropped, and the
         // page is read again before anything else runs.
@@ -514,7 +502,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
                     | PlannedAction::ScrollAt { .. }
             ) && target_element.is_none()
             {
-                self.rounds.storable = false; // a bare point: nothing to verify on replay
+                self.work.rounds.storable = false; // a bare point: nothing to verify on replay
             }
             acts.kept.push(CachedAction { action: executed, target: target_element.as_ref().map(ElementKey::of) });
         }
@@ -531,27 +519,27 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
     /// The input commands for `action`, and the action as it runs. A target out of view
     /// (scrolled away, or clipped) is scrolled into view first, and the page read again.
     async fn aim(&mut self, action: &PlannedAction, answered: &mut dialogs::Answered) -> Result<Aimed, RunError> {
-        let mut commands = commands_for(action, &self.observation.extraction);
+        let mut commands = commands_for(action, &self.work.observation.extraction);
         let mut executed = action.clone();
         let mut note = None;
         if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) = (
             &commands,
             action_target(action)
-                .map_or(Err(()), |t| find_element(t, &self.observation.extraction).cloned().map_err(|_| ())),
+                .map_or(Err(()), |t| find_element(t, &self.work.observation.extraction).cloned().map_err(|_| ())),
         ) {
             let number = *number;
             self.browser.reveal(&element).await?;
             dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered).await?; // read again just below
-            self.observation = self.browser.observe().await?;
-            let again = self.observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
+            self.work.observation = self.browser.observe().await?;
+            let again = self.work.observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
             commands = match again {
                 Some(n) => {
                     executed = retarget(action, n);
-                    commands_for(&executed, &self.observation.extraction)
+                    commands_for(&executed, &self.work.observation.extraction)
                 }
                 None => Err(ActionError::UnknownTarget {
                     target: number,
-                    count: self.observation.extraction.elements.len(),
+                    count: self.work.observation.extraction.elements.len(),
                 }),
             };
             note = Some(self.run.language.say("note.scrolled_into_view", &[]));
@@ -565,7 +553,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         let caption = caption(action, self.run.language);
         let q = if question.trim().is_empty() { plan_thought_or(&self.run.steps) } else { question.to_string() };
         let started = self.browser.now_ms();
-        self.rounds.storable = false; // the answer may differ next time
+        self.work.rounds.storable = false; // the answer may differ next time
         let asked = ask::Question::Text { text: q.clone() };
         let answer = match ask_person(self.run, self.browser, asked.clone()).await? {
             Some(ask::Answer::Text { text }) if !text.trim().is_empty() => text,
@@ -602,13 +590,13 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         content: String,
         seen: Option<String>,
     ) -> Result<Option<RunStatus>, RunError> {
-        let before = std::mem::take(&mut self.observation.extraction.description);
-        self.observation = self.browser.observe().await?;
+        let before = std::mem::take(&mut self.work.observation.extraction.description);
+        self.work.observation = self.browser.observe().await?;
         self.show();
         if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
-            last.screenshot = self.shown.reference.clone();
+            last.screenshot = self.work.shown.reference.clone();
         }
-        let change = change::describe_change(&before, &self.observation.extraction.description);
+        let change = change::describe_change(&before, &self.work.observation.extraction.description);
         let changed = change.is_some();
         let mut outcome = std::mem::take(&mut acts.happened);
         if !acts.left_unrun.is_empty() {
@@ -629,104 +617,39 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, B, M> {
         if let Some((fail, told)) = &acts.failed {
             // What did run before the failure changed the page: a replay repeats it too.
             if !acts.kept.is_empty() {
-                self.rounds.kept.push(CachedRound { actions: std::mem::take(&mut acts.kept), done: false });
+                self.work.rounds.kept.push(CachedRound { actions: std::mem::take(&mut acts.kept), done: false });
             }
-            self.failures += 1;
-            if self.failures > self.options.max_failures {
+            self.work.failures += 1;
+            if self.work.failures > self.options.max_failures {
                 return Err(fail.clone());
             }
             outcome = told.clone().and(outcome);
         } else {
-            self.failures = 0;
-            self.rounds.kept.push(CachedRound { actions: std::mem::take(&mut acts.kept), done: plan_done });
+            self.work.failures = 0;
+            self.work.rounds.kept.push(CachedRound { actions: std::mem::take(&mut acts.kept), done: plan_done });
             if plan_done {
                 return Ok(Some(RunStatus::Succeeded));
             }
         }
         // The same actions on a page they did not change: say so once, then stop.
         let round = acts.done.join("; ");
-        if !changed && acts.failed.is_none() && !round.is_empty() && self.last_round.as_deref() == Some(round.as_str())
+        if !changed
+            && acts.failed.is_none()
+            && !round.is_empty()
+            && self.work.last_round.as_deref() == Some(round.as_str())
         {
-            self.repeats += 1;
-            if self.repeats >= 2 {
+            self.work.repeats += 1;
+            if self.work.repeats >= 2 {
                 return Err(RunError::Loop { round });
             }
             outcome.add("; you did exactly this last round too, with no effect: try something different");
         } else {
-            self.repeats = 0;
+            self.work.repeats = 0;
         }
-        self.last_round = Some(round);
-        self.history.push(Turn { actions: acts.done, outcome, reply: content, screenshot: seen });
+        self.work.last_round = Some(round);
+        self.work.history.push(Turn { actions: acts.done, outcome, reply: content, screenshot: seen });
         Ok(None)
     }
-}
-
-/// The screenshot as the model gets it (fitted to the family, marked), or why it was left out.
-pub(crate) fn model_image(
-    observation: &Observation,
-    options: &RunOptions,
-    family: ModelFamily,
-) -> (Option<vision::ModelImage>, Option<String>) {
-    let mut image_options = options.image;
-    if image_options.rule == vision::ImageRule::AsIs {
-        image_options.rule = vision::ImageRule::for_family(family);
-    }
-    match observation.capture.as_ref().filter(|_| options.include_screenshot) {
-        Some(capture) => match vision::model_image(capture, &observation.extraction, &image_options) {
-            Ok(image) => (Some(image), None),
-            Err(e) => (None, Some(format!("sent without a screenshot: {e}"))),
-        },
-        None => (None, None),
-    }
-}
-
-/// Who answers a model call and how: the client, its configuration, and the prices the run
-/// counts its cost in.
-pub(crate) struct ModelCall<'a, M> {
-    pub model: &'a M,
-    pub config: &'a ModelConfig,
-    pub prices: &'a PriceTable,
-}
-
-/// One model call, counted and priced on the run. Returns the text to parse and the step
-/// that records the call (the caller fills in its thought and action), or `None` when the
-/// person stopped the run meanwhile.
-pub(crate) async fn ask_model<B: Browser, M: ModelClient>(
-    run: &mut Run,
-    browser: &mut B,
-    album: &mut Album,
-    call: ModelCall<'_, M>,
-    messages: &[crate::model::ChatMessage],
-    image_note: Option<String>,
-) -> Result<Option<(String, Step)>, RunError> {
-    let ModelCall { model, config, prices } = call;
-    // Checked at the first call, not the start: a replay that never needs the model runs
-    // without one configured.
-    config.validate()?;
-    let started = browser.now_ms();
-    let reply = model.complete(config, messages).await;
-    run.model_calls += 1;
-    if browser.stop_requested() {
-        return Ok(None);
-    }
-    let reply: ChatReply = reply?;
-    if let Some(u) = &reply.usage {
-        run.usage.add(u);
-        run.cost = prices.cost(&config.model, &run.usage);
-    }
-    // Retries and a left-out screenshot are worth knowing; neither failed the step.
-    let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
-    let text = reply.parser_text();
-    let step = Step {
-        action: run.language.say("step.plan", &[]),
-        duration_ms: browser.now_ms() - started,
-        usage: reply.usage.clone(),
-        cost: reply.usage.as_ref().and_then(|u| prices.cost(&config.model, u)),
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
-        exchange: Some(album.exchange(browser, messages, &text)),
-        ..Step::new(StepKind::Plan, started)
-    };
-    Ok(Some((text, step)))
 }
 
 pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {

@@ -3,20 +3,20 @@
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
 use super::browser::{Browser, Observation, Settled};
+use super::context::Context;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
-use super::replay::trajectory::Album;
-use super::run_loop::{ask_model, conclude, frame_address, join_notes, model_image, ModelCall};
+use super::run_loop::{conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::{element_at, Aim, Element};
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
 use crate::parse::parse_reply;
 use crate::prompt::{task_messages, Ask};
-use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollType};
+use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollDirection, ScrollType};
 use crate::vocab::geometry::Rect;
 use crate::vocab::tasks::{demand_text, Task};
 use serde_json::json;
@@ -45,32 +45,24 @@ pub async fn run_task<B: Browser, M: ModelClient>(
     run.task = Some(task.clone());
     run.language = options.language;
     browser.report(&run);
-    let outcome = perform(&mut run, task, None, options, config, &mut browser, model).await;
+    let outcome = perform(&mut Context::new(&mut run, options, config, &mut browser, model), task, None).await;
     conclude(run, outcome, &mut browser)
 }
 
-/// Carries out a task on `run`, which may already hold steps (a flow's). `xpath`: where a
-/// flow file says the task's element is, tried before the cache and the model.
+/// Carries out a task on the context's run, which may already hold steps (a flow's). `xpath`:
+/// where a flow file says the task's element is, tried before the cache and the model.
 pub(crate) async fn perform<B: Browser, M: ModelClient>(
-    run: &mut Run,
+    ctx: &mut Context<'_, B, M, ()>,
     task: &Task,
     xpath: Option<&str>,
-    options: &RunOptions,
-    config: &ModelConfig,
-    browser: &mut B,
-    model: &M,
 ) -> Result<RunStatus, RunError> {
     let outcome = match task.check() {
-        Ok(()) => {
-            let mut ctx =
-                Ctx { run, options, config, browser, model, album: Album::default(), hint: xpath.map(str::to_string) };
-            ctx.perform(task).await
-        }
+        Ok(()) => ctx.for_work(TaskWork { hint: xpath.map(str::to_string) }).perform(task).await,
         Err(e) => Err(e.into()),
     };
     // Whatever a task was doing when the person pressed Stop, it ends as stopped, not failed.
     match outcome {
-        Err(_) if browser.stop_requested() => Ok(RunStatus::Stopped),
+        Err(_) if ctx.browser.stop_requested() => Ok(RunStatus::Stopped),
         other => other,
     }
 }
@@ -81,18 +73,34 @@ struct Found {
     element: Option<Element>,
 }
 
-struct Ctx<'a, B, M> {
-    run: &'a mut Run,
-    options: &'a RunOptions,
-    config: &'a ModelConfig,
-    browser: &'a mut B,
-    model: &'a M,
-    album: Album,
+impl Found {
+    /// A point with no element: where keys and typing go, or the middle of the page.
+    fn nowhere(point: (f64, f64)) -> Found {
+        Found { point, element: None }
+    }
+}
+
+/// A single task's own part of its context (the rest is the loop's: [`Context`]).
+struct TaskWork {
     /// The XPath a flow file gives for the task's element; used by the first locate only.
     hint: Option<String>,
 }
 
-impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
+/// A single task's context: the run's [`Context`] with the task's own part.
+type TaskContext<'a, B, M> = Context<'a, B, M, TaskWork>;
+
+/// The click, double-click, right-click or hover a task makes at the point found.
+fn point_action(found: &Found, task: &Task) -> PlannedAction {
+    let (x, y) = found.point;
+    match task {
+        Task::DoubleClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 2 },
+        Task::RightClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Right, clicks: 1 },
+        Task::Hover { .. } => PlannedAction::HoverAt { x, y },
+        _ => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 },
+    }
+}
+
+impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn observe(&mut self) -> Result<Observation, RunError> {
         let o = self.browser.observe().await?;
         if self.run.url.is_empty() {
@@ -107,162 +115,204 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
             super::uploads::clear(self.run, self.browser, files, self.options).await?;
         }
         let obs = self.observe().await?;
-        let point_action = |found: &Found, kind: &Task| -> PlannedAction {
-            let (x, y) = found.point;
-            match kind {
-                Task::DoubleClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 2 },
-                Task::RightClick { .. } => PlannedAction::TapAt { x, y, button: MouseButton::Right, clicks: 1 },
-                Task::Hover { .. } => PlannedAction::HoverAt { x, y },
-                _ => PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 },
-            }
-        };
+        let title = task.title();
         match task {
             Task::Tap { locate }
             | Task::DoubleClick { locate }
             | Task::RightClick { locate }
-            | Task::Hover { locate } => {
-                let (found, obs) = self.locate(locate, obs).await?;
-                let action = point_action(&found, task);
-                let cmds = commands_for(&action, &obs.extraction)?;
-                self.act(&task.title(), &found, Some(&action), &cmds).await?;
-            }
+            | Task::Hover { locate } => self.point_at(task, locate, obs).await,
             Task::Input { locate, value, mode: InputMode::Append } if locate.trim().is_empty() => {
-                let typed = PlannedAction::Type { value: value.clone(), submit: false };
-                let cmds = commands_for(&typed, &obs.extraction)?;
-                self.act(&task.title(), &Found { point: (0.0, 0.0), element: None }, Some(&typed), &cmds).await?;
+                self.type_into_focus(&title, value, &obs).await
             }
-            Task::Input { locate, value, mode } => {
-                let (found, obs) = self.locate(locate, obs).await?;
-                let frame =
-                    found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
-                self.options.limits().check_target(value, frame)?;
-                let cmds = fill_at(found.point.0, found.point.1, value, *mode, &obs.extraction)?;
-                let typed = match mode {
-                    InputMode::Replace => {
-                        found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.clone() })
-                    }
-                    _ => None, // appending and clearing are not one plan action
-                };
-                self.act(&task.title(), &found, typed.as_ref(), &cmds).await?;
-            }
-            Task::KeyboardPress { key, locate } => {
-                let mut cmds = Vec::new();
-                let mut found = None;
-                if let Some(l) = locate {
-                    let (f, obs) = self.locate(l, obs).await?;
-                    cmds = commands_for(&point_action(&f, task), &obs.extraction)?;
-                    found = Some(f);
-                }
-                cmds.extend(key_events(key)?);
-                let found = found.unwrap_or(Found { point: (0.0, 0.0), element: None });
-                self.act(&task.title(), &found, None, &cmds).await?;
-            }
+            Task::Input { locate, value, mode } => self.fill(&title, locate, value, *mode, obs).await,
+            Task::KeyboardPress { key, locate } => self.press(task, key, locate.as_deref(), obs).await,
             Task::Scroll { locate, direction, scroll_type, distance } => {
-                let (found, mut obs) = match locate {
-                    Some(l) => {
-                        let (f, o) = self.locate(l, obs).await?;
-                        (Some(f), o)
-                    }
-                    None => (None, obs),
-                };
-                let vp = obs.extraction.viewport.clone();
-                let at = found.as_ref().map(|f| f.point).unwrap_or((vp.width / 2.0, vp.height / 2.0));
                 let far = matches!(scroll_type, ScrollType::UntilEdge);
-                // To an edge: long wheel steps until nothing moves any more.
-                let step = if far { Some(vp.height.max(vp.width) * 4.0) } else { *distance };
-                let action = PlannedAction::ScrollAt { x: at.0, y: at.1, direction: *direction, distance: step };
-                let target = found.unwrap_or(Found { point: at, element: None });
-                for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
-                    let cmds = commands_for(&action, &obs.extraction)?;
-                    let before = (
-                        obs.extraction.viewport.scroll_x,
-                        obs.extraction.viewport.scroll_y,
-                        std::mem::take(&mut obs.extraction.description),
-                    );
-                    self.act(&task.title(), &target, Some(&action), &cmds).await?;
-                    if !far {
-                        break;
-                    }
-                    obs = self.observe().await?;
-                    let v = &obs.extraction.viewport;
-                    if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
-                        self.note_last(self.run.language.say("note.reached_edge", &[("count", &(i + 1))]));
-                        break;
-                    }
-                }
+                self.scroll(&title, locate.as_deref(), *direction, far, *distance, obs).await
             }
-            Task::Drag { from, to } => {
-                let (a, obs) = self.locate(from, obs).await?;
-                let (b, obs) = self.locate(to, obs).await?;
-                let action = PlannedAction::DragAt { from: a.point, to: b.point };
-                let cmds = commands_for(&action, &obs.extraction)?;
-                self.act(&task.title(), &a, Some(&action), &cmds).await?;
-            }
-            Task::Upload { locate, files } => {
-                let (found, obs) = self.locate(locate, obs).await?;
-                let (x, y) = found.point;
-                let cmds = commands_for(
-                    &PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 },
-                    &obs.extraction,
-                )?;
-                self.deliver(&task.title(), &found, None, Delivery::Files(&cmds, files)).await?;
-            }
-            Task::Locate { locate } => {
-                let (found, _) = self.locate(locate, obs).await?;
-                let (x, y) = found.point;
-                self.run.result = Some(json!({
-                    "center": [x, y],
-                    "rect": found.element.as_ref().map(|e| e.rect).unwrap_or(Rect::new(x - 8.0, y - 8.0, 16.0, 16.0)),
-                    "element": found.element.as_ref().map(TargetInfo::of),
-                }));
-            }
-            Task::Query { demand } => self.read(&demand_text(demand), Expect::Any, obs).await?,
+            Task::Drag { from, to } => self.drag(&title, from, to, obs).await,
+            Task::Upload { locate, files } => self.upload(&title, locate, files, obs).await,
+            Task::Locate { locate } => self.locate_only(locate, obs).await,
+            Task::Query { demand } => self.read(&demand_text(demand), Expect::Any, obs).await,
             Task::Boolean { question } => {
-                self.read(&format!("{question}\nANSWER is true or false."), Expect::Boolean, obs).await?
+                self.read(&format!("{question}\nANSWER is true or false."), Expect::Boolean, obs).await
             }
             Task::Number { question } => {
-                self.read(&format!("{question}\nANSWER is a number."), Expect::Number, obs).await?
+                self.read(&format!("{question}\nANSWER is a number."), Expect::Number, obs).await
             }
-            Task::Text { question } => {
-                self.read(&format!("{question}\nANSWER is a string."), Expect::Text, obs).await?
-            }
+            Task::Text { question } => self.read(&format!("{question}\nANSWER is a string."), Expect::Text, obs).await,
             Task::Ask { question } => {
-                self.read(
-                    &format!("{question}\nANSWER is your answer as a string, in the language of the question."),
-                    Expect::Text,
-                    obs,
-                )
-                .await?
+                let demand = format!("{question}\nANSWER is your answer as a string, in the language of the question.");
+                self.read(&demand, Expect::Text, obs).await
             }
-            Task::Assert { assertion } => {
-                let (pass, reason) = self.judge(assertion, obs).await?;
-                self.run.result = Some(json!({ "pass": pass, "reason": reason }));
-                if !pass {
-                    return Err(RunError::AssertionFailed { reason });
-                }
-            }
+            Task::Assert { assertion } => self.assert(assertion, obs).await,
             Task::WaitFor { assertion, timeout_ms, interval_ms } => {
-                let started = self.browser.now_ms();
-                let mut obs = obs;
-                loop {
-                    let (pass, reason) = self.judge(assertion, obs).await?;
-                    self.run.result = Some(json!({ "pass": pass, "reason": reason }));
-                    if pass {
-                        break;
-                    }
-                    let waited = self.browser.now_ms() - started;
-                    if waited + *interval_ms as f64 > *timeout_ms as f64 {
-                        return Err(RunError::StillFalse { waited_ms: waited, reason });
-                    }
-                    self.browser.wait(*interval_ms).await;
-                    if self.browser.stop_requested() {
-                        return Ok(RunStatus::Stopped);
-                    }
-                    obs = self.observe().await?;
-                }
+                self.wait_for(assertion, *timeout_ms, *interval_ms, obs).await
+            }
+        }?;
+        Ok(if self.browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
+    }
+
+    /// aiTap, aiDoubleClick, aiRightClick, aiHover: the element found, acted on at its point.
+    async fn point_at(&mut self, task: &Task, locate: &str, obs: Observation) -> Result<(), RunError> {
+        let (found, obs) = self.locate(locate, obs).await?;
+        let action = point_action(&found, task);
+        let cmds = commands_for(&action, &obs.extraction)?;
+        self.act(&task.title(), &found, Some(&action), &cmds).await
+    }
+
+    /// aiInput with no element: typed into what has focus.
+    async fn type_into_focus(&mut self, title: &str, value: &str, obs: &Observation) -> Result<(), RunError> {
+        let typed = PlannedAction::Type { value: value.to_string(), submit: false };
+        let cmds = commands_for(&typed, &obs.extraction)?;
+        self.act(title, &Found::nowhere((0.0, 0.0)), Some(&typed), &cmds).await
+    }
+
+    /// aiInput: the field found, filled (or appended to, or cleared) where secrets may go.
+    async fn fill(
+        &mut self,
+        title: &str,
+        locate: &str,
+        value: &str,
+        mode: InputMode,
+        obs: Observation,
+    ) -> Result<(), RunError> {
+        let (found, obs) = self.locate(locate, obs).await?;
+        let frame = found.element.as_ref().map_or(obs.extraction.url.as_str(), |e| frame_address(e, &obs.extraction));
+        self.options.limits().check_target(value, frame)?;
+        let cmds = fill_at(found.point.0, found.point.1, value, mode, &obs.extraction)?;
+        let typed = match mode {
+            InputMode::Replace => {
+                found.element.as_ref().map(|e| PlannedAction::Input { target: e.index, value: value.to_string() })
+            }
+            _ => None, // appending and clearing are not one plan action
+        };
+        self.act(title, &found, typed.as_ref(), &cmds).await
+    }
+
+    /// aiKeyboardPress: a click on the element first when the task names one, then the key.
+    async fn press(&mut self, task: &Task, key: &str, locate: Option<&str>, obs: Observation) -> Result<(), RunError> {
+        let mut cmds = Vec::new();
+        let mut found = Found::nowhere((0.0, 0.0));
+        if let Some(l) = locate {
+            let (f, obs) = self.locate(l, obs).await?;
+            cmds = commands_for(&point_action(&f, task), &obs.extraction)?;
+            found = f;
+        }
+        cmds.extend(key_events(key)?);
+        self.act(&task.title(), &found, None, &cmds).await
+    }
+
+    /// aiScroll: one wheel step in the element (or the page's middle), or, to an edge (`far`),
+    /// long steps until nothing moves any more.
+    async fn scroll(
+        &mut self,
+        title: &str,
+        locate: Option<&str>,
+        direction: ScrollDirection,
+        far: bool,
+        distance: Option<f64>,
+        obs: Observation,
+    ) -> Result<(), RunError> {
+        let (found, mut obs) = match locate {
+            Some(l) => {
+                let (f, o) = self.locate(l, obs).await?;
+                (Some(f), o)
+            }
+            None => (None, obs),
+        };
+        let vp = obs.extraction.viewport.clone();
+        let at = found.as_ref().map(|f| f.point).unwrap_or((vp.width / 2.0, vp.height / 2.0));
+        let step = if far { Some(vp.height.max(vp.width) * 4.0) } else { distance };
+        let action = PlannedAction::ScrollAt { x: at.0, y: at.1, direction, distance: step };
+        let target = found.unwrap_or(Found::nowhere(at));
+        for i in 0..(if far { MAX_EDGE_STEPS } else { 1 }) {
+            let cmds = commands_for(&action, &obs.extraction)?;
+            let before = (
+                obs.extraction.viewport.scroll_x,
+                obs.extraction.viewport.scroll_y,
+                std::mem::take(&mut obs.extraction.description),
+            );
+            self.act(title, &target, Some(&action), &cmds).await?;
+            if !far {
+                break;
+            }
+            obs = self.observe().await?;
+            let v = &obs.extraction.viewport;
+            if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
+                self.note_last(self.run.language.say("note.reached_edge", &[("count", &(i + 1))]));
+                break;
             }
         }
-        Ok(if self.browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
+        Ok(())
+    }
+
+    /// aiDrag: from one element found to another.
+    async fn drag(&mut self, title: &str, from: &str, to: &str, obs: Observation) -> Result<(), RunError> {
+        let (a, obs) = self.locate(from, obs).await?;
+        let (b, obs) = self.locate(to, obs).await?;
+        let action = PlannedAction::DragAt { from: a.point, to: b.point };
+        let cmds = commands_for(&action, &obs.extraction)?;
+        self.act(title, &a, Some(&action), &cmds).await
+    }
+
+    /// aiUpload: a click on the element found, its file chooser answered with the files.
+    async fn upload(&mut self, title: &str, locate: &str, files: &[String], obs: Observation) -> Result<(), RunError> {
+        let (found, obs) = self.locate(locate, obs).await?;
+        let (x, y) = found.point;
+        let click = PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 };
+        let cmds = commands_for(&click, &obs.extraction)?;
+        self.deliver(title, &found, None, Delivery::Files(&cmds, files)).await
+    }
+
+    /// aiLocate: where the element is, as the task's result.
+    async fn locate_only(&mut self, locate: &str, obs: Observation) -> Result<(), RunError> {
+        let (found, _) = self.locate(locate, obs).await?;
+        let (x, y) = found.point;
+        self.run.result = Some(json!({
+            "center": [x, y],
+            "rect": found.element.as_ref().map(|e| e.rect).unwrap_or(Rect::new(x - 8.0, y - 8.0, 16.0, 16.0)),
+            "element": found.element.as_ref().map(TargetInfo::of),
+        }));
+        Ok(())
+    }
+
+    /// aiAssert: the verdict as the result; a statement that does not hold fails the task.
+    async fn assert(&mut self, assertion: &str, obs: Observation) -> Result<(), RunError> {
+        let (pass, reason) = self.judge(assertion, obs).await?;
+        self.run.result = Some(json!({ "pass": pass, "reason": reason }));
+        if !pass {
+            return Err(RunError::AssertionFailed { reason });
+        }
+        Ok(())
+    }
+
+    /// aiWaitFor: judged again every `interval_ms` until it holds, or fails after `timeout_ms`.
+    /// Stopped while waiting: returns, and the task ends as stopped.
+    async fn wait_for(
+        &mut self,
+        assertion: &str,
+        timeout_ms: u32,
+        interval_ms: u32,
+        mut obs: Observation,
+    ) -> Result<(), RunError> {
+        let started = self.browser.now_ms();
+        loop {
+            let (pass, reason) = self.judge(assertion, obs).await?;
+            self.run.result = Some(json!({ "pass": pass, "reason": reason }));
+            if pass {
+                return Ok(());
+            }
+            let waited = self.browser.now_ms() - started;
+            if waited + interval_ms as f64 > timeout_ms as f64 {
+                return Err(RunError::StillFalse { waited_ms: waited, reason });
+            }
+            self.browser.wait(interval_ms).await;
+            if self.browser.stop_requested() {
+                return Ok(());
+            }
+            obs = self.observe().await?;
+        }
     }
 
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
@@ -272,22 +322,15 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
         obs: &Observation,
         label: &str,
     ) -> Result<(String, Step, Option<crate::vision::ImageMapping>), RunError> {
-        let (image, note) = model_image(obs, self.options, self.config.family);
+        let (image, note) = self.model_image(obs);
+        // Kept before the call: the host then sends the copy it holds for the record.
+        let screenshot = image.as_ref().map(|i| self.keep_image(i));
         let page = prompt_page(&obs.extraction, self.options, image.is_some());
         let messages = task_messages(self.config.family, ask, &page, image.as_ref().map(|i| i.data_url.as_str()));
-        match ask_model(
-            self.run,
-            self.browser,
-            &mut self.album,
-            ModelCall { model: self.model, config: self.config, prices: &self.options.prices },
-            &messages,
-            note,
-        )
-        .await?
-        {
+        match self.ask_model(&messages, note).await? {
             Some((text, mut step)) => {
                 step.action = label.to_string();
-                step.screenshot = image.as_ref().map(|i| self.album.keep(self.browser, &i.data_url));
+                step.screenshot = screenshot;
                 Ok((text, step, image.map(|i| i.mapping)))
             }
             None => Err(RunError::Model(crate::model::ModelError::Aborted)),
@@ -296,8 +339,8 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
 
     /// The reference of the screenshot of `obs` as a model would get it (for the record).
     fn screenshot(&mut self, obs: &Observation) -> Option<String> {
-        let (image, _) = model_image(obs, self.options, self.config.family);
-        image.map(|i| self.album.keep(self.browser, &i.data_url))
+        let (image, _) = self.model_image(obs);
+        image.map(|i| self.keep_image(&i))
     }
 
     fn push(&mut self, step: Step) {
@@ -327,7 +370,7 @@ impl<B: Browser, M: ModelClient> Ctx<'_, B, M> {
     /// are scrolled into view first.
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), RunError> {
         let label = self.run.language.say("step.locate", &[("what", &what.trim())]);
-        let hint = self.hint.take();
+        let hint = self.work.hint.take();
         if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
             return self.in_view(found, obs).await;
         }

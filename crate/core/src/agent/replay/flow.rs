@@ -4,6 +4,7 @@
 //! the panel, exports and replays read a flow run item by item.
 
 use crate::agent::browser::{Browser, Settled};
+use crate::agent::context::Context;
 use crate::agent::error::RunError;
 use crate::agent::options::RunOptions;
 use crate::agent::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind, StepStatus};
@@ -63,19 +64,11 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
             let answers = run.result.take();
             let outcome = match step {
                 FlowStep::Act { instruction } => {
-                    carry_out(&mut run, instruction, options, config, browser, model).await
+                    carry_out(&mut Context::new(&mut run, options, config, browser, model), instruction).await
                 }
                 FlowStep::Task { task, xpath, .. } => {
-                    tasks::perform(
-                        &mut run,
-                        task,
-                        xpath.as_deref().filter(|_| options.flow_xpaths),
-                        options,
-                        config,
-                        browser,
-                        model,
-                    )
-                    .await
+                    let xpath = xpath.as_deref().filter(|_| options.flow_xpaths);
+                    tasks::perform(&mut Context::new(&mut run, options, config, browser, model), task, xpath).await
                 }
                 FlowStep::Sleep { ms } => {
                     let started = browser.now_ms();
