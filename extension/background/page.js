@@ -168,21 +168,33 @@ function trimStrings(capture) {
 }
 
 /**
- * The tab's screenshot as CDP gives it, for the core to decode once: `{data (base64), metrics
- * (Page.getLayoutMetrics), fullPage}`.
+ * The tab's screenshot as CDP gives it, for the core to take in once as bytes: `{bytes
+ * (Uint8Array), metrics (Page.getLayoutMetrics), fullPage}`. CDP's base64 is decoded here, by
+ * the browser's native decoder: a 1280×800 capture at DPR 2 (608 KB of base64) takes about
+ * 1 ms to decode and copy into WASM memory, against about 16 ms for copying the text in and
+ * decoding it in WebAssembly; and a quarter fewer bytes cross.
  */
 export async function shoot(tabId, { fullPage = false } = {}) {
   await assertUsable(tabId);
   const wasm = await core();
   const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
   const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), fullPage));
-  return { data, metrics, fullPage };
+  return { bytes: fromBase64(data), metrics, fullPage };
 }
+
+// Chrome 140 and later decode natively; older ones through atob, about as fast as decoding in
+// WebAssembly was (Uint8Array.from with a mapping function would be ten times slower).
+const fromBase64 = Uint8Array.fromBase64?.bind(Uint8Array) ?? ((text) => {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+});
 
 /** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}` (tooling). */
 export async function capture(tabId, opts = {}) {
-  const { data, metrics, fullPage } = await shoot(tabId, opts);
-  return (await core()).captureFromCdp(data, JSON.stringify(metrics), fullPage);
+  const { bytes, metrics, fullPage } = await shoot(tabId, opts);
+  return (await core()).captureFromCdp(bytes, JSON.stringify(metrics), fullPage);
 }
 
 /**

@@ -13,8 +13,8 @@ fuzz_target!(|data: &[u8]| {
         if let Some(decoded) = base64::decode(text) {
             assert_eq!(base64::decode(&base64::encode(&decoded)).as_ref(), Some(&decoded));
         }
-        let _ = capture::png_size(text);
     }
+    let _ = capture::png_size(bytes);
     // The bytes as the image of a data URL.
     let kind = if sel & 1 == 0 { "png" } else { "jpeg" };
     let url = format!("data:image/{kind};base64,{}", base64::encode(bytes));

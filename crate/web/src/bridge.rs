@@ -2,8 +2,10 @@
 //! lives; no page or content script ever sees it. The body is read from its ReadableStream
 //! piece by piece, so a streamed answer shows in the panel as it arrives.
 
+use super::materials::Outgoing;
 use gloo_net::http::Request;
 use sightline::model::{HttpRequest, HttpResponse, ModelError, ResponseBody, Transport};
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
@@ -13,6 +15,8 @@ pub struct FetchTransport {
     pub stop: Option<AbortSignal>,
     /// Called with the reply so far while it streams.
     pub on_text: Option<js_sys::Function>,
+    /// The run's images already handed to JS, sent by reference to their JS strings.
+    pub images: Option<Rc<Outgoing>>,
 }
 
 pub struct FetchBody {
@@ -64,7 +68,10 @@ impl Transport for FetchTransport {
         }
         let req = builder
             .abort_signal(Some(&signal))
-            .body(request.body.as_str())
+            .body(match &self.images {
+                Some(images) => images.body(&request.body),
+                None => JsValue::from_str(&request.body),
+            })
             .map_err(|e| ModelError::Network(e.to_string()))?;
         let timeout_s = timeout_ms / 1000;
         let response = req.send().await.map_err(|e| {

@@ -48,11 +48,13 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
 }
 
 /// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to
-/// the host's `modelText`.
-fn model_client(host: &Host) -> Bridge<FetchTransport> {
+/// the host's `modelText`, and the images the run kept are sent as JS already holds them.
+fn model_client(browser: &HostBrowser) -> Bridge<FetchTransport> {
+    let host = &browser.host;
     let on_text =
         js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } }
+    let images = Some(browser.outgoing.clone());
+    Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text, images } }
 }
 
 #[derive(serde::Deserialize)]
@@ -71,8 +73,8 @@ struct RunArgs {
 pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: RunArgs = from_js(args, "the run request")?;
     // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
-    let client = model_client(&host);
-    let mut browser = HostBrowser { host };
+    let mut browser = HostBrowser::new(host);
+    let client = model_client(&browser);
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&browser.finished(run))
 }
@@ -92,8 +94,8 @@ struct TaskArgs {
 #[wasm_bindgen(js_name = runTask)]
 pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: TaskArgs = from_js(args, "the task")?;
-    let client = model_client(&host);
-    let mut browser = HostBrowser { host };
+    let mut browser = HostBrowser::new(host);
+    let client = model_client(&browser);
     let run =
         sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
     super::record_to_js(&browser.finished(run))
@@ -114,8 +116,8 @@ struct FlowArgs {
 #[wasm_bindgen(js_name = runFlow)]
 pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: FlowArgs = from_js(args, "the flow")?;
-    let client = model_client(&host);
-    let mut browser = HostBrowser { host };
+    let mut browser = HostBrowser::new(host);
+    let client = model_client(&browser);
     let run = sightline::agent::replay::flow::run_flow(
         args.id,
         &args.flow,
@@ -154,11 +156,11 @@ pub fn capture_params(metrics: &str, full_page: bool) -> Result<JsValue, Fault> 
     to_js(&vision::capture::capture_params(&layout_metrics(metrics)?, full_page))
 }
 
-/// Service worker: a capture's base64 data + the layout metrics it was taken with → a
-/// `Capture` (`{base64, devicePixelRatio, origin}`).
+/// Service worker: a capture's bytes (a Uint8Array) + the layout metrics it was taken with →
+/// a `Capture` (`{base64, devicePixelRatio, origin}`).
 #[wasm_bindgen(js_name = captureFromCdp)]
-pub fn capture_from_cdp(base64: String, metrics: &str, full_page: bool) -> Result<JsValue, Fault> {
-    to_js(&Capture::from_cdp(base64, &layout_metrics(metrics)?, full_page))
+pub fn capture_from_cdp(bytes: Vec<u8>, metrics: &str, full_page: bool) -> Result<JsValue, Fault> {
+    to_js(&Capture::from_cdp(bytes, &layout_metrics(metrics)?, full_page))
 }
 
 #[derive(Serialize)]
@@ -286,7 +288,7 @@ struct ModelCheck {
 pub async fn check_model(config: JsValue) -> Result<JsValue, Fault> {
     let config: ModelConfig = from_js(config, "the model settings")?;
     let config = ModelConfig { max_tokens: Some(16), stream: false, ..config };
-    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None, images: None } };
     let t0 = now_ms();
     let messages = [ChatMessage::text("user", "This is a connection test. Reply with the single word OK.")];
     let reply = client.complete(&config, &messages).await?;
@@ -454,7 +456,7 @@ pub async fn describe_recorded(
     let mut run = run_of(&run_json)?;
     let images: std::collections::HashMap<String, String> = images_of(&images_json)?.into_iter().collect();
     let config: ModelConfig = from_js(model, "the model settings")?;
-    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None, images: None } };
     sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client)
         .await;
     to_json(&run)

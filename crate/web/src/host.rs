@@ -1,12 +1,14 @@
 //! `Browser` over the service worker's host object: the JS glue owns chrome.debugger,
 //! tab messaging and storage; the loop's decisions stay in Rust.
 
+use super::materials::Outgoing;
 use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
 use sightline::agent::{Browser, FocusedField, Observation, PageError, Settled};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -77,14 +79,20 @@ extern "C" {
     async fn choose_files(this: &Host, click: JsValue, files: JsValue) -> Result<JsValue, JsValue>;
     /// Keeps a screenshot with the run (IndexedDB) and returns its reference.
     #[wasm_bindgen(method, js_name = keepImage)]
-    fn keep_image(this: &Host, data_url: &str) -> String;
+    fn keep_image(this: &Host, data_url: &js_sys::JsString) -> String;
 }
 
 pub struct HostBrowser {
     pub host: Host,
+    /// The images kept so far, as JS holds them: the model requests send these.
+    pub outgoing: Rc<Outgoing>,
 }
 
 impl HostBrowser {
+    pub fn new(host: Host) -> HostBrowser {
+        HostBrowser { host, outgoing: Rc::default() }
+    }
+
     fn tab(&self) -> TabFacts {
         from_js(self.host.tab(), "the tab").unwrap_or_default()
     }
@@ -201,6 +209,6 @@ impl Browser for HostBrowser {
     }
 
     fn keep_image(&mut self, data_url: &str) -> String {
-        self.host.keep_image(data_url)
+        self.host.keep_image(&self.outgoing.hand_over(data_url))
     }
 }

@@ -90,7 +90,8 @@ pub trait Browser {
     /// Sends `click` with the browser's file chooser intercepted and answers the chooser the
     /// click opens with `files` (paths on the machine the browser runs on).
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError>;
-    /// Keeps a screenshot (a data URL) with the run and returns its reference.
+    /// Keeps a screenshot (a data URL) with the run and returns its reference. Called before
+    /// a model call sends the image: a host may send the copy it now holds.
     fn keep_image(&mut self, data_url: &str) -> String;
 }
 

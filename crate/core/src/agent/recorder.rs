@@ -394,12 +394,12 @@ mod tests {
     fn a_recorded_screenshot_paints_over_sensitive_fields_and_fields_showing_a_secret() {
         use crate::agent::guard::Secret;
         use crate::describe::{Element, ElementKind, SECRET_MASK};
-        use crate::vision::{base64, Capture};
+        use crate::vision::Capture;
         use crate::vision::{pipeline, ImageFormat};
         use crate::vocab::geometry::Rect;
         let white = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
         let png = pipeline::encode(&white, ImageFormat::Png).unwrap();
-        let capture = Capture { base64: base64::encode(&png), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+        let capture = Capture { bytes: png, device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
         let field = |content: &str, x: f64| {
             let rect = Rect::new(x, 10.0, 20.0, 10.0);
             Element {
@@ -432,7 +432,7 @@ mod tests {
         assert_eq!(at(150, 30), [255, 255, 255], "the rest is as captured");
         // Nothing to hide: the capture is kept as it came, not re-encoded.
         let plain = step_screenshot(&capture, vec![field("nothing secret", 65.0)], &limits).unwrap();
-        assert_eq!(plain, format!("data:image/png;base64,{}", capture.base64));
+        assert_eq!(plain, pipeline::data_url(&capture.bytes, ImageFormat::Png));
     }
 
     #[test]

@@ -21,8 +21,8 @@ struct FakeTodoPage {
     reports: usize,
     clock: f64,
     stop_after_dispatches: Option<usize>,
-    /// The base64 capture observe() hands over.
-    capture: String,
+    /// The capture observe() hands over (PNG bytes).
+    capture: Vec<u8>,
     /// The page scrolls; a "Load more" button sits below the fold at y = 1500.
     scroll_y: f64,
     reveals: usize,
@@ -77,10 +77,10 @@ const TODO_BOX: Rect = Rect { x: 100.0, y: 100.0, width: 400.0, height: 40.0 };
 const PASSWORD_BOX: Rect = Rect { x: 100.0, y: 600.0, width: 400.0, height: 40.0 };
 const LINK_BOX: Rect = Rect { x: 600.0, y: 100.0, width: 120.0, height: 30.0 };
 
-/// A 1280 × 800 white PNG, base64, as CDP would return it.
-fn blank_capture() -> String {
+/// A 1280 × 800 white PNG, as CDP would return it (its base64 decoded).
+fn blank_capture() -> Vec<u8> {
     let img = image::RgbImage::from_pixel(1280, 800, image::Rgb([255, 255, 255]));
-    vision::base64::encode(&vision::pipeline::encode(&img, vision::ImageFormat::Png).unwrap())
+    vision::pipeline::encode(&img, vision::ImageFormat::Png).unwrap()
 }
 
 impl FakeTodoPage {
@@ -150,7 +150,7 @@ impl Browser for FakeTodoPage {
         }
         b.snap.viewport.scroll_y = self.scroll_y;
         Ok(Observation {
-            capture: Some(Capture { base64: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
+            capture: Some(Capture { bytes: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
             extraction: describe(&b.snap, &DescribeOptions::default()),
         })
     }
@@ -370,7 +370,7 @@ fn without_the_description_the_model_reads_numbers_off_the_markers() {
 #[test]
 fn an_unusable_capture_is_left_out_and_noted() {
     let mut page = FakeTodoPage::new();
-    page.capture = "not*an*image".into();
+    page.capture = b"not an image".to_vec();
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let run = block_on(run_instruction(
         "r1".into(),
@@ -382,7 +382,12 @@ fn an_unusable_capture_is_left_out_and_noted() {
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(model.image_url(0), None);
-    assert_eq!(run.steps[0].note.as_deref(), Some("sent without a screenshot: the screenshot is not valid base64"));
+    assert_eq!(
+        run.steps[0].note.as_deref(),
+        Some(
+            "sent without a screenshot: the screenshot could not be decoded: The image format could not be determined"
+        )
+    );
 }
 
 #[test]
@@ -1502,7 +1507,7 @@ mod recorded_descriptions {
         let event = |v: serde_json::Value| serde_json::from_value::<ManualEvent>(v).unwrap();
         record_event(&mut run, event(serde_json::json!({"kind": "tap", "target": field})), 10.0);
         record_event(&mut run, event(serde_json::json!({"kind": "key", "key": "Enter"})), 20.0);
-        let png = format!("data:image/png;base64,{}", blank_capture());
+        let png = vision::pipeline::data_url(&blank_capture(), vision::ImageFormat::Png);
         run.steps[0].screenshot = Some("shot-0".into());
         run.steps[1].screenshot = Some("shot-1".into());
         (run, HashMap::from([("shot-0".to_string(), png.clone()), ("shot-1".to_string(), png)]))

@@ -5,12 +5,13 @@ use crate::snapshot::cdp::LayoutMetrics;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// A screenshot as CDP returns it.
+/// A screenshot as CDP returns it, its base64 decoded (once, by the worker's JS).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Capture {
-    /// PNG or JPEG bytes, base64.
-    pub base64: String,
+    /// PNG or JPEG bytes; base64 (`base64`) where a capture is written as JSON (tooling).
+    #[serde(rename = "base64", with = "as_base64")]
+    pub bytes: Vec<u8>,
     /// Device pixels per CSS pixel at capture (from `Page.getLayoutMetrics`).
     pub device_pixel_ratio: f64,
     /// Where the capture's top-left lies in viewport CSS pixels: (0, 0) for the viewport,
@@ -48,28 +49,40 @@ fn clip_size(metrics: &LayoutMetrics) -> (f64, f64) {
 impl Capture {
     /// The ratio is measured: the image's width over the CSS width captured. (Device-metrics
     /// emulation changes the capture but not every field of the layout metrics.)
-    pub fn from_cdp(base64: String, metrics: &LayoutMetrics, full_page: bool) -> Capture {
+    pub fn from_cdp(bytes: Vec<u8>, metrics: &LayoutMetrics, full_page: bool) -> Capture {
         let (sx, sy) = metrics.scroll();
         let css_width = if full_page { clip_size(metrics).0 } else { metrics.viewport_size().0 };
-        let measured = png_size(&base64).map(|(w, _)| w as f64 / css_width).filter(|r| r.is_finite() && *r > 0.0);
+        let measured = png_size(&bytes).map(|(w, _)| w as f64 / css_width).filter(|r| r.is_finite() && *r > 0.0);
         Capture {
             device_pixel_ratio: measured.unwrap_or_else(|| metrics.device_pixel_ratio()),
-            base64,
+            bytes,
             origin: if full_page { (-sx, -sy) } else { (0.0, 0.0) },
         }
     }
 }
 
-/// Width and height from a base64 PNG's header, decoding only its first 24 bytes.
-pub fn png_size(base64: &str) -> Option<(u32, u32)> {
-    let head = super::base64::decode_prefix(base64, 24)?;
-    if head.get(..8)? != b"\x89PNG\r\n\x1a\n" || head.get(12..16)? != b"IHDR" {
+/// Width and height from a PNG's header (its first 24 bytes).
+pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.get(..8)? != b"\x89PNG\r\n\x1a\n" || bytes.get(12..16)? != b"IHDR" {
         return None;
     }
-    // Fewer than 24 bytes decode where the text is short, padded or broken by whitespace.
-    let size = head.get(16..24)?;
+    let size = bytes.get(16..24)?;
     let be = |s: &[u8]| u32::from_be_bytes([s[0], s[1], s[2], s[3]]);
     Some((be(&size[..4]), be(&size[4..])))
+}
+
+/// Bytes written as base64 text in JSON: how tooling hands a capture back and forth.
+mod as_base64 {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::vision::base64::encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        crate::vision::base64::decode(&text).ok_or_else(|| D::Error::custom(crate::vision::VisionError::Base64))
+    }
 }
 
 #[cfg(test)]
@@ -91,28 +104,25 @@ mod tests {
         assert_eq!(capture_params(&m, false), json!({ "format": "png" }));
         let p = capture_params(&m, true);
         assert_eq!(p["clip"]["height"], 8192.0, "16384 device px at DPR 2");
-        let c = Capture::from_cdp("AA".into(), &m, true);
+        let c = Capture::from_cdp(vec![0], &m, true);
         assert_eq!(
             (c.device_pixel_ratio, c.origin),
             (2.0, (0.0, -300.0)),
             "from the metrics when the image says nothing"
         );
-        assert_eq!(Capture::from_cdp("AA".into(), &m, false).origin, (0.0, 0.0));
+        assert_eq!(Capture::from_cdp(vec![0], &m, false).origin, (0.0, 0.0));
     }
 
     #[test]
     fn the_ratio_is_measured_from_the_image() {
         let img = image::RgbImage::new(3840, 10);
-        let b64 = crate::vision::base64::encode(
-            &crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap(),
-        );
-        assert_eq!(png_size(&b64), Some((3840, 10)));
-        // Found by fuzzing (screenshot): a PNG header cut after "IHDR" (here by padding) was
-        // read past the end of the bytes it decoded to.
-        assert_eq!(png_size("iVBORw0KGgoAAAANSUhEUg=I"), None);
-        assert_eq!(png_size(&b64[..22]), None);
-        assert_eq!(png_size(&format!("{} {}", &b64[..24], &b64[24..])), None, "whitespace in the header");
-        assert_eq!(Capture::from_cdp(b64, &metrics(), false).device_pixel_ratio, 3.0);
-        assert_eq!(png_size("/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDA"), None, "JPEG is not PNG");
+        let png = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
+        assert_eq!(png_size(&png), Some((3840, 10)));
+        // Found by fuzzing (screenshot): a PNG header cut after "IHDR" was read past its end.
+        assert_eq!(png_size(&png[..16]), None);
+        assert_eq!(png_size(&png[..23]), None);
+        assert_eq!(Capture::from_cdp(png, &metrics(), false).device_pixel_ratio, 3.0);
+        let jpeg = crate::vision::base64::decode("/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDA").unwrap();
+        assert_eq!(png_size(&jpeg), None, "JPEG is not PNG");
     }
 }

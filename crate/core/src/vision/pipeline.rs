@@ -36,8 +36,7 @@ pub struct Frame {
 
 impl Frame {
     pub fn from_capture(capture: &Capture, opts: &ImageOptions) -> Result<Frame, VisionError> {
-        let bytes = base64::decode(&capture.base64).ok_or(VisionError::Base64)?;
-        Frame::decode(&bytes, capture.device_pixel_ratio, capture.origin, opts)
+        Frame::decode(&capture.bytes, capture.device_pixel_ratio, capture.origin, opts)
     }
 
     pub fn decode(
@@ -128,7 +127,7 @@ fn mark(
 pub fn redacted_capture(capture: &Capture, elements: &[Element]) -> Result<String, VisionError> {
     let redactions = painted_over(elements);
     if redactions.is_empty() {
-        return Ok(format!("data:image/png;base64,{}", capture.base64));
+        return Ok(data_url(&capture.bytes, ImageFormat::Png));
     }
     let frame = Frame::from_capture(capture, &ImageOptions { resize_to_css: false, ..Default::default() })?;
     Ok(frame.finish(&frame.with_overlays(&redactions), ImageFormat::Png)?.data_url)

@@ -24,8 +24,8 @@ fn synthetic_page(w: u32, h: u32, dpr: f64) -> RgbImage {
     img
 }
 
-fn png_base64(img: &RgbImage) -> String {
-    base64::encode(&pipeline::encode(img, ImageFormat::Png).unwrap())
+fn png_bytes(img: &RgbImage) -> Vec<u8> {
+    pipeline::encode(img, ImageFormat::Png).unwrap()
 }
 
 fn element(index: u32, rect: Rect) -> Element {
@@ -60,7 +60,7 @@ fn decode_data_url(url: &str) -> RgbImage {
 #[test]
 fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
     let capture =
-        Capture { base64: png_base64(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+        Capture { bytes: png_bytes(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
     assert_eq!((shot.mapping.width, shot.mapping.height), (640, 400));
@@ -75,7 +75,7 @@ fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
 #[test]
 fn qwen_padding_is_white_and_outside_the_content() {
     let capture =
-        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let opts = ImageOptions { rule: ImageRule::QwenPad28, ..Default::default() };
     let frame = Frame::from_capture(&capture, &opts).unwrap();
     assert_eq!(frame.image.dimensions(), (644, 420));
@@ -87,30 +87,29 @@ fn qwen_padding_is_white_and_outside_the_content() {
 #[test]
 fn bad_captures_are_errors_not_panics() {
     let opts = ImageOptions::default();
-    let cap = |b64: &str| Capture { base64: b64.into(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
-    assert_eq!(Frame::from_capture(&cap("not*base64"), &opts).err(), Some(VisionError::Base64));
-    assert!(matches!(Frame::from_capture(&cap("AAAAAAAA"), &opts), Err(VisionError::Decode(_))));
+    let cap = |bytes: &[u8]| Capture { bytes: bytes.to_vec(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let written = serde_json::json!({ "base64": "not*base64", "devicePixelRatio": 1.0 });
+    let refused = serde_json::from_value::<Capture>(written).unwrap_err().to_string();
+    assert!(refused.contains("not valid base64"), "{refused}");
+    assert!(matches!(Frame::from_capture(&cap(&[0; 6]), &opts), Err(VisionError::Decode(_))));
     // A PNG header claiming 100000 × 100000 pixels is refused before any decoding.
     let mut huge = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
     huge.extend_from_slice(&100_000u32.to_be_bytes());
     huge.extend_from_slice(&100_000u32.to_be_bytes());
     huge.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
     assert!(matches!(
-        Frame::from_capture(&cap(&base64::encode(&huge)), &opts),
+        Frame::from_capture(&cap(&huge), &opts),
         Err(VisionError::TooLarge { .. }) | Err(VisionError::Decode(_))
     ));
     // A truncated PNG.
     let good = pipeline::encode(&synthetic_page(64, 64, 1.0), ImageFormat::Png).unwrap();
-    assert!(matches!(
-        Frame::from_capture(&cap(&base64::encode(&good[..good.len() / 2])), &opts),
-        Err(VisionError::Decode(_))
-    ));
+    assert!(matches!(Frame::from_capture(&cap(&good[..good.len() / 2]), &opts), Err(VisionError::Decode(_))));
 }
 
 #[test]
 fn hostile_element_rects_draw_nothing_wild() {
     let capture =
-        Capture { base64: png_base64(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+        Capture { bytes: png_bytes(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let mut elements = buttons();
     elements.push(element(9, Rect::new(f64::NAN, 5.0, 10.0, 10.0)));
     elements.push(element(10, Rect::new(-1e300, 1e300, f64::INFINITY, 3.0)));
@@ -122,7 +121,7 @@ fn hostile_element_rects_draw_nothing_wild() {
 #[test]
 fn jpeg_output_is_smaller_and_decodes() {
     let capture =
-        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let opts = ImageOptions { format: ImageFormat::Jpeg { quality: 80 }, ..Default::default() };
     let shot = model_image(&capture, &Extraction::default(), &opts).unwrap();
     assert!(shot.data_url.starts_with("data:image/jpeg;base64,"));
@@ -132,7 +131,7 @@ fn jpeg_output_is_smaller_and_decodes() {
 #[test]
 fn labels_on_a_dense_page_never_overlap_and_match_their_boxes() {
     let capture = Capture {
-        base64: png_base64(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))),
+        bytes: png_bytes(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
     };
@@ -186,7 +185,7 @@ fn golden_markers_at_dpr_1_and_2() {
     for (dpr, name) in [(1.0, "markers-dpr1.png"), (2.0, "markers-dpr2-kept.png")] {
         let (w, h) = ((640.0 * dpr) as u32, (400.0 * dpr) as u32);
         let capture =
-            Capture { base64: png_base64(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
+            Capture { bytes: png_bytes(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
         let opts = ImageOptions { resize_to_css: false, ..Default::default() };
         let frame = Frame::from_capture(&capture, &opts).unwrap();
         let (img, _) = frame.with_markers(&markers::markers_for(&extraction.elements));
@@ -197,7 +196,7 @@ fn golden_markers_at_dpr_1_and_2() {
 #[test]
 fn golden_overlays() {
     let capture =
-        Capture { base64: png_base64(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
     let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
     let img = frame.with_overlays(&[
         Overlay::Highlight { rect: Rect::new(400.0, 80.0, 48.0, 24.0) },
