@@ -1,6 +1,6 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
-// (shapes documented in docs/ARCHITECTURE.md).
+// (shapes documented in docs/API.md).
 import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';

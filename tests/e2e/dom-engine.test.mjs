@@ -112,7 +112,7 @@ test('open and closed shadow roots are read by the content script', async () => 
 });
 
 // Where our element set differs from Midscene's extractor on the fixtures, and why (also in
-// docs/ARCHITECTURE.md). Keys: the element's text, or kind@x,y for fields and empty elements.
+// docs/DECISIONS.md). Keys: the element's text, or kind@x,y for fields and empty elements.
 const CHOSEN_DIFFERENCES = {
   '/todo.html': {
     onlyMidscene: ['Mark all as complete', '×'], // text inside hidden elements: we read visibility through ancestors
