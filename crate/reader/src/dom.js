@@ -54,6 +54,17 @@ export function setRecordedAttributes(names) { recorded = new Set(names); }
 // Form controls also carry their live state, read here to save crossings: out[4] = 1, then
 // "\0" + the value (input, textarea) or selected option's text (select) at the end, and
 // out[5] = checked (input) or selected (option) as 0/1.
+// A select's form text: its selected option's text, then every option's (at most
+// MAX_OPTIONS, each cut), all separated by U+0001: options have no box of their own, so the
+// walker never reaches them.
+const MAX_OPTIONS = 200;
+const optionText = (o) => clean(cut(o.textContent ?? '')).replaceAll('\u0001', ' ').slice(0, 500);
+function selectText(node) {
+  let text = node.selectedOptions[0] ? optionText(node.selectedOptions[0]) : '';
+  const options = node.options;
+  for (let k = 0; k < options.length && k < MAX_OPTIONS; k++) text += '\u0001' + optionText(options[k]);
+  return text;
+}
 // Text → its data when it has non-space characters, else undefined; out[0] = 3.
 // Anything else → undefined; out[0] = 0.
 export function readNode(i, out) {
@@ -78,7 +89,7 @@ export function readNode(i, out) {
     switch (tag) {
       case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(cut(node.value)); break;
       case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.value)); break;
-      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.selectedOptions[0]?.textContent ?? '')); break;
+      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + selectText(node); break;
       case 'option': out[4] = 1; out[5] = node.selected ? 1 : 0; packed += '\0'; break;
     }
     return packed;

@@ -347,9 +347,14 @@ fn unpack(packed: &str, has_form_text: bool) -> (String, Vec<(String, String)>, 
 /// A form control's live state, from what `readNode` packed.
 fn form_state(tag: &str, text: String, checked: bool) -> FormState {
     match tag {
-        "input" => FormState { value: Some(text), checked: Some(checked), selected_text: None },
+        "input" => FormState { value: Some(text), checked: Some(checked), ..Default::default() },
         "textarea" => FormState { value: Some(text), ..Default::default() },
-        "select" => FormState { selected_text: Some(text), ..Default::default() },
+        // The selected option's text, then each option's, separated by U+0001 (`readNode`).
+        "select" => {
+            let mut parts = text.split('\u{1}').map(str::to_string);
+            let selected_text = parts.next();
+            FormState { selected_text, options: parts.collect(), ..Default::default() }
+        }
         _ => FormState { checked: Some(checked), ..Default::default() }, // option
     }
 }

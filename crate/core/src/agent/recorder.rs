@@ -418,6 +418,7 @@ mod tests {
                 xpath_text: None,
                 node: 1,
                 frame_origin: None,
+                options: Vec::new(),
             }
         };
         let elements = vec![field(SECRET_MASK, 5.0), field("typed 4111-2222", 35.0), field("nothing secret", 65.0)];

@@ -75,6 +75,7 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
         };
         let xpath = xpaths.of(i);
         let id = unique_id(&mut used_ids, &xpath, &tag, &content);
+        let tag_is_select = tag == "select" && kind == ElementKind::FormItem;
         elements.push(Element {
             index: elements.len() as u32 + 1,
             id,
@@ -92,6 +93,10 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             node: i as u32,
             // A frame whose reader recorded no origin is nobody's: no site check passes it.
             frame_origin: frame.map(|f| nodes[f].origin.clone().unwrap_or_else(|| "null".into())),
+            options: match (tag_is_select, &node.form) {
+                (true, Some(form)) => form.options.iter().map(|o| collapse_whitespace(o)).collect(),
+                _ => Vec::new(),
+            },
         });
     }
     elements
@@ -383,13 +388,23 @@ mod tests {
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], r(0.0, 0.0, 1280.0, 800.0));
         let select = b.el(Some(body), "select", &[], r(0.0, 0.0, 100.0, 20.0));
-        b.node_mut(select).form = Some(FormState { selected_text: Some("Two".into()), ..Default::default() });
+        b.node_mut(select).form = Some(FormState {
+            selected_text: Some("Two".into()),
+            options: vec!["One".into(), " Two\n ".into()],
+            ..Default::default()
+        });
         let opt = b.el(Some(select), "option", &[], r(0.0, 0.0, 100.0, 20.0));
         b.text(opt, "Two", r(0.0, 0.0, 100.0, 20.0));
         b.el(Some(body), "img", &[("src", "data:image/png;base64,AAAA"), ("alt", "logo")], r(0.0, 30.0, 50.0, 50.0));
         let els = classify(&b.snap);
         assert_eq!(els.len(), 2, "options are absorbed into their select");
         assert_eq!(els[0].content, "Two");
+        assert_eq!(els[0].options, ["One", "Two"], "every option, as a person reads it");
+        let text = crate::describe::compact::compact_description(&b.snap, &els);
+        assert!(text.contains(" value=\"Two\" options=\"One | Two\" @"), "{text}");
+        let tree = crate::describe::midscene::tree_of(&b.snap, &els);
+        let ms = crate::describe::midscene::description_of_tree(&tree, None, false, true);
+        assert!(ms.contains(" options=\"One | Two\" "), "{ms}");
         assert_eq!(els[1].attr("src"), Some("data:image/png,…"));
         assert_eq!(els[1].content, "logo");
     }

@@ -92,6 +92,9 @@ fn write_element(out: &mut String, e: &Element) {
             }
         }
     }
+    if !e.options.is_empty() {
+        let _ = write!(out, " options=\"{}\"", quote_safe(&super::options_text(&e.options)));
+    }
     // The centre: enough for "left of", "below" and the like. Elements are named by number,
     // the screenshot's markers show each box, and full boxes stay in `Extraction::elements`.
     let _ = write!(out, " @{},{}", e.center.0.round(), e.center.1.round());

@@ -54,6 +54,9 @@ pub struct Element {
     /// (`snapshot::frame_origin`); what the run's site checks read for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_origin: Option<String>,
+    /// A native `<select>`'s options, their text in order (`select.options`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
 }
 
 impl Element {
@@ -217,4 +220,20 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 /// Collapse runs of whitespace to single spaces and trim.
 pub fn collapse_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Options a description lists for one select.
+const MAX_LISTED_OPTIONS: usize = 30;
+/// Characters of one option's text a description keeps.
+const MAX_OPTION_CHARS: usize = 60;
+
+/// A select's options as both descriptions list them: `S | M | L`, the first
+/// [`MAX_LISTED_OPTIONS`] and how many more there are.
+pub fn options_text(options: &[String]) -> String {
+    let mut listed: Vec<String> =
+        options.iter().take(MAX_LISTED_OPTIONS).map(|o| truncate_chars(o, MAX_OPTION_CHARS)).collect();
+    if options.len() > MAX_LISTED_OPTIONS {
+        listed.push(format!("\u{2026} {} more", options.len() - MAX_LISTED_OPTIONS));
+    }
+    listed.join(" | ")
 }

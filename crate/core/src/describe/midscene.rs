@@ -330,6 +330,11 @@ pub fn tree_of(snapshot: &PageSnapshot, elements: &[Element]) -> MsTree {
         .map(|e| {
             let mut attributes: Vec<(String, AttrValue)> =
                 e.attributes.iter().map(|(k, v)| (k.clone(), AttrValue::Text(v.clone()))).collect();
+            // Midscene lists no options; ours follow the attributes a select has, so a page
+            // without a select describes byte for byte as Midscene's does.
+            if !e.options.is_empty() {
+                attributes.push(("options".into(), AttrValue::Text(super::options_text(&e.options))));
+            }
             attributes.push(("htmlTagName".into(), AttrValue::Text(format!("<{}>", e.tag))));
             attributes.push(("nodeType".into(), AttrValue::Text(node_type_name(e.kind).into())));
             MsTree {

@@ -15,8 +15,8 @@ pub mod xpath;
 pub use classify::{classify, nodes_needing_rect};
 pub use compact::compact_description;
 pub use element::{
-    collapse_whitespace, element_at, is_sensitive, is_sensitive_field, truncate_chars, Aim, Element, ElementKind,
-    SECRET_MASK,
+    collapse_whitespace, element_at, is_sensitive, is_sensitive_field, options_text, truncate_chars, Aim, Element,
+    ElementKind, SECRET_MASK,
 };
 
 use crate::snapshot::{HitTest, NoHitTest, PageSnapshot};

@@ -478,7 +478,7 @@ impl<'a> Decoder<'a> {
                     "input" => Some(FormState {
                         value: view.input_value[i].map(|x| strings.get(x).map(str::to_string)).transpose()?,
                         checked: Some(view.checked[i]),
-                        selected_text: None,
+                        ..Default::default()
                     }),
                     "textarea" => Some(FormState {
                         value: view.text_value[i].map(|x| strings.get(x).map(str::to_string)).transpose()?,
@@ -746,6 +746,7 @@ fn fill_select_text(snap: &mut PageSnapshot) {
             .collect::<Vec<_>>()
             .join(" ");
         let form = snap.nodes[select].form.get_or_insert_with(Default::default);
+        form.options.push(text.clone());
         if selected || form.selected_text.is_none() {
             form.selected_text = Some(text);
         }

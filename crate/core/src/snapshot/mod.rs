@@ -61,6 +61,9 @@ pub struct FormState {
     pub checked: Option<bool>,
     /// For `<select>`: the text of the selected option.
     pub selected_text: Option<String>,
+    /// For `<select>`: the text of every option, in order (`select.options`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
 }
 
 /// Computed-style facts, read only for nodes whose classification depends on them.

@@ -45,6 +45,7 @@ fn element(index: u32, rect: Rect) -> Element {
         xpath_text: None,
         node: index,
         frame_origin: None,
+        options: Vec::new(),
     }
 }
 
