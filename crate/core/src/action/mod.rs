@@ -35,6 +35,8 @@ pub enum ActionError {
     PointOutOfView { x: f64, y: f64, width: f64, height: f64 },
     #[error("\"{0}\" is not something Sightline can do on a page")]
     NotAnInput(String),
+    #[error("nothing to choose from lies at ({x:.0}, {y:.0})")]
+    NothingAt { x: f64, y: f64 },
 }
 
 impl ActionError {
@@ -66,6 +68,28 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
                 cmds.push(InputCommand::new("Input.insertText", json!({ "text": value })));
             }
             Ok(cmds)
+        }
+        PlannedAction::DoubleClick { target } | PlannedAction::RightClick { target } => {
+            let (x, y) = visible_point(*target, page)?;
+            let right = matches!(action, PlannedAction::RightClick { .. });
+            Ok(if right { press(x, y, MouseButton::Right, 1) } else { press(x, y, MouseButton::Left, 2) })
+        }
+        PlannedAction::Hover { target } => {
+            let (x, y) = visible_point(*target, page)?;
+            Ok(vec![InputCommand::new("Input.dispatchMouseEvent", json!({ "type": "mouseMoved", "x": x, "y": y }))])
+        }
+        PlannedAction::Append { target, value } => {
+            let (x, y) = visible_point(*target, page)?;
+            fill_at(x, y, value, InputMode::Append, page)
+        }
+        PlannedAction::Clear { target } => {
+            let (x, y) = visible_point(*target, page)?;
+            fill_at(x, y, "", InputMode::Clear, page)
+        }
+        PlannedAction::Drag { from, to } => {
+            let from = visible_point(*from, page)?;
+            let to = visible_point(*to, page)?;
+            commands_for(&PlannedAction::DragAt { from, to }, page)
         }
         PlannedAction::KeyPress { key } => key_events(key),
         PlannedAction::Scroll { target, direction, distance } => {
@@ -126,6 +150,20 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
             Ok(vec![InputCommand::new("Page.navigate", json!({ "url": url }))])
         }
         PlannedAction::AskUser { .. } => Err(ActionError::NotAnInput("ask the user".into())),
+        // The run loop carries these out through the browser's own primitives, not input.
+        PlannedAction::Select { .. }
+        | PlannedAction::SelectAt { .. }
+        | PlannedAction::ScrollToEdge { .. }
+        | PlannedAction::ScrollTo { .. }
+        | PlannedAction::Upload { .. }
+        | PlannedAction::WaitFor { .. }
+        | PlannedAction::Back
+        | PlannedAction::Forward
+        | PlannedAction::Reload
+        | PlannedAction::OpenTab { .. }
+        | PlannedAction::SwitchTab { .. }
+        | PlannedAction::CloseTab
+        | PlannedAction::Remember { .. } => Err(ActionError::NotAnInput(format!("{action:?}"))),
         PlannedAction::Tool { name, .. } => Err(ActionError::NotAnInput(format!("tool {name}"))),
     }
 }

@@ -9,6 +9,8 @@ use crate::action::InputCommand;
 use crate::describe::Extraction;
 use crate::prompt::Outcome;
 use crate::vision::Capture;
+use crate::vocab::actions::Go;
+pub use crate::vocab::actions::TabInfo;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -17,6 +19,24 @@ pub struct Observation {
     /// The viewport as captured; the loop fits and marks it for the model (`vision`).
     pub capture: Option<Capture>,
     pub extraction: Extraction,
+}
+
+impl Observation {
+    /// A tab whose page no extension may read (the browser's own pages). A start page (blank,
+    /// new tab) is an empty page a run can go on from by opening an address; any other is
+    /// refused with `reason`.
+    pub fn of_unreadable(url: &str, title: &str, reason: &str) -> Result<Observation, PageError> {
+        if !crate::vocab::address::is_start_page(url) {
+            return Err(PageError::Restricted(format!("Sightline cannot work on {url}: {reason}.")));
+        }
+        let extraction = Extraction { url: url.to_string(), title: title.to_string(), ..Default::default() };
+        Ok(Observation { capture: None, extraction })
+    }
+
+    /// Nothing of any site is shown: a run here starts by opening an address.
+    pub fn is_start_page(&self) -> bool {
+        crate::vocab::address::is_start_page(&self.extraction.url) && self.extraction.elements.is_empty()
+    }
 }
 
 /// A failure of the page side: the tab closed, the debugger was refused, the page cannot be
@@ -35,6 +55,9 @@ pub enum PageError {
     /// The page could not be read.
     #[error("{0}")]
     Unreadable(String),
+    /// A tab the run was told to switch to is not open (`open`: the ids of those that are).
+    #[error("there is no tab {tab}; the open tabs are {open}")]
+    NoSuchTab { tab: i64, open: String },
     #[error(transparent)]
     Guard(#[from] super::guard_error::GuardError),
 }
@@ -93,6 +116,31 @@ pub trait Browser {
     /// Keeps a screenshot (a data URL) with the run and returns its reference. Called before
     /// a model call sends the image: a host may send the copy it now holds.
     fn keep_image(&mut self, data_url: &str) -> String;
+    /// Goes somewhere with the browser's own tab primitives (an address, back, forward, a
+    /// reload, another tab), which work where no page can be read (the new-tab page). The
+    /// next `settle` reports where the run is now (`followed_tab` when it is on another tab).
+    async fn go(&mut self, to: &Go) -> Result<(), PageError> {
+        let _ = to;
+        Err(PageError::Failed("this browser cannot open addresses or tabs".into()))
+    }
+    /// The tabs of the run's window, the one it is on marked.
+    async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
+        Ok(Vec::new())
+    }
+    /// Chooses option `index` (of `select.options`) of a native `<select>` as a person's choice
+    /// does: the option selected, then input and change fired. Returns the option chosen.
+    async fn choose(&mut self, element: &crate::describe::Element, index: u32) -> Result<ChosenOption, PageError> {
+        let _ = (element, index);
+        Err(PageError::Failed("this browser cannot choose options".into()))
+    }
+}
+
+/// The option a choice selected, as the page has it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChosenOption {
+    pub text: String,
+    pub value: String,
 }
 
 /// What happened while the page reacted to input, as the host saw it. The loop decides from it

@@ -94,6 +94,10 @@ pub(crate) enum Delivery<'a> {
     Input(&'a [InputCommand]),
     /// A click that opens a file chooser, answered with these paths.
     Files(&'a [InputCommand], &'a [String]),
+    /// A move of the browser's own: an address, the history, a tab.
+    Go(&'a crate::vocab::actions::Go),
+    /// Option `index` of a native select, chosen; what was chosen goes into the `Option`.
+    Choose(&'a crate::describe::Element, u32, &'a mut Option<super::browser::ChosenOption>),
 }
 
 /// Sends the input and waits for the page to react, answering every dialog the page opens
@@ -108,6 +112,8 @@ pub(crate) async fn act<B: Browser>(
     match delivery {
         Delivery::Input(cmds) => browser.dispatch(cmds).await?,
         Delivery::Files(click, files) => browser.choose_files(click, files).await?,
+        Delivery::Go(to) => browser.go(to).await?,
+        Delivery::Choose(element, index, chosen) => *chosen = Some(browser.choose(element, index).await?),
     }
     let mut count = 0;
     answer_open(run, browser, policy, answered, &mut count).await?;
@@ -148,7 +154,7 @@ async fn settle_counted<B: Browser>(
 }
 
 /// Two waits of one action as one: from where the first began to where the last ended.
-fn then(first: Settled, later: Settled) -> Settled {
+pub(crate) fn then(first: Settled, later: Settled) -> Settled {
     Settled {
         url_before: if first.url_before.is_empty() { later.url_before } else { first.url_before },
         url: later.url,

@@ -120,6 +120,27 @@ pub enum RunError {
     NotOpen {
         id: String,
     },
+    /// A native select has no option by the text or value the model gave.
+    NoSuchOption {
+        element: u32,
+        option: String,
+        options: String,
+    },
+    /// A list box opened, but the option the model named did not show.
+    OptionNotShown {
+        element: u32,
+        option: String,
+    },
+    /// A wait for a text to show ran out.
+    TextNotShown {
+        waited_ms: f64,
+        text: String,
+    },
+    /// A wait for a text to go ran out.
+    TextStillShown {
+        waited_ms: f64,
+        text: String,
+    },
 }
 
 impl RunError {
@@ -131,6 +152,7 @@ impl RunError {
             RunError::Page(PageError::Restricted(_)) => "page_restricted",
             RunError::Page(PageError::Debugger(_)) => "page_debugger",
             RunError::Page(PageError::Unreadable(_)) => "page_unreadable",
+            RunError::Page(PageError::NoSuchTab { .. }) => "no_such_tab",
             RunError::Model(e) => model_code(e),
             RunError::Reply(_) => "reply_unreadable",
             RunError::Replies { .. } => "replies_unreadable",
@@ -142,6 +164,7 @@ impl RunError {
                 ActionError::UnknownKey(_) => "unknown_key",
                 ActionError::PointOutOfView { .. } => "point_out_of_view",
                 ActionError::NotAnInput(_) => "not_an_input",
+                ActionError::NothingAt { .. } => "nothing_to_choose_at",
             },
             RunError::DialogUnanswered(_) => "dialog_unanswered",
             RunError::DialogStopped => "dialog_stopped",
@@ -176,6 +199,10 @@ impl RunError {
             RunError::Internal(_) => "internal",
             RunError::Interrupted => "run_interrupted",
             RunError::NotOpen { .. } => "run_not_open",
+            RunError::NoSuchOption { .. } => "no_such_option",
+            RunError::OptionNotShown { .. } => "option_not_shown",
+            RunError::TextNotShown { .. } => "text_not_shown",
+            RunError::TextStillShown { .. } => "text_still_shown",
         }
     }
 
@@ -188,6 +215,7 @@ impl RunError {
             RunError::Page(
                 PageError::Failed(d) | PageError::Restricted(d) | PageError::Debugger(d) | PageError::Unreadable(d),
             ) => say(&[("detail", d)]),
+            RunError::Page(PageError::NoSuchTab { tab, open }) => say(&[("tab", tab), ("open", open)]),
             RunError::Model(e) => model_message(e, lang),
             RunError::Reply(e) | RunError::Answer(e) | RunError::Verdict(e) => say(&[("detail", e)]),
             RunError::Replies { times, last } => say(&[("times", times), ("detail", last)]),
@@ -200,6 +228,7 @@ impl RunError {
                     say(&[("x", &r(x)), ("y", &r(y)), ("width", &r(width)), ("height", &r(height))])
                 }
                 ActionError::NotAnInput(action) => say(&[("action", action)]),
+                ActionError::NothingAt { x, y } => say(&[("x", &format!("{x:.0}")), ("y", &format!("{y:.0}"))]),
             },
             RunError::DialogUnanswered(d)
             | RunError::Trajectory(d)
@@ -234,6 +263,13 @@ impl RunError {
             RunError::UploadOutsideFolder { files, folder } => say(&[("files", files), ("folder", folder)]),
             RunError::FlowItem { title, error } => say(&[("title", title), ("detail", &error.message(lang))]),
             RunError::FlowItems { failed, first } => say(&[("failed", failed), ("first", &first.message(lang))]),
+            RunError::NoSuchOption { element, option, options } => {
+                say(&[("element", element), ("option", option), ("options", options)])
+            }
+            RunError::OptionNotShown { element, option } => say(&[("element", element), ("option", option)]),
+            RunError::TextNotShown { waited_ms, text } | RunError::TextStillShown { waited_ms, text } => {
+                say(&[("seconds", &format!("{:.1}", waited_ms / 1000.0)), ("text", text)])
+            }
         }
     }
 
@@ -492,6 +528,12 @@ mod tests {
             RunError::Internal("could not encode the result".into()),
             RunError::Interrupted,
             RunError::NotOpen { id: "r1".into() },
+            RunError::Page(PageError::NoSuchTab { tab: 4, open: "1, 2".into() }),
+            RunError::Action(ActionError::NothingAt { x: 10.0, y: 20.0 }),
+            RunError::NoSuchOption { element: 3, option: "XL".into(), options: "S | M | L".into() },
+            RunError::OptionNotShown { element: 5, option: "Red".into() },
+            RunError::TextNotShown { waited_ms: 5000.0, text: "Saved".into() },
+            RunError::TextStillShown { waited_ms: 5000.0, text: "Loading".into() },
         ]
     }
 
@@ -559,6 +601,12 @@ mod tests {
         "internal",
         "run_interrupted",
         "run_not_open",
+        "no_such_tab",
+        "nothing_to_choose_at",
+        "no_such_option",
+        "option_not_shown",
+        "text_not_shown",
+        "text_still_shown",
     ];
 
     #[test]

@@ -11,11 +11,12 @@
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
-use super::browser::{Browser, FocusedField, Observation, PageError, Settled};
+use super::browser::{Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
 pub use super::guard_error::GuardError;
 use super::record::Run;
 use crate::action::InputCommand;
 use crate::describe::{Element, Extraction};
+use crate::vocab::actions::Go;
 use crate::vocab::address::host_of;
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +70,7 @@ impl Limits {
     /// shows nothing of any site and passes.
     pub fn check_site(&self, url: &str) -> Result<(), GuardError> {
         if self.allowed_sites.is_empty()
-            || url.trim() == "about:blank"
+            || crate::vocab::address::is_start_page(url)
             || self.allowed_sites.iter().any(|p| site_matches(url, p))
         {
             return Ok(());
@@ -315,6 +316,9 @@ fn disarm(text: &str) -> String {
 
 fn screen_element(e: &mut Element, clean: &impl Fn(&str) -> String) {
     e.content = clean(&e.content);
+    for o in &mut e.options {
+        *o = clean(o);
+    }
     for (_, v) in &mut e.attributes {
         *v = clean(v);
     }
@@ -483,6 +487,39 @@ impl<B: Browser> Browser for Guarded<'_, B> {
 
     fn keep_image(&mut self, data_url: &str) -> String {
         self.inner.keep_image(data_url)
+    }
+
+    /// Addresses a run opens are http(s) pages on the allowed sites; a tab it switches to is
+    /// on them too.
+    async fn go(&mut self, to: &Go) -> Result<(), PageError> {
+        match to {
+            Go::Address { url } | Go::OpenTab { url } => self.limits.check_open(url).map_err(page_error)?,
+            Go::SwitchTab { tab } => {
+                let tabs = self.inner.tabs().await?;
+                let found = tabs.iter().find(|t| t.id == *tab).ok_or_else(|| PageError::NoSuchTab {
+                    tab: *tab,
+                    open: tabs.iter().map(|t| t.id.to_string()).collect::<Vec<_>>().join(", "),
+                })?;
+                self.limits.check_site(&found.url).map_err(page_error)?;
+            }
+            Go::Back | Go::Forward | Go::Reload | Go::CloseTab => {}
+        }
+        self.inner.go(to).await
+    }
+
+    /// Tabs on other sites are left out: their titles and addresses are not the run's to read.
+    async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
+        let mut tabs = self.inner.tabs().await?;
+        tabs.retain(|t| t.current || self.limits.check_site(&t.url).is_ok());
+        for t in &mut tabs {
+            t.title = self.limits.conceal(&disarm(&t.title));
+            t.url = self.limits.conceal(&t.url);
+        }
+        Ok(tabs)
+    }
+
+    async fn choose(&mut self, element: &Element, index: u32) -> Result<ChosenOption, PageError> {
+        self.inner.choose(element, index).await
     }
 }
 

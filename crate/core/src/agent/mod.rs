@@ -24,7 +24,7 @@ pub mod task_schema;
 pub mod tasks;
 pub mod uploads;
 
-pub use browser::{AnsweredDialog, Browser, FocusedField, Observation, PageError, Settled};
+pub use browser::{AnsweredDialog, Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
 pub use error::RunError;
 pub use options::{RunOptions, MARKERS_ONLY};
 pub use run_loop::{caption, describe_action, run_instruction};

@@ -54,6 +54,13 @@ pub enum ManualEvent {
         target: Option<Picked>,
         value: String,
     },
+    /// A choice in a native select: the chosen option's text and value.
+    Select {
+        target: Option<Picked>,
+        option: String,
+        #[serde(default)]
+        value: String,
+    },
     Key {
         key: String,
     },
@@ -90,6 +97,9 @@ impl ManualEvent {
                 ManualEvent::Input { target: pick(target), value: limits.shown(&value) }
             }
             ManualEvent::Navigate { url } => ManualEvent::Navigate { url: limits.conceal(&url) },
+            ManualEvent::Select { target, option, value } => {
+                ManualEvent::Select { target: pick(target), option: limits.shown(&option), value: limits.shown(&value) }
+            }
             other @ (ManualEvent::Key { .. } | ManualEvent::Scroll { .. }) => other,
         }
     }
@@ -156,6 +166,19 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             }
             let caption = format!("Input \u{201c}{value}\u{201d} into");
             push(run, now_ms, Some(PlannedAction::Input { target: t.info.index, value }), Some(t), &caption);
+        }
+        ManualEvent::Select { target, option, value } => {
+            let Some(t) = target else { return };
+            // The click that opened the select's list is part of the choice, not a step.
+            if run.steps.last().is_some_and(|s| {
+                s.planned == Some(PlannedAction::Tap { target: t.info.index })
+                    && s.target.as_ref().map(|x| &x.xpath) == Some(&t.info.xpath)
+            }) {
+                run.steps.pop();
+            }
+            let caption = format!("Choose \u{201c}{option}\u{201d} in");
+            let value = (!value.is_empty()).then_some(value);
+            push(run, now_ms, Some(PlannedAction::Select { target: t.info.index, option, value }), Some(t), &caption);
         }
         ManualEvent::Key { key } => {
             let mut step = Step::new(StepKind::Action, now_ms);

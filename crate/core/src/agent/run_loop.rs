@@ -8,7 +8,7 @@ use crate::model::{ModelClient, ModelConfig};
 use crate::parse::parse_reply;
 use crate::prompt::{plan_messages, Memory, Outcome, Turn};
 use crate::vision::ModelImage;
-use crate::vocab::actions::PlannedAction;
+use crate::vocab::actions::{Go, PlannedAction};
 
 use super::browser::ask_person;
 use super::browser::{Browser, Observation};
@@ -223,9 +223,152 @@ struct Acts {
     left_unrun: Vec<String>,
 }
 
+/// How an action reaches the page.
+enum Way {
+    /// Trusted input: clicks, keys, wheel.
+    Input(Vec<crate::action::InputCommand>),
+    /// A click that opens a file chooser, answered with these paths.
+    Files(Vec<crate::action::InputCommand>, Vec<String>),
+    /// The browser's own move: an address, the history, a tab.
+    Go(Go),
+    /// An option of a native select or a custom list box, by its text.
+    Choose {
+        element: crate::describe::Element,
+        option: String,
+    },
+    /// Wheel steps at a point until nothing moves any more.
+    Edge {
+        at: (f64, f64),
+        direction: crate::vocab::actions::ScrollDirection,
+    },
+    /// Scroll until the element is in view.
+    Reveal(crate::describe::Element),
+    Wait(u32),
+    WaitFor {
+        text: String,
+        gone: bool,
+        timeout_ms: u32,
+    },
+    /// Nothing reaches the page (a note kept).
+    Nothing,
+}
+
+/// Why carrying an action out stopped short.
+enum Short {
+    /// A dialog nobody answered, a stop, or the page side failing.
+    Interrupted(dialogs::Interrupted),
+    /// The action could not be done (no such option, a wait that timed out); the model is told.
+    Failed(RunError),
+}
+
+impl From<dialogs::Interrupted> for Short {
+    fn from(e: dialogs::Interrupted) -> Self {
+        Short::Interrupted(e)
+    }
+}
+
+impl From<crate::agent::PageError> for Short {
+    fn from(e: crate::agent::PageError) -> Self {
+        Short::Interrupted(dialogs::Interrupted::Page(e))
+    }
+}
+
+/// Scrolling to an edge stops after this many wheel steps even on an endless page.
+const MAX_EDGE_STEPS: u32 = 25;
+/// How often a `WaitFor` reads the page again.
+const WAIT_FOR_POLL_MS: u32 = 500;
+
+/// How `action` reaches the page as it was read (`page`); errors as `commands_for` gives them.
+fn way_for(action: &PlannedAction, page: &Extraction) -> Result<Way, ActionError> {
+    let visible = |target: u32| -> Result<crate::describe::Element, ActionError> {
+        let e = find_element(target, page)?;
+        crate::action::element_point(e, page).ok_or_else(|| ActionError::OutOfView { target, summary: e.summary() })?;
+        Ok(e.clone())
+    };
+    if let Some(to) = action.go() {
+        return Ok(Way::Go(to));
+    }
+    Ok(match action {
+        PlannedAction::Select { target, option, .. } => {
+            Way::Choose { element: visible(*target)?, option: option.clone() }
+        }
+        PlannedAction::SelectAt { x, y, option } => {
+            let e = crate::describe::element_at(&page.elements, (*x, *y), crate::describe::Aim::Actionable)
+                .ok_or(ActionError::NothingAt { x: *x, y: *y })?;
+            Way::Choose { element: e.clone(), option: option.clone() }
+        }
+        PlannedAction::Upload { target, files } => {
+            Way::Files(commands_for(&PlannedAction::Tap { target: *target }, page)?, files.clone())
+        }
+        PlannedAction::ScrollToEdge { target, direction } => {
+            let vp = &page.viewport;
+            let at = match target {
+                Some(t) => crate::action::element_point(&visible(*t)?, page).unwrap_or_default(),
+                None => (vp.width / 2.0, vp.height / 2.0),
+            };
+            Way::Edge { at, direction: *direction }
+        }
+        PlannedAction::ScrollTo { target } => Way::Reveal(find_element(*target, page)?.clone()),
+        PlannedAction::Wait { ms } => Way::Wait(*ms),
+        PlannedAction::WaitFor { text, gone, timeout_ms } => {
+            Way::WaitFor { text: text.clone(), gone: *gone, timeout_ms: *timeout_ms }
+        }
+        PlannedAction::Remember { .. } => Way::Nothing,
+        other => Way::Input(commands_for(other, page)?),
+    })
+}
+
+/// The number of the option of `options` a plan's `wanted` text names: the same text, then
+/// the same ignoring case, then the one option holding it.
+fn option_index(options: &[String], wanted: &str) -> Option<u32> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = norm(wanted);
+    let lower = wanted.to_lowercase();
+    let find = |test: &dyn Fn(&str) -> bool| options.iter().position(|o| test(&norm(o)));
+    find(&|o| o == wanted)
+        .or_else(|| find(&|o| o.to_lowercase() == lower))
+        .or_else(|| {
+            let holding: Vec<usize> =
+                (0..options.len()).filter(|&i| norm(&options[i]).to_lowercase().contains(&lower)).collect();
+            (holding.len() == 1).then(|| holding[0])
+        })
+        .map(|i| i as u32)
+}
+
+/// The element of an opened custom list box that is the option `wanted`: listed, not the box
+/// itself, its text the option's (the same, else holding it); list items first.
+fn listed_option<'p>(
+    page: &'p Extraction,
+    list: &crate::describe::Element,
+    wanted: &str,
+) -> Option<&'p crate::describe::Element> {
+    let lower = wanted.trim().to_lowercase();
+    let is_item = |e: &crate::describe::Element| {
+        matches!(e.attr("role"), Some("option" | "menuitem" | "menuitemradio" | "treeitem" | "gridcell"))
+            || matches!(e.tag.as_str(), "li" | "option")
+    };
+    let candidates: Vec<&crate::describe::Element> =
+        page.elements.iter().filter(|e| e.is_listed() && e.id != list.id && !e.content.trim().is_empty()).collect();
+    let rank = |exact: bool| {
+        candidates
+            .iter()
+            .filter(|e| {
+                let c = e.content.trim().to_lowercase();
+                if exact {
+                    c == lower
+                } else {
+                    c.contains(&lower)
+                }
+            })
+            .max_by_key(|e| is_item(e))
+            .copied()
+    };
+    rank(true).or_else(|| rank(false))
+}
+
 /// An action made ready to run.
 struct Aimed {
-    commands: Result<Vec<crate::action::InputCommand>, ActionError>,
+    commands: Result<Way, ActionError>,
     /// The action as it runs: aimed at the element's number as the page was read last.
     executed: PlannedAction,
     note: Option<String>,
@@ -322,7 +465,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     ..Step::new(StepKind::Plan, self.browser.now_ms())
                 };
                 Ok(PlanRound::Planned {
-                    plan: crate::parse::Plan { thought: String::new(), actions, done, error: None },
+                    plan: crate::parse::Plan { thought: String::new(), actions, done, error: None, answer: None },
                     content: String::new(),
                     seen: None,
                     step,
@@ -344,7 +487,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             None => self.work.instruction.to_string(),
         };
         let family = self.config.family;
-        let messages = plan_messages(
+        let mut messages = plan_messages(
             family,
             &instruction,
             &self.work.history,
@@ -352,6 +495,14 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             image.map(|i| i.data_url.as_str()),
             &self.work.memory,
         );
+        // The tabs (a run may switch between them) and a tab with no page yet, after the page.
+        let tabs = self.browser.tabs().await.unwrap_or_default();
+        if let Some(note) = crate::prompt::browser_note(&tabs, self.work.observation.is_start_page()) {
+            if let Some(last) = messages.last_mut() {
+                let at = last.content.iter().position(|p| !matches!(p, crate::model::ContentPart::Text { .. }));
+                last.content.insert(at.unwrap_or(last.content.len()), crate::model::ContentPart::Text { text: note });
+            }
+        }
         // Grounding models look back at recent screens; the others never need them again.
         let seen = image.filter(|_| family.grounds_on_image()).map(|i| i.data_url.clone());
         let Some((content, mut step)) = self.ask_model(&messages, image_note).await? else {
@@ -421,25 +572,27 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         }
         let target = target_element.as_ref().map(TargetInfo::of);
         let action = snapped.as_ref().map_or(action, |(a, _)| a);
-        let Aimed { commands, executed, mut note } = self.aim(action, &mut answered).await?;
+        let Aimed { commands, mut executed, mut note } = self.aim(action, &mut answered).await?;
+        // A drag runs, and is recorded, as the points it goes between.
+        if let PlannedAction::Drag { from, to } = &executed {
+            let page = &self.work.observation.extraction;
+            let point = |n: u32| find_element(n, page).ok().and_then(|e| crate::action::element_point(e, page));
+            if let (Some(from), Some(to)) = (point(*from), point(*to)) {
+                executed = PlannedAction::DragAt { from, to };
+            }
+        }
         let mut page_changed = false;
         let mut settled_note = None;
         // An unanswered dialog or a stop ends the run once the step is recorded.
         let mut ends = None;
         let result: Result<(), (RunError, Outcome)> = match commands {
-            Ok(cmds) => {
-                if let (PlannedAction::Input { value, .. }, Some(e)) = (&executed, &target_element) {
+            Ok(way) => {
+                if let (PlannedAction::Input { value, .. } | PlannedAction::Append { value, .. }, Some(e)) =
+                    (&executed, &target_element)
+                {
                     self.options.limits().check_target(value, frame_address(e, &self.work.observation.extraction))?;
                 }
-                match dialogs::act(
-                    self.run,
-                    self.browser,
-                    dialogs::Delivery::Input(&cmds),
-                    self.options.dialog_policy(),
-                    &mut answered,
-                )
-                .await
-                {
+                match self.carry(way, &mut executed, &mut answered).await {
                     Ok(settled) => {
                         settled_note = settled.note();
                         page_changed = settled.page_changed();
@@ -448,8 +601,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                             .and(settled.outcome());
                         Ok(())
                     }
-                    Err(dialogs::Interrupted::Page(e)) => return Err(e.into()),
-                    Err(e) => {
+                    Err(Short::Interrupted(dialogs::Interrupted::Page(e))) => return Err(e.into()),
+                    Err(Short::Failed(error)) => {
+                        let told = Outcome::ours(format!("{label} failed: {error}"));
+                        Err((error, told))
+                    }
+                    Err(Short::Interrupted(e)) => {
                         let stopped = matches!(e, dialogs::Interrupted::Stopped);
                         let error = RunError::from(e);
                         ends = Some(if stopped { Ok(RunStatus::Stopped) } else { Err(error.clone()) });
@@ -516,10 +673,146 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         Ok(if page_changed { Next::StopPlan } else { Next::Go })
     }
 
+    /// Carries out one action the way it reaches the page, answering the page's dialogs
+    /// meanwhile; returns what the page did. `executed` learns what a choice chose.
+    async fn carry(
+        &mut self,
+        way: Way,
+        executed: &mut PlannedAction,
+        answered: &mut dialogs::Answered,
+    ) -> Result<crate::agent::Settled, Short> {
+        use dialogs::Delivery;
+        let policy = self.options.dialog_policy();
+        match way {
+            Way::Input(cmds) => {
+                Ok(dialogs::act(self.run, self.browser, Delivery::Input(&cmds), policy, answered).await?)
+            }
+            Way::Files(click, files) => {
+                self.clear_upload(&files).await.map_err(Short::Failed)?;
+                Ok(dialogs::act(self.run, self.browser, Delivery::Files(&click, &files), policy, answered).await?)
+            }
+            // A move the browser refuses (an address off the allowed sites, a tab that is gone)
+            // fails the step, and the model hears why.
+            Way::Go(to) => match dialogs::act(self.run, self.browser, Delivery::Go(&to), policy, answered).await {
+                Err(dialogs::Interrupted::Page(e)) => Err(Short::Failed(e.into())),
+                other => Ok(other?),
+            },
+            Way::Choose { element, option } if element.tag == "select" => {
+                let index = option_index(&element.options, &option).ok_or_else(|| {
+                    Short::Failed(RunError::NoSuchOption {
+                        element: element.index,
+                        option: option.clone(),
+                        options: crate::describe::options_text(&element.options),
+                    })
+                })?;
+                let mut chosen = None;
+                let settled = dialogs::act(
+                    self.run,
+                    self.browser,
+                    Delivery::Choose(&element, index, &mut chosen),
+                    policy,
+                    answered,
+                )
+                .await?;
+                if let (Some(c), PlannedAction::Select { option: o, value, .. }) = (chosen, executed) {
+                    *o = c.text;
+                    *value = Some(c.value);
+                }
+                Ok(settled)
+            }
+            Way::Choose { element, option } => {
+                // A custom list box: opened with a tap, then its option tapped on the page it shows.
+                let page = &self.work.observation.extraction;
+                let open = commands_for(&PlannedAction::Tap { target: element.index }, page)
+                    .map_err(|e| Short::Failed(e.into()))?;
+                let first = dialogs::act(self.run, self.browser, Delivery::Input(&open), policy, answered).await?;
+                self.work.observation = self.browser.observe().await?;
+                let page = &self.work.observation.extraction;
+                let Some(item) = listed_option(page, &element, &option) else {
+                    return Err(Short::Failed(RunError::OptionNotShown { element: element.index, option }));
+                };
+                let tap = commands_for(&PlannedAction::Tap { target: item.index }, page)
+                    .map_err(|e| Short::Failed(e.into()))?;
+                let then = dialogs::act(self.run, self.browser, Delivery::Input(&tap), policy, answered).await?;
+                Ok(dialogs::then(first, then))
+            }
+            Way::Edge { at, direction } => {
+                let mut settled = crate::agent::Settled::default();
+                let vp = self.work.observation.extraction.viewport.clone();
+                let step = PlannedAction::ScrollAt {
+                    x: at.0,
+                    y: at.1,
+                    direction,
+                    distance: Some(vp.height.max(vp.width) * 4.0),
+                };
+                for _ in 0..MAX_EDGE_STEPS {
+                    let cmds =
+                        commands_for(&step, &self.work.observation.extraction).map_err(|e| Short::Failed(e.into()))?;
+                    let now = dialogs::act(self.run, self.browser, Delivery::Input(&cmds), policy, answered).await?;
+                    settled = dialogs::then(settled, now);
+                    let before = &self.work.observation.extraction;
+                    let before = (before.viewport.scroll_x, before.viewport.scroll_y, before.description.clone());
+                    self.work.observation = self.browser.observe().await?;
+                    let after = &self.work.observation.extraction;
+                    if (after.viewport.scroll_x, after.viewport.scroll_y, &after.description)
+                        == (before.0, before.1, &before.2)
+                        || settled.page_changed()
+                    {
+                        break;
+                    }
+                }
+                Ok(settled)
+            }
+            Way::Reveal(element) => {
+                self.browser.reveal(&element).await?;
+                Ok(dialogs::settle(self.run, self.browser, policy, answered).await?)
+            }
+            Way::Wait(ms) => {
+                self.browser.wait(ms).await;
+                Ok(dialogs::settle(self.run, self.browser, policy, answered).await?)
+            }
+            Way::WaitFor { text, gone, timeout_ms } => {
+                let started = self.browser.now_ms();
+                let wanted = text.trim().to_lowercase();
+                loop {
+                    let page = &self.work.observation.extraction;
+                    let shows = page.title.to_lowercase().contains(&wanted)
+                        || page.elements.iter().any(|e| e.content.to_lowercase().contains(&wanted));
+                    if shows != gone {
+                        return Ok(crate::agent::Settled::default());
+                    }
+                    let waited = self.browser.now_ms() - started;
+                    if waited >= timeout_ms as f64 || self.browser.stop_requested() {
+                        let (waited_ms, text) = (waited, text.clone());
+                        return Err(Short::Failed(if gone {
+                            RunError::TextStillShown { waited_ms, text }
+                        } else {
+                            RunError::TextNotShown { waited_ms, text }
+                        }));
+                    }
+                    self.browser.wait(WAIT_FOR_POLL_MS).await;
+                    self.work.observation = self.browser.observe().await?;
+                }
+            }
+            Way::Nothing => Ok(crate::agent::Settled::default()),
+        }
+    }
+
+    /// Files the model planned to upload: those the person named in their own instruction go
+    /// at once; any other path needs their Allow (or the upload folder), as a file's do.
+    async fn clear_upload(&mut self, files: &[String]) -> Result<(), RunError> {
+        let named = |f: &String| self.options.typed_uploads && self.work.instruction.contains(f.as_str());
+        if files.iter().all(named) {
+            return Ok(());
+        }
+        let options = RunOptions { typed_uploads: false, ..self.options.clone() };
+        super::uploads::clear(self.run, self.browser, files, &options).await
+    }
+
     /// The input commands for `action`, and the action as it runs. A target out of view
     /// (scrolled away, or clipped) is scrolled into view first, and the page read again.
     async fn aim(&mut self, action: &PlannedAction, answered: &mut dialogs::Answered) -> Result<Aimed, RunError> {
-        let mut commands = commands_for(action, &self.work.observation.extraction);
+        let mut commands = way_for(action, &self.work.observation.extraction);
         let mut executed = action.clone();
         let mut note = None;
         if let (Err(ActionError::OutOfView { target: number, .. }), Ok(element)) = (
@@ -535,7 +828,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             commands = match again {
                 Some(n) => {
                     executed = retarget(action, n);
-                    commands_for(&executed, &self.work.observation.extraction)
+                    way_for(&executed, &self.work.observation.extraction)
                 }
                 None => Err(ActionError::UnknownTarget {
                     target: number,
@@ -687,21 +980,11 @@ pub(crate) fn frame_address<'a>(element: &'a crate::describe::Element, page: &'a
 
 /// The same action aimed at element `n` (its number after the page was read again).
 fn retarget(action: &PlannedAction, n: u32) -> PlannedAction {
-    let mut a = action.clone();
-    match &mut a {
-        PlannedAction::Tap { target } | PlannedAction::Input { target, .. } => *target = n,
-        PlannedAction::Scroll { target, .. } => *target = Some(n),
-        _ => {}
-    }
-    a
+    action.retargeted(n)
 }
 
 fn action_target(action: &PlannedAction) -> Option<u32> {
-    match action {
-        PlannedAction::Tap { target } | PlannedAction::Input { target, .. } => Some(*target),
-        PlannedAction::Scroll { target, .. } => *target,
-        _ => None,
-    }
+    action.target()
 }
 
 /// The latest plan step's thought, for a question the model left empty.
@@ -765,5 +1048,43 @@ pub fn caption(action: &PlannedAction, lang: crate::i18n::Lang) -> String {
         PlannedAction::Navigate { url } => say("step.navigate", &[("url", url)]),
         PlannedAction::AskUser { question } => say("step.ask", &[("question", question)]),
         PlannedAction::Tool { name, .. } => say("step.tool", &[("name", name)]),
+        PlannedAction::DoubleClick { target } => say("step.double_click", &[("target", target)]),
+        PlannedAction::RightClick { target } => say("step.right_click", &[("target", target)]),
+        PlannedAction::Hover { target } => say("step.hover", &[("target", target)]),
+        PlannedAction::Append { target, value } => say("step.append", &[("target", target), ("value", value)]),
+        PlannedAction::Clear { target } => say("step.clear", &[("target", target)]),
+        PlannedAction::Select { target, option, .. } => say("step.choose", &[("target", target), ("option", option)]),
+        PlannedAction::SelectAt { x, y, option } => {
+            let (x, y) = at(x, y);
+            say("step.choose_at", &[("option", option), ("x", &x), ("y", &y)])
+        }
+        PlannedAction::ScrollToEdge { target, direction: d } => say(
+            "step.scroll_to_edge",
+            &[
+                ("direction", &direction(d)),
+                ("within", &target.map(|t| say("step.scroll_within", &[("target", &t)])).unwrap_or_default()),
+            ],
+        ),
+        PlannedAction::ScrollTo { target } => say("step.scroll_to", &[("target", target)]),
+        PlannedAction::Drag { from, to } => say("step.drag", &[("from", from), ("to", to)]),
+        PlannedAction::Upload { target, files } => {
+            let names: Vec<&str> = files.iter().map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f)).collect();
+            say("step.upload", &[("files", &names.join(", ")), ("target", target)])
+        }
+        PlannedAction::WaitFor { text, gone, timeout_ms } => say(
+            if *gone { "step.wait_gone" } else { "step.wait_for" },
+            &[("seconds", &format!("{:.0}", *timeout_ms as f64 / 1000.0)), ("text", text)],
+        ),
+        PlannedAction::Back => say("step.back", &[]),
+        PlannedAction::Forward => say("step.forward", &[]),
+        PlannedAction::Reload => say("step.reload", &[]),
+        PlannedAction::OpenTab { url } => say("step.open_tab", &[("url", url)]),
+        PlannedAction::SwitchTab { tab } => say("step.switch_tab", &[("tab", tab)]),
+        PlannedAction::CloseTab => say("step.close_tab", &[]),
+        PlannedAction::Remember { note, data } => match data {
+            Some(d) if note.is_empty() => say("step.remember_data", &[("data", d)]),
+            Some(d) => say("step.remember_note_data", &[("note", note), ("data", d)]),
+            None => say("step.remember", &[("note", note)]),
+        },
     }
 }

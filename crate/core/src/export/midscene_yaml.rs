@@ -3,7 +3,7 @@
 //! in words for Midscene's model and carries our `xpath`, which Midscene tries first.
 //! Scalars are written as JSON strings: every JSON string is a valid YAML scalar.
 
-use super::recording::{Op, RecStep, Recording};
+use super::recording::{History, Op, RecStep, Recording};
 use super::{one_line, quoted as q};
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
@@ -34,6 +34,24 @@ pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
 /// The script a navigation is exported as: `location.href = "<url>"`.
 pub fn navigate_script(url: &str) -> String {
     format!("location.href = {}", q(url))
+}
+
+/// The script a choice in a `<select>` is exported as: the element by its XPath, the option by
+/// its value when known, else by its text.
+fn select_script(step: &RecStep, option: &str, value: Option<&str>) -> String {
+    let xpath = step.target.as_ref().filter(|t| t.in_top_document()).map_or("", |t| t.xpath.as_str());
+    let by = match value {
+        Some(v) => format!("o.value === {}", q(v)),
+        None => format!("o.text.trim() === {}", q(option.trim())),
+    };
+    format!(
+        "(() => {{ const s = document.evaluate({}, document, null, 9, null).singleNodeValue; \
+         const o = [...s.options].find((o) => {by}); if (!o) throw new Error('no option ' + {}); \
+         s.value = o.value; s.dispatchEvent(new Event('input', {{ bubbles: true }})); \
+         s.dispatchEvent(new Event('change', {{ bubbles: true }})); }})()",
+        q(xpath),
+        q(option)
+    )
 }
 
 fn flow_item(out: &mut String, step: &RecStep) {
@@ -92,6 +110,22 @@ fn flow_item(out: &mut String, step: &RecStep) {
         Op::Upload { files } => {
             item.push(("aiTap", q(locate)));
             item.push(("fileChooserAccept", serde_json::to_string(files).unwrap_or_default()));
+        }
+        // Midscene has no step that chooses an option: a script does, in its runner with no
+        // model, as a person's choice does (the option selected, input and change fired).
+        Op::Select { option, value } => item.push(("javascript", q(&select_script(step, option, value.as_deref())))),
+        Op::History { go } => item.push((
+            "javascript",
+            q(match go {
+                History::Back => "history.back()",
+                History::Forward => "history.forward()",
+                History::Reload => "location.reload()",
+            }),
+        )),
+        Op::WaitText { text, gone, timeout_ms } => {
+            let shows = if *gone { "no longer shows" } else { "shows" };
+            item.push(("aiWaitFor", q(&format!("the page {shows} the text \u{201c}{text}\u{201d}"))));
+            item.push(("timeout", timeout_ms.to_string()));
         }
         Op::Wait { ms } => item.push(("sleep", ms.max(&1).to_string())),
         // Midscene has no step that opens an address; this one line runs in its runner with no

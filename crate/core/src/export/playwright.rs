@@ -3,7 +3,7 @@
 //! the first no longer matches. Elements inside frames go through `frameLocator`; inside a
 //! shadow root (XPath cannot enter one) the recorded point is clicked instead.
 
-use super::recording::{Op, RecStep, Recording, Target};
+use super::recording::{History, Op, RecStep, Recording, Target};
 use super::{one_line, quoted as js};
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
@@ -173,6 +173,26 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
             line(format!("await {click};"));
             line(format!("await (await chooser).setFiles({});", serde_json::to_string(files).unwrap_or_default()));
         }
+        (Op::Select { option, value }, Some(l)) => match value {
+            Some(v) => line(format!("await {l}.selectOption({});", js(v))),
+            None => line(format!("await {l}.selectOption({{ label: {} }});", js(option))),
+        },
+        (Op::Select { option, .. }, None) => {
+            line(format!("// choose {} (no element Playwright can reach was recorded for this step)", js(option)))
+        }
+        (Op::History { go }, _) => line(
+            match go {
+                History::Back => "await page.goBack();",
+                History::Forward => "await page.goForward();",
+                History::Reload => "await page.reload();",
+            }
+            .into(),
+        ),
+        (Op::WaitText { text, gone, timeout_ms }, _) => line(format!(
+            "await page.getByText({}).first().waitFor({{ state: '{}', timeout: {timeout_ms} }});",
+            js(text),
+            if *gone { "hidden" } else { "visible" }
+        )),
         (Op::Wait { ms }, _) => line(format!("await page.waitForTimeout({ms});")),
         (Op::Navigate { url }, _) => line(format!("await page.goto({});", js(url))),
         (Op::Read { kind, prompt, answer }, _) => {

@@ -39,6 +39,18 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
             Op::Hover => with_target("hover", json!({})),
             Op::Locate => with_target("waitForElement", json!({})),
             Op::Input { value, append: false } => with_target("change", json!({ "value": value })),
+            // The Recorder's change step sets a select's value: the option's value, which is
+            // its text when the page gives it none.
+            Op::Select { option, value } => {
+                with_target("change", json!({ "value": value.clone().unwrap_or_else(|| option.clone()) }))
+            }
+            Op::WaitText { text, gone, .. } => {
+                let test =
+                    format!("document.body.innerText.includes({})", serde_json::to_string(text).unwrap_or_default());
+                let expression = if *gone { format!("!{test}") } else { test };
+                steps.push(json!({ "type": "waitForExpression", "target": "main", "expression": expression }));
+                true
+            }
             Op::Key { key } => {
                 if step.target.is_some() && !with_target("click", json!({ "offsetX": 1, "offsetY": 1 })) {
                     false

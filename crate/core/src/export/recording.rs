@@ -103,6 +103,21 @@ pub enum Op {
     Navigate {
         url: String,
     },
+    /// Choose an option by its text (`value`: the option's value, when known).
+    Select {
+        option: String,
+        value: Option<String>,
+    },
+    /// Back, forward or reload: the browser's history.
+    History {
+        go: History,
+    },
+    /// Wait until the page shows (or no longer shows) a text.
+    WaitText {
+        text: String,
+        gone: bool,
+        timeout_ms: u32,
+    },
     /// A question answered from the page: `kind` is the Midscene flow key (aiQuery, aiString…).
     Read {
         kind: &'static str,
@@ -117,6 +132,13 @@ pub enum Op {
         assertion: String,
         timeout_ms: u32,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum History {
+    Back,
+    Forward,
+    Reload,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -197,7 +219,34 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
         }
         PlannedAction::Wait { ms } => one(Op::Wait { ms: *ms }),
         PlannedAction::Navigate { url } => one(Op::Navigate { url: url.clone() }),
-        PlannedAction::AskUser { .. } | PlannedAction::Tool { .. } => Vec::new(),
+        PlannedAction::DoubleClick { .. } => one(Op::DoubleClick),
+        PlannedAction::RightClick { .. } => one(Op::RightClick),
+        PlannedAction::Hover { .. } => one(Op::Hover),
+        PlannedAction::Append { value, .. } => one(Op::Input { value: value.clone(), append: true }),
+        PlannedAction::Clear { .. } => one(Op::Input { value: String::new(), append: false }),
+        PlannedAction::Select { option, value, .. } => one(Op::Select { option: option.clone(), value: value.clone() }),
+        PlannedAction::SelectAt { option, .. } => one(Op::Select { option: option.clone(), value: None }),
+        PlannedAction::ScrollToEdge { direction, .. } => {
+            one(Op::Scroll { direction: *direction, distance: None, to_edge: true })
+        }
+        PlannedAction::Upload { files, .. } => one(Op::Upload { files: files.clone() }),
+        PlannedAction::WaitFor { text, gone, timeout_ms } => {
+            one(Op::WaitText { text: text.clone(), gone: *gone, timeout_ms: *timeout_ms })
+        }
+        PlannedAction::Back => one(Op::History { go: History::Back }),
+        PlannedAction::Forward => one(Op::History { go: History::Forward }),
+        PlannedAction::Reload => one(Op::History { go: History::Reload }),
+        // Scrolling an element into view happens on its own where a replay acts on it; notes
+        // and tabs have no step in the exported formats (a tab's page is opened by its address).
+        PlannedAction::OpenTab { url } => one(Op::Navigate { url: url.clone() }),
+        // A drag runs (and is recorded) as the points it went between.
+        PlannedAction::Drag { .. }
+        | PlannedAction::ScrollTo { .. }
+        | PlannedAction::SwitchTab { .. }
+        | PlannedAction::CloseTab
+        | PlannedAction::Remember { .. }
+        | PlannedAction::AskUser { .. }
+        | PlannedAction::Tool { .. } => Vec::new(),
     }
 }
 

@@ -94,20 +94,31 @@ pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(schema("actions", "expected a list")),
     };
-    if actions.is_empty() && !done && error.is_none() {
+    if actions.is_empty() && !done && error.is_none() && obj.get("answer").is_none_or(Value::is_null) {
         return Err(schema("actions", "no actions, yet neither done nor an error"));
     }
-    Ok(Plan { thought, actions, done, error })
+    let answer = match obj.get("answer") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    // An answer with nothing left to do is the end of the instruction.
+    let done = done || (actions.is_empty() && answer.is_some());
+    Ok(Plan { thought, actions, done, error, answer })
 }
+
+/// The action types a JSON plan may name, as the prompt lists them.
+const PLAN_ACTIONS: &str = "Tap, DoubleClick, RightClick, Hover, Input, Select, KeyPress, Scroll, ScrollTo, Drag, Upload, Wait, Navigate, Back, Forward, Reload, OpenTab, SwitchTab, CloseTab, Remember or AskUser";
 
 fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
     let kind = v
         .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| schema(format!("{at}.type"), "missing; expected Tap, Input, KeyPress, Scroll or AskUser"))?;
-    let target = |required: bool| -> Result<Option<u32>, ParseError> {
-        let field = format!("{at}.target");
-        match v.get("target") {
+        .ok_or_else(|| schema(format!("{at}.type"), format!("missing; expected {PLAN_ACTIONS}")))?;
+    let number = |name: &str, required: bool| -> Result<Option<u32>, ParseError> {
+        let field = format!("{at}.{name}");
+        match v.get(name) {
             None | Some(Value::Null) if !required => Ok(None),
             None | Some(Value::Null) => Err(schema(field, "missing; expected an element number")),
             Some(t) => {
@@ -115,6 +126,8 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             }
         }
     };
+    let target = |required: bool| number("target", required);
+    let element = || -> Result<u32, ParseError> { Ok(target(true)?.unwrap_or_default()) };
     let string = |name: &str| -> Result<String, ParseError> {
         match v.get(name) {
             Some(Value::String(s)) => Ok(s.clone()),
@@ -122,32 +135,117 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             _ => Err(schema(format!("{at}.{name}"), "missing; expected a string")),
         }
     };
+    let optional = |name: &str| -> Result<Option<String>, ParseError> {
+        match v.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => string(name).map(Some),
+        }
+    };
+    let direction = || -> Result<ScrollDirection, ParseError> {
+        let name = v.get("direction").and_then(Value::as_str).unwrap_or("down");
+        ScrollDirection::from_name(name)
+            .ok_or_else(|| schema(format!("{at}.direction"), format!("\"{name}\" is not up, down, left or right")))
+    };
+    let positive = |name: &str, what: &str| -> Result<Option<f64>, ParseError> {
+        match v.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(d) => Some(
+                d.as_f64()
+                    .filter(|d| *d > 0.0 && d.is_finite())
+                    .ok_or_else(|| schema(format!("{at}.{name}"), format!("expected a positive number of {what}"))),
+            )
+            .transpose(),
+        }
+    };
     match kind {
-        "Tap" | "Click" => Ok(PlannedAction::Tap { target: target(true)?.unwrap_or_default() }),
+        "Tap" | "Click" => Ok(PlannedAction::Tap { target: element()? }),
+        "DoubleClick" => Ok(PlannedAction::DoubleClick { target: element()? }),
+        "RightClick" => Ok(PlannedAction::RightClick { target: element()? }),
+        "Hover" => Ok(PlannedAction::Hover { target: element()? }),
         "Input" | "Type" => {
-            Ok(PlannedAction::Input { target: target(true)?.unwrap_or_default(), value: string("value")? })
+            let target = element()?;
+            match optional("mode")?.as_deref().map(str::to_ascii_lowercase).as_deref() {
+                None | Some("replace") => Ok(PlannedAction::Input { target, value: string("value")? }),
+                Some("append") => Ok(PlannedAction::Append { target, value: string("value")? }),
+                Some("clear") => Ok(PlannedAction::Clear { target }),
+                Some(other) => {
+                    Err(schema(format!("{at}.mode"), format!("\"{other}\" is not replace, append or clear")))
+                }
+            }
+        }
+        "Append" => Ok(PlannedAction::Append { target: element()?, value: string("value")? }),
+        "Clear" => Ok(PlannedAction::Clear { target: element()? }),
+        "Select" | "SelectOption" | "Choose" => {
+            let option = optional("option")?.or(optional("value")?).unwrap_or_default();
+            if option.trim().is_empty() {
+                return Err(schema(format!("{at}.option"), "missing; expected the text of the option to choose"));
+            }
+            Ok(PlannedAction::Select { target: element()?, option, value: None })
         }
         "KeyPress" | "KeyboardPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
         "Scroll" => {
-            let name = v.get("direction").and_then(Value::as_str).unwrap_or("down");
-            let direction = ScrollDirection::from_name(name).ok_or_else(|| {
-                schema(format!("{at}.direction"), format!("\"{name}\" is not up, down, left or right"))
-            })?;
-            let distance = match v.get("distance") {
-                None | Some(Value::Null) => None,
-                Some(d) => Some(
-                    d.as_f64()
-                        .filter(|d| *d > 0.0)
-                        .ok_or_else(|| schema(format!("{at}.distance"), "expected a positive number of pixels"))?,
-                ),
+            let to_end = matches!(
+                optional("to")?.as_deref().map(str::to_ascii_lowercase).as_deref(),
+                Some("end" | "edge" | "bottom" | "top")
+            );
+            if to_end {
+                return Ok(PlannedAction::ScrollToEdge { target: target(false)?, direction: direction()? });
+            }
+            Ok(PlannedAction::Scroll {
+                target: target(false)?,
+                direction: direction()?,
+                distance: positive("distance", "pixels")?,
+            })
+        }
+        "ScrollTo" => Ok(PlannedAction::ScrollTo { target: element()? }),
+        "Drag" | "DragAndDrop" => Ok(PlannedAction::Drag {
+            from: number("from", true)?.unwrap_or_default(),
+            to: number("to", true)?.unwrap_or_default(),
+        }),
+        "Upload" => {
+            let files = match v.get("files") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|f| f.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .filter(|f| !f.is_empty())
+                    .ok_or_else(|| schema(format!("{at}.files"), "expected a list of file paths"))?,
+                Some(Value::String(one)) => vec![one.clone()],
+                _ => return Err(schema(format!("{at}.files"), "missing; expected a list of file paths")),
             };
-            Ok(PlannedAction::Scroll { target: target(false)?, direction, distance })
+            Ok(PlannedAction::Upload { target: element()?, files })
+        }
+        "Wait" | "WaitFor" => match optional("text")? {
+            Some(text) if !text.trim().is_empty() => Ok(PlannedAction::WaitFor {
+                text,
+                gone: v.get("gone").and_then(Value::as_bool).unwrap_or(false),
+                timeout_ms: positive("timeout", "milliseconds")?
+                    .map_or(crate::vocab::actions::WAIT_FOR_TIMEOUT_MS, |ms| ms.min(60_000.0) as u32),
+            }),
+            _ => Ok(PlannedAction::Wait {
+                ms: positive("ms", "milliseconds")?.map_or(1_000, |ms| ms.min(60_000.0) as u32),
+            }),
+        },
+        "Navigate" | "Goto" | "OpenUrl" => Ok(PlannedAction::Navigate { url: plan::web_address(&string("url")?) }),
+        "Back" | "GoBack" => Ok(PlannedAction::Back),
+        "Forward" | "GoForward" => Ok(PlannedAction::Forward),
+        "Reload" => Ok(PlannedAction::Reload),
+        "OpenTab" | "NewTab" => Ok(PlannedAction::OpenTab { url: plan::web_address(&string("url")?) }),
+        "SwitchTab" => match v.get("tab").and_then(Value::as_i64) {
+            Some(tab) => Ok(PlannedAction::SwitchTab { tab }),
+            None => Err(schema(format!("{at}.tab"), "missing; expected a tab id from the list of open tabs")),
+        },
+        "CloseTab" => Ok(PlannedAction::CloseTab),
+        "Remember" | "Note" => {
+            let note = optional("note")?.unwrap_or_default();
+            let data = v.get("data").filter(|d| !d.is_null()).cloned();
+            if note.trim().is_empty() && data.is_none() {
+                return Err(schema(format!("{at}.note"), "missing; expected a note or data to remember"));
+            }
+            Ok(PlannedAction::Remember { note, data })
         }
         "AskUser" | "Ask" => Ok(PlannedAction::AskUser { question: string("question")? }),
-        other => Err(schema(
-            format!("{at}.type"),
-            format!("unknown action \"{other}\"; expected Tap, Input, KeyPress, Scroll or AskUser"),
-        )),
+        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected {PLAN_ACTIONS}"))),
     }
 }
 
@@ -205,6 +303,76 @@ mod tests {
                 .unwrap();
         assert_eq!(plan.actions, vec![PlannedAction::Tap { target: 4 }]);
         assert!(plan.done);
+    }
+
+    #[test]
+    fn every_action_of_the_plan_grammar_reads() {
+        let reply = r#"{"thought":"t","actions":[
+            {"type":"DoubleClick","target":1},{"type":"RightClick","target":2},{"type":"Hover","target":3},
+            {"type":"Input","target":4,"value":"more","mode":"append"},{"type":"Input","target":4,"value":"","mode":"clear"},
+            {"type":"Select","target":5,"option":"Large"},{"type":"Scroll","direction":"down","to":"end"},
+            {"type":"ScrollTo","target":9},{"type":"Drag","from":6,"to":7},
+            {"type":"Upload","target":8,"files":["/home/me/a.pdf"]},{"type":"Wait","ms":500},
+            {"type":"Wait","text":"Ready","timeout":3000},{"type":"Navigate","url":"example.com/shop"},
+            {"type":"Back"},{"type":"Forward"},{"type":"Reload"},{"type":"OpenTab","url":"https://a.test/"},
+            {"type":"SwitchTab","tab":12},{"type":"CloseTab"},{"type":"Remember","note":"price","data":{"p":4}},
+            {"type":"AskUser","question":"which?"}],"done":false}"#;
+        let plan = parse_plan(reply).unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::DoubleClick { target: 1 },
+                PlannedAction::RightClick { target: 2 },
+                PlannedAction::Hover { target: 3 },
+                PlannedAction::Append { target: 4, value: "more".into() },
+                PlannedAction::Clear { target: 4 },
+                PlannedAction::Select { target: 5, option: "Large".into(), value: None },
+                PlannedAction::ScrollToEdge { target: None, direction: ScrollDirection::Down },
+                PlannedAction::ScrollTo { target: 9 },
+                PlannedAction::Drag { from: 6, to: 7 },
+                PlannedAction::Upload { target: 8, files: vec!["/home/me/a.pdf".into()] },
+                PlannedAction::Wait { ms: 500 },
+                PlannedAction::WaitFor { text: "Ready".into(), gone: false, timeout_ms: 3000 },
+                PlannedAction::Navigate { url: "https://example.com/shop".into() },
+                PlannedAction::Back,
+                PlannedAction::Forward,
+                PlannedAction::Reload,
+                PlannedAction::OpenTab { url: "https://a.test/".into() },
+                PlannedAction::SwitchTab { tab: 12 },
+                PlannedAction::CloseTab,
+                PlannedAction::Remember { note: "price".into(), data: Some(serde_json::json!({"p": 4})) },
+                PlannedAction::AskUser { question: "which?".into() },
+            ]
+        );
+        // What runs is written back out as the same JSON and read in again (a recorded step).
+        for a in &plan.actions {
+            let text = serde_json::to_string(a).unwrap();
+            assert_eq!(&serde_json::from_str::<PlannedAction>(&text).unwrap(), a, "{text}");
+        }
+        let done = parse_plan(r#"{"thought":"read it","actions":[],"answer":"3 items, $12"}"#).unwrap();
+        assert!(done.done, "an answer with nothing left to do ends the instruction");
+        assert_eq!(done.answer.as_deref(), Some("3 items, $12"));
+    }
+
+    #[test]
+    fn bad_actions_give_typed_errors() {
+        for (reply, field) in [
+            (r#"{"actions":[{"type":"Select","target":5}]}"#, "actions[0].option"),
+            (r#"{"actions":[{"type":"Input","target":1,"value":"x","mode":"shout"}]}"#, "actions[0].mode"),
+            (r#"{"actions":[{"type":"Drag","from":1}]}"#, "actions[0].to"),
+            (r#"{"actions":[{"type":"Upload","target":1,"files":[]}]}"#, "actions[0].files"),
+            (r#"{"actions":[{"type":"Upload","target":1}]}"#, "actions[0].files"),
+            (r#"{"actions":[{"type":"SwitchTab"}]}"#, "actions[0].tab"),
+            (r#"{"actions":[{"type":"Remember"}]}"#, "actions[0].note"),
+            (r#"{"actions":[{"type":"Wait","ms":-5}]}"#, "actions[0].ms"),
+            (r#"{"actions":[{"type":"Navigate"}]}"#, "actions[0].url"),
+            (r#"{"actions":[{"type":"Hover"}]}"#, "actions[0].target"),
+        ] {
+            match parse_plan(reply) {
+                Err(ParseError::Schema { field: f, .. }) => assert_eq!(f, field, "{reply}"),
+                other => panic!("{reply}: {other:?}"),
+            }
+        }
     }
 
     #[test]

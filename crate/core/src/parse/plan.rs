@@ -13,6 +13,10 @@ pub struct Plan {
     pub done: bool,
     /// The model reports it cannot do the instruction.
     pub error: Option<String>,
+    /// What the model answers the person with when it is done (the data asked for, or what
+    /// was done): `answer` in a JSON plan, `finished`'s text, MAI-UI's `answer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -47,5 +51,21 @@ pub(crate) fn element_number(v: &Value) -> Option<u32> {
         Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
         Value::String(s) => s.trim().trim_start_matches('[').trim_end_matches(']').parse().ok(),
         _ => None,
+    }
+}
+
+/// An address as a model writes it (`example.com/a`, `https://…`), with the scheme a browser's
+/// address bar would add; text that names no host (an app's name) stays as written and is
+/// refused where it is opened.
+pub(crate) fn web_address(text: &str) -> String {
+    let t = text.trim();
+    let has_scheme = t.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    }) && !t.split_once(':').is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()));
+    let looks_like_host = !t.contains(char::is_whitespace) && (t.contains('.') || t.starts_with("localhost"));
+    if has_scheme || !looks_like_host {
+        t.to_string()
+    } else {
+        format!("https://{t}")
     }
 }

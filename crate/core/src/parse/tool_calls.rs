@@ -8,7 +8,7 @@
 //! MCP-style tools pass through as typed actions.
 
 use super::coords::spot_from;
-use super::plan::{element_number, key_combo, typed};
+use super::plan::{element_number, key_combo, typed, web_address};
 use super::repair::repair_json;
 use super::{extract_json_object, ParseError, Plan};
 use crate::vision::ImageMapping;
@@ -22,7 +22,7 @@ pub fn parse_mai_ui(reply: &str, mapping: &ImageMapping) -> Result<Plan, ParseEr
     }
     let space = CoordSpace::Relative { range: MAI_RANGE };
     let thought = tagged(reply, "thinking").or_else(|| tagged(reply, "grounding_think")).unwrap_or_default();
-    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
+    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None, answer: None };
     let calls: Vec<&str> = all_tagged(reply, "tool_call");
     if calls.is_empty() {
         // Grounding: an answer holding only a coordinate means "this is the element": a tap.
@@ -70,7 +70,7 @@ pub fn parse_function_calls(reply: &str, space: CoordSpace, mapping: &ImageMappi
         }
         other => vec![other],
     };
-    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
+    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None, answer: None };
     for call in &calls {
         // OpenAI wraps the call: {"type":"function","function":{"name","arguments"}}.
         let call = call.get("function").unwrap_or(call);
@@ -104,23 +104,96 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
     let at = |keys: &[&str]| point(&args, keys, space, mapping, "arguments");
     let need = |keys: &[&str]| at(keys)?.ok_or_else(|| schema(&format!("arguments.{}", keys[0]), "missing"));
     const POINT: &[&str] = &["coordinate", "point", "start_box", "bbox", "position"];
+    let files = || -> Result<Vec<String>, ParseError> {
+        match args.get("files").or_else(|| args.get("paths")) {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|f| f.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .filter(|f| !f.is_empty())
+                .ok_or_else(|| schema("arguments.files", "expected a list of file paths")),
+            Some(Value::String(one)) if !one.trim().is_empty() => Ok(vec![one.clone()]),
+            _ => Err(schema("arguments.files", "missing; expected a list of file paths")),
+        }
+    };
+    let option = || -> Result<String, ParseError> {
+        let o = text(&["option", "value", "text"]);
+        if o.trim().is_empty() {
+            return Err(schema("arguments.option", "missing; expected the text of the option to choose"));
+        }
+        Ok(o)
+    };
+    let to_end = args.get("to_end").and_then(Value::as_bool).unwrap_or(false)
+        || matches!(text(&["to"]).to_ascii_lowercase().as_str(), "end" | "edge");
+    let direction = |finger: bool| -> Result<ScrollDirection, ParseError> {
+        let name = text(&["direction"]).to_ascii_lowercase();
+        match ScrollDirection::from_name(&name) {
+            // A finger's swipe up brings what is below into view.
+            Some(d) if finger => Ok(d.opposite()),
+            Some(d) => Ok(d),
+            None if name.is_empty() => Ok(ScrollDirection::Down),
+            None => Err(schema("arguments.direction", &format!("\"{name}\" is not up, down, left or right"))),
+        }
+    };
     // Element-numbered calls (the function-calling family reads the element list).
     if let Some(target) = args.get("target").and_then(element_number) {
         let act = match action.as_str() {
             "click" | "tap" | "left_click" => PlannedAction::Tap { target },
-            "type" | "input" => PlannedAction::Input { target, value: text(&["value", "text", "content"]) },
+            "double_click" | "doubleclick" | "left_double" => PlannedAction::DoubleClick { target },
+            "right_click" | "rightclick" | "right_single" | "context_click" => PlannedAction::RightClick { target },
+            "hover" | "mouse_move" => PlannedAction::Hover { target },
+            "type" | "input" => {
+                let value = text(&["value", "text", "content"]);
+                match text(&["mode"]).to_ascii_lowercase().as_str() {
+                    "" | "replace" => PlannedAction::Input { target, value },
+                    "append" => PlannedAction::Append { target, value },
+                    "clear" => PlannedAction::Clear { target },
+                    other => {
+                        return Err(schema("arguments.mode", &format!("\"{other}\" is not replace, append or clear")))
+                    }
+                }
+            }
+            "append" => PlannedAction::Append { target, value: text(&["value", "text", "content"]) },
+            "clear" => PlannedAction::Clear { target },
+            "select" | "select_option" | "choose" => PlannedAction::Select { target, option: option()?, value: None },
+            "scroll" if to_end => PlannedAction::ScrollToEdge { target: Some(target), direction: direction(false)? },
             "scroll" => PlannedAction::Scroll {
                 target: Some(target),
-                direction: ScrollDirection::from_name(&text(&["direction"])).unwrap_or(ScrollDirection::Down),
-                distance: args.get("distance").and_then(Value::as_f64),
+                direction: direction(false)?,
+                distance: args.get("distance").and_then(Value::as_f64).filter(|d| *d > 0.0 && d.is_finite()),
             },
+            "scroll_to" | "scroll_into_view" => PlannedAction::ScrollTo { target },
+            "upload" | "upload_files" => PlannedAction::Upload { target, files: files()? },
+            // A key pressed in an element: focus it with a tap first.
+            "key" | "press" | "keypress" => {
+                plan.actions.push(PlannedAction::Tap { target });
+                PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) }
+            }
             other => {
-                return Err(schema("name", &format!("\"{other}\" does not take an element; use tap, input or scroll")))
+                return Err(schema(
+                    "name",
+                    &format!("\"{other}\" does not take an element; see the tools listed for what does"),
+                ))
             }
         };
         plan.actions.push(act);
         return Ok(());
     }
+    // A drag between two numbered elements.
+    if let (Some(from), Some(to)) = (args.get("from").and_then(element_number), args.get("to").and_then(element_number))
+    {
+        if matches!(action.as_str(), "drag" | "drag_and_drop" | "left_click_drag") {
+            plan.actions.push(PlannedAction::Drag { from, to });
+            return Ok(());
+        }
+    }
+    let url = || -> Result<String, ParseError> {
+        let u = text(&["url", "address", "text", "app_name", "app"]);
+        if u.trim().is_empty() {
+            return Err(schema("arguments.url", "missing; expected a web address"));
+        }
+        Ok(web_address(&u))
+    };
     let act = match action.as_str() {
         "click" | "tap" | "left_click" | "long_press" => {
             let (x, y) = need(POINT)?;
@@ -138,26 +211,35 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             let (x, y) = need(POINT)?;
             PlannedAction::HoverAt { x, y }
         }
-        "type" | "input" | "type_text" => typed(&text(&["text", "content", "value"])),
+        "type" | "input" | "type_text" => {
+            // Typed at a point: into the field there, which a tap focuses first.
+            if let Some((x, y)) = at(POINT)? {
+                plan.actions.push(PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 });
+            }
+            typed(&text(&["text", "content", "value"]))
+        }
+        "select" | "select_option" | "choose" => {
+            let (x, y) = need(POINT)?;
+            PlannedAction::SelectAt { x, y, option: option()? }
+        }
         "drag" | "left_click_drag" => PlannedAction::DragAt {
             from: need(&["start_coordinate", "start_box", "from"])?,
             to: need(&["end_coordinate", "end_box", "to"])?,
         },
         "swipe" | "scroll" => {
-            // MAI-UI swipes like a finger: swiping up brings what is below into view.
+            // A swipe from one point to another drags; otherwise it scrolls like a finger.
             let finger = action == "swipe";
-            let name = text(&["direction"]).to_ascii_lowercase();
-            let direction = match ScrollDirection::from_name(&name) {
-                Some(d) if finger => d.opposite(),
-                Some(d) => d,
-                None if name.is_empty() => ScrollDirection::Down,
-                None => {
-                    return Err(schema("arguments.direction", &format!("\"{name}\" is not up, down, left or right")))
+            if let (true, Some(from), Some(to)) =
+                (finger, at(&["start_coordinate", "start_box", "from"])?, at(&["end_coordinate", "end_box", "to"])?)
+            {
+                PlannedAction::DragAt { from, to }
+            } else {
+                let direction = direction(finger)?;
+                match at(POINT)? {
+                    Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
+                    None if to_end => PlannedAction::ScrollToEdge { target: None, direction },
+                    None => PlannedAction::Scroll { target: None, direction, distance: None },
                 }
-            };
-            match at(POINT)? {
-                Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
-                None => PlannedAction::Scroll { target: None, direction, distance: None },
             }
         }
         "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => {
@@ -165,7 +247,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         }
         "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
-            "back" => PlannedAction::KeyPress { key: "Alt+ArrowLeft".into() },
+            "back" => PlannedAction::Back,
             other => {
                 return Err(schema(
                     "arguments.button",
@@ -173,18 +255,58 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 ))
             }
         },
-        "wait" => PlannedAction::Wait { ms: super::ui_tars::WAIT_MS },
+        "wait" => match text(&["text"]) {
+            t if !t.trim().is_empty() => PlannedAction::WaitFor {
+                text: t,
+                gone: args.get("gone").and_then(Value::as_bool).unwrap_or(false),
+                timeout_ms: args
+                    .get("timeout")
+                    .and_then(Value::as_f64)
+                    .filter(|ms| *ms > 0.0)
+                    .map_or(crate::vocab::actions::WAIT_FOR_TIMEOUT_MS, |ms| ms.min(60_000.0) as u32),
+            },
+            _ => PlannedAction::Wait {
+                ms: args
+                    .get("ms")
+                    .and_then(Value::as_f64)
+                    .filter(|ms| *ms > 0.0)
+                    .map_or(super::ui_tars::WAIT_MS, |ms| ms.min(60_000.0) as u32),
+            },
+        },
+        "navigate" | "goto" | "open_url" | "open" | "open_app" => PlannedAction::Navigate { url: url()? },
+        "back" | "go_back" => PlannedAction::Back,
+        "forward" | "go_forward" => PlannedAction::Forward,
+        "reload" | "refresh" => PlannedAction::Reload,
+        "open_tab" | "new_tab" => PlannedAction::OpenTab { url: url()? },
+        "switch_tab" => match args.get("tab").and_then(|t| t.as_i64().or_else(|| t.as_str()?.trim().parse().ok())) {
+            Some(tab) => PlannedAction::SwitchTab { tab },
+            None => return Err(schema("arguments.tab", "missing; expected a tab id from the list of open tabs")),
+        },
+        "close_tab" => PlannedAction::CloseTab,
+        "remember" | "note" => {
+            let note = text(&["note", "text"]);
+            let data = args.get("data").filter(|d| !d.is_null()).cloned();
+            if note.trim().is_empty() && data.is_none() {
+                return Err(schema("arguments.note", "missing; expected a note or data to remember"));
+            }
+            PlannedAction::Remember { note, data }
+        }
         "terminate" | "finished" | "done" => {
             plan.done = true;
             if text(&["status"]).eq_ignore_ascii_case("fail") {
                 plan.error = Some("the model gave up on the task".into());
+            }
+            let answer = text(&["text", "content", "answer"]);
+            if !answer.trim().is_empty() {
+                plan.answer = Some(answer);
             }
             return Ok(());
         }
         "answer" => {
             plan.done = true;
             let answer = text(&["text", "content"]);
-            plan.thought = if plan.thought.is_empty() { answer } else { format!("{}\n{answer}", plan.thought) };
+            plan.thought = if plan.thought.is_empty() { answer.clone() } else { format!("{}\n{answer}", plan.thought) };
+            plan.answer = Some(answer);
             return Ok(());
         }
         "ask_user" | "call_user" => PlannedAction::AskUser { question: text(&["question", "text", "content"]) },
@@ -325,6 +447,98 @@ mod tests {
         )
         .is_err());
         assert!(parse_mai_ui("<tool_call>{\"name\":\"mobile_use\",\"arguments\":{\"action\":\"click\",\"coordinate\":[1200,5]}}</tool_call>", &m()).unwrap_err().to_string().contains("outside 0–999"));
+    }
+
+    #[test]
+    fn element_tools_cover_the_action_set() {
+        let none = ImageMapping::identity(0, 0, 1.0);
+        let calls = r#"[{"name":"double_click","arguments":{"target":1}},{"name":"right_click","arguments":{"target":2}},
+            {"name":"hover","arguments":{"target":3}},{"name":"input","arguments":{"target":4,"value":"x","mode":"append"}},
+            {"name":"input","arguments":{"target":4,"value":"","mode":"clear"}},{"name":"select_option","arguments":{"target":5,"option":"M"}},
+            {"name":"scroll","arguments":{"direction":"down","to_end":true}},{"name":"scroll_to","arguments":{"target":9}},
+            {"name":"drag","arguments":{"from":6,"to":7}},{"name":"upload","arguments":{"target":8,"files":["/tmp/a.txt"]}},
+            {"name":"wait","arguments":{"text":"Done"}},{"name":"navigate","arguments":{"url":"https://x.test/"}},
+            {"name":"back","arguments":{}},{"name":"forward","arguments":{}},{"name":"reload","arguments":{}},
+            {"name":"open_tab","arguments":{"url":"x.test"}},{"name":"switch_tab","arguments":{"tab":"7"}},
+            {"name":"close_tab","arguments":{}},{"name":"remember","arguments":{"note":"n"}},
+            {"name":"finished","arguments":{"text":"the answer is 4"}}]"#;
+        let plan = parse_function_calls(calls, CoordSpace::ImagePixels, &none).unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::DoubleClick { target: 1 },
+                PlannedAction::RightClick { target: 2 },
+                PlannedAction::Hover { target: 3 },
+                PlannedAction::Append { target: 4, value: "x".into() },
+                PlannedAction::Clear { target: 4 },
+                PlannedAction::Select { target: 5, option: "M".into(), value: None },
+                PlannedAction::ScrollToEdge { target: None, direction: ScrollDirection::Down },
+                PlannedAction::ScrollTo { target: 9 },
+                PlannedAction::Drag { from: 6, to: 7 },
+                PlannedAction::Upload { target: 8, files: vec!["/tmp/a.txt".into()] },
+                PlannedAction::WaitFor {
+                    text: "Done".into(),
+                    gone: false,
+                    timeout_ms: crate::vocab::actions::WAIT_FOR_TIMEOUT_MS
+                },
+                PlannedAction::Navigate { url: "https://x.test/".into() },
+                PlannedAction::Back,
+                PlannedAction::Forward,
+                PlannedAction::Reload,
+                PlannedAction::OpenTab { url: "https://x.test".into() },
+                PlannedAction::SwitchTab { tab: 7 },
+                PlannedAction::CloseTab,
+                PlannedAction::Remember { note: "n".into(), data: None },
+            ]
+        );
+        assert!(plan.done && plan.answer.as_deref() == Some("the answer is 4"));
+        for (call, field) in [
+            (r#"{"name":"select_option","arguments":{"target":5}}"#, "arguments.option"),
+            (r#"{"name":"upload","arguments":{"target":5}}"#, "arguments.files"),
+            (r#"{"name":"switch_tab","arguments":{}}"#, "arguments.tab"),
+            (r#"{"name":"navigate","arguments":{}}"#, "arguments.url"),
+            (r#"{"name":"input","arguments":{"target":1,"mode":"loud"}}"#, "arguments.mode"),
+        ] {
+            match parse_function_calls(call, CoordSpace::ImagePixels, &none) {
+                Err(ParseError::Schema { field: f, .. }) => assert_eq!(f, field, "{call}"),
+                other => panic!("{call}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn grounding_calls_map_type_at_a_point_select_and_open() {
+        let plan = parse_mai_ui(
+            r#"<tool_call>{"name":"mobile_use","arguments":{"action":"type","text":"milk","coordinate":[100,200]}}</tool_call>"#,
+            &m(),
+        )
+        .unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::TapAt { x: 100.0, y: 200.0, button: MouseButton::Left, clicks: 1 },
+                PlannedAction::Type { value: "milk".into(), submit: false }
+            ],
+            "the box is tapped before typing"
+        );
+        let call = |args: &str| {
+            parse_mai_ui(&format!("<tool_call>{{\"name\":\"mobile_use\",\"arguments\":{args}}}</tool_call>"), &m())
+                .unwrap()
+                .actions
+        };
+        assert_eq!(
+            call(r#"{"action":"open","text":"shop.test"}"#),
+            vec![PlannedAction::Navigate { url: "https://shop.test".into() }]
+        );
+        assert_eq!(call(r#"{"action":"system_button","button":"back"}"#), vec![PlannedAction::Back]);
+        assert_eq!(
+            call(r#"{"action":"select_option","coordinate":[10,20],"option":"M"}"#),
+            vec![PlannedAction::SelectAt { x: 10.0, y: 20.0, option: "M".into() }]
+        );
+        let answer =
+            parse_mai_ui(r#"<tool_call>{"name":"m","arguments":{"action":"answer","text":"42"}}</tool_call>"#, &m())
+                .unwrap();
+        assert_eq!(answer.answer.as_deref(), Some("42"));
     }
 
     #[test]

@@ -50,13 +50,15 @@ pub fn parse_ui_tars(reply: &str, space: CoordSpace, mapping: &ImageMapping) -> 
             problem: "no action call such as click(start_box='(x,y)') found".into(),
         });
     }
-    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None };
+    let mut plan = Plan { thought, actions: Vec::new(), done: false, error: None, answer: None };
     for call in &calls {
         match to_action(call, space, mapping)? {
             Step::Act(a) => plan.actions.push(a),
+            Step::Two(a, b) => plan.actions.extend([a, b]),
             Step::Finished(message) => {
                 plan.done = true;
                 if !message.is_empty() {
+                    plan.answer = Some(message.clone());
                     plan.thought =
                         if plan.thought.is_empty() { message } else { format!("{}\n{message}", plan.thought) };
                 }
@@ -77,6 +79,8 @@ fn section(head: &str, label: &str) -> Option<String> {
 
 enum Step {
     Act(PlannedAction),
+    /// Two actions for one call: `type` at a box taps it first.
+    Two(PlannedAction, PlannedAction),
     Finished(String),
 }
 
@@ -111,7 +115,62 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
             Ok(Step::Act(PlannedAction::KeyPress { key }))
         }
         "type" | "input" | "type_text" => {
-            Ok(Step::Act(typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default())))
+            let text = typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default());
+            // With a box: into the field there, which a tap focuses first.
+            Ok(match point(&["start_box", "start_point", "point", "box", "coordinate"])? {
+                Some((x, y)) => Step::Two(PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }, text),
+                None => Step::Act(text),
+            })
+        }
+        "select_option" | "select_value" | "choose" => {
+            let (x, y) = need(START)?;
+            let option = call.arg(&["option", "value", "content", "text", "_1"]).unwrap_or_default().to_string();
+            if option.trim().is_empty() {
+                return Err(ParseError::Action { text: call.text.clone(), problem: "missing option".into() });
+            }
+            Ok(Step::Act(PlannedAction::SelectAt { x, y, option }))
+        }
+        // A swipe between two boxes drags; a swipe in a direction scrolls as a finger does:
+        // swiping up brings what is below into view.
+        "swipe" => match (point(START)?, point(END)?) {
+            (Some(from), Some(to)) => Ok(Step::Act(PlannedAction::DragAt { from, to })),
+            (at, _) => {
+                let name = call.arg(&["direction", "_1"]).unwrap_or("up").trim().to_ascii_lowercase();
+                let direction = ScrollDirection::from_name(&name).ok_or_else(|| ParseError::Action {
+                    text: call.text.clone(),
+                    problem: format!("direction \"{name}\" is not up, down, left or right"),
+                })?.opposite();
+                Ok(Step::Act(match at {
+                    Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
+                    None => PlannedAction::Scroll { target: None, direction, distance: None },
+                }))
+            }
+        },
+        "open_url" | "open_app" | "navigate" | "goto" | "open" => {
+            let url = call.arg(&["url", "app_name", "app", "content", "text", "_0"]).unwrap_or_default();
+            if url.trim().is_empty() {
+                return Err(ParseError::Action { text: call.text.clone(), problem: "missing url".into() });
+            }
+            Ok(Step::Act(PlannedAction::Navigate { url: super::plan::web_address(url) }))
+        }
+        "go_back" | "back" | "press_back" => Ok(Step::Act(PlannedAction::Back)),
+        "go_forward" | "forward" => Ok(Step::Act(PlannedAction::Forward)),
+        "reload" | "refresh" => Ok(Step::Act(PlannedAction::Reload)),
+        "open_tab" | "new_tab" => {
+            let url = call.arg(&["url", "content", "_0"]).unwrap_or_default();
+            Ok(Step::Act(PlannedAction::OpenTab { url: super::plan::web_address(url) }))
+        }
+        "switch_tab" => match call.arg(&["tab", "tab_id", "_0"]).and_then(|t| t.trim().parse().ok()) {
+            Some(tab) => Ok(Step::Act(PlannedAction::SwitchTab { tab })),
+            None => Err(ParseError::Action { text: call.text.clone(), problem: "missing tab id".into() }),
+        },
+        "close_tab" => Ok(Step::Act(PlannedAction::CloseTab)),
+        "remember" | "note" => {
+            let note = call.arg(&["note", "content", "text", "_0"]).unwrap_or_default().to_string();
+            if note.trim().is_empty() {
+                return Err(ParseError::Action { text: call.text.clone(), problem: "missing note".into() });
+            }
+            Ok(Step::Act(PlannedAction::Remember { note, data: None }))
         }
         "scroll" => {
             let name = call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase();
@@ -124,14 +183,21 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
                 None => PlannedAction::Scroll { target: None, direction, distance: None },
             }))
         }
-        "wait" | "sleep" => Ok(Step::Act(PlannedAction::Wait { ms: WAIT_MS })),
+        "wait" | "sleep" => Ok(Step::Act(match call.arg(&["text", "content"]).filter(|t| !t.trim().is_empty()) {
+            Some(text) => PlannedAction::WaitFor {
+                text: text.to_string(),
+                gone: false,
+                timeout_ms: crate::vocab::actions::WAIT_FOR_TIMEOUT_MS,
+            },
+            None => PlannedAction::Wait { ms: WAIT_MS },
+        })),
         "finished" | "finish" | "done" => Ok(Step::Finished(call.arg(&["content", "text", "_0"]).unwrap_or_default().to_string())),
         "call_user" | "ask_user" => {
             Ok(Step::Act(PlannedAction::AskUser { question: call.arg(&["content", "question", "text", "_0"]).unwrap_or_default().to_string() }))
         }
         other => Err(ParseError::Action {
             text: call.text.clone(),
-            problem: format!("unknown action \"{other}\"; expected click, left_double, right_single, hover, drag, hotkey, type, scroll, wait, finished or call_user"),
+            problem: format!("unknown action \"{other}\"; expected click, left_double, right_single, hover, drag, hotkey, type, select_option, scroll, swipe, wait, open_url, go_back, go_forward, reload, open_tab, switch_tab, close_tab, remember, finished or call_user"),
         }),
     }
 }
@@ -330,6 +396,62 @@ mod tests {
                 PlannedAction::AskUser { question: String::new() },
             ]
         );
+    }
+
+    #[test]
+    fn type_at_a_box_swipe_and_open_map_to_our_actions() {
+        let plan = parse_ui_tars("Action: type(content='milk\\n', start_box='(100,200)')", rel(), &m()).unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![
+                PlannedAction::TapAt { x: 100.0, y: 100.0, button: MouseButton::Left, clicks: 1 },
+                PlannedAction::Type { value: "milk".into(), submit: true },
+            ],
+            "the box is tapped first, not dropped"
+        );
+        let swipe = parse_ui_tars("Action: swipe(start_box='(100,100)', end_box='(300,100)')", rel(), &m()).unwrap();
+        assert_eq!(swipe.actions, vec![PlannedAction::DragAt { from: (100.0, 50.0), to: (300.0, 50.0) }]);
+        let swipe = parse_ui_tars("Action: swipe(direction='up')", rel(), &m()).unwrap();
+        assert_eq!(
+            swipe.actions,
+            vec![PlannedAction::Scroll { target: None, direction: ScrollDirection::Down, distance: None }],
+            "a finger swiping up shows what is below"
+        );
+        for call in ["open_url(url='https://shop.test/')", "open_app(app_name='shop.test/')"] {
+            let plan = parse_ui_tars(&format!("Action: {call}"), rel(), &m()).unwrap();
+            assert_eq!(plan.actions, vec![PlannedAction::Navigate { url: "https://shop.test/".into() }], "{call}");
+        }
+        let more = parse_ui_tars(
+            "Action: go_back()\n\ngo_forward()\n\nreload()\n\nopen_tab(url='https://a.test/')\n\nswitch_tab(tab='5')\n\nclose_tab()\n\nremember(content='total 12')\n\nselect_option(start_box='(10,10)', option='M')\n\nwait(text='Ready')",
+            rel(),
+            &m(),
+        )
+        .unwrap();
+        assert_eq!(
+            more.actions,
+            vec![
+                PlannedAction::Back,
+                PlannedAction::Forward,
+                PlannedAction::Reload,
+                PlannedAction::OpenTab { url: "https://a.test/".into() },
+                PlannedAction::SwitchTab { tab: 5 },
+                PlannedAction::CloseTab,
+                PlannedAction::Remember { note: "total 12".into(), data: None },
+                PlannedAction::SelectAt { x: 10.0, y: 5.0, option: "M".into() },
+                PlannedAction::WaitFor {
+                    text: "Ready".into(),
+                    gone: false,
+                    timeout_ms: crate::vocab::actions::WAIT_FOR_TIMEOUT_MS
+                },
+            ]
+        );
+        for bad in
+            ["swipe(direction='sideways')", "switch_tab(tab='x')", "open_url()", "select_option(start_box='(1,1)')"]
+        {
+            assert!(parse_ui_tars(&format!("Action: {bad}"), rel(), &m()).is_err(), "{bad}");
+        }
+        let done = parse_ui_tars("Action: finished(content='42 items')", rel(), &m()).unwrap();
+        assert_eq!(done.answer.as_deref(), Some("42 items"));
     }
 
     #[test]

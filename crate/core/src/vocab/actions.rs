@@ -33,8 +33,155 @@ pub enum PlannedAction {
     Navigate { url: String },
     /// The model needs the person: a question only they can answer.
     AskUser { question: String },
+    // The element-numbering families' (generic JSON plan, function calling) further actions.
+    /// Double-click element N.
+    DoubleClick { target: u32 },
+    /// Right-click element N (its context menu).
+    RightClick { target: u32 },
+    /// Move the pointer over element N (menus and tooltips that open on hover).
+    Hover { target: u32 },
+    /// Type `value` after what field N holds.
+    Append { target: u32, value: String },
+    /// Empty field N.
+    Clear { target: u32 },
+    /// Choose the option whose text is `option`: in a native `<select>` as a person's choice
+    /// does (input and change fire), or in a custom list box, which is opened first.
+    Select {
+        target: u32,
+        option: String,
+        /// The chosen option's value, once chosen (what a replay or an export sets).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+    },
+    /// A point's `Select` (grounding families): the element under the point.
+    SelectAt { x: f64, y: f64, option: String },
+    /// Scroll the page (no target) or element N until it stops moving.
+    ScrollToEdge { target: Option<u32>, direction: ScrollDirection },
+    /// Scroll until element N is in view.
+    ScrollTo { target: u32 },
+    /// Press on element `from`, move, release on element `to`.
+    Drag { from: u32, to: u32 },
+    /// Click element N (a file field, or the button that opens one) and give the file chooser
+    /// these files: paths the person named.
+    Upload { target: u32, files: Vec<String> },
+    /// Wait until the page shows `text` (or, with `gone`, no longer shows it), at most `timeout_ms`.
+    WaitFor {
+        text: String,
+        #[serde(default)]
+        gone: bool,
+        #[serde(default = "wait_for_timeout")]
+        timeout_ms: u32,
+    },
+    /// Go back in the tab's history.
+    Back,
+    /// Go forward in the tab's history.
+    Forward,
+    /// Load the page again.
+    Reload,
+    /// Open `url` in a new tab and follow it.
+    OpenTab { url: String },
+    /// Follow another open tab (its id, as the tab list says).
+    SwitchTab { tab: i64 },
+    /// Close the tab the run is on and follow the one it came from.
+    CloseTab,
+    /// Keep a note, or data read off the page, in the run's memory.
+    Remember {
+        #[serde(default)]
+        note: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<Value>,
+    },
     /// A tool call we pass through by name (MCP-style); nothing here runs it.
     Tool { name: String, arguments: Value },
+}
+
+/// How long a `WaitFor` waits when the plan does not say.
+pub const WAIT_FOR_TIMEOUT_MS: u32 = 10_000;
+
+fn wait_for_timeout() -> u32 {
+    WAIT_FOR_TIMEOUT_MS
+}
+
+/// Where a run goes in the browser: the actions that change the tab's document or the tab
+/// itself, carried out by the host with the browser's own tab primitives (they work where no
+/// page can be read, such as the new-tab page).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Go {
+    Address { url: String },
+    Back,
+    Forward,
+    Reload,
+    OpenTab { url: String },
+    SwitchTab { tab: i64 },
+    CloseTab,
+}
+
+/// An open tab, as the model is shown it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TabInfo {
+    pub id: i64,
+    pub title: String,
+    pub url: String,
+    /// The tab the run is on.
+    pub current: bool,
+}
+
+impl PlannedAction {
+    /// The browser-level move this action is, if it is one.
+    pub fn go(&self) -> Option<Go> {
+        Some(match self {
+            PlannedAction::Navigate { url } => Go::Address { url: url.clone() },
+            PlannedAction::Back => Go::Back,
+            PlannedAction::Forward => Go::Forward,
+            PlannedAction::Reload => Go::Reload,
+            PlannedAction::OpenTab { url } => Go::OpenTab { url: url.clone() },
+            PlannedAction::SwitchTab { tab } => Go::SwitchTab { tab: *tab },
+            PlannedAction::CloseTab => Go::CloseTab,
+            _ => return None,
+        })
+    }
+
+    /// The element the action is aimed at, for element-numbering actions (a drag: its source).
+    pub fn target(&self) -> Option<u32> {
+        match self {
+            PlannedAction::Tap { target }
+            | PlannedAction::Input { target, .. }
+            | PlannedAction::DoubleClick { target }
+            | PlannedAction::RightClick { target }
+            | PlannedAction::Hover { target }
+            | PlannedAction::Append { target, .. }
+            | PlannedAction::Clear { target }
+            | PlannedAction::Select { target, .. }
+            | PlannedAction::ScrollTo { target }
+            | PlannedAction::Upload { target, .. } => Some(*target),
+            PlannedAction::Drag { from, .. } => Some(*from),
+            PlannedAction::Scroll { target, .. } | PlannedAction::ScrollToEdge { target, .. } => *target,
+            _ => None,
+        }
+    }
+
+    /// The same action aimed at element `n` (its number after the page was read again).
+    pub fn retargeted(&self, n: u32) -> PlannedAction {
+        let mut a = self.clone();
+        match &mut a {
+            PlannedAction::Tap { target }
+            | PlannedAction::Input { target, .. }
+            | PlannedAction::DoubleClick { target }
+            | PlannedAction::RightClick { target }
+            | PlannedAction::Hover { target }
+            | PlannedAction::Append { target, .. }
+            | PlannedAction::Clear { target }
+            | PlannedAction::Select { target, .. }
+            | PlannedAction::ScrollTo { target }
+            | PlannedAction::Upload { target, .. }
+            | PlannedAction::Drag { from: target, .. } => *target = n,
+            PlannedAction::Scroll { target, .. } | PlannedAction::ScrollToEdge { target, .. } => *target = Some(n),
+            _ => {}
+        }
+        a
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

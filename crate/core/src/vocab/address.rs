@@ -40,3 +40,34 @@ pub fn host_of(url: &str) -> Option<(String, Option<u16>)> {
     };
     Some((host.to_ascii_lowercase(), port))
 }
+
+/// A tab with nothing of any site in it: a blank page or the browser's new-tab page. A run may
+/// start there (it has nothing to read, so its first move opens an address).
+pub fn is_start_page(url: &str) -> bool {
+    let u = url.trim().to_ascii_lowercase();
+    let u = u.split(['?', '#']).next().unwrap_or_default().trim_end_matches('/');
+    matches!(
+        u,
+        "" | "about:blank"
+            | "about:newtab"
+            | "chrome://newtab"
+            | "chrome://new-tab-page"
+            | "chrome-search://local-ntp/local-ntp.html"
+            | "edge://newtab"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_pages_are_the_blank_and_new_tab_pages_only() {
+        for url in ["about:blank", "chrome://newtab/", "chrome://new-tab-page/", "", "CHROME://NEWTAB"] {
+            assert!(is_start_page(url), "{url}");
+        }
+        for url in ["chrome://settings/", "about:srcdoc", "https://newtab.example/", "chrome://newtab.evil/"] {
+            assert!(!is_start_page(url), "{url}");
+        }
+    }
+}
