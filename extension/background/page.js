@@ -215,6 +215,17 @@ export async function overlay(tabId, overlays, { fullPage = false, image } = {})
   return wasm.drawOverlays(shot, overlays, image);
 }
 
+/**
+ * Chooses option `index` of the `<select>` at `element.xpath` as a person's choice does (the
+ * option selected, input and change fired): resolves to `{text, value}` of the option.
+ */
+export async function choose(tabId, element, index) {
+  const chosen = await busyWith(tabId, () => inPage(tabId, 'choose', { xpath: element.xpath, index }));
+  if (!chosen) throw new Error('the page did not answer while choosing an option');
+  if (chosen.error) throw new Error(chosen.error);
+  return chosen;
+}
+
 /** Scrolls an element (`{xpath, rect}` from an extraction) into view. */
 export async function reveal(tabId, element) {
   const how = await busyWith(tabId, () => inPage(tabId, 'reveal', { xpath: element.xpath, rect: element.rect }));

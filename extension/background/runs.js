@@ -2,7 +2,7 @@
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { keepCacheRecord, loadCache } from './cache.js';
 import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
-import { assertUsable, read, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
+import { assertUsable, choose, read, restriction, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -195,7 +195,8 @@ export async function startFlow(tabId, yaml, opts = {}) {
  * from a file (those need the person's Allow, or lie in opts.uploadDir).
  */
 export async function startRun(tabId, request, opts = {}) {
-  const tab = await assertUsable(tabId);
+  // An instruction may start on a blank or new-tab page: it opens an address first.
+  const tab = typeof request === 'string' ? await usableOrStartPage(tabId) : await assertUsable(tabId);
   const settings = await getSettings();
   const model = overlayModel(settings.model, opts.model);
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir']) };
@@ -235,6 +236,15 @@ export async function startRun(tabId, request, opts = {}) {
     entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '';
     entry.opened = null;
     entry.loaded = false;
+    entry.switched = false;
+  };
+  /** The run follows tab `next` from now on (opened, switched to, or left after a close). */
+  const follow = async (next) => {
+    entry.tabId = next;
+    entry.tabs.add(next);
+    entry.switched = true;
+    holdDialogs(next, take);
+    await chrome.tabs.update(next, { active: true }).catch(() => {});
   };
   /**
    * Waits for the page, following a tab the input opened: `{urlBefore, url, loaded, followedTab}`
@@ -259,7 +269,7 @@ export async function startRun(tabId, request, opts = {}) {
     }
     const now = await chrome.tabs.get(entry.tabId).catch(() => null);
     if (now) entry.title = now.title;
-    return { urlBefore: entry.urlBefore ?? '', url: now?.url ?? '', loaded: entry.loaded, followedTab };
+    return { urlBefore: entry.urlBefore ?? '', url: now?.url ?? '', loaded: entry.loaded, followedTab: followedTab || entry.switched };
   };
   // The page's dialogs during an action are the core's to answer. The input or wait a dialog
   // interrupts resolves early (`acting`); its work goes on once the dialog is answered.
@@ -288,6 +298,12 @@ export async function startRun(tabId, request, opts = {}) {
   const host = {
     /** The page as the browser gave it (`{page, shot}`): the core decodes each once. */
     async observe() {
+      // A page no extension may read: the core decides (a start page is an empty page).
+      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
+      if (!now) throw new Error(`tab ${entry.tabId} no longer exists`);
+      const url = now.url || now.pendingUrl || '';
+      const restricted = restriction(url);
+      if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
       // Elements first, then the capture: markers are drawn from this reading.
       const page = await read(entry.tabId, { viewportOnly: false });
       const shot = options.includeScreenshot === false ? null : await shoot(entry.tabId);
@@ -333,6 +349,72 @@ export async function startRun(tabId, request, opts = {}) {
       await untilDoneOrDialog();
     },
     reveal: (element) => reveal(entry.tabId, element),
+    choose: (element, index) => choose(entry.tabId, element, index),
+    /** The tabs of the run's window: `[{id, title, url, current}]`. */
+    async tabs() {
+      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
+      if (!now) return [];
+      return (await chrome.tabs.query({ windowId: now.windowId }))
+        .map((t) => ({ id: t.id, title: t.title ?? '', url: t.url || t.pendingUrl || '', current: t.id === entry.tabId }));
+    },
+    /** Goes where the core decided (`Go`), with chrome.tabs; the next settle reports where the run is. */
+    async go(to) {
+      await beforeInput();
+      const tabId = entry.tabId;
+      const committed = () => new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          chrome.webNavigation.onCommitted.removeListener(onCommitted);
+          resolve();
+        };
+        const onCommitted = (d) => d.tabId === tabId && d.frameId === 0 && done();
+        const timer = setTimeout(done, 10_000);
+        chrome.webNavigation.onCommitted.addListener(onCommitted);
+      });
+      switch (to.kind) {
+        case 'address': {
+          const loaded = committed();
+          await chrome.tabs.update(tabId, { url: to.url });
+          await loaded;
+          break;
+        }
+        case 'back': case 'forward': case 'reload': {
+          const loaded = committed();
+          if (to.kind === 'back') await chrome.tabs.goBack(tabId);
+          else if (to.kind === 'forward') await chrome.tabs.goForward(tabId);
+          else await chrome.tabs.reload(tabId);
+          await loaded;
+          break;
+        }
+        case 'openTab': {
+          const from = await chrome.tabs.get(tabId);
+          const opened = await chrome.tabs.create({ url: to.url, windowId: from.windowId, openerTabId: tabId, active: true });
+          await follow(opened.id);
+          await tabLoaded(opened.id, 30_000);
+          break;
+        }
+        case 'switchTab': {
+          const target = await chrome.tabs.get(to.tab).catch(() => null);
+          if (!target) throw new Error(`there is no tab ${to.tab} any more`);
+          await follow(target.id);
+          break;
+        }
+        case 'closeTab': {
+          const closing = await chrome.tabs.get(tabId);
+          const others = (await chrome.tabs.query({ windowId: closing.windowId })).filter((t) => t.id !== tabId);
+          if (!others.length) throw new Error('this is the only tab in the window: close it yourself when the run is over');
+          // Back to the tab it came from, else the one the run was on before, else the last one.
+          const earlier = [...entry.tabs].reverse().find((t) => t !== tabId && others.some((o) => o.id === t));
+          const next = others.find((t) => t.id === closing.openerTabId)?.id ?? earlier ?? others[others.length - 1].id;
+          await chrome.tabs.remove(tabId);
+          entry.tabs.delete(tabId);
+          await follow(next);
+          break;
+        }
+        default:
+          throw new Error(`unknown move ${to.kind}`);
+      }
+    },
     wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     // The question is on the run record (reported just before); the panel answers with answerRun.
     // opts.interactive === false: nobody will answer, the core then does what it says it does.
@@ -386,6 +468,13 @@ export async function startRun(tabId, request, opts = {}) {
       for (const t of entry.tabs) if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
     });
   return { runId: id, done };
+}
+
+/** The tab, when a run may start on it: a page Sightline can use, or a blank or new-tab page. */
+async function usableOrStartPage(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (tab && (await core()).isStartPage(tab.url || tab.pendingUrl || '')) return tab;
+  return assertUsable(tabId);
 }
 
 /** The answer kind each question kind takes. */

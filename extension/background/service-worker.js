@@ -200,7 +200,8 @@ const handlers = {
   async target({ tabId }) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
     if (!tab) return { error: `tab ${tabId} no longer exists` };
-    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: restriction(tab.url) };
+    const startPage = (await core()).isStartPage(tab.url || tab.pendingUrl || '');
+    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: startPage ? null : restriction(tab.url), startPage };
   },
   async settings() {
     const s = withoutSecretValues(await getSettings());

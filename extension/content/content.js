@@ -61,6 +61,28 @@
       return 'page';
     },
 
+    /**
+     * Chooses option `index` of the select at `xpath` as a person's choice does: selected,
+     * then input and change fired (bubbling). `{text, value}`, or `{error}`.
+     */
+    choose({ xpath, index }) {
+      let el = null;
+      try {
+        el = document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      } catch { /* not an XPath this document can read */ }
+      if (!(el instanceof HTMLSelectElement)) return { error: 'the element to choose in is not a select on this page any more (or lies in a frame or shadow root)' };
+      const option = el.options[index];
+      if (!option) return { error: `the select has no option number ${index + 1} any more` };
+      if (option.disabled || el.disabled) return { error: `the option \u201c${option.text.trim()}\u201d cannot be chosen: it is disabled` };
+      el.focus({ preventScroll: true });
+      if (!option.selected) {
+        option.selected = true;
+        el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      return { text: option.text.trim(), value: option.value };
+    },
+
     /** Resolves once the DOM has had no mutations for quietMs, or after maxMs. */
     settle({ quietMs = 150, maxMs = 3000 } = {}) {
       return new Promise((resolve) => {
@@ -144,6 +166,12 @@
       pendingInput = null;
       const target = describe(node);
       const r = node.getBoundingClientRect?.();
+      if (node instanceof HTMLSelectElement) {
+        // A choice, by the chosen option's text (what a person reads) and value (what a replay sets).
+        const option = node.selectedOptions[0];
+        send({ kind: 'select', target, option: option?.text.trim() ?? '', value: option?.value ?? '', point: target || !r ? undefined : { x: r.x + r.width / 2, y: r.y + r.height / 2 } });
+        return;
+      }
       send({ kind: 'input', target, value: valueOf(node), point: target || !r ? undefined : { x: r.x + r.width / 2, y: r.y + r.height / 2 } });
     }
     const KEYS = new Set(['Enter', 'Tab', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);

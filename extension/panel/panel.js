@@ -36,7 +36,7 @@ async function refreshTarget() {
     $('target-title').textContent = t('noTab');
     notice.push(escape(t('noTabHelp')));
   } else {
-    const { tab, restricted } = await send('target', { tabId: targetTabId });
+    const { tab, restricted, startPage } = await send('target', { tabId: targetTabId });
     if (tab.url !== targetUrl) {
       targetUrl = tab.url;
       renderHistory();
@@ -44,6 +44,7 @@ async function refreshTarget() {
     $('target-title').textContent = tab.title || tab.url;
     $('target-title').title = tab.url;
     if (restricted) notice.push(escape(t('restricted', t(`restricted_${restricted.code}`))));
+    if (startPage) notice.push(escape(t('startPage')));
   }
   const { settings } = await send('settings');
   if (!settings.model.baseUrl || !settings.model.model) {

@@ -375,6 +375,12 @@ pub fn page_key(url: &str) -> String {
     sightline::agent::replay::cache::page_key(url)
 }
 
+/// A blank or new-tab page: an instruction may start there by opening an address.
+#[wasm_bindgen(js_name = isStartPage)]
+pub fn is_start_page(url: &str) -> bool {
+    sightline::vocab::address::is_start_page(url)
+}
+
 /// Throws, saying why, unless a file (a flow's `web.url`, a saved run's page) may open `url`:
 /// an http(s) address on `allowed_sites` (none: any site).
 #[wasm_bindgen(js_name = checkOpen)]

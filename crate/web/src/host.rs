@@ -7,7 +7,8 @@ use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
-use sightline::agent::{Browser, FocusedField, Observation, PageError, Settled};
+use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
+use sightline::vocab::actions::Go;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -77,6 +78,16 @@ extern "C" {
     /// Clicks with the file chooser intercepted and answers it with these paths.
     #[wasm_bindgen(method, catch, js_name = chooseFiles)]
     async fn choose_files(this: &Host, click: JsValue, files: JsValue) -> Result<JsValue, JsValue>;
+    /// Goes somewhere with chrome.tabs (`Go`: `{kind: "address" | "back" | "forward" | "reload"
+    /// | "openTab" | "switchTab" | "closeTab", url?, tab?}`); the next settle reports it.
+    #[wasm_bindgen(method, catch)]
+    async fn go(this: &Host, to: JsValue) -> Result<JsValue, JsValue>;
+    /// The tabs of the run's window: `[{id, title, url, current}]`.
+    #[wasm_bindgen(method, catch)]
+    async fn tabs(this: &Host) -> Result<JsValue, JsValue>;
+    /// Chooses option `index` of the select `{xpath}` in the page: `{text, value}`.
+    #[wasm_bindgen(method, catch)]
+    async fn choose(this: &Host, element: JsValue, index: u32) -> Result<JsValue, JsValue>;
     /// Keeps a screenshot with the run (IndexedDB) and returns its reference.
     #[wasm_bindgen(method, js_name = keepImage)]
     fn keep_image(this: &Host, data_url: &js_sys::JsString) -> String;
@@ -125,7 +136,12 @@ fn crossing_error(f: sightline_web_common::Fault) -> PageError {
 impl Browser for HostBrowser {
     async fn observe(&mut self) -> Result<Observation, PageError> {
         let materials = self.host.observe().await.map_err(page_error)?;
-        super::materials::observation(&materials).map_err(crossing_error)
+        match super::materials::reading(&materials).map_err(crossing_error)? {
+            super::materials::Reading::Page(observation) => Ok(observation),
+            super::materials::Reading::Unreadable { url, title, reason } => {
+                Observation::of_unreadable(&url, &title, &reason)
+            }
+        }
     }
 
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
@@ -210,5 +226,21 @@ impl Browser for HostBrowser {
 
     fn keep_image(&mut self, data_url: &str) -> String {
         self.host.keep_image(&self.outgoing.hand_over(data_url))
+    }
+
+    async fn go(&mut self, to: &Go) -> Result<(), PageError> {
+        let js = to_js(to).map_err(crossing_error)?;
+        self.host.go(js).await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
+        let value = self.host.tabs().await.map_err(page_error)?;
+        from_js(value, "the open tabs").map_err(crossing_error)
+    }
+
+    async fn choose(&mut self, element: &sightline::describe::Element, index: u32) -> Result<ChosenOption, PageError> {
+        let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(crossing_error)?;
+        let value = self.host.choose(js, index).await.map_err(page_error)?;
+        from_js(value, "the chosen option").map_err(crossing_error)
     }
 }

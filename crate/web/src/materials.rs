@@ -54,6 +54,35 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, Fault> {
     Ok(Some(Capture::from_cdp(bytes.to_vec(), &metrics, field(shot, "fullPage").is_truthy())))
 }
 
+/// What reading a tab gave: its page, or why no extension may read it.
+pub enum Reading {
+    Page(Observation),
+    /// `{unreadable: {url, title, reason}}`: the browser's own pages (the new-tab page among them).
+    Unreadable {
+        url: String,
+        title: String,
+        reason: String,
+    },
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct UnreadableTab {
+    url: String,
+    title: String,
+    reason: String,
+}
+
+/// A whole observation (`{page, shot}`), or `{unreadable}`.
+pub fn reading(materials: &JsValue) -> Result<Reading, Fault> {
+    let unreadable = field(materials, "unreadable");
+    if unreadable.is_object() {
+        let tab: UnreadableTab = from_js(unreadable, "the unreadable tab")?;
+        return Ok(Reading::Unreadable { url: tab.url, title: tab.title, reason: tab.reason });
+    }
+    Ok(Reading::Page(observation(materials)?))
+}
+
 /// A whole observation (`{page, shot}`).
 pub fn observation(materials: &JsValue) -> Result<Observation, Fault> {
     Ok(Observation { extraction: extraction(&field(materials, "page"))?, capture: capture(&field(materials, "shot"))? })
