@@ -194,6 +194,8 @@
         if (!e.isTrusted || ['Control', 'Shift', 'Alt', 'Meta'].includes(e.key)) return;
         const chord = e.ctrlKey || e.metaKey || e.altKey;
         const editing = e.composedPath()[0]?.isContentEditable || /^(input|textarea|select)$/i.test(e.composedPath()[0]?.localName ?? '');
+        // Keys that move through a select's options are part of the choice, recorded as one.
+        if (!chord && e.composedPath()[0]?.localName === 'select' && /^(Arrow|Page|Home$|End$)/.test(e.key)) return;
         const space = e.key === ' ' && !editing; // Space on a button or checkbox presses it
         if (!chord && !KEYS.has(e.key) && !space) return; // characters arrive as input
         flushScroll();

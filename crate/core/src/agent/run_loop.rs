@@ -509,7 +509,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             return Ok(PlanRound::Stopped);
         };
         step.screenshot = self.work.shown.reference.clone();
-        match parse_reply(family, &content, self.work.shown.image.as_ref().map(|i| &i.mapping)) {
+        // A start page has no screenshot: a grounding model's reply still reads (opening an
+        // address needs no point; a point on nothing fails as outside the view).
+        let nothing_shown = crate::vision::ImageMapping::identity(0, 0, 1.0);
+        let start_page = self.work.observation.is_start_page();
+        let mapping = self.work.shown.image.as_ref().map(|i| &i.mapping).or(start_page.then_some(&nothing_shown));
+        match parse_reply(family, &content, mapping) {
             Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
             Err(error) => {
                 step.status = StepStatus::Failed;
