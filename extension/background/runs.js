@@ -219,7 +219,7 @@ export async function startRun(tabId, request, opts = {}) {
   const controller = new AbortController();
   // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
   const entry = {
-    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, settled: true, images: 0,
+    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, switched: false, settled: true, images: 0,
   };
   /** The tab the run acts on now, for its record (`url`: where it started, until the core reads the page). */
   const tabFacts = () => ({ id: entry.tabId, title: entry.title ?? '', url: tab.url ?? '' });
@@ -349,7 +349,10 @@ export async function startRun(tabId, request, opts = {}) {
       await untilDoneOrDialog();
     },
     reveal: (element) => reveal(entry.tabId, element),
-    choose: (element, index) => choose(entry.tabId, element, index),
+    async choose(element, index) {
+      await beforeInput();
+      return choose(entry.tabId, element, index);
+    },
     /** The tabs of the run's window: `[{id, title, url, current}]`. */
     async tabs() {
       const now = await chrome.tabs.get(entry.tabId).catch(() => null);

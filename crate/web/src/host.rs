@@ -137,7 +137,7 @@ impl Browser for HostBrowser {
     async fn observe(&mut self) -> Result<Observation, PageError> {
         let materials = self.host.observe().await.map_err(page_error)?;
         match super::materials::reading(&materials).map_err(crossing_error)? {
-            super::materials::Reading::Page(observation) => Ok(observation),
+            super::materials::Reading::Page(observation) => Ok(*observation),
             super::materials::Reading::Unreadable { url, title, reason } => {
                 Observation::of_unreadable(&url, &title, &reason)
             }

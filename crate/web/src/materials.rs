@@ -56,7 +56,7 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, Fault> {
 
 /// What reading a tab gave: its page, or why no extension may read it.
 pub enum Reading {
-    Page(Observation),
+    Page(Box<Observation>),
     /// `{unreadable: {url, title, reason}}`: the browser's own pages (the new-tab page among them).
     Unreadable {
         url: String,
@@ -80,7 +80,7 @@ pub fn reading(materials: &JsValue) -> Result<Reading, Fault> {
         let tab: UnreadableTab = from_js(unreadable, "the unreadable tab")?;
         return Ok(Reading::Unreadable { url: tab.url, title: tab.title, reason: tab.reason });
     }
-    Ok(Reading::Page(observation(materials)?))
+    Ok(Reading::Page(Box::new(observation(materials)?)))
 }
 
 /// A whole observation (`{page, shot}`).

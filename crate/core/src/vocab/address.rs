@@ -52,6 +52,7 @@ pub fn is_start_page(url: &str) -> bool {
             | "about:newtab"
             | "chrome://newtab"
             | "chrome://new-tab-page"
+            | "chrome://new-tab-page-third-party"
             | "chrome-search://local-ntp/local-ntp.html"
             | "edge://newtab"
     )
@@ -63,7 +64,14 @@ mod tests {
 
     #[test]
     fn start_pages_are_the_blank_and_new_tab_pages_only() {
-        for url in ["about:blank", "chrome://newtab/", "chrome://new-tab-page/", "", "CHROME://NEWTAB"] {
+        for url in [
+            "about:blank",
+            "chrome://newtab/",
+            "chrome://new-tab-page/",
+            "chrome://new-tab-page-third-party/",
+            "",
+            "CHROME://NEWTAB",
+        ] {
             assert!(is_start_page(url), "{url}");
         }
         for url in ["chrome://settings/", "about:srcdoc", "https://newtab.example/", "chrome://newtab.evil/"] {
