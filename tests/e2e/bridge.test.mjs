@@ -66,7 +66,10 @@ for (const stream of [false, true]) {
     assert.equal(run.status, 'succeeded', run.error);
     assert.deepEqual(await titles(page), ['buy milk']);
     const tools = mock.requests[0].body.tools;
-    assert.deepEqual(tools.map((t) => t.function.name), ['tap', 'input', 'key', 'scroll', 'finished', 'ask_user']);
+    assert.deepEqual(tools.map((t) => t.function.name), [
+      'tap', 'double_click', 'right_click', 'hover', 'input', 'select_option', 'key', 'scroll', 'scroll_to', 'drag', 'upload', 'wait',
+      'navigate', 'back', 'forward', 'reload', 'open_tab', 'switch_tab', 'close_tab', 'remember', 'finished', 'ask_user',
+    ], 'the whole action set, in the API's tools field');
     assert.equal(run.steps[0].thought, 'I will type into the input.');
     await page.close();
   });

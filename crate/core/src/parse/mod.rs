@@ -94,7 +94,10 @@ pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(schema("actions", "expected a list")),
     };
-    if actions.is_empty() && !done && error.is_none() && obj.get("answer").is_none_or(Value::is_null) {
+    // An answer ends a plan only in a plan's shape (with its actions or done): a reply of
+    // some other schema that happens to hold "answer" is not taken as the end.
+    let planned = obj.contains_key("actions") || obj.contains_key("done");
+    if actions.is_empty() && !done && error.is_none() && !(planned && obj.get("answer").is_some_and(|a| !a.is_null())) {
         return Err(schema("actions", "no actions, yet neither done nor an error"));
     }
     let answer = match obj.get("answer") {
@@ -352,6 +355,10 @@ mod tests {
         let done = parse_plan(r#"{"thought":"read it","actions":[],"answer":"3 items, $12"}"#).unwrap();
         assert!(done.done, "an answer with nothing left to do ends the instruction");
         assert_eq!(done.answer.as_deref(), Some("3 items, $12"));
+        assert!(
+            parse_plan(r#"{"answer":"tap it","confidence":0.9}"#).is_err(),
+            "another schema's answer is not a plan's end"
+        );
     }
 
     #[test]
