@@ -151,7 +151,7 @@ const tasksDefined = core().then((wasm) => {
       const { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs, ...taskOptions } = extra && typeof extra === 'object' ? extra : {};
       Object.assign(task, taskOptions);
       const run = await self.sightline.ai(tabId, task, { model, maxRounds, maxFailures, includeScreenshot, useCache, interactive, dialogs });
-      if (run.status !== 'succeeded') throw Object.assign(new Error(run.error?.message ?? `the task was ${run.status}`), { code: run.error?.code ?? run.status });
+      if (run.status !== 'succeeded') throw Object.assign(new Error(run.error?.message ?? (run.check ? `done but not confirmed: ${run.check.reason}` : `the task was ${run.status}`)), { code: run.error?.code ?? run.status });
       return run.result;
     };
   }

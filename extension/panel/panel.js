@@ -143,6 +143,10 @@ function renderRun() {
   $('run-instruction').textContent = run.instruction;
   renderResult(run);
   const asking = renderQuestion(run);
+  // The check after the model's "done": confirmed, or done but not confirmed (and why).
+  $('run-check').hidden = !run.check;
+  $('run-check').className = `check ${run.check?.confirmed ? 'checked' : 'unconfirmed'}`;
+  $('run-check').textContent = run.check ? t(run.check.confirmed ? 'checkConfirmed' : 'checkUnconfirmed', run.check.reason) : '';
   const error = runError(run);
   $('run-error').hidden = !error;
   $('run-error').textContent = error ? `${error.message}${advice(error.code)}` : '';
@@ -164,6 +168,8 @@ function renderRun() {
       const took = step.durationMs > 0 ? fmtMs(step.durationMs) : '';
       li.append(el('span', 'meta', `${took}${took ? tokens : tokens.replace(/^ · /, '')}${cost}`));
       if (step.thought) li.append(el('span', 'thought', step.thought));
+      if (step.notes) li.append(el('span', 'memo', t('stepNotes', step.notes)));
+      if (step.nextGoal) li.append(el('span', 'memo', t('stepNextGoal', step.nextGoal)));
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
       if (step.note) li.append(el('span', 'step-note', step.note));

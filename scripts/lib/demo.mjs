@@ -35,7 +35,7 @@ try {
 
   const todos = await page.locator('.todo-list li').evaluateAll((items) => items.map((li) => li.textContent.replace('×', '').trim()));
   console.log(`the page lists ${todos.length} active todo(s): ${todos.join(', ') || 'none'}`);
-  await panel.waitForSelector('#run-status:is(.succeeded, .failed, .stopped)');
+  await panel.waitForSelector('#run-status:is(.succeeded, .unconfirmed, .failed, .stopped)');
   await page.screenshot({ path: path.join(OUT, 'demo-page.png') });
   await panel.screenshot({ path: path.join(OUT, 'demo-panel.png'), fullPage: true });
   const written = ['out/demo-page.png', 'out/demo-panel.png'];

@@ -114,7 +114,7 @@ function how(run, item) {
 
 /** One line per item: ✓/✗, position, title, time, how it found its element, its answer or error. */
 export function itemLine(run, item, index, total) {
-  const mark = { succeeded: '✓', failed: '✗', stopped: '■', running: '…' }[item.status] ?? '?';
+  const mark = { succeeded: '✓', unconfirmed: '?', failed: '✗', stopped: '■', running: '…' }[item.status] ?? '?';
   const extra = [seconds(item.durationMs), how(run, item)].filter(Boolean).join(', ');
   let line = `  ${mark} [${index + 1}/${total}] ${item.title} (${extra})`;
   if (item.error) line += `\n      ${item.error.message}`;
@@ -173,5 +173,9 @@ export function summary(run) {
   const took = seconds((run.endedMs ?? run.startedMs) - run.startedMs);
   const calls = `${run.modelCalls} model call${run.modelCalls === 1 ? '' : 's'}`;
   if (run.status === 'succeeded') return { text: `passed: ${ok} of ${items.length} steps in ${took}, ${calls}`, code: 0 };
+  // Done but not confirmed: the model said done and the page did not show it; a script must not pass on that.
+  if (run.status === 'unconfirmed') {
+    return { text: `done, not confirmed: ${run.check?.reason ?? 'the page did not show the goal'} (${ok} of ${items.length} steps confirmed, ${calls})`, code: 1 };
+  }
   return { text: `${run.status}: ${run.error?.message ?? 'the flow did not finish'} (${ok} of ${items.length} steps passed, ${calls})`, code: 1 };
 }

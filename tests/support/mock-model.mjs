@@ -80,6 +80,13 @@ export function messageText(message) {
   return '';
 }
 
+/** The check after a model says done: its system prompt's first words (crate/core/src/prompt/check.rs). */
+function isSuccessCheck(body) {
+  const system = Array.isArray(body?.messages) ? body.messages.find((m) => m.role === 'system') : null;
+  const text = system ? messageText(system) : typeof body?.system === 'string' ? body.system : '';
+  return text.startsWith("You verify a web agent's work.");
+}
+
 let idCounter = 0;
 
 /** Waits `ms`, or less if the caller hangs up first (a stopped run must not keep timers alive). */
@@ -243,13 +250,16 @@ async function answerMessages(res, reply, body) {
 
 /**
  * Start the mock on 127.0.0.1.
- * @returns {Promise<{baseUrl:string, requests:object[], script:(...replies:any[])=>void,
+ * @returns {Promise<{baseUrl:string, requests:object[], checks:object[], script:(...replies:any[])=>void,
+ *   scriptCheck:(...replies:any[])=>void,
  *   setFallback:(reply:any)=>void, reset:()=>void, close:()=>Promise<void>}>}
  */
 export async function startMockModel({ port = 0 } = {}) {
   const requests = [];
   const queue = [];
   let fallback = null;
+  const checks = [];
+  const checkQueue = [];
 
   const server = http.createServer(async (req, res) => {
     try {
@@ -276,6 +286,14 @@ export async function startMockModel({ port = 0 } = {}) {
           return;
         }
         const request = { method: req.method, path, headers: req.headers, body, receivedAt: Date.now() };
+        // The check after "done" has a script of its own, so scripts of planning replies stay
+        // as they were; unscripted, it confirms (as a model does when the page shows the goal).
+        if (isSuccessCheck(body)) {
+          checks.push(request);
+          const reply = await normalizeReply(checkQueue.length > 0 ? checkQueue.shift() : 'yes: the page shows it', body, request);
+          await route(res, reply, body);
+          return;
+        }
         requests.push(request);
 
         let next;
@@ -306,9 +324,12 @@ export async function startMockModel({ port = 0 } = {}) {
   return {
     baseUrl,
     requests,
+    checks,
     script(...replies) { queue.push(...replies); },
+    /** Replies to the check after "done" ('yes: …' / 'no: …'), in order. */
+    scriptCheck(...replies) { checkQueue.push(...replies); },
     setFallback(reply) { fallback = reply ?? null; },
-    reset() { queue.length = 0; requests.length = 0; fallback = null; },
+    reset() { queue.length = 0; requests.length = 0; fallback = null; checks.length = 0; checkQueue.length = 0; },
     close() {
       return new Promise((resolve) => {
         // Drop keep-alive sockets so close() does not wait on idle clients.

@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod browser;
 pub mod change;
+pub mod check;
 mod context;
 pub mod dialogs;
 pub mod error;

@@ -49,6 +49,82 @@ pub struct RunOptions {
     pub upload_dir: Option<String>,
     /// The person's language: the run's captions, notes and errors are written in it.
     pub language: crate::i18n::Lang,
+    /// Check the goal on the page after the model says done (one short model call).
+    pub check_success: bool,
+    /// The person's instructions for sites (Settings → Site knowledge), given to the model on
+    /// pages of a site that matches.
+    pub knowledge: Vec<SiteKnowledge>,
+    /// The person's background for this run (Midscene's `aiActionContext`).
+    pub context: String,
+}
+
+/// What the person wants the model to know on some sites.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SiteKnowledge {
+    /// Host patterns, as allowed sites are written (`shop.example`, `*.example.com:8080`),
+    /// separated by commas or spaces.
+    pub sites: String,
+    pub text: String,
+}
+
+/// Why a site's knowledge cannot be kept as written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KnowledgeError {
+    #[error("site knowledge #{0}: name at least one site (a host such as shop.example)")]
+    NoSite(usize),
+    #[error("site knowledge #{number}: \"{pattern}\" is not a host pattern; write a host such as shop.example or *.example.com:8080")]
+    BadPattern { number: usize, pattern: String },
+    #[error("site knowledge #{0}: the text is empty")]
+    NoText(usize),
+    #[error("site knowledge #{number}: {chars} characters; keep it under {max} (it is sent with every step)")]
+    TooLong { number: usize, chars: usize, max: usize },
+}
+
+/// Characters one site's knowledge may take: it goes into every planning call on that site.
+pub const KNOWLEDGE_MAX_CHARS: usize = 2000;
+
+impl SiteKnowledge {
+    fn patterns(&self) -> impl Iterator<Item = &str> {
+        self.sites.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty())
+    }
+
+    /// Whether it applies on the page at `url`.
+    pub fn applies_to(&self, url: &str) -> bool {
+        self.patterns().any(|p| guard::site_matches(url, p))
+    }
+
+    /// Checks entry `number` (from 1) as Settings saves it.
+    pub fn validate(&self, number: usize) -> Result<(), KnowledgeError> {
+        if self.patterns().next().is_none() {
+            return Err(KnowledgeError::NoSite(number));
+        }
+        for p in self.patterns() {
+            let host = p.split_once("://").map_or(p, |(_, h)| h);
+            let host = host.strip_prefix("*.").unwrap_or(host).split('/').next().unwrap_or_default();
+            let (name, port) = host.rsplit_once(':').unwrap_or((host, ""));
+            let name_ok = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+                && !name.starts_with('.')
+                && !name.ends_with('.');
+            if !name_ok || !port.chars().all(|c| c.is_ascii_digit()) {
+                return Err(KnowledgeError::BadPattern { number, pattern: p.to_string() });
+            }
+        }
+        let chars = self.text.trim().chars().count();
+        if chars == 0 {
+            return Err(KnowledgeError::NoText(number));
+        }
+        if chars > KNOWLEDGE_MAX_CHARS {
+            return Err(KnowledgeError::TooLong { number, chars, max: KNOWLEDGE_MAX_CHARS });
+        }
+        Ok(())
+    }
+}
+
+/// Checks every entry; the first problem, numbered as the person sees the list.
+pub fn validate_knowledge(entries: &[SiteKnowledge]) -> Result<(), KnowledgeError> {
+    entries.iter().enumerate().try_for_each(|(i, k)| k.validate(i + 1))
 }
 
 impl RunOptions {
@@ -63,6 +139,11 @@ impl RunOptions {
 
     pub fn dialog_policy(&self) -> DialogPolicy {
         self.dialogs.unwrap_or_default()
+    }
+
+    /// The person's knowledge for the page at `url`: the text of every entry whose sites match.
+    pub fn knowledge_for(&self, url: &str) -> Vec<String> {
+        self.knowledge.iter().filter(|k| k.applies_to(url)).map(|k| k.text.trim().to_string()).collect()
     }
 }
 
@@ -87,6 +168,9 @@ impl Default for RunOptions {
             typed_uploads: false,
             upload_dir: None,
             language: crate::i18n::Lang::En,
+            check_success: true,
+            knowledge: Vec::new(),
+            context: String::new(),
         }
     }
 }
@@ -111,4 +195,36 @@ pub(crate) fn prompt_page<'a>(
         viewport: extraction.viewport.clone(),
         ..Extraction::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(sites: &str, text: &str) -> SiteKnowledge {
+        SiteKnowledge { sites: sites.into(), text: text.into() }
+    }
+
+    #[test]
+    fn knowledge_applies_on_matching_hosts_only() {
+        let options = RunOptions {
+            knowledge: vec![entry("shop.test, *.example.com:8080", "Prices include tax."), entry("other.test", "no")],
+            ..RunOptions::default()
+        };
+        assert_eq!(options.knowledge_for("http://shop.test/cart"), ["Prices include tax."]);
+        assert_eq!(options.knowledge_for("http://a.example.com:8080/"), ["Prices include tax."]);
+        assert!(options.knowledge_for("http://a.example.com:9090/").is_empty());
+        assert!(options.knowledge_for("http://evilshop.test/").is_empty());
+    }
+
+    #[test]
+    fn knowledge_is_checked_as_settings_save_it() {
+        assert_eq!(validate_knowledge(&[entry("shop.test", "x")]), Ok(()));
+        assert_eq!(validate_knowledge(&[entry("shop.test", "x"), entry(" , ", "y")]), Err(KnowledgeError::NoSite(2)));
+        assert!(matches!(validate_knowledge(&[entry("shop test!", "x")]), Err(KnowledgeError::BadPattern { .. })));
+        assert_eq!(validate_knowledge(&[entry("shop.test", "  ")]), Err(KnowledgeError::NoText(1)));
+        let long = "x".repeat(KNOWLEDGE_MAX_CHARS + 1);
+        assert!(matches!(validate_knowledge(&[entry("shop.test", &long)]), Err(KnowledgeError::TooLong { .. })));
+        assert_eq!(validate_knowledge(&[entry("https://localhost:4000/path", "x")]), Ok(()));
+    }
 }

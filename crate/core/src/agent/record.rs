@@ -14,6 +14,9 @@ use serde_json::Value;
 pub enum RunStatus {
     Running,
     Succeeded,
+    /// The model said it was done, but the page read afterwards did not confirm the goal
+    /// (or could not be checked): the person should look.
+    Unconfirmed,
     Failed,
     Stopped,
 }
@@ -120,6 +123,11 @@ pub struct Step {
     /// dialogs during an action, an upload a file named, the model's question.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asked: Vec<super::ask::Asked>,
+    /// Plan steps: the notes the model kept and its next goal, as it wrote them this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_goal: Option<String>,
 }
 
 impl Step {
@@ -143,6 +151,8 @@ impl Step {
             exchange: None,
             cached: false,
             asked: Vec::new(),
+            notes: None,
+            next_goal: None,
         }
     }
 }
@@ -192,6 +202,12 @@ pub struct Run {
     /// The person's language: the record's captions, notes and errors are written in it.
     #[serde(default)]
     pub language: Lang,
+    /// What the check after the model's "done" found on the page read afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<SuccessCheck>,
+    /// What the model kept across steps: its latest notes and next goal, and the data it gathered.
+    #[serde(default, skip_serializing_if = "RunMemory::is_empty")]
+    pub memory: RunMemory,
 }
 
 /// A run's error as kept and shown: the stable code the panel keys its advice on, and the
@@ -221,6 +237,46 @@ impl RunErrorRecord {
     }
 }
 
+/// The verdict of the check of an instruction's goal on the page after the model said done.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuccessCheck {
+    /// The page shows the goal reached.
+    pub confirmed: bool,
+    /// The checker's reason, or why no check could be made.
+    pub reason: String,
+}
+
+/// The model's memory over a run, in browser-use's spirit: short notes and the next goal it
+/// rewrites each step, and what it gathered (remembered data, query results) across pages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RunMemory {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub next_goal: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gathered: Vec<Gathered>,
+}
+
+impl RunMemory {
+    pub fn is_empty(&self) -> bool {
+        self.notes.is_empty() && self.next_goal.is_empty() && self.gathered.is_empty()
+    }
+}
+
+/// One piece of data the model gathered, and the page it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Gathered {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
 impl Run {
     pub fn new(id: String, instruction: &str, started_ms: f64) -> Self {
         Run {
@@ -244,6 +300,8 @@ impl Run {
             recorded: false,
             device_pixel_ratio: None,
             language: Lang::En,
+            check: None,
+            memory: RunMemory::default(),
         }
     }
 }

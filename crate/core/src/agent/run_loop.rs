@@ -6,7 +6,7 @@ use crate::action::{commands_for, find_element, ActionError};
 use crate::describe::Extraction;
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::parse_reply;
-use crate::prompt::{plan_messages, Memory, Outcome, Turn};
+use crate::prompt::{check_messages, plan_messages, Briefing, Memory, Outcome, Turn};
 use crate::vision::ModelImage;
 use crate::vocab::actions::{Go, PlannedAction};
 
@@ -16,7 +16,7 @@ use super::context::Context;
 use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::replay::cache;
-use super::{ask, change, dialogs, record};
+use super::{ask, change, check, dialogs, record};
 pub async fn run_instruction<B: Browser, M: ModelClient>(
     id: String,
     instruction: &str,
@@ -366,6 +366,14 @@ fn listed_option<'p>(
     rank(true).or_else(|| rank(false))
 }
 
+/// The model's "done" for a round: whether it said so, how many actions came with it, and
+/// whether the plan was replayed from the cache.
+struct Done {
+    claimed: bool,
+    actions: usize,
+    replayed: bool,
+}
+
 /// An action made ready to run.
 struct Aimed {
     commands: Result<Way, ActionError>,
@@ -421,7 +429,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 Some(reason) => Err(RunError::ModelCannot { reason }),
                 None => {
                     self.work.rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
-                    Ok(Some(RunStatus::Succeeded))
+                    // The page as it is now, not as the model last saw it: it may still have been loading.
+                    if !replayed && self.options.check_success {
+                        self.work.observation = self.browser.observe().await?;
+                        self.show();
+                    }
+                    self.check_done(replayed).await.map(Some)
                 }
             };
         }
@@ -439,7 +452,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             self.work.replaying = false;
             self.work.rounds.changed = true;
         }
-        self.conclude_round(acts, plan_done, content, seen).await
+        self.conclude_round(acts, Done { claimed: plan_done, actions: plan.actions.len(), replayed }, content, seen)
+            .await
     }
 
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
@@ -487,6 +501,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             None => self.work.instruction.to_string(),
         };
         let family = self.config.family;
+        let briefing = self.briefing();
         let mut messages = plan_messages(
             family,
             &instruction,
@@ -494,6 +509,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             &page,
             image.map(|i| i.data_url.as_str()),
             &self.work.memory,
+            &briefing,
         );
         // The tabs (a run may switch between them) and a tab with no page yet, after the page.
         let tabs = self.browser.tabs().await.unwrap_or_default();
@@ -509,13 +525,17 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             return Ok(PlanRound::Stopped);
         };
         step.screenshot = self.work.shown.reference.clone();
+        self.keep_memo(&content, &mut step);
         // A start page has no screenshot: a grounding model's reply still reads (opening an
         // address needs no point; a point on nothing fails as outside the view).
         let nothing_shown = crate::vision::ImageMapping::identity(0, 0, 1.0);
         let start_page = self.work.observation.is_start_page();
         let mapping = self.work.shown.image.as_ref().map(|i| &i.mapping).or(start_page.then_some(&nothing_shown));
         match parse_reply(family, &content, mapping) {
-            Ok(plan) => Ok(PlanRound::Planned { plan, content, seen, step }),
+            Ok(mut plan) => {
+                plan.thought = crate::parse::memo::without_memo(&plan.thought);
+                Ok(PlanRound::Planned { plan, content, seen, step })
+            }
             Err(error) => {
                 step.status = StepStatus::Failed;
                 step.error = Some(RunError::Reply(error.clone()).message(self.run.language));
@@ -524,6 +544,96 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 Ok(PlanRound::Unreadable { error, content, seen })
             }
         }
+    }
+
+    /// What the model carries beside the rounds: its memo and gathered data, and the person's
+    /// knowledge of this site and context for the run.
+    fn briefing(&self) -> Briefing {
+        let memory = &self.run.memory;
+        Briefing {
+            notes: memory.notes.clone(),
+            next_goal: memory.next_goal.clone(),
+            gathered: memory
+                .gathered
+                .iter()
+                .map(|g| {
+                    let data = g.data.as_ref().map(|d| d.to_string()).unwrap_or_default();
+                    let sep = if g.note.is_empty() || data.is_empty() { "" } else { " " };
+                    format!("{}: {}{sep}{data}", g.url, g.note)
+                })
+                .collect(),
+            knowledge: self.options.knowledge_for(&self.work.observation.extraction.url),
+            context: self.options.context.clone(),
+        }
+    }
+
+    /// The notes and next goal the reply wrote (any family's way): kept on its step, and as
+    /// the run's memory that the next round is briefed with. A reply without them keeps the
+    /// earlier notes.
+    fn keep_memo(&mut self, reply: &str, step: &mut Step) {
+        let memo = crate::parse::memo::read_memo(self.config.family.protocol(), reply);
+        if let Some(notes) = &memo.notes {
+            self.run.memory.notes = notes.clone();
+        }
+        if let Some(goal) = &memo.next_goal {
+            self.run.memory.next_goal = goal.clone();
+        }
+        step.notes = memo.notes;
+        step.next_goal = memo.next_goal;
+    }
+
+    /// The model said done: one short call checks the instruction's goal on the page as last
+    /// read, and decides succeeded or done but not confirmed. A replayed plan was confirmed
+    /// when it was kept (only succeeded runs are), and runs with no model, so it is not asked.
+    async fn check_done(&mut self, replayed: bool) -> Result<RunStatus, RunError> {
+        if replayed || !self.options.check_success {
+            return Ok(RunStatus::Succeeded);
+        }
+        let answer = match &self.run.result {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+            None => None,
+        };
+        // Models that only look get the screenshot too; the rest read the element list.
+        let family = self.config.family;
+        let image =
+            self.work.shown.image.as_ref().filter(|_| family.grounds_on_image() || !self.options.include_description);
+        let messages = check_messages(
+            self.work.instruction,
+            answer.as_deref(),
+            &self.work.observation.extraction,
+            image.map(|i| i.data_url.as_str()),
+        );
+        let started = self.browser.now_ms();
+        let lang = self.run.language;
+        let caption =
+            |confirmed: bool| lang.say(if confirmed { "step.check_shown" } else { "step.check_unconfirmed" }, &[]);
+        let verdict = match self.ask_model(&messages, None).await {
+            Ok(None) => return Ok(RunStatus::Stopped),
+            Ok(Some((reply, mut step))) => {
+                let verdict = check::read_verdict(&reply);
+                step.action = caption(verdict.confirmed);
+                step.thought = verdict.reason.clone();
+                step.screenshot = self.work.shown.reference.clone();
+                self.run.steps.push(step);
+                verdict
+            }
+            Err(error) => {
+                let verdict = check::unchecked(&error.message(lang));
+                self.run.steps.push(Step {
+                    status: StepStatus::Failed,
+                    action: caption(false),
+                    error: Some(verdict.reason.clone()),
+                    duration_ms: self.browser.now_ms() - started,
+                    ..Step::new(StepKind::Plan, started)
+                });
+                verdict
+            }
+        };
+        let status = check::status_of(&verdict);
+        self.run.check = Some(verdict);
+        self.browser.report(self.run);
+        Ok(status)
     }
 
     /// Vision agents act one step per turn and look again: a second action in the same reply
@@ -884,7 +994,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     async fn conclude_round(
         &mut self,
         mut acts: Acts,
-        plan_done: bool,
+        done: Done,
         content: String,
         seen: Option<String>,
     ) -> Result<Option<RunStatus>, RunError> {
@@ -924,9 +1034,20 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             outcome = told.clone().and(outcome);
         } else {
             self.work.failures = 0;
-            self.work.rounds.kept.push(CachedRound { actions: std::mem::take(&mut acts.kept), done: plan_done });
-            if plan_done {
-                return Ok(Some(RunStatus::Succeeded));
+            // "Done" with actions that changed nothing is no success: the model is told and plans again.
+            let refused = done.claimed && check::DoneClaim::of(done.actions, changed) == check::DoneClaim::Unchanged;
+            self.work
+                .rounds
+                .kept
+                .push(CachedRound { actions: std::mem::take(&mut acts.kept), done: done.claimed && !refused });
+            if refused {
+                outcome = outcome.and(Outcome::ours(check::DONE_REFUSED));
+                if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
+                    last.note = join_notes(last.note.take(), Some(self.run.language.say("note.done_refused", &[])));
+                }
+                self.browser.report(self.run);
+            } else if done.claimed {
+                return self.check_done(done.replayed).await.map(Some);
             }
         }
         // The same actions on a page they did not change: say so once, then stop.

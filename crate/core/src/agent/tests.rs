@@ -267,9 +267,13 @@ impl Browser for FakeTodoPage {
 }
 
 /// Answers from a script and keeps what it was sent.
+/// The check after "done" (recognised by its system prompt) is answered from its own script,
+/// `yes` when that is empty, and kept apart from the planning calls.
 struct ScriptedModel {
     replies: RefCell<Vec<Result<String, ModelError>>>,
     seen: RefCell<Vec<Vec<ChatMessage>>>,
+    verdicts: RefCell<Vec<Result<String, ModelError>>>,
+    checks: RefCell<Vec<Vec<ChatMessage>>>,
 }
 
 impl ScriptedModel {
@@ -277,7 +281,14 @@ impl ScriptedModel {
         ScriptedModel {
             replies: RefCell::new(replies.into_iter().rev().map(|r| r.map(str::to_string)).collect()),
             seen: RefCell::new(vec![]),
+            verdicts: RefCell::new(vec![]),
+            checks: RefCell::new(vec![]),
         }
+    }
+    /// The check's answers, in order.
+    fn checking(self, verdicts: Vec<Result<&str, ModelError>>) -> Self {
+        *self.verdicts.borrow_mut() = verdicts.into_iter().rev().map(|r| r.map(str::to_string)).collect();
+        self
     }
     fn image_url(&self, call: usize) -> Option<String> {
         self.seen.borrow()[call][1].content.iter().find_map(|p| match p {
@@ -295,8 +306,15 @@ impl ScriptedModel {
 
 impl ModelClient for ScriptedModel {
     async fn complete(&self, _c: &ModelConfig, messages: &[ChatMessage]) -> Result<ChatReply, ModelError> {
-        self.seen.borrow_mut().push(messages.to_vec());
-        let next = self.replies.borrow_mut().pop().expect("the loop asked more often than scripted");
+        let is_check =
+            matches!(&messages[0].content[0], ContentPart::Text { text } if text == crate::prompt::CHECK_PROMPT);
+        let next = if is_check {
+            self.checks.borrow_mut().push(messages.to_vec());
+            self.verdicts.borrow_mut().pop().unwrap_or_else(|| Ok("yes: the page shows it".into()))
+        } else {
+            self.seen.borrow_mut().push(messages.to_vec());
+            self.replies.borrow_mut().pop().expect("the loop asked more often than scripted")
+        };
         next.map(|content| ChatReply {
             usage: Some(Usage { prompt_tokens: 100, completion_tokens: 10, estimated: false }),
             ..ChatReply::text(content)
@@ -307,6 +325,9 @@ impl ModelClient for ScriptedModel {
 fn config() -> ModelConfig {
     ModelConfig { base_url: "http://127.0.0.1:1/v1".into(), model: "mock".into(), ..Default::default() }
 }
+
+/// Done, with nothing left to do.
+const SAID_DONE: &str = r#"{"thought":"that was it","actions":[],"done":true}"#;
 
 const ADD_MILK: &str = r#"```json
 {"thought":"type into the todo input","actions":[{"type":"Input","target":1,"value":"buy milk"},{"type":"KeyPress","key":"Enter"}],"done":true}
@@ -326,13 +347,29 @@ fn adds_a_todo_in_one_plan() {
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.items, ["buy milk"]);
-    assert_eq!(run.steps.len(), 3);
+    // Planned, acted, then checked on the page read afterwards.
+    assert_eq!(run.steps.len(), 4);
     assert_eq!(run.steps[0].thought, "type into the todo input");
     assert_eq!(run.steps[1].action, "Input \"buy milk\" into [1]");
     assert_eq!(run.steps[1].target.as_ref().unwrap().summary, "input \"What needs to be done?\"");
     assert_eq!(run.steps[2].action, "Press Enter");
-    assert_eq!(run.model_calls, 1);
-    assert_eq!(run.usage.prompt_tokens, 100);
+    assert_eq!(
+        (run.steps[3].action.as_str(), run.steps[3].thought.as_str()),
+        ("Check: the goal is shown", "the page shows it")
+    );
+    assert_eq!(
+        run.check,
+        Some(crate::agent::record::SuccessCheck { confirmed: true, reason: "the page shows it".into() })
+    );
+    let checked = model.checks.borrow();
+    let ContentPart::Text { text } = &checked[0][1].content[0] else { panic!() };
+    assert!(
+        text.contains("<instruction>\nadd a todo 'buy milk'\n</instruction>") && text.contains("buy milk"),
+        "the check reads the page after: {text}"
+    );
+    drop(checked);
+    assert_eq!(run.model_calls, 2);
+    assert_eq!(run.usage.prompt_tokens, 200);
     assert_eq!(run.cost, None, "\"mock\" is not in the price table");
     let sent = model.user_text(0);
     assert!(
@@ -511,7 +548,7 @@ fn ui_tars_replies_drive_the_page_through_the_fitted_image() {
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.items, ["buy milk"]);
-    assert_eq!(run.model_calls, 3);
+    assert_eq!(run.model_calls, 4, "three turns and the check");
     assert!(run.steps[0].note.as_deref().unwrap().contains("one action per turn"), "{:?}", run.steps[0].note);
     let click = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
     let (x, y) = (click.params["x"].as_f64().unwrap(), click.params["y"].as_f64().unwrap());
@@ -531,8 +568,8 @@ fn priced_models_get_a_cost() {
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let options = RunOptions { prices: crate::model::PriceTable::parse("mock 10 100").unwrap(), ..Default::default() };
     let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
-    // 100 prompt tokens at 10 per million + 10 completion tokens at 100 per million.
-    assert_eq!(run.cost, Some(0.002));
+    // Per call 100 prompt tokens at 10 per million + 10 completion tokens at 100 per million: the plan and the check.
+    assert_eq!(run.cost, Some(0.004));
     assert_eq!(run.steps[0].cost, Some(0.002), "the plan step carries its own call's cost");
     assert_eq!(run.steps[1].cost, None, "actions call no model");
 }
@@ -543,12 +580,23 @@ fn the_loop_scrolls_an_out_of_view_target_into_view() {
     let n =
         block_on(page.observe()).unwrap().extraction.elements.iter().find(|e| e.content == "Load more").unwrap().index;
     let plan = format!(r#"{{"thought":"load more","actions":[{{"type":"Tap","target":{n}}}],"done":true}}"#);
-    let model = ScriptedModel::new(vec![Ok(&plan)]);
+    let model = ScriptedModel::new(vec![Ok(&plan), Ok(SAID_DONE)]).checking(vec![Ok("no: no more items are shown")]);
     let run = block_on(run_instruction("r".into(), "load more", &RunOptions::default(), &config(), &mut page, &model));
-    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(page.reveals, 1);
-    // The fake button does nothing when tapped, and the step says so.
-    assert_eq!(run.steps[1].note.as_deref(), Some("scrolled into view first; nothing on the page changed"));
+    // The fake button does nothing when tapped: the step says so, and the model's "done" with
+    // it is refused and told; its bare "done" next is checked, and the page does not confirm it.
+    assert_eq!(
+        run.steps[1].note.as_deref(),
+        Some("scrolled into view first; nothing on the page changed; the model said done, but nothing changed: not accepted")
+    );
+    assert!(
+        model.user_text(1).contains("your actions changed nothing on the page, so it is not done"),
+        "{}",
+        model.user_text(1)
+    );
+    assert_eq!(run.status, RunStatus::Unconfirmed, "{:?}", run.error);
+    assert_eq!(run.check.as_ref().map(|c| c.reason.as_str()), Some("no more items are shown"));
+    assert_eq!(run.error, None);
     let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
     assert_eq!(press.params["y"], 415.0);
 }
@@ -1108,7 +1156,7 @@ mod caching {
             &mut page,
             &model,
         ));
-        assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 1));
+        assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 2), "one plan, one check");
         assert_eq!(page.cache, first.cache, "healed: the entry is what the model found again");
     }
 
@@ -1677,7 +1725,7 @@ mod page_changes {
         let note = tap.note.as_deref().unwrap_or_default();
         assert!(note.contains(said) && note.contains("the 1 action(s) planned after this one did not run"), "{note}");
         assert!(!run.steps.iter().any(|s| s.action.starts_with("Input")), "the Input was dropped, not failed");
-        assert_eq!(run.model_calls, 2, "the model planned again on the new page");
+        assert_eq!(run.model_calls, 3, "the model planned again on the new page, then the check");
         let next = model.user_text(1);
         assert!(
             next.contains("the rest of your plan did not run (Input \"<secret>pw</secret>\" into [1]): plan it again"),
@@ -1737,7 +1785,7 @@ mod page_changes {
         assert!(run.steps[0].cached, "the first round came from the cache");
         assert!(run.steps[1].note.as_deref().unwrap().contains("did not run"), "{:?}", run.steps[1].note);
         assert!(page.dispatched.iter().all(|c| c.method != "Input.insertText"));
-        assert_eq!(run.model_calls, 1, "the model planned the rest on the new page");
+        assert_eq!(run.model_calls, 2, "the model planned the rest on the new page, then the check");
         assert!(model.user_text(0).contains("the rest of your plan did not run"));
     }
 
@@ -1816,7 +1864,7 @@ mod secret_fields {
             .find(|e| e.attr("type") == Some("password"))
             .unwrap()
             .index;
-        let model = ScriptedModel::new(vec![Ok(&input_into(password))]);
+        let model = ScriptedModel::new(vec![Ok(&input_into(password)), Ok(SAID_DONE)]);
         let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
         assert!(typed(&page));
@@ -1824,7 +1872,7 @@ mod secret_fields {
         // The todo box on the same site: a comment box as far as secrets go.
         let mut page = FakeTodoPage::new();
         page.password = true;
-        let model = ScriptedModel::new(vec![Ok(&input_into(1))]);
+        let model = ScriptedModel::new(vec![Ok(&input_into(1)), Ok(SAID_DONE)]);
         let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Failed);
         let error = run.error.unwrap().message;
@@ -1835,7 +1883,7 @@ mod secret_fields {
         // Named by the secret's selector: allowed.
         let mut page = FakeTodoPage::new();
         page.todo_selectors = vec!["input[placeholder]".into()];
-        let model = ScriptedModel::new(vec![Ok(&input_into(1))]);
+        let model = ScriptedModel::new(vec![Ok(&input_into(1)), Ok(SAID_DONE)]);
         let run = block_on(run_instruction(
             "r".into(),
             "sign in",
@@ -1923,5 +1971,39 @@ mod secret_fields {
             block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
         assert_eq!(page.items, ["buy milk"]);
+    }
+}
+
+#[test]
+fn notes_and_next_goal_carry_to_the_next_round_with_the_site_knowledge_and_context() {
+    let mut page = FakeTodoPage::new();
+    let first = r#"{"thought":"type it","notes":"the list was empty","next_goal":"press Enter","actions":[{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
+    let second = r#"{"thought":"submit","actions":[{"type":"KeyPress","key":"Enter"}],"done":true}"#;
+    let model = ScriptedModel::new(vec![Ok(first), Ok(second)]);
+    let options = RunOptions {
+        knowledge: vec![crate::agent::options::SiteKnowledge {
+            sites: "todo.test, other.test".into(),
+            text: "Items are added with Enter.".into(),
+        }],
+        context: "This is my shopping list.".into(),
+        ..RunOptions::default()
+    };
+    page.url = "http://todo.test/".into();
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(
+        (run.steps[0].notes.as_deref(), run.steps[0].next_goal.as_deref()),
+        (Some("the list was empty"), Some("press Enter"))
+    );
+    assert_eq!((run.memory.notes.as_str(), run.memory.next_goal.as_str()), ("the list was empty", "press Enter"));
+    let (first_prompt, second_prompt) = (model.user_text(0), model.user_text(1));
+    assert!(!first_prompt.contains("<notes>"), "nothing noted yet: {first_prompt}");
+    assert!(
+        second_prompt.contains("<notes>\nthe list was empty\nNext goal then: press Enter\n</notes>"),
+        "{second_prompt}"
+    );
+    for prompt in [&first_prompt, &second_prompt] {
+        assert!(prompt.contains("<knowledge>\nItems are added with Enter.\n</knowledge>"), "{prompt}");
+        assert!(prompt.contains("<context>\nThis is my shopping list.\n</context>"), "{prompt}");
     }
 }

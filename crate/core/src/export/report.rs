@@ -55,10 +55,26 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
     if let Some(e) = &run.error {
         let _ = write!(out, "<p class=\"error\">{}</p>", esc(&e.message));
     }
+    if let Some(check) = &run.check {
+        let (class, key) =
+            if check.confirmed { ("checked", "report.checked") } else { ("unconfirmed", "report.unconfirmed") };
+        let _ = write!(out, "<p class=\"check {class}\">{}</p>", esc(&lang.say(key, &[("reason", &check.reason)])));
+    }
     if let Some(result) = &run.result {
-        let text = serde_json::to_string_pretty(result).unwrap_or_default();
+        let text = match result {
+            serde_json::Value::String(s) => s.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        };
         let _ =
             write!(out, "<h2>{}</h2><pre class=\"result\">{}</pre>", esc(&lang.say("report.result", &[])), esc(&text));
+    }
+    if !run.memory.gathered.is_empty() {
+        let _ = write!(out, "<h2>{}</h2><ul class=\"gathered\">", esc(&lang.say("report.gathered", &[])));
+        for g in &run.memory.gathered {
+            let data = g.data.as_ref().map(|d| d.to_string()).unwrap_or_default();
+            let _ = write!(out, "<li><code>{}</code> {} {}</li>", esc(&g.url), esc(&g.note), esc(&data));
+        }
+        out.push_str("</ul>");
     }
     out.push_str("</header>\n<ol class=\"steps\">\n");
     for (i, step) in run.steps.iter().enumerate() {
@@ -92,6 +108,12 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
     let _ = write!(out, "<span class=\"meta\">{}</span></div>", esc(&meta));
     if !step.thought.is_empty() {
         let _ = write!(out, "<p class=\"thought\">{}</p>", esc(&step.thought));
+    }
+    if let Some(notes) = &step.notes {
+        let _ = write!(out, "<p class=\"memo\">Notes: {}</p>", esc(notes));
+    }
+    if let Some(goal) = &step.next_goal {
+        let _ = write!(out, "<p class=\"memo\">Next goal: {}</p>", esc(goal));
     }
     if let Some(t) = &step.target {
         let _ = write!(out, "<p class=\"target\">→ {} <code>{}</code></p>", esc(&t.summary), esc(&t.xpath));
@@ -219,7 +241,7 @@ const STYLE: &str = "
 body { font: 15px/1.5 system-ui, sans-serif; color: var(--fg); background: var(--bg); max-width: 1100px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 22px; margin: 0 0 6px; } .meta { color: var(--muted); }
 .pill { text-transform: uppercase; font-size: 12px; border: 1px solid currentColor; border-radius: 10px; padding: 0 8px; }
-.pill.succeeded { color: var(--ok); } .pill.failed { color: var(--bad); } .pill.running, .pill.stopped { color: var(--accent); }
+.pill.succeeded, .check.checked { color: var(--ok); } .pill.unconfirmed, .check.unconfirmed { color: #b7791f; } .memo { color: var(--muted); font-size: 13px; } .pill.failed { color: var(--bad); } .pill.running, .pill.stopped { color: var(--accent); }
 .error { color: var(--bad); } .note { color: var(--muted); font-size: 13px; }
 .steps { list-style: none; padding: 0; } .step { border-top: 1px solid var(--line); padding: 10px 0; }
 .head { display: flex; gap: 10px; align-items: baseline; } .n { color: var(--muted); min-width: 2em; }

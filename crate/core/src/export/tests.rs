@@ -247,6 +247,25 @@ fn the_html_report_is_one_file_with_every_step_and_stays_small() {
 }
 
 #[test]
+fn the_report_says_done_but_not_confirmed_and_carries_the_answer_and_the_memory() {
+    use crate::agent::record::{Gathered, RunStatus, SuccessCheck};
+    let mut run = todo_run();
+    run.status = RunStatus::Unconfirmed;
+    run.error = None;
+    run.check = Some(SuccessCheck { confirmed: false, reason: "the cart is <empty>".into() });
+    run.result = Some(serde_json::Value::String("The lamp costs $49".into()));
+    run.memory.gathered.push(Gathered { url: "http://shop.test/p/1".into(), note: "lamp".into(), data: None });
+    run.steps[0].notes = Some("lamp $49".into());
+    run.steps[0].next_goal = Some("open the cart".into());
+    let html = to_html_report(&run, &std::collections::HashMap::new());
+    assert!(html.contains("<span class=\"pill unconfirmed\">done, not confirmed</span>"), "{html}");
+    assert!(html.contains("Not confirmed by the page: the cart is &lt;empty&gt;"));
+    assert!(html.contains("<pre class=\"result\">The lamp costs $49</pre>"), "an answer reads as text");
+    assert!(html.contains("<code>http://shop.test/p/1</code> lamp"));
+    assert!(html.contains("Notes: lamp $49") && html.contains("Next goal: open the cart"));
+}
+
+#[test]
 fn report_images_shrink_until_they_fit_their_share() {
     let url = page_like_png(7);
     let fitted = report::fit_image_for_test(&url, 40_000).expect("fits");

@@ -36,7 +36,8 @@ pub fn extract_json_object(reply: &str) -> Result<String, ParseError> {
     Ok(text[start..].to_string())
 }
 
-pub(crate) fn strip_thinking(reply: &str) -> String {
+/// The reply without its `<think>` / `<thinking>` blocks (an unclosed one runs to the end).
+pub fn strip_thinking(reply: &str) -> String {
     let mut out = reply.to_string();
     for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
         while let Some(s) = out.find(open) {

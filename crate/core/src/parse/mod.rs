@@ -7,12 +7,13 @@
 pub mod answer;
 pub mod coords;
 mod json_text;
+pub mod memo;
 mod plan;
 pub mod repair;
 pub mod tool_calls;
 pub mod ui_tars;
 
-pub use json_text::extract_json_object;
+pub use json_text::{extract_json_object, strip_thinking};
 pub use plan::{ParseError, Plan};
 
 use crate::vocab::actions::{PlannedAction, ScrollDirection};

@@ -37,6 +37,8 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
     browser.report(&run);
     let mut failures: Vec<RunError> = Vec::new();
     let mut stopped = false;
+    // An item the model called done that the page did not confirm: the flow is not confirmed either.
+    let mut unconfirmed = false;
     'tasks: for (ti, flow_task) in flow.tasks.iter().enumerate() {
         for (si, step) in flow_task.steps.iter().enumerate() {
             if browser.stop_requested() {
@@ -106,7 +108,8 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
             let failed = match outcome {
                 Ok(status) => {
                     stopped = status == RunStatus::Stopped;
-                    item.status = if stopped { RunStatus::Stopped } else { RunStatus::Succeeded };
+                    unconfirmed |= status == RunStatus::Unconfirmed;
+                    item.status = status;
                     false
                 }
                 Err(error) => {
@@ -127,6 +130,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
     }
     let outcome = match failures.as_slice() {
         _ if stopped => Ok(RunStatus::Stopped),
+        [] if unconfirmed => Ok(RunStatus::Unconfirmed),
         [] => Ok(RunStatus::Succeeded),
         [one] => Err(one.clone()),
         [first, rest @ ..] => Err(RunError::FlowItems { failed: rest.len() + 1, first: Box::new(first.clone()) }),
