@@ -199,7 +199,7 @@ export async function startRun(tabId, request, opts = {}) {
   const tab = typeof request === 'string' ? await usableOrStartPage(tabId) : await assertUsable(tabId);
   const settings = await getSettings();
   const model = overlayModel(settings.model, opts.model);
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir']) };
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir', 'context']) };
   options.typedUploads = opts.typedUploads === true;
   // The core writes the run's captions, notes and errors in the person's language.
   options.language = resolveLanguage(opts.language ?? settings.ui.language);

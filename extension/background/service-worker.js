@@ -211,6 +211,11 @@ const handlers = {
   taskSchema: async () => ({ schema: (await core()).taskSchema() }),
   presets: async () => ({ presets: (await core()).providerPresets() }),
   priceText: async ({ prices }) => ({ text: (await core()).priceTableText(prices ?? undefined) }),
+  knowledgeText: async ({ knowledge }) => ({ text: (await core()).knowledgeText(knowledge ?? []) }),
+  /** Reads the site knowledge text into entries, or answers {error} naming the entry. */
+  parseKnowledge: async ({ text }) => ({ knowledge: (await core()).parseKnowledge(String(text ?? '')) }),
+  /** A pasted block of Midscene's MIDSCENE_MODEL_* / OPENAI_* variables, read into settings fields. */
+  envSettings: async ({ text }) => ({ settings: (await core()).settingsFromEnv(String(text ?? '')) }),
   /** Reads edited price text into rows, or answers {error} naming the line. */
   parsePrices: async ({ text }) => ({ prices: (await core()).parsePriceTable(String(text ?? '')) }),
   checkModel: async ({ model }) => ({ check: await checkModel(model) }),

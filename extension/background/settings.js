@@ -18,6 +18,8 @@ export const DEFAULT_SETTINGS = {
   run: {
     maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3, describeRecorded: true,
     allowedSites: [],
+    // [{sites, text}]: what the model is told on pages of those sites (checked by the core).
+    knowledge: [],
     image: { format: { type: 'png' }, shrink: 1 },
   },
   // The panel's own settings: interface language ("auto" follows the browser), runs kept.

@@ -69,6 +69,7 @@ async function load() {
   showImageFields();
   await showCache();
   $('prices').value = (await send('priceText', { prices })).text;
+  $('knowledge').value = (await send('knowledgeText', { knowledge: run.knowledge ?? [] })).text;
   await showPresetHelp();
 }
 
@@ -81,6 +82,28 @@ $('provider').addEventListener('change', () => {
   showPresetHelp();
 });
 $('baseUrl').addEventListener('input', () => showPresetHelp());
+
+/** A pasted Midscene block fills the model fields (the core reads it); saving keeps them. */
+$('envFill').addEventListener('click', async () => {
+  const result = $('envResult');
+  try {
+    const { settings } = await send('envSettings', { text: $('envText').value });
+    const { model } = settings;
+    if (model.baseUrl) {
+      $('baseUrl').value = model.baseUrl;
+      $('provider').value = 'custom';
+    }
+    if (model.model) $('model').value = model.model;
+    if (model.apiKey) $('apiKey').value = model.apiKey;
+    if (model.family) $('family').value = model.family;
+    const filled = ['baseUrl', 'model', 'apiKey', 'family'].filter((k) => model[k]).map((k) => t(k === 'model' ? 'modelName' : k));
+    result.textContent = [t('envFilled', filled.join(', ')), settings.ignored?.length ? t('envIgnored', settings.ignored.join(', ')) : ''].filter(Boolean).join(' ');
+    $('envText').value = ''; // the key is in the key field now; the block is not kept
+    showPresetHelp();
+  } catch (e) {
+    result.textContent = e.message;
+  }
+});
 
 /** JPEG quality only means something for JPEG; image settings only with screenshots on. */
 function showImageFields() {
@@ -202,6 +225,15 @@ $('settings').addEventListener('submit', async (e) => {
     $('status').textContent = error;
     return;
   }
+  $('knowledgeError').textContent = '';
+  let knowledge;
+  try {
+    ({ knowledge } = await send('parseKnowledge', { text: $('knowledge').value }));
+  } catch (err) {
+    $('knowledgeError').textContent = err.message;
+    $('status').textContent = t('notSavedKnowledge');
+    return;
+  }
   let prices;
   try {
     ({ prices } = await send('parsePrices', { text: $('prices').value }));
@@ -212,7 +244,7 @@ $('settings').addEventListener('submit', async (e) => {
   }
   await setSettings({
     model: formModel(),
-    run: formRun(),
+    run: { ...formRun(), knowledge },
     ui: { language: $('language').value, historyLimit: Number($('historyLimit').value) },
     prices,
     secrets,

@@ -7,16 +7,29 @@ import path from 'node:path';
 import { core } from './core-node.mjs';
 import { startStaticServer } from './static-server.mjs';
 
-/** The model settings from the environment (README: "Run a flow headless"), or null. */
+/**
+ * The model settings from the environment (README: "Run a flow headless"), or null:
+ * SIGHTLINE_* first, else Midscene's MIDSCENE_MODEL_* / OPENAI_* variables, read by the core
+ * as the Settings page reads a pasted block (a Midscene family name is taken as ours).
+ */
 export function modelFromEnv(env = process.env) {
-  if (!env.SIGHTLINE_BASE_URL || !env.SIGHTLINE_MODEL) return null;
-  return {
-    baseUrl: env.SIGHTLINE_BASE_URL,
-    model: env.SIGHTLINE_MODEL,
-    apiKey: env.SIGHTLINE_API_KEY ?? '',
-    family: env.SIGHTLINE_FAMILY ?? 'generic',
-    provider: env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
-  };
+  if (env.SIGHTLINE_BASE_URL && env.SIGHTLINE_MODEL) {
+    return {
+      baseUrl: env.SIGHTLINE_BASE_URL,
+      model: env.SIGHTLINE_MODEL,
+      apiKey: env.SIGHTLINE_API_KEY ?? '',
+      family: env.SIGHTLINE_FAMILY ?? 'generic',
+      provider: env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
+    };
+  }
+  const block = Object.entries(env)
+    .filter(([k, v]) => /^(MIDSCENE_|OPENAI_)/.test(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join('\n');
+  if (!block) return null;
+  const { model } = core.settingsFromEnv(block); // throws a readable error
+  if (!model.baseUrl || !model.model) return null;
+  return { baseUrl: model.baseUrl, model: model.model, apiKey: model.apiKey ?? '', family: model.family ?? 'generic', provider: 'custom' };
 }
 
 /**

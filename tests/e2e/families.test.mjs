@@ -5,22 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { userMessage } from '../support/browser.mjs';
 import { modelSuite } from '../support/suite.mjs';
+import { FAMILIES, nativePoint } from '../support/family-points.mjs';
 
 let browser, mock, site;
 
 modelSuite((env) => ({ browser, mock, site } = env));
 
-const round = (v) => Math.round(v);
-// CSS point → what each family writes, for a 1280×800 viewport at DPR 1.
-const native = {
-  'ui-tars-1.5': ([x, y]) => `(${round(x * 1288 / 1280)},${round(y * 812 / 800)})`,
-  'ui-tars-1.0': ([x, y]) => `(${round(x / 1280 * 1000)},${round(y / 800 * 1000)})`,
-  'doubao-ui-tars': ([x, y]) => `<bbox>${round(x / 1280 * 1000) - 5} ${round(y / 800 * 1000) - 5} ${round(x / 1280 * 1000) + 5} ${round(y / 800 * 1000) + 5}</bbox>`,
-  'qwen2.5-vl': ([x, y]) => [round(x), round(y)],
-  'qwen3-vl': ([x, y]) => [round(x / 1280 * 1000), round(y / 800 * 1000)],
-  gemini: ([x, y]) => [round(y / 800 * 1000), round(x / 1280 * 1000)],
-  'mai-ui': ([x, y]) => [round(x / 1280 * 999), round(y / 800 * 999)],
-};
+const native = nativePoint;
 
 function replies(family, index, point) {
   switch (family) {
@@ -64,7 +55,7 @@ function pngSize(dataUrl) {
   return [b.readUInt32BE(16), b.readUInt32BE(20)];
 }
 
-for (const family of ['generic', 'function-calling', 'ui-tars-1.5', 'ui-tars-1.0', 'doubao-ui-tars', 'qwen2.5-vl', 'qwen3-vl', 'gemini', 'mai-ui']) {
+for (const family of FAMILIES) {
   test(`family ${family}: its prompt, its image, its parser, and the todo is added`, async () => {
     await browser.sw.evaluate(
       // The model path is under test: no replays from the cache.

@@ -127,6 +127,32 @@ pub fn validate_knowledge(entries: &[SiteKnowledge]) -> Result<(), KnowledgeErro
     entries.iter().enumerate().try_for_each(|(i, k)| k.validate(i + 1))
 }
 
+/// Settings' site knowledge as the person writes it: entries separated by a blank line, each
+/// its sites on the first line and what the model should know below. Checked entry by entry.
+pub fn knowledge_from_text(text: &str) -> Result<Vec<SiteKnowledge>, KnowledgeError> {
+    let mut entries = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    for line in text.lines().map(str::trim_end).chain(std::iter::once("")) {
+        if line.trim().is_empty() {
+            if let Some((sites, lines)) = current.take() {
+                entries.push(SiteKnowledge { sites, text: lines.join("\n").trim().to_string() });
+            }
+            continue;
+        }
+        match &mut current {
+            None => current = Some((line.trim().trim_end_matches(':').to_string(), Vec::new())),
+            Some((_, lines)) => lines.push(line),
+        }
+    }
+    validate_knowledge(&entries)?;
+    Ok(entries)
+}
+
+/// The entries written back as [`knowledge_from_text`] reads them.
+pub fn knowledge_text(entries: &[SiteKnowledge]) -> String {
+    entries.iter().map(|k| format!("{}\n{}", k.sites.trim(), k.text.trim())).collect::<Vec<_>>().join("\n\n")
+}
+
 impl RunOptions {
     /// `browser` held to this run's allowed sites and secrets.
     pub fn guard<'a, B: Browser>(&self, browser: &'a mut B) -> guard::Guarded<'a, B> {
@@ -226,5 +252,21 @@ mod tests {
         let long = "x".repeat(KNOWLEDGE_MAX_CHARS + 1);
         assert!(matches!(validate_knowledge(&[entry("shop.test", &long)]), Err(KnowledgeError::TooLong { .. })));
         assert_eq!(validate_knowledge(&[entry("https://localhost:4000/path", "x")]), Ok(()));
+    }
+
+    #[test]
+    fn knowledge_reads_and_writes_as_text() {
+        let text = "shop.test, *.shop.test:\nPrices include tax.\nThe coupon box is below the total.\n\n\nother.test\nLog in first.\n";
+        let entries = knowledge_from_text(text).unwrap();
+        assert_eq!(
+            entries,
+            [
+                entry("shop.test, *.shop.test", "Prices include tax.\nThe coupon box is below the total."),
+                entry("other.test", "Log in first.")
+            ]
+        );
+        assert_eq!(knowledge_from_text(&knowledge_text(&entries)).unwrap(), entries);
+        assert_eq!(knowledge_from_text("shop.test\n\nother.test\nx"), Err(KnowledgeError::NoText(1)));
+        assert_eq!(knowledge_from_text("  \n"), Ok(Vec::new()));
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod bridge;
+pub mod env_block;
 pub mod openai;
 pub mod provider;
 pub mod retry;

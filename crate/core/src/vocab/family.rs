@@ -14,19 +14,19 @@ pub enum ModelFamily {
     #[serde(rename = "function-calling")]
     FunctionCalling,
     /// UI-TARS 1.0: `Thought:`/`Action:` text, coordinates relative on 0–1000.
-    #[serde(rename = "ui-tars-1.0")]
+    #[serde(rename = "ui-tars-1.0", alias = "vlm-ui-tars")]
     UiTars10,
     /// UI-TARS 1.5: coordinates in pixels of the smart-resized image.
     #[serde(rename = "ui-tars-1.5")]
     UiTars15,
     /// Doubao-1.5-UI-TARS (Volcengine Ark): UI-TARS text, 0–1000.
-    #[serde(rename = "doubao-ui-tars")]
+    #[serde(rename = "doubao-ui-tars", alias = "vlm-ui-tars-doubao", alias = "vlm-ui-tars-doubao-1.5")]
     DoubaoUiTars,
     /// Qwen2.5-VL: tool calls with pixel coordinates on the image padded to multiples of 28.
     #[serde(rename = "qwen2.5-vl")]
     Qwen25Vl,
     /// Qwen3-VL, GLM-4.xV and other 0–1000 grounding models: tool calls, relative coordinates.
-    #[serde(rename = "qwen3-vl")]
+    #[serde(rename = "qwen3-vl", alias = "doubao-vision", alias = "glm-v")]
     Qwen3Vl,
     /// Gemini: tool calls with boxes as `[ymin, xmin, ymax, xmax]` on 0–1000.
     #[serde(rename = "gemini")]
@@ -34,6 +34,24 @@ pub enum ModelFamily {
     /// MAI-UI: `<thinking>` + `<tool_call>` tagged text, 0–999.
     #[serde(rename = "mai-ui")]
     MaiUi,
+}
+
+/// Midscene's family names (`MIDSCENE_MODEL_FAMILY`) that differ from ours, and the family each
+/// is here; `qwen2.5-vl`, `qwen3-vl` and `gemini` are spelled alike. Settings read them as aliases.
+pub const MIDSCENE_NAMES: [(&str, ModelFamily); 5] = [
+    ("vlm-ui-tars", ModelFamily::UiTars10),
+    ("vlm-ui-tars-doubao", ModelFamily::DoubaoUiTars),
+    ("vlm-ui-tars-doubao-1.5", ModelFamily::DoubaoUiTars),
+    ("doubao-vision", ModelFamily::Qwen3Vl),
+    ("glm-v", ModelFamily::Qwen3Vl),
+];
+
+impl ModelFamily {
+    /// A family by our name or Midscene's.
+    pub fn named(name: &str) -> Option<ModelFamily> {
+        let name = name.trim().to_ascii_lowercase();
+        serde_json::from_value(serde_json::Value::String(name)).ok()
+    }
 }
 
 /// How a family's replies are written.
@@ -106,3 +124,24 @@ pub enum CoordSpace {
 
 /// MAI-UI's coordinate scale.
 pub const MAI_RANGE: f64 = 999.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn midscene_family_names_are_aliases_of_ours() {
+        for (name, family) in MIDSCENE_NAMES {
+            assert_eq!(ModelFamily::named(name), Some(family), "{name}");
+        }
+        for family in ModelFamily::ALL {
+            let ours = serde_json::to_value(family).unwrap();
+            assert_eq!(ModelFamily::named(ours.as_str().unwrap()), Some(family), "our own names stay");
+        }
+        assert_eq!(ModelFamily::named(" Gemini "), Some(ModelFamily::Gemini));
+        assert_eq!(ModelFamily::named("gpt-5"), None);
+        // Settings stored under a Midscene name read as ours and are written back as ours.
+        let f: ModelFamily = serde_json::from_str("\"vlm-ui-tars-doubao-1.5\"").unwrap();
+        assert_eq!(serde_json::to_string(&f).unwrap(), "\"doubao-ui-tars\"");
+    }
+}
