@@ -263,24 +263,24 @@ pub fn provider_presets() -> Result<JsValue, Fault> {
 /// variables, pasted as a block or gathered from the environment: `{model: {baseUrl?, apiKey?,
 /// model?, family?}, planner?, ignored}`; a readable error when the block cannot be used.
 #[wasm_bindgen(js_name = settingsFromEnv)]
-pub fn settings_from_env(text: &str) -> Result<JsValue, JsError> {
+pub fn settings_from_env(text: &str) -> Result<JsValue, Fault> {
     use sightline::model::env_block;
-    let pairs = env_block::read_block(text).map_err(|e| JsError::new(&e.to_string()))?;
-    to_js(&env_block::settings_from_env(&pairs).map_err(|e| JsError::new(&e.to_string()))?)
+    let pairs = env_block::read_block(text)?;
+    to_js(&env_block::settings_from_env(&pairs)?)
 }
 
 /// Settings: site knowledge read from its text (entries separated by a blank line, sites on
 /// each entry's first line), or a readable error naming the entry.
 #[wasm_bindgen(js_name = parseKnowledge)]
-pub fn parse_knowledge(text: &str) -> Result<JsValue, JsError> {
-    to_js(&sightline::agent::options::knowledge_from_text(text).map_err(|e| JsError::new(&e.to_string()))?)
+pub fn parse_knowledge(text: &str) -> Result<JsValue, Fault> {
+    to_js(&sightline::agent::options::knowledge_from_text(text)?)
 }
 
 /// Settings: site knowledge as its editable text.
 #[wasm_bindgen(js_name = knowledgeText)]
-pub fn knowledge_text(entries: JsValue) -> Result<String, JsError> {
+pub fn knowledge_text(entries: JsValue) -> Result<String, Fault> {
     let entries: Vec<sightline::agent::options::SiteKnowledge> =
-        from_js(entries, "the site knowledge ([{sites, text}])").map_err(|e| JsError::new(&e))?;
+        from_js(entries, "the site knowledge ([{sites, text}])")?;
     Ok(sightline::agent::options::knowledge_text(&entries))
 }
 

@@ -106,6 +106,10 @@ pub enum RunError {
     Flow(crate::flow::FlowError),
     /// An edited price table with a bad line.
     Prices(crate::model::usage::PriceError),
+    /// Site knowledge in Settings that cannot be kept as written.
+    Knowledge(super::options::KnowledgeError),
+    /// A pasted block of model variables (Midscene's, OpenAI's) that cannot be used.
+    EnvBlock(crate::model::env_block::EnvError),
     /// A saved run (trajectory file) that cannot be replayed; its text says why.
     Trajectory(String),
     /// The GIF could not be made.
@@ -193,6 +197,8 @@ impl RunError {
             RunError::Screenshot(_) => "screenshot_unusable",
             RunError::Flow(_) => "flow_invalid",
             RunError::Prices(_) => "prices_invalid",
+            RunError::Knowledge(_) => "knowledge_invalid",
+            RunError::EnvBlock(_) => "env_block_invalid",
             RunError::Trajectory(_) => "trajectory_invalid",
             RunError::Gif(_) => "gif_failed",
             RunError::BadInput(_) => "bad_input",
@@ -239,6 +245,8 @@ impl RunError {
             RunError::Screenshot(e) => say(&[("detail", e)]),
             RunError::Flow(e) => say(&[("detail", e)]),
             RunError::Prices(e) => say(&[("detail", e)]),
+            RunError::Knowledge(e) => say(&[("detail", e)]),
+            RunError::EnvBlock(e) => say(&[("detail", e)]),
             RunError::DialogStopped | RunError::EmptyInstruction | RunError::UploadStopped | RunError::Interrupted => {
                 say(&[])
             }
@@ -412,6 +420,18 @@ impl From<crate::model::usage::PriceError> for RunError {
     }
 }
 
+impl From<super::options::KnowledgeError> for RunError {
+    fn from(e: super::options::KnowledgeError) -> Self {
+        RunError::Knowledge(e)
+    }
+}
+
+impl From<crate::model::env_block::EnvError> for RunError {
+    fn from(e: crate::model::env_block::EnvError) -> Self {
+        RunError::EnvBlock(e)
+    }
+}
+
 impl From<super::tasks::TaskProblem> for RunError {
     fn from(e: super::tasks::TaskProblem) -> Self {
         RunError::TaskInvalid(e)
@@ -534,6 +554,8 @@ mod tests {
             RunError::OptionNotShown { element: 5, option: "Red".into() },
             RunError::TextNotShown { waited_ms: 5000.0, text: "Saved".into() },
             RunError::TextStillShown { waited_ms: 5000.0, text: "Loading".into() },
+            RunError::Knowledge(super::super::options::KnowledgeError::NoText(2)),
+            RunError::EnvBlock(crate::model::env_block::EnvError::NothingFound),
         ]
     }
 
@@ -607,6 +629,8 @@ mod tests {
         "option_not_shown",
         "text_not_shown",
         "text_still_shown",
+        "knowledge_invalid",
+        "env_block_invalid",
     ];
 
     #[test]
@@ -657,6 +681,8 @@ mod tests {
                 RunError::Screenshot(x) => Some(x.to_string()),
                 RunError::Flow(x) => Some(x.to_string()),
                 RunError::Prices(x) => Some(x.to_string()),
+                RunError::Knowledge(x) => Some(x.to_string()),
+                RunError::EnvBlock(x) => Some(x.to_string()),
                 _ => None,
             };
             if let Some(inner) = inner {
