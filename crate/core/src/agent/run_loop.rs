@@ -249,8 +249,11 @@ enum Way {
         gone: bool,
         timeout_ms: u32,
     },
-    /// Nothing reaches the page (a note kept).
-    Nothing,
+    /// Nothing reaches the page: a note or data the model keeps in the run's memory.
+    Remember {
+        note: String,
+        data: Option<serde_json::Value>,
+    },
 }
 
 /// Why carrying an action out stopped short.
@@ -313,7 +316,7 @@ fn way_for(action: &PlannedAction, page: &Extraction) -> Result<Way, ActionError
         PlannedAction::WaitFor { text, gone, timeout_ms } => {
             Way::WaitFor { text: text.clone(), gone: *gone, timeout_ms: *timeout_ms }
         }
-        PlannedAction::Remember { .. } => Way::Nothing,
+        PlannedAction::Remember { note, data } => Way::Remember { note: note.clone(), data: data.clone() },
         other => Way::Input(commands_for(other, page)?),
     })
 }
@@ -372,6 +375,8 @@ struct Done {
     claimed: bool,
     actions: usize,
     replayed: bool,
+    /// What the model answers the person with, if it said.
+    answer: Option<String>,
 }
 
 /// An action made ready to run.
@@ -429,6 +434,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 Some(reason) => Err(RunError::ModelCannot { reason }),
                 None => {
                     self.work.rounds.kept.push(CachedRound { actions: Vec::new(), done: true });
+                    self.keep_answer(plan.answer.take());
                     // The page as it is now, not as the model last saw it: it may still have been loading.
                     if !replayed && self.options.check_success {
                         self.work.observation = self.browser.observe().await?;
@@ -452,8 +458,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             self.work.replaying = false;
             self.work.rounds.changed = true;
         }
-        self.conclude_round(acts, Done { claimed: plan_done, actions: plan.actions.len(), replayed }, content, seen)
-            .await
+        let done = Done { claimed: plan_done, actions: plan.actions.len(), replayed, answer: plan.answer.take() };
+        self.conclude_round(acts, done, content, seen).await
     }
 
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
@@ -564,6 +570,14 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 .collect(),
             knowledge: self.options.knowledge_for(&self.work.observation.extraction.url),
             context: self.options.context.clone(),
+        }
+    }
+
+    /// The model's answer when it is done is the run's result (what the panel shows and the
+    /// report carries); a task's own result (a query's data) is not replaced.
+    fn keep_answer(&mut self, answer: Option<String>) {
+        if let Some(answer) = answer.filter(|_| self.run.task.is_none()) {
+            self.run.result = Some(serde_json::Value::String(answer));
         }
     }
 
@@ -909,7 +923,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     self.work.observation = self.browser.observe().await?;
                 }
             }
-            Way::Nothing => Ok(crate::agent::Settled::default()),
+            Way::Remember { note, data } => {
+                // Gathered across steps and pages: every later round is briefed with it.
+                let url = self.work.observation.extraction.url.clone();
+                self.run.memory.gathered.push(record::Gathered { url, note, data });
+                Ok(crate::agent::Settled::default())
+            }
         }
     }
 
@@ -1047,6 +1066,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 }
                 self.browser.report(self.run);
             } else if done.claimed {
+                self.keep_answer(done.answer);
                 return self.check_done(done.replayed).await.map(Some);
             }
         }

@@ -2007,3 +2007,49 @@ fn notes_and_next_goal_carry_to_the_next_round_with_the_site_knowledge_and_conte
         assert!(prompt.contains("<context>\nThis is my shopping list.\n</context>"), "{prompt}");
     }
 }
+
+#[test]
+fn remembered_data_accumulates_and_the_final_answer_is_the_runs_result() {
+    let mut page = FakeTodoPage::new();
+    page.url = "http://todo.test/".into();
+    let first = r#"{"thought":"note the count","actions":[{"type":"Remember","note":"items before","data":{"count":0}},{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
+    let second = r#"{"thought":"done","actions":[{"type":"KeyPress","key":"Enter"}],"done":true,"answer":"Added; the list had 0 items before."}"#;
+    let model = ScriptedModel::new(vec![Ok(first), Ok(second)]);
+    let run = block_on(run_instruction(
+        "r".into(),
+        "add a todo 'buy milk'",
+        &RunOptions::default(),
+        &config(),
+        &mut page,
+        &model,
+    ));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(
+        run.result,
+        Some(serde_json::json!("Added; the list had 0 items before.")),
+        "the answer is the run's result"
+    );
+    assert_eq!(run.memory.gathered.len(), 1);
+    let gathered = &run.memory.gathered[0];
+    assert_eq!((gathered.url.as_str(), gathered.note.as_str()), ("http://todo.test/", "items before"));
+    assert_eq!(gathered.data, Some(serde_json::json!({"count": 0})));
+    // The next round is briefed with it; the check sees the answer.
+    assert!(model.user_text(1).contains("items before {\"count\":0}"), "{}", model.user_text(1));
+    assert!(model.checks.borrow()[0].iter().any(|m| m
+        .content
+        .iter()
+        .any(|p| matches!(p, ContentPart::Text { text } if text.contains("Added; the list had 0 items before.")))));
+}
+
+#[test]
+fn a_done_refused_keeps_no_answer() {
+    let mut page = FakeTodoPage::new();
+    // "Done" with an action that changes nothing: refused, so its answer is not the result.
+    let noop =
+        r#"{"thought":"done","actions":[{"type":"Scroll","direction":"up"}],"done":true,"answer":"It is done."}"#;
+    let finish = r#"{"thought":"nothing left","actions":[],"done":true}"#;
+    let model = ScriptedModel::new(vec![Ok(noop), Ok(finish)]);
+    let run = block_on(run_instruction("r".into(), "look", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(run.result, None, "{:?}", run.result);
+}
