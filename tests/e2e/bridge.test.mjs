@@ -69,7 +69,7 @@ for (const stream of [false, true]) {
     assert.deepEqual(tools.map((t) => t.function.name), [
       'tap', 'double_click', 'right_click', 'hover', 'input', 'select_option', 'key', 'scroll', 'scroll_to', 'drag', 'upload', 'wait',
       'navigate', 'back', 'forward', 'reload', 'open_tab', 'switch_tab', 'close_tab', 'remember', 'finished', 'ask_user',
-    ], 'the whole action set, in the API's tools field');
+    ], 'the whole action set, in the tools field');
     assert.equal(run.steps[0].thought, 'I will type into the input.');
     await page.close();
   });

@@ -458,7 +458,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             self.work.replaying = false;
             self.work.rounds.changed = true;
         }
-        let done = Done { claimed: plan_done, actions: plan.actions.len(), replayed, answer: plan.answer.take() };
+        // Notes kept are no change the page could show: done with only those is a bare done.
+        let on_page = plan.actions.iter().filter(|a| !matches!(a, PlannedAction::Remember { .. })).count();
+        let done = Done { claimed: plan_done, actions: on_page, replayed, answer: plan.answer.take() };
         self.conclude_round(acts, done, content, seen).await
     }
 

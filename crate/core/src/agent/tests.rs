@@ -2053,3 +2053,16 @@ fn a_done_refused_keeps_no_answer() {
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(run.result, None, "{:?}", run.result);
 }
+
+#[test]
+fn done_with_only_a_note_kept_is_a_bare_done_and_checked() {
+    let mut page = FakeTodoPage::new();
+    let reply = r#"{"thought":"keep it","actions":[{"type":"Remember","note":"no todos yet"}],"done":true,"answer":"There are no todos."}"#;
+    let model = ScriptedModel::new(vec![Ok(reply)]);
+    let run =
+        block_on(run_instruction("r".into(), "how many todos?", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(model.seen.borrow().len(), 1, "no second planning call");
+    assert_eq!(run.result, Some(serde_json::json!("There are no todos.")));
+    assert_eq!(run.memory.gathered.len(), 1);
+}
