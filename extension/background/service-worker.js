@@ -166,8 +166,9 @@ const handlers = {
    * panel's answer to page dialogs (unset: ask). `fromRun`: the task is an earlier run's, so
    * its upload paths are a record's (perhaps a loaded file's), not typed now: they need an Allow.
    */
-  async run({ tabId, instruction, task, dialogs, fromRun }) {
-    const { runId } = await startRun(tabId, task ?? instruction, { dialogs: dialogs || undefined, typedUploads: !fromRun });
+  async run({ tabId, instruction, task, dialogs, fromRun, context }) {
+    const opts = { dialogs: dialogs || undefined, typedUploads: !fromRun, context: typeof context === 'string' ? context : undefined };
+    const { runId } = await startRun(tabId, task ?? instruction, opts);
     return { runId };
   },
   /** A flow file's text (Midscene YAML) run on the tab. */

@@ -417,7 +417,9 @@ $('prompt-form').addEventListener('submit', async (e) => {
   if ((request.instruction === '' || targetTabId == null)) return;
   $('run-button').disabled = true;
   try {
-    const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
+    // The person's background for this run (Midscene's aiActionContext), fenced in the prompt.
+    const context = $('run-context').value.trim() || undefined;
+    const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, context, ...request });
     showStarted(runId, instruction);
   } catch (err) {
     failed(t('couldNotStart'), err);
