@@ -182,7 +182,7 @@ test('Test connection in Settings: the reply, or what is wrong', async () => {
   await options.selectOption('#provider', 'custom');
   await options.fill('#baseUrl', 'http://127.0.0.1:9/v1');
   await options.fill('#apiKey', 'sk-typed-for-the-dead-one'); // the saved key is for the mock's address only
-  await options.click('details summary'); // the request limits are folded away
+  await options.click('details:has(#maxRetries) > summary'); // the request limits are folded away
   await options.fill('#maxRetries', '0');
   await options.click('#check');
   await options.waitForSelector('#checkResult.bad', { timeout: 15_000 });

@@ -131,14 +131,16 @@ test('an automation caller answers a prompt with text; a run told to dismiss sta
   ], [asking.id]);
   assert.deepEqual(answered, [false, false, true]);
   const run = await browser.sw.evaluate(() => globalThis.pendingRun);
-  assert.equal(run.status, 'succeeded', run.error);
+  assert.equal(run.status, 'succeeded', JSON.stringify([run.error, run.steps.map((s) => [s.action, s.note, s.error])]));
   assert.deepEqual((await state(page)).files, ['Q3.pdf']);
   assert.match(run.steps[1].note, /you answered the page's prompt dialog “New name\?” with OK, typing “Q3\.pdf”/);
 
   await page.click('#arm'); // the person's own click: pages may ask before leaving only after one
-  mock.script(tap(/Leave this page/));
+  // Staying changes nothing on the page: the tap's "done" is not accepted, and the model says done again.
+  mock.script(tap(/Leave this page/), finished);
   const stay = await browser.sw.evaluate((id) => self.sightline.act(id, 'leave the page', { dialogs: 'dismiss' }), tabId);
-  assert.equal(stay.status, 'succeeded', stay.error);
+  assert.equal(stay.status, 'succeeded', JSON.stringify(stay.error));
+  assert.match(stay.steps[1].note, /not accepted/);
   assert.match(stay.steps[1].note, /answered the page's beforeunload \(leave the page\?\) dialog with Stay/);
   assert.match(page.url(), /dialogs\.html/, 'still on the page');
   assert.equal((await state(page)).status, 'editing');

@@ -78,8 +78,9 @@ test('a new user configures the model inside the panel, tests it, saves, and run
   await panel.screenshot({ path: 'out/panel-3-running.png', fullPage: true });
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
   const steps = await panel.$$eval('#steps .step .what', (els) => els.map((e) => e.textContent));
-  assert.equal(steps.length, 3);
-  assert.match(await panel.textContent('#run-totals'), /^Model calls: 1 · tokens: \d+/);
+  assert.equal(steps.length, 4, steps.join('\n'));
+  assert.equal(steps.at(-1), 'Check: the goal is shown', 'the page after "done" was checked');
+  assert.match(await panel.textContent('#run-totals'), /^Model calls: 2 · tokens: \d+/, 'the plan and the check');
   assert.deepEqual(await page.evaluate(() => window.todoApp.items().map((i) => i.title)), ['buy milk']);
   await panel.screenshot({ path: 'out/panel-4-succeeded.png', fullPage: true });
   await panel.emulateMedia({ colorScheme: 'dark' });
@@ -116,9 +117,13 @@ test('what Settings says the model is sent is what it is sent; the history keeps
   await form.locator('button[type=submit]').click();
   await form.locator('#status', { hasText: 'Saved.' }).waitFor();
 
-  mock.script(JSON.stringify({ thought: 'tap the box', actions: [{ type: 'Tap', target: 2 }], done: true }));
+  // Focusing the box changes nothing the description shows: that "done" is not accepted, the next one is.
+  mock.script(
+    JSON.stringify({ thought: 'tap the box', actions: [{ type: 'Tap', target: 2 }], done: true }),
+    JSON.stringify({ thought: 'it has focus', actions: [], done: true }),
+  );
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'click the new todo box'), tabId);
-  assert.equal(run.status, 'succeeded', run.error);
+  assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
   const { text, images } = userMessage(mock.requests[0].body);
   assert.match(text, /The element list is not sent/);
   assert.doesNotMatch(text, /\[\d+\] input/);
@@ -153,7 +158,7 @@ test('a run keeps going while the panel is closed, and reopening the panel shows
   // Reopened after the end: the finished run, with its steps.
   panel = await browser.openPanel(tabId);
   await panel.waitForSelector('#run-status.succeeded');
-  assert.equal(await panel.$$eval('#steps .step', (s) => s.length), 3);
+  assert.equal(await panel.$$eval('#steps .step', (s) => s.length), 4, 'plan, input, key, check');
   await Promise.all([panel.close(), page.close()]);
 });
 

@@ -30,8 +30,8 @@ test('screenshots in the timeline open large; steps show their cost; history is 
   await panel.click('#run-button');
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
 
-  // Two screenshots: what the model saw (plan) and the page after the round (last action).
-  await panel.waitForFunction(() => [...document.querySelectorAll('#steps .shot img')].filter((i) => i.complete && i.naturalWidth > 0).length === 2);
+  // Three screenshots: what the model saw (plan), the page after the round (last action) and what the check after "done" saw.
+  await panel.waitForFunction(() => [...document.querySelectorAll('#steps .shot img')].filter((i) => i.complete && i.naturalWidth > 0).length === 3);
   assert.match(await panel.textContent('#steps .step:first-child .meta'), /tok · \$0\.\d{4}/);
   await panel.focus('#steps .shot');
   await panel.keyboard.press('Enter');

@@ -35,10 +35,11 @@ test('a person adds a todo from the side panel', async () => {
   assert.deepEqual(await titles(page), ['buy milk']);
 
   const steps = await panel.$$eval('#steps .step .what', (els) => els.map((e) => e.textContent));
-  assert.equal(steps.length, 3);
+  assert.equal(steps.length, 4, steps.join('\n'));
   assert.match(steps[0], /^Plan: 2 action/);
   assert.match(steps[1], /^Input "buy milk" into \[\d+\]$/);
   assert.equal(steps[2], 'Press Enter');
+  assert.equal(steps[3], 'Check: the goal is shown');
   await panel.screenshot({ path: 'out/e2e-panel-after-run.png', fullPage: true });
   const target = await panel.$eval('#steps .step:nth-child(2) .target-el', (e) => e.textContent);
   assert.match(target, /input "New todo"/);
