@@ -55,6 +55,7 @@ async function load() {
   $('includeScreenshot').checked = !!run.includeScreenshot;
   $('useCache').checked = run.useCache !== false;
   $('describeRecorded').checked = run.describeRecorded !== false;
+  $('checkSuccess').checked = run.checkSuccess !== false;
   const format = run.image?.format ?? { type: 'png' };
   $('imageFormat').value = format.type;
   $('jpegQuality').value = format.quality ?? 80;
@@ -203,6 +204,7 @@ function formRun() {
     includeScreenshot: $('includeScreenshot').checked,
     useCache: $('useCache').checked,
     describeRecorded: $('describeRecorded').checked,
+    checkSuccess: $('checkSuccess').checked,
     includeDescription: $('includeDescription').checked,
     keepScreenshots: Number($('keepScreenshots').value) || 3,
     allowedSites: listOf($('allowedSites').value),

@@ -114,6 +114,7 @@ test('what Settings says the model is sent is what it is sent; the history keeps
   await form.locator('#jpegQuality').fill('60');
   await form.locator('#imageScale').fill('50');
   await form.locator('#historyLimit').fill('2');
+  await form.locator('#checkSuccess').uncheck(); // "done" is taken as it is: no check call
   await form.locator('button[type=submit]').click();
   await form.locator('#status', { hasText: 'Saved.' }).waitFor();
 
@@ -122,8 +123,11 @@ test('what Settings says the model is sent is what it is sent; the history keeps
     JSON.stringify({ thought: 'tap the box', actions: [{ type: 'Tap', target: 2 }], done: true }),
     JSON.stringify({ thought: 'it has focus', actions: [], done: true }),
   );
+  const checksBefore = mock.checks.length;
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'click the new todo box'), tabId);
   assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
+  assert.equal(mock.checks.length, checksBefore, 'no check call with the check switched off');
+  assert.equal((await browser.sw.evaluate(() => self.sightline.getSettings())).run.checkSuccess, false);
   const { text, images } = userMessage(mock.requests[0].body);
   assert.match(text, /The element list is not sent/);
   assert.doesNotMatch(text, /\[\d+\] input/);
@@ -132,7 +136,7 @@ test('what Settings says the model is sent is what it is sent; the history keeps
   assert.ok((await browser.sw.evaluate(() => self.sightline.runs())).length <= 2, 'only the newest 2 runs are kept');
 
   await browser.sw.evaluate(() => self.sightline.setSettings({
-    run: { includeDescription: true, image: { format: { type: 'png' }, shrink: 1 } }, ui: { historyLimit: 50 },
+    run: { includeDescription: true, checkSuccess: true, image: { format: { type: 'png' }, shrink: 1 } }, ui: { historyLimit: 50 },
   }));
   await Promise.all([panel.close(), page.close()]);
 });
