@@ -202,7 +202,8 @@ export async function capture(tabId, opts = {}) {
  * the elements the description lists. `{dataUrl, mapping, bytes, labels, ms}`.
  */
 export async function screenshot(tabId, { fullPage = false, markers = true, image } = {}) {
-  const extraction = markers ? await extract(tabId, {}) : { elements: [] };
+  // Markers are drawn on what is in view: the rest of the page need not be read.
+  const extraction = markers ? await extract(tabId, { viewportOnly: true }) : { elements: [] };
   const shot = await capture(tabId, { fullPage });
   const wasm = await core();
   return wasm.markScreenshot(shot, extraction.elements, image);

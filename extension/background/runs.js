@@ -297,7 +297,8 @@ export async function startRun(tabId, request, opts = {}) {
   };
   const host = {
     /** The page as the browser gave it (`{page, shot}`): the core decodes each once. */
-    async observe() {
+    /** `opts`: how much of the page to read, as the core decided (`Reach`). */
+    async observe(opts) {
       // A page no extension may read: the core decides (a start page is an empty page).
       const now = await chrome.tabs.get(entry.tabId).catch(() => null);
       if (!now) throw new Error(`tab ${entry.tabId} no longer exists`);
@@ -305,7 +306,7 @@ export async function startRun(tabId, request, opts = {}) {
       const restricted = restriction(url);
       if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
       // Elements first, then the capture: markers are drawn from this reading.
-      const page = await read(entry.tabId, { viewportOnly: false });
+      const page = await read(entry.tabId, opts);
       const shot = options.includeScreenshot === false ? null : await shoot(entry.tabId);
       return { page, shot };
     },

@@ -159,14 +159,19 @@ test('element sets agree with Midscene’s extractor except where we chose to di
   }
 });
 
-test('viewportOnly skips what lies outside the view and keeps everything in it', async () => {
+test('viewportOnly skips what lies outside the view and its margin, and keeps everything in them', async () => {
   const { page, tabId } = await open('/long.html');
   await page.evaluate(() => window.scrollTo(0, 1500));
   const full = await extract(tabId);
   const inView = await extract(tabId, { viewportOnly: true });
   assert.equal(inView.source, 'content-script');
+  assert.equal(inView.inViewOnly, true);
   const facts = (els) => els.map((e) => [e.id, e.kind, e.content, round(e.rect), e.inViewport.toFixed(2)]);
-  assert.deepEqual(facts(inView.elements), facts(full.elements.filter((e) => e.inViewport > 0)));
+  // The margin: one viewport each way (snapshot::IN_VIEW_MARGIN).
+  const { width: w, height: h } = full.viewport;
+  const inReach = (r) => r.x <= 2 * w && r.x + r.width >= -w && r.y <= 2 * h && r.y + r.height >= -h;
+  assert.deepEqual(facts(inView.elements), facts(full.elements.filter((e) => e.inViewport > 0 || inReach(e.rect))));
+  assert.ok(inView.elements.some((e) => e.inViewport === 0), 'the next screenful is read too');
   assert.ok(inView.elements.some((e) => e.content === 'Accept cookies'), 'a fixed element stays in view while the page scrolls');
   assert.ok(inView.elements.some((e) => e.content === 'Action 15'), 'content in view');
   assert.ok(full.elements.length > 4 * inView.elements.length, 'the full page has far more');

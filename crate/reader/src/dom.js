@@ -35,16 +35,18 @@ export function beginWalk(root) { nodes = [root]; }
 export function endWalk() { nodes = []; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
-export function setViewportOnly(on) { viewportOnly = on; }
+let margin = 0; // in viewports, each way (snapshot::IN_VIEW_MARGIN)
+export function setViewportOnly(on, viewports) { viewportOnly = on; margin = viewports; }
 // For viewportOnly: true when an element with children lies, with its overflow, entirely
-// outside its document's viewport, so nothing beneath it can show there.
+// outside its document's viewport and the margin around it, so nothing beneath it can show there.
 function outsideViewport(el) {
   if (!el.firstElementChild && el.localName !== 'iframe') return false;
   const r = el.getBoundingClientRect();
   const root = el.ownerDocument.documentElement;
+  const w = root.clientWidth, h = root.clientHeight;
   const right = r.left + Math.max(r.width, el.scrollWidth);
   const bottom = r.top + Math.max(r.height, el.scrollHeight);
-  return r.top >= root.clientHeight || bottom <= 0 || r.left >= root.clientWidth || right <= 0;
+  return r.top >= h * (1 + margin) || bottom <= -h * margin || r.left >= w * (1 + margin) || right <= -w * margin;
 }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
 // Numbers go back through `out`, a view of the walker's memory (no call per number).

@@ -13,7 +13,7 @@ use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
 use sightline::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
-    TreeKind, Viewport, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
+    TreeKind, Viewport, IN_VIEW_MARGIN, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use sightline::vocab::geometry::Rect;
 use wasm_bindgen::prelude::*;
@@ -24,7 +24,7 @@ use web_sys::{Document, Element, Node, Window};
 #[wasm_bindgen(module = "/src/dom.js")]
 extern "C" {
     #[wasm_bindgen(js_name = setViewportOnly)]
-    fn set_viewport_only(on: bool);
+    fn set_viewport_only(on: bool, margin: f64);
     #[wasm_bindgen(js_name = setRecordedAttributes)]
     fn set_recorded_attributes(names: js_sys::Array);
     #[wasm_bindgen(js_name = setReadLimit)]
@@ -122,8 +122,9 @@ struct Visit {
     frame: u32,
 }
 
-/// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport are
-/// not entered (a `position: fixed` element nested in one is missed).
+/// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport and
+/// its margin (`IN_VIEW_MARGIN`) are not entered (a `position: fixed` element nested in one is
+/// missed).
 pub fn snapshot_document(
     window: &Window,
     viewport_only: bool,
@@ -143,7 +144,7 @@ pub fn snapshot_document(
     }
     set_recorded_attributes(names);
     set_read_limit(MAX_READ_CHARS as u32);
-    set_viewport_only(viewport_only);
+    set_viewport_only(viewport_only, IN_VIEW_MARGIN);
     begin_walk(&root);
     // Built before any early return, so the node table is always released.
     let mut hits = DomHits { table: Vec::new() };

@@ -7,7 +7,7 @@ use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::Run;
-use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
+use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
 use sightline::vocab::actions::Go;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -17,9 +17,10 @@ extern "C" {
     /// Built by `extension/background/run-host.js` for one run on one tab.
     pub type Host;
 
-    /// The tab as it is now, read: `{page, shot}` as the browser gave them (`materials`).
+    /// The tab as it is now, read with these extract options (`Reach::extract_options`):
+    /// `{page, shot}` as the browser gave them (`materials`).
     #[wasm_bindgen(method, catch)]
-    async fn observe(this: &Host) -> Result<JsValue, JsValue>;
+    async fn observe(this: &Host, options: JsValue) -> Result<JsValue, JsValue>;
 
     /// Sends CDP commands in order through chrome.debugger.
     #[wasm_bindgen(method, catch)]
@@ -134,8 +135,9 @@ fn crossing_error(f: sightline_web_common::Fault) -> PageError {
 }
 
 impl Browser for HostBrowser {
-    async fn observe(&mut self) -> Result<Observation, PageError> {
-        let materials = self.host.observe().await.map_err(page_error)?;
+    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError> {
+        let options = to_js(&reach.extract_options()).map_err(crossing_error)?;
+        let materials = self.host.observe(options).await.map_err(page_error)?;
         match super::materials::reading(&materials).map_err(crossing_error)? {
             super::materials::Reading::Page(observation) => Ok(*observation),
             super::materials::Reading::Unreadable { url, title, reason } => {

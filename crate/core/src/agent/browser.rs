@@ -39,6 +39,25 @@ impl Observation {
     }
 }
 
+/// How much of the page a step reads. Each step reads what is in view (with a margin, see
+/// `snapshot::IN_VIEW_MARGIN`): the model is shown no more, and on a long page the whole of it
+/// costs many times a screenshot. The whole page is read only when a step needs what lies
+/// beyond: an element a cache entry or a flow's XPath names that the view does not hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Reach {
+    #[default]
+    InView,
+    WholePage,
+}
+
+impl Reach {
+    /// The reader's options for this reach (`DescribeOptions`), as the host passes them on.
+    pub fn extract_options(self) -> serde_json::Value {
+        serde_json::json!({ "viewportOnly": self == Reach::InView })
+    }
+}
+
 /// A failure of the page side: the tab closed, the debugger was refused, the page cannot be
 /// read, or the run's guard refused what was asked of the page.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -77,7 +96,8 @@ impl PageError {
 
 #[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
 pub trait Browser {
-    async fn observe(&mut self) -> Result<Observation, PageError>;
+    /// Reads the page (`reach`: how much of it) and captures the viewport.
+    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError>;
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
     /// Waits until the page has reacted to the input sent since the last settle: DOM quiet, a
     /// navigation loaded, the network idle (each capped). Returns what happened meanwhile.

@@ -25,7 +25,9 @@ pub mod task_schema;
 pub mod tasks;
 pub mod uploads;
 
-pub use browser::{AnsweredDialog, Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
+pub use browser::{
+    AnsweredDialog, Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo,
+};
 pub use error::RunError;
 pub use options::{RunOptions, MARKERS_ONLY};
 pub use run_loop::{caption, describe_action, run_instruction};

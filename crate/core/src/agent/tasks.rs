@@ -2,7 +2,7 @@
 //! off the page (aiQuery, aiBoolean, …), judge it (aiAssert, aiWaitFor). Each is recorded
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
-use super::browser::{Browser, Observation, Settled};
+use super::browser::{Browser, Observation, Reach, Settled};
 use super::context::Context;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::error::RunError;
@@ -101,8 +101,8 @@ fn point_action(found: &Found, task: &Task) -> PlannedAction {
 }
 
 impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
-    async fn observe(&mut self) -> Result<Observation, RunError> {
-        let o = self.browser.observe().await?;
+    async fn observe(&mut self, reach: Reach) -> Result<Observation, RunError> {
+        let o = self.browser.observe(reach).await?;
         if self.run.url.is_empty() {
             self.run.url = o.extraction.url.clone();
         }
@@ -114,7 +114,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             // Before anything is read or clicked: paths from a file need the person's Allow.
             super::uploads::clear(self.run, self.browser, files, self.options).await?;
         }
-        let obs = self.observe().await?;
+        let obs = self.observe(Reach::InView).await?;
         let title = task.title();
         match task {
             Task::Tap { locate }
@@ -237,7 +237,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             if !far {
                 break;
             }
-            obs = self.observe().await?;
+            obs = self.observe(Reach::InView).await?;
             let v = &obs.extraction.viewport;
             if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
                 self.note_last(self.run.language.say("note.reached_edge", &[("count", &(i + 1))]));
@@ -311,7 +311,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             if self.browser.stop_requested() {
                 return Ok(());
             }
-            obs = self.observe().await?;
+            obs = self.observe(Reach::InView).await?;
         }
     }
 
@@ -371,6 +371,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), RunError> {
         let label = self.run.language.say("step.locate", &[("what", &what.trim())]);
         let hint = self.work.hint.take();
+        let obs = self.whole_page_if_named_off_view(what, hint.as_deref(), obs).await?;
         if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
             return self.in_view(found, obs).await;
         }
@@ -379,6 +380,34 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             self.note_last(self.run.language.say("note.flow_xpath_missed", &[]));
         }
         located
+    }
+
+    /// The page read whole when a flow's XPath (`hint`) or a cache entry names an element the
+    /// in-view read does not hold at that XPath: it may lie further off screen, and an element
+    /// unique by its text in view may have twins beyond. Otherwise `obs` as it is.
+    async fn whole_page_if_named_off_view(
+        &mut self,
+        what: &str,
+        hint: Option<&str>,
+        obs: Observation,
+    ) -> Result<Observation, RunError> {
+        if !obs.extraction.in_view_only {
+            return Ok(obs);
+        }
+        let page = &obs.extraction;
+        let hint_off_view = hint.is_some_and(|xpath| {
+            !page.elements.iter().any(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))
+        });
+        let cached_off_view = self.options.use_cache
+            && self
+                .options
+                .cache
+                .locate(&page.url, what)
+                .is_some_and(|key| !matches!(key.resolve(page), Some((_, false))));
+        if hint_off_view || cached_off_view {
+            return self.observe(Reach::WholePage).await;
+        }
+        Ok(obs)
     }
 
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
@@ -513,7 +542,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), RunError> {
         self.browser.reveal(&element).await?;
         dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default()).await?;
-        let obs = self.observe().await?;
+        let obs = self.observe(Reach::InView).await?;
         let again = obs
             .extraction
             .elements

@@ -58,6 +58,10 @@ struct FakeTodoPage {
     settled: Settled,
     /// The origin of a frame holding a password field, shown beside the list.
     frame: Option<String>,
+    /// A "Far below" button several screens down, beyond an in-view read's margin.
+    far_below: bool,
+    /// How much of the page each `observe` read, in order.
+    reads: Vec<Reach>,
 }
 
 /// A link on the fake page: where it leads and whether it opens a new tab.
@@ -113,12 +117,15 @@ impl FakeTodoPage {
             todo_selectors: vec![],
             settled: Settled::default(),
             frame: None,
+            far_below: false,
+            reads: vec![],
         }
     }
 }
 
 impl Browser for FakeTodoPage {
-    async fn observe(&mut self) -> Result<Observation, PageError> {
+    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError> {
+        self.reads.push(reach);
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
         b.snap.url = self.url.clone();
@@ -129,6 +136,11 @@ impl Browser for FakeTodoPage {
         }
         let more = b.el(Some(body), "button", &[], Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
         b.text(more, "Load more", Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
+        if self.far_below {
+            let far = Rect::new(100.0, 5000.0 - self.scroll_y, 120.0, 30.0);
+            let button = b.el(Some(body), "button", &[], far);
+            b.text(button, "Far below", far);
+        }
         if let Some(link) = &self.link {
             let a = b.el(Some(body), "a", &[("href", link.href.as_str())], LINK_BOX);
             b.text(a, "Elsewhere", LINK_BOX);
@@ -151,7 +163,10 @@ impl Browser for FakeTodoPage {
         b.snap.viewport.scroll_y = self.scroll_y;
         Ok(Observation {
             capture: Some(Capture { bytes: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
-            extraction: describe(&b.snap, &DescribeOptions::default()),
+            extraction: describe(
+                &b.snap,
+                &DescribeOptions { viewport_only: reach == Reach::InView, ..Default::default() },
+            ),
         })
     }
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
@@ -577,8 +592,14 @@ fn priced_models_get_a_cost() {
 #[test]
 fn the_loop_scrolls_an_out_of_view_target_into_view() {
     let mut page = FakeTodoPage::new();
-    let n =
-        block_on(page.observe()).unwrap().extraction.elements.iter().find(|e| e.content == "Load more").unwrap().index;
+    let n = block_on(page.observe(Reach::WholePage))
+        .unwrap()
+        .extraction
+        .elements
+        .iter()
+        .find(|e| e.content == "Load more")
+        .unwrap()
+        .index;
     let plan = format!(r#"{{"thought":"load more","actions":[{{"type":"Tap","target":{n}}}],"done":true}}"#);
     let model = ScriptedModel::new(vec![Ok(&plan), Ok(SAID_DONE)]).checking(vec![Ok("no: no more items are shown")]);
     let run = block_on(run_instruction("r".into(), "load more", &RunOptions::default(), &config(), &mut page, &model));
@@ -978,7 +999,14 @@ mod tasks {
     fn off_screen_elements_are_scrolled_into_view_first() {
         let mut page = FakeTodoPage::new();
         let more = |p: &mut FakeTodoPage| {
-            block_on(p.observe()).unwrap().extraction.elements.iter().find(|e| e.content == "Load more").unwrap().index
+            block_on(p.observe(Reach::WholePage))
+                .unwrap()
+                .extraction
+                .elements
+                .iter()
+                .find(|e| e.content == "Load more")
+                .unwrap()
+                .index
         };
         let n = more(&mut page);
         let reply = format!(r#"{{"element":{n}}}"#);
@@ -1040,6 +1068,7 @@ mod tasks {
         assert_eq!(r.status, RunStatus::Failed);
         assert_eq!(r.error.as_ref().map(|e| e.message.as_str()), Some("assertion failed: the list is empty"));
         assert_eq!(r.result, Some(json!({"pass":false,"reason":"the list is empty"})));
+        assert_eq!(page.reads, [Reach::InView], "one read, of what is in view");
     }
 
     #[test]
@@ -1161,6 +1190,40 @@ mod caching {
     }
 
     #[test]
+    fn a_cached_element_far_off_screen_is_found_by_reading_the_whole_page_once() {
+        let mut page = FakeTodoPage::new();
+        page.far_below = true;
+        let whole = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
+        let far = whole.elements.iter().find(|e| e.content == "Far below").unwrap();
+        let cache = Cache(vec![CacheEntry::Locate {
+            page: cache::page_key(&whole.url),
+            prompt: cache::prompt_key("the far button"),
+            element: ElementKey::of(far),
+            updated_ms: 0.0,
+        }]);
+        page.reads.clear();
+        let tap =
+            serde_json::from_value::<Task>(serde_json::json!({"type": "aiTap", "locate": "the far button"})).unwrap();
+        let run = block_on(run_task(
+            "a".into(),
+            &tap,
+            &with_cache(&cache),
+            &config(),
+            &mut page,
+            &ScriptedModel::new(vec![]),
+        ));
+        assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 0), "{:?}", run.error);
+        assert_eq!(
+            page.reads,
+            [Reach::InView, Reach::WholePage, Reach::InView],
+            "the view, the page, the view scrolled to it"
+        );
+        assert_eq!(page.reveals, 1);
+        let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
+        assert_eq!(press.params["y"], 415.0, "clicked where the button is after scrolling");
+    }
+
+    #[test]
     fn a_located_element_is_reused_and_ask_user_plans_are_not_kept() {
         let mut page = FakeTodoPage::new();
         let tap =
@@ -1178,6 +1241,7 @@ mod caching {
         ));
         assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 0));
         assert!(page2.dispatched.iter().any(|c| c.params["type"] == "mousePressed"));
+        assert_eq!(page2.reads, [Reach::InView], "found in view: the whole page is not read");
 
         let mut asked = FakeTodoPage::new();
         asked.answers = vec![ask::Answer::Text { text: "oat".into() }];
@@ -1260,7 +1324,7 @@ mod trajectories {
     fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
         use crate::agent::recorder::{record_event, ManualEvent, Picked};
         let mut page = FakeTodoPage::new();
-        let seen = block_on(page.observe()).unwrap().extraction;
+        let seen = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
         let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         run.url = seen.url.clone();
@@ -1392,7 +1456,7 @@ mod flows {
     use serde_json::json;
 
     fn input_xpath() -> String {
-        let seen = block_on(FakeTodoPage::new().observe()).unwrap();
+        let seen = block_on(FakeTodoPage::new().observe(Reach::WholePage)).unwrap();
         seen.extraction.elements.iter().find(|e| e.tag == "input").unwrap().xpath.clone()
     }
 
@@ -1695,7 +1759,14 @@ mod page_changes {
     }
 
     fn number_of(page: &mut FakeTodoPage, content: &str) -> u32 {
-        block_on(page.observe()).unwrap().extraction.elements.iter().find(|e| e.content == content).unwrap().index
+        block_on(page.observe(Reach::WholePage))
+            .unwrap()
+            .extraction
+            .elements
+            .iter()
+            .find(|e| e.content == content)
+            .unwrap()
+            .index
     }
 
     fn secret_options() -> RunOptions {
@@ -1759,7 +1830,7 @@ mod page_changes {
     #[test]
     fn a_cached_plan_stops_there_too_and_the_model_takes_over() {
         let mut page = with_link(false);
-        let before = block_on(page.observe()).unwrap().extraction;
+        let before = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
         let link = before.elements.iter().find(|e| e.content == "Elsewhere").unwrap();
         let todo = &before.elements[0];
         let rounds = vec![CachedRound {
@@ -1856,7 +1927,7 @@ mod secret_fields {
     fn a_secret_goes_into_a_password_field_and_no_other() {
         let mut page = FakeTodoPage::new();
         page.password = true;
-        let password = block_on(page.observe())
+        let password = block_on(page.observe(Reach::WholePage))
             .unwrap()
             .extraction
             .elements
@@ -1939,7 +2010,7 @@ mod secret_fields {
         let model = ScriptedModel::new(vec![Ok(r#"{"thought":"nothing to do","actions":[],"done":true}"#)]);
         let run = block_on(run_instruction("r".into(), "pay", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-        let unguarded = block_on(page.observe()).unwrap().extraction;
+        let unguarded = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
         assert!(unguarded.description.contains("card-pin"), "the frame is on the page: {}", unguarded.description);
         assert!(!model.user_text(0).contains("card-pin"), "but not in what the model read: {}", model.user_text(0));
 

@@ -400,7 +400,7 @@ mod tests {
         assert_eq!(els.len(), 2, "options are absorbed into their select");
         assert_eq!(els[0].content, "Two");
         assert_eq!(els[0].options, ["One", "Two"], "every option, as a person reads it");
-        let text = crate::describe::compact::compact_description(&b.snap, &els);
+        let text = crate::describe::compact::compact_description(&b.snap, &els, false);
         assert!(text.contains(" value=\"Two\" options=\"One | Two\" @"), "{text}");
         let tree = crate::describe::midscene::tree_of(&b.snap, &els);
         let ms = crate::describe::midscene::description_of_tree(&tree, None, false, true);
@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(els[0].content, crate::describe::SECRET_MASK);
         assert_eq!(els[1].content, crate::describe::SECRET_MASK);
         assert_eq!(els[2].content, "ada", "ordinary fields keep their value");
-        let text = crate::describe::compact::compact_description(&b.snap, &els);
+        let text = crate::describe::compact::compact_description(&b.snap, &els, false);
         assert!(!text.contains("hunter2") && !text.contains("123456"), "{text}");
     }
 }

@@ -8,12 +8,21 @@ use super::{Element, ElementKind};
 use crate::snapshot::{PageSnapshot, Viewport};
 use std::fmt::Write;
 
-pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element]) -> String {
-    compact_description_of(&snapshot.title, &snapshot.url, &snapshot.viewport, elements)
+/// `in_view_only`: the elements are an in-view read's, so those out of view are not counted
+/// (the margin's few would say nothing of the page); the viewport line still says how much
+/// page lies above and below.
+pub fn compact_description(snapshot: &PageSnapshot, elements: &[Element], in_view_only: bool) -> String {
+    compact_description_of(&snapshot.title, &snapshot.url, &snapshot.viewport, elements, in_view_only)
 }
 
 /// The same from the page's title, address and viewport (a read page, some elements left out).
-pub fn compact_description_of(title: &str, url: &str, vp: &Viewport, elements: &[Element]) -> String {
+pub fn compact_description_of(
+    title: &str,
+    url: &str,
+    vp: &Viewport,
+    elements: &[Element],
+    in_view_only: bool,
+) -> String {
     let mut out = String::with_capacity(64 + elements.len() * 64);
     let _ = writeln!(out, "Page: {} — {}", one_line(title), url);
     let above = vp.scroll_y.max(0.0);
@@ -42,7 +51,7 @@ pub fn compact_description_of(title: &str, url: &str, vp: &Viewport, elements: &
             below += 1;
         }
     }
-    if above + below > 0 {
+    if above + below > 0 && !in_view_only {
         let _ = writeln!(
             out,
             "({above} more elements above or left of the view, {below} below or right; scroll to reach them)"
@@ -158,8 +167,13 @@ mod tests {
         assert_eq!(lines.len(), 4, "off-screen elements are counted, not listed");
         assert_eq!(ex.elements.len(), 2, "but kept");
 
-        let only = describe(&b.snap, &DescribeOptions { viewport_only: true, ..Default::default() });
-        assert_eq!(only.elements.len(), 1);
+        let far = b.el(Some(body), "p", &[], Rect::new(0.0, 5000.0, 100.0, 20.0));
+        b.text(far, "farther", Rect::new(0.0, 5000.0, 100.0, 20.0));
+        let in_view = describe(&b.snap, &DescribeOptions { viewport_only: true, ..Default::default() });
+        let kept: Vec<_> = in_view.elements.iter().map(|e| e.content.as_str()).collect();
+        assert_eq!(kept, ["milk", "far away"], "the view and the next screenful, not beyond");
+        assert!(in_view.in_view_only);
+        assert_eq!(in_view.description.lines().count(), 3, "an in-view read counts nothing off screen");
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub struct Extraction {
     /// The element tree in Midscene's shape, present with the `midscene` format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree: Option<midscene::MsTree>,
+    /// Read in view (`DescribeOptions::viewport_only`): elements beyond the viewport and its
+    /// margin (`snapshot::IN_VIEW_MARGIN`) are not here, so none can be counted or matched.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_view_only: bool,
     /// The frames the page shows, with the origin of each one's document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<FrameArea>,
@@ -64,7 +68,13 @@ impl Extraction {
         }
         if any {
             // Runs read the compact description; a Midscene one cannot be rebuilt without the page.
-            self.description = compact::compact_description_of(&self.title, &self.url, &self.viewport, &self.elements);
+            self.description = compact::compact_description_of(
+                &self.title,
+                &self.url,
+                &self.viewport,
+                &self.elements,
+                self.in_view_only,
+            );
             self.tree = None;
         }
         before - self.elements.len()
@@ -85,7 +95,8 @@ pub enum Format {
 #[serde(rename_all = "camelCase", default)]
 pub struct DescribeOptions {
     pub format: Format,
-    /// Leave out elements entirely outside the viewport.
+    /// Read only what is in view, with a margin (`Viewport::reach_rect`): the reader skips
+    /// subtrees lying wholly beyond it, and elements outside it are left out.
     pub viewport_only: bool,
 }
 
@@ -98,7 +109,8 @@ pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
 pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut dyn HitTest) -> Extraction {
     let mut elements = classify(snapshot);
     if opts.viewport_only {
-        elements.retain(|e| e.in_viewport > 0.0);
+        let reach = snapshot.viewport.reach_rect();
+        elements.retain(|e| e.in_viewport > 0.0 || e.rect.meets(&reach));
     }
     let viewport = snapshot.viewport.rect();
     for e in &mut elements {
@@ -116,7 +128,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
         })
         .collect();
     let (description, tree) = match opts.format {
-        Format::Compact => (compact_description(snapshot, &elements), None),
+        Format::Compact => (compact_description(snapshot, &elements, opts.viewport_only), None),
         Format::Midscene => {
             let shown: Vec<Element> = elements.iter().filter(|e| !e.occluded).cloned().collect();
             let tree = midscene::tree_of(snapshot, &shown);
@@ -130,6 +142,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
         title: snapshot.title.clone(),
         viewport: snapshot.viewport.clone(),
         tree,
+        in_view_only: opts.viewport_only,
         frames,
     }
 }

@@ -24,9 +24,20 @@ pub struct Viewport {
     pub document_height: f64,
 }
 
+/// How far past the viewport an in-view read looks, in viewports each way: the next screenful
+/// (a target just out of view, a cached element below the fold) is found without reading the
+/// whole page.
+pub const IN_VIEW_MARGIN: f64 = 1.0;
+
 impl Viewport {
     pub fn rect(&self) -> Rect {
         Rect::new(0.0, 0.0, self.width, self.height)
+    }
+
+    /// The viewport with `IN_VIEW_MARGIN` around it: what an in-view read covers.
+    pub fn reach_rect(&self) -> Rect {
+        let (mx, my) = (self.width * IN_VIEW_MARGIN, self.height * IN_VIEW_MARGIN);
+        Rect::new(-mx, -my, self.width + 2.0 * mx, self.height + 2.0 * my)
     }
 }
 

@@ -48,6 +48,11 @@ impl Rect {
         }
     }
 
+    /// Whether the two meet: some of one lies inside the other, or a zero-size one lies on the other.
+    pub fn meets(&self, other: &Rect) -> bool {
+        self.x <= other.right() && other.x <= self.right() && self.y <= other.bottom() && other.y <= self.bottom()
+    }
+
     /// Fraction of this rectangle inside `other` (0 for an empty rectangle).
     pub fn fraction_inside(&self, other: &Rect) -> f64 {
         let area = self.width * self.height;
