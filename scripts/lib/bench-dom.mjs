@@ -10,10 +10,10 @@ import { startStaticServer } from './static-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const OUT = path.join(ROOT, 'out');
-const PAGES_DIR = path.join(OUT, 'bench-pages');
-const PY_DOCS = '/usr/share/doc/python3.11-doc/html';
+export const PAGES_DIR = path.join(OUT, 'bench-pages');
+export const PY_DOCS = '/usr/share/doc/python3.11-doc/html';
 
-function formTable(rows) {
+export function formTable(rows) {
   const row = (i) => `<tr><td><label for="f${i}">Field ${i}</label></td><td><input id="f${i}" name="f${i}" value="value ${i}"></td>` +
     `<td><select name="s${i}"><option>one</option><option selected>two</option><option>three</option></select></td>` +
     `<td><input type="checkbox" name="c${i}"${i % 2 ? ' checked' : ''}></td><td><button type="button">Save ${i}</button></td></tr>`;
@@ -33,7 +33,22 @@ function writePages() {
   for (const [name, html] of Object.entries(pages)) writeFileSync(path.join(PAGES_DIR, name), html);
 }
 
-async function midsceneBundle() {
+/**
+ * The floor of reading a page (runs in the page): a bare TreeWalker reading
+ * getBoundingClientRect + getComputedStyle per element. `{ms, sum}`.
+ */
+export function bareWalk() {
+  const t0 = performance.now();
+  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  let sum = 0;
+  for (let el = walker.currentNode; el; el = walker.nextNode()) {
+    const r = el.getBoundingClientRect();
+    sum += r.width + getComputedStyle(el).getPropertyValue('display').length;
+  }
+  return { ms: performance.now() - t0, sum };
+}
+
+export async function midsceneBundle() {
   const result = await esbuild.build({
     stdin: { contents: "export { webExtractNodeTree, descriptionOfTree, treeToList } from '@midscene/shared/extractor';", resolveDir: ROOT },
     bundle: true, format: 'iife', globalName: 'midsceneExtractor', write: false, platform: 'browser', minify: true,
@@ -41,7 +56,7 @@ async function midsceneBundle() {
   return result.outputFiles[0].text;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(browser, url, bundle) {
   const page = await browser.context.newPage();
@@ -59,16 +74,7 @@ async function measure(browser, url, bundle) {
     const ms = performance.now() - t0;
     return { ms, description, elements: window.midsceneExtractor.treeToList(tree).length };
   });
-  const floor = () => page.evaluate(() => {
-    const t0 = performance.now();
-    const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
-    let sum = 0;
-    for (let el = walker.currentNode; el; el = walker.nextNode()) {
-      const r = el.getBoundingClientRect();
-      sum += r.width + getComputedStyle(el).getPropertyValue('display').length;
-    }
-    return { ms: performance.now() - t0, sum };
-  });
+  const floor = () => page.evaluate(bareWalk);
 
   // Warm up all three (WASM compile, style caches), then interleave the timed runs.
   const first = await ours();

@@ -1,8 +1,9 @@
-// scripts/bench [dom|vision]: benchmarks (figures, not pass/fail tests).
+// scripts/bench [dom|vision|step]: benchmarks (figures, not pass/fail tests).
 import { benchDom } from './bench-dom.mjs';
 import { benchVision } from './bench-vision.mjs';
+import { benchStep } from './bench-step.mjs';
 
-const suites = { dom: benchDom, vision: benchVision };
+const suites = { dom: benchDom, vision: benchVision, step: benchStep };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(suites);
 for (const name of names) {

@@ -1,0 +1,190 @@
+// scripts/bench step: what one step costs. The wall time of one aiAssert from the service worker
+// (read + capture + markers + request + parse + record) against a model that answers at once,
+// beside a bare CDP Page.captureScreenshot of the same tab, and beside Midscene's step (its
+// published extractor and description in the page, the result handed out, plus that same bare
+// screenshot); and a whole-page read (first and again) against a bare walk of the page (the
+// floor). Chromium at 1280×800. A benchmark, not a test: it prints figures and writes
+// out/bench-step.json.
+import { writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import http from 'node:http';
+import path from 'node:path';
+import { launchWithExtension, ROOT } from './browser.mjs';
+import { startStaticServer } from './static-server.mjs';
+import { PAGES_DIR, PY_DOCS, bareWalk, formTable, median, midsceneBundle } from './bench-dom.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+// Another build of the extension to measure (a "before"), instead of dist/.
+const EXTENSION_DIR = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : undefined;
+const OUT = path.join(ROOT, 'out');
+
+/**
+ * A long single-page API reference: `sections` of a heading, a paragraph and a definition list
+ * of seven entries (41 elements each), most of it far below the view.
+ */
+function apiReference(sections) {
+  const entry = (s, k) => `<dt><code>f${s}_${k}(a, b)</code></dt><dd><p>Returns <em>a</em> combined with b, entry ${k}.</p></dd>`;
+  const section = (s) => `<section id="s${s}"><h2>Module ${s}<a class="headerlink" href="#s${s}">¶</a></h2>` +
+    `<p>Functions of module ${s}; see <code>m${s}</code> and <a href="#s${s + 1}">the next one</a>.</p>` +
+    `<dl>${Array.from({ length: 7 }, (_, k) => entry(s, k)).join('')}</dl></section>`;
+  return `<!doctype html><title>API reference ${sections}</title><body>${Array.from({ length: sections }, (_, s) => section(s)).join('')}</body>`;
+}
+
+function writePages() {
+  mkdirSync(PAGES_DIR, { recursive: true });
+  const pages = {
+    'form-140.html': formTable(140),
+    'form-5000.html': formTable(5000),
+    'api-2900.html': apiReference(2900),
+    'api-4900.html': apiReference(4900),
+  };
+  for (const [name, html] of Object.entries(pages)) writeFileSync(path.join(PAGES_DIR, name), html);
+}
+
+/** An OpenAI-compatible endpoint that passes every assertion at once. */
+function startInstantModel() {
+  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') return res.writeHead(204, cors).end();
+    req.resume();
+    req.on('end', () => {
+      const content = JSON.stringify({ thought: 'checked', pass: true, reason: 'holds' });
+      res.writeHead(200, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify({
+        id: 'bench', object: 'chat.completion', created: 0, model: 'bench-model',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 },
+      }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    baseUrl: `http://127.0.0.1:${server.address().port}/v1`,
+    close: () => new Promise((r) => server.close(r)),
+  })));
+}
+
+async function measure(browser, url, bundle) {
+  const page = await browser.context.newPage();
+  await page.goto(url, { waitUntil: 'load' });
+  const tabId = await browser.tabIdOf(page);
+  await page.addScriptTag({ content: bundle });
+  const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+  const sw = browser.sw;
+
+  const step = () => sw.evaluate(async (id) => {
+    const t0 = performance.now();
+    await self.sightline.aiAssert(id, 'the page shows a heading');
+    return performance.now() - t0;
+  }, tabId);
+  // Attached first (a run detaches when it ends), outside the timing.
+  const screenshot = () => sw.evaluate(async (id) => {
+    await chrome.debugger.attach({ tabId: id }, '1.3').catch((e) => {
+      if (!/already attached/i.test(e.message)) throw e;
+    });
+    const t0 = performance.now();
+    await chrome.debugger.sendCommand({ tabId: id }, 'Page.captureScreenshot', { format: 'png' });
+    return performance.now() - t0;
+  }, tabId);
+  // Midscene's step reads the page in it and hands tree and description out (over CDP, as its
+  // Playwright and Puppeteer agents do); its screenshot is counted as our bare one.
+  const midscene = async () => {
+    const t0 = performance.now();
+    const out = await page.evaluate(() => {
+      const tree = window.midsceneExtractor.webExtractNodeTree(document);
+      return { tree, description: window.midsceneExtractor.descriptionOfTree(tree) };
+    });
+    return { ms: performance.now() - t0, chars: out.description.length };
+  };
+  const wholeRead = () => sw.evaluate(async (id) => {
+    const t0 = performance.now();
+    const r = await self.sightline.extract(id);
+    return { wallMs: performance.now() - t0, inPageMs: r.timings.inPageMs, elements: r.elements.length };
+  }, tabId);
+  const floor = () => page.evaluate(bareWalk);
+
+  // Warm up (WASM compile, debugger attach, style caches), then interleave the timed runs.
+  await step();
+  await screenshot();
+  await midscene();
+  await floor();
+  const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [] };
+  let elements = 0;
+  for (let i = 0; i < RUNS; i++) {
+    t.step.push(await step());
+    t.shot.push(await screenshot());
+    t.midscene.push((await midscene()).ms);
+    // A second whole read right after the first: what a later step needing the whole page pays.
+    const first = await wholeRead();
+    const again = await wholeRead();
+    elements = first.elements;
+    t.read.push(first.inPageMs);
+    t.readAgain.push(again.inPageMs);
+    t.readWall.push(first.wallMs);
+    t.floor.push((await floor()).ms);
+  }
+  await page.close();
+  const shot = median(t.shot);
+  return {
+    nodes,
+    elements,
+    stepMs: median(t.step),
+    screenshotMs: shot,
+    midsceneStepMs: median(t.midscene) + shot,
+    readMs: median(t.read),
+    readAgainMs: median(t.readAgain),
+    readWallMs: median(t.readWall),
+    floorMs: median(t.floor),
+  };
+}
+
+export async function benchStep() {
+  writePages();
+  const bundle = await midsceneBundle();
+  const model = await startInstantModel();
+  const generated = await startStaticServer({ root: PAGES_DIR });
+  const pyDocs = existsSync(PY_DOCS) ? await startStaticServer({ root: PY_DOCS }) : null;
+  const targets = [
+    ['form table 140', generated.url('/form-140.html')],
+    ...(pyDocs ? [['python stdtypes', pyDocs.url('/library/stdtypes.html')]] : []),
+    ['form table 5000', generated.url('/form-5000.html')],
+    ['api reference 2900', generated.url('/api-2900.html')],
+    ['api reference 4900', generated.url('/api-4900.html')],
+  ];
+  if (!pyDocs) console.log(`(python docs not found at ${PY_DOCS}: scripts/bench installs python3.11-doc)`);
+  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const browser = await launchWithExtension({ extensionDir: EXTENSION_DIR });
+  const rows = [];
+  try {
+    await browser.sw.evaluate((baseUrl) => self.sightline.setSettings({
+      model: { provider: 'custom', baseUrl, model: 'bench-model', apiKey: 'sk-bench', family: 'generic', stream: false },
+      run: { useCache: false },
+    }), model.baseUrl);
+    for (const [name, url] of targets) {
+      rows.push({ name, ...(await measure(browser, url, bundle)) });
+      console.log(`measured ${name}`);
+    }
+  } finally {
+    await browser.close();
+    await Promise.all([model.close(), generated.close(), pyDocs?.close()]);
+  }
+
+  const f = (x, d = 0) => x.toFixed(d);
+  const ratio = (a, b, d = 1) => (b > 0 ? `${f(a / b, d)}×` : '–');
+  console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
+  const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'midscene step', 'midscene/step',
+    'whole read', 'again', 'read wall', 'bare walk', 'read/walk'];
+  const table = rows.map((r) => [
+    r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
+    f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
+  console.log(line(header));
+  for (const row of table) console.log(line(row));
+  writeFileSync(path.join(OUT, 'bench-step.json'), JSON.stringify({ runs: RUNS, load, rows }, null, 2));
+  console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once.');
+  console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
+  console.log('"midscene step": its webExtractNodeTree + descriptionOfTree in the page, handed out over CDP, + that bare screenshot.');
+  console.log('"whole read": the whole page read in the page (extract, in-page ms); "again": a second read right after;');
+  console.log('"read wall": the first, as the service worker waits for it; "bare walk": TreeWalker + getBoundingClientRect + getComputedStyle.');
+  console.log('\nwritten: out/bench-step.json');
+}
