@@ -22,7 +22,7 @@ pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     let opts = describe_options(opts)?;
     let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
     let t0 = now_ms();
-    let (live, walk) = dom::snapshot_document(&window, opts.viewport_only)?;
+    let (live, walk) = dom::snapshot_document(&window, opts.skips_beyond_view())?;
     if live.remote_frames > 0 {
         return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
     }

@@ -135,7 +135,7 @@ fn crossing_error(f: sightline_web_common::Fault) -> PageError {
 }
 
 impl Browser for HostBrowser {
-    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError> {
+    async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError> {
         let options = to_js(&reach.extract_options()).map_err(crossing_error)?;
         let materials = self.host.observe(options).await.map_err(page_error)?;
         match super::materials::reading(&materials).map_err(crossing_error)? {

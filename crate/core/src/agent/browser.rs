@@ -43,18 +43,22 @@ impl Observation {
 /// `snapshot::IN_VIEW_MARGIN`): the model is shown no more, and on a long page the whole of it
 /// costs many times a screenshot. The whole page is read only when a step needs what lies
 /// beyond: an element a cache entry or a flow's XPath names that the view does not hold.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Reach {
     #[default]
     InView,
-    WholePage,
+    /// The view, and these elements wherever they are: the whole page is read in the page, and
+    /// only the view and the elements sought cross to the worker.
+    Seeking(Vec<crate::describe::Sought>),
 }
 
 impl Reach {
     /// The reader's options for this reach (`DescribeOptions`), as the host passes them on.
-    pub fn extract_options(self) -> serde_json::Value {
-        serde_json::json!({ "viewportOnly": self == Reach::InView })
+    pub fn extract_options(&self) -> serde_json::Value {
+        match self {
+            Reach::InView => serde_json::json!({ "viewportOnly": true }),
+            Reach::Seeking(sought) => serde_json::json!({ "viewportOnly": true, "sought": sought }),
+        }
     }
 }
 
@@ -97,7 +101,7 @@ impl PageError {
 #[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
 pub trait Browser {
     /// Reads the page (`reach`: how much of it) and captures the viewport.
-    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError>;
+    async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError>;
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
     /// Waits until the page has reacted to the input sent since the last settle: DOM quiet, a
     /// navigation loaded, the network idle (each capped). Returns what happened meanwhile.

@@ -389,7 +389,7 @@ fn page_error(e: GuardError) -> PageError {
 }
 
 impl<B: Browser> Browser for Guarded<'_, B> {
-    async fn observe(&mut self, reach: super::Reach) -> Result<Observation, PageError> {
+    async fn observe(&mut self, reach: &super::Reach) -> Result<Observation, PageError> {
         let mut o = self.inner.observe(reach).await?;
         self.limits.check_site(&o.extraction.url).map_err(page_error)?;
         self.limits.screen(&mut o.extraction);

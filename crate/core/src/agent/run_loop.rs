@@ -151,7 +151,7 @@ async fn drive<B: Browser, M: ModelClient>(
     if instruction.trim().is_empty() {
         return Err(RunError::EmptyInstruction);
     }
-    let observation = ctx.browser.observe(Reach::InView).await?;
+    let observation = ctx.browser.observe(&Reach::InView).await?;
     rounds.page = observation.extraction.url.clone();
     if ctx.run.url.is_empty() {
         ctx.run.url = rounds.page.clone();
@@ -437,7 +437,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     self.keep_answer(plan.answer.take());
                     // The page as it is now, not as the model last saw it: it may still have been loading.
                     if !replayed && self.options.check_success {
-                        self.work.observation = self.browser.observe(Reach::InView).await?;
+                        self.work.observation = self.browser.observe(&Reach::InView).await?;
                         self.show();
                     }
                     self.check_done(replayed).await.map(Some)
@@ -495,15 +495,16 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
 
     /// Cached round `round` aimed at the page: `((actions, moved), done)`, or `None` when a
     /// target is gone. In view, only a target found at its own XPath is certain (one unique by
-    /// its text in view may have twins off screen): otherwise the whole page is read and the
-    /// round aimed at it.
+    /// its text in view may have twins off screen): otherwise the page is read again for its
+    /// targets wherever they are, and the round aimed at that.
     async fn replay(&mut self, round: usize) -> Result<Option<((Vec<PlannedAction>, bool), bool)>, RunError> {
         let Some(cached) = self.work.cached.get(round) else { return Ok(None) };
         let found = replay_round(cached, &self.work.observation.extraction);
         if !self.work.observation.extraction.in_view_only || found.as_ref().is_some_and(|(_, moved)| !moved) {
             return Ok(found.map(|a| (a, cached.done)));
         }
-        self.work.observation = self.browser.observe(Reach::WholePage).await?;
+        let sought = cached.actions.iter().filter_map(|a| a.target.as_ref().map(ElementKey::sought)).collect();
+        self.work.observation = self.browser.observe(&Reach::Seeking(sought)).await?;
         self.show();
         let cached = &self.work.cached[round];
         Ok(replay_round(cached, &self.work.observation.extraction).map(|a| (a, cached.done)))
@@ -866,7 +867,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 let open = commands_for(&PlannedAction::Tap { target: element.index }, page)
                     .map_err(|e| Short::Failed(e.into()))?;
                 let first = dialogs::act(self.run, self.browser, Delivery::Input(&open), policy, answered).await?;
-                self.work.observation = self.browser.observe(Reach::InView).await?;
+                self.work.observation = self.browser.observe(&Reach::InView).await?;
                 let page = &self.work.observation.extraction;
                 let Some(item) = listed_option(page, &element, &option) else {
                     return Err(Short::Failed(RunError::OptionNotShown { element: element.index, option }));
@@ -892,7 +893,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     settled = dialogs::then(settled, now);
                     let before = &self.work.observation.extraction;
                     let before = (before.viewport.scroll_x, before.viewport.scroll_y, before.description.clone());
-                    self.work.observation = self.browser.observe(Reach::InView).await?;
+                    self.work.observation = self.browser.observe(&Reach::InView).await?;
                     let after = &self.work.observation.extraction;
                     if (after.viewport.scroll_x, after.viewport.scroll_y, &after.description)
                         == (before.0, before.1, &before.2)
@@ -931,7 +932,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                         }));
                     }
                     self.browser.wait(WAIT_FOR_POLL_MS).await;
-                    self.work.observation = self.browser.observe(Reach::InView).await?;
+                    self.work.observation = self.browser.observe(&Reach::InView).await?;
                 }
             }
             Way::Remember { note, data } => {
@@ -968,7 +969,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             let number = *number;
             self.browser.reveal(&element).await?;
             dialogs::settle(self.run, self.browser, self.options.dialog_policy(), answered).await?; // read again just below
-            self.work.observation = self.browser.observe(Reach::InView).await?;
+            self.work.observation = self.browser.observe(&Reach::InView).await?;
             let again = self.work.observation.extraction.elements.iter().find(|e| e.id == element.id).map(|e| e.index);
             commands = match again {
                 Some(n) => {
@@ -1029,7 +1030,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         seen: Option<String>,
     ) -> Result<Option<RunStatus>, RunError> {
         let before = std::mem::take(&mut self.work.observation.extraction.description);
-        self.work.observation = self.browser.observe(Reach::InView).await?;
+        self.work.observation = self.browser.observe(&Reach::InView).await?;
         self.show();
         if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
             last.screenshot = self.work.shown.reference.clone();

@@ -11,7 +11,8 @@ use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::run_loop::{conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
-use crate::describe::{element_at, Aim, Element};
+use crate::describe::xpath::same_xpath;
+use crate::describe::{element_at, Aim, Element, Sought};
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::answer::{parse_answer, parse_located, parse_verdict, Expect, Located};
 use crate::parse::parse_reply;
@@ -22,12 +23,6 @@ use crate::vocab::tasks::{demand_text, Task};
 use serde_json::json;
 
 pub use crate::vocab::tasks::TaskProblem;
-
-/// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
-/// when the element is the first of its kind, as in Midscene's paths).
-fn same_xpath(a: &str, b: &str) -> bool {
-    a == b || a.replace("[1]", "") == b.replace("[1]", "")
-}
 
 /// Scrolling to an edge stops after this many steps even on an endless page.
 const MAX_EDGE_STEPS: u32 = 25;
@@ -101,7 +96,7 @@ fn point_action(found: &Found, task: &Task) -> PlannedAction {
 }
 
 impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
-    async fn observe(&mut self, reach: Reach) -> Result<Observation, RunError> {
+    async fn observe(&mut self, reach: &Reach) -> Result<Observation, RunError> {
         let o = self.browser.observe(reach).await?;
         if self.run.url.is_empty() {
             self.run.url = o.extraction.url.clone();
@@ -114,7 +109,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             // Before anything is read or clicked: paths from a file need the person's Allow.
             super::uploads::clear(self.run, self.browser, files, self.options).await?;
         }
-        let obs = self.observe(Reach::InView).await?;
+        let obs = self.observe(&Reach::InView).await?;
         let title = task.title();
         match task {
             Task::Tap { locate }
@@ -237,7 +232,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             if !far {
                 break;
             }
-            obs = self.observe(Reach::InView).await?;
+            obs = self.observe(&Reach::InView).await?;
             let v = &obs.extraction.viewport;
             if (v.scroll_x, v.scroll_y, &obs.extraction.description) == (before.0, before.1, &before.2) {
                 self.note_last(self.run.language.say("note.reached_edge", &[("count", &(i + 1))]));
@@ -311,7 +306,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             if self.browser.stop_requested() {
                 return Ok(());
             }
-            obs = self.observe(Reach::InView).await?;
+            obs = self.observe(&Reach::InView).await?;
         }
     }
 
@@ -371,7 +366,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), RunError> {
         let label = self.run.language.say("step.locate", &[("what", &what.trim())]);
         let hint = self.work.hint.take();
-        let obs = self.whole_page_if_named_off_view(what, hint.as_deref(), obs).await?;
+        let obs = self.seek_if_named_off_view(what, hint.as_deref(), obs).await?;
         if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
             return self.in_view(found, obs).await;
         }
@@ -382,10 +377,10 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         located
     }
 
-    /// The page read whole when a flow's XPath (`hint`) or a cache entry names an element the
-    /// in-view read does not hold at that XPath: it may lie further off screen, and an element
-    /// unique by its text in view may have twins beyond. Otherwise `obs` as it is.
-    async fn whole_page_if_named_off_view(
+    /// The page read again for the element a flow's XPath (`hint`) or a cache entry names, when
+    /// the in-view read does not hold it at that XPath: it may lie further off screen, and an
+    /// element unique by its text in view may have twins beyond. Otherwise `obs` as it is.
+    async fn seek_if_named_off_view(
         &mut self,
         what: &str,
         hint: Option<&str>,
@@ -395,19 +390,22 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             return Ok(obs);
         }
         let page = &obs.extraction;
-        let hint_off_view = hint.is_some_and(|xpath| {
-            !page.elements.iter().any(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))
-        });
-        let cached_off_view = self.options.use_cache
-            && self
-                .options
-                .cache
-                .locate(&page.url, what)
-                .is_some_and(|key| !matches!(key.resolve(page), Some((_, false))));
-        if hint_off_view || cached_off_view {
-            return self.observe(Reach::WholePage).await;
+        let mut sought = Vec::new();
+        if let Some(xpath) = hint {
+            let at = Sought { xpaths: vec![xpath.to_string()], ..Default::default() };
+            if !page.elements.iter().any(|e| at.matches(e)) {
+                sought.push(at);
+            }
         }
-        Ok(obs)
+        if let Some(key) = self.options.cache.locate(&page.url, what).filter(|_| self.options.use_cache) {
+            if !matches!(key.resolve(page), Some((_, false))) {
+                sought.push(key.sought());
+            }
+        }
+        if sought.is_empty() {
+            return Ok(obs);
+        }
+        self.observe(&Reach::Seeking(sought)).await
     }
 
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
@@ -542,7 +540,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn reveal(&mut self, element: Element) -> Result<(Found, Observation), RunError> {
         self.browser.reveal(&element).await?;
         dialogs::settle(self.run, self.browser, self.options.dialog_policy(), &mut Answered::default()).await?;
-        let obs = self.observe(Reach::InView).await?;
+        let obs = self.observe(&Reach::InView).await?;
         let again = obs
             .extraction
             .elements

@@ -123,9 +123,9 @@ impl FakeTodoPage {
     }
 }
 
-impl Browser for FakeTodoPage {
-    async fn observe(&mut self, reach: Reach) -> Result<Observation, PageError> {
-        self.reads.push(reach);
+impl FakeTodoPage {
+    /// The page as read with `opts`.
+    fn read(&self, opts: &DescribeOptions) -> Observation {
         let mut b = Builder::new();
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
         b.snap.url = self.url.clone();
@@ -161,13 +161,21 @@ impl Browser for FakeTodoPage {
             );
         }
         b.snap.viewport.scroll_y = self.scroll_y;
-        Ok(Observation {
+        Observation {
             capture: Some(Capture { bytes: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
-            extraction: describe(
-                &b.snap,
-                &DescribeOptions { viewport_only: reach == Reach::InView, ..Default::default() },
-            ),
-        })
+            extraction: describe(&b.snap, opts),
+        }
+    }
+}
+
+impl Browser for FakeTodoPage {
+    async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError> {
+        self.reads.push(reach.clone());
+        let sought = match reach {
+            Reach::InView => vec![],
+            Reach::Seeking(sought) => sought.clone(),
+        };
+        Ok(self.read(&DescribeOptions { viewport_only: true, sought, ..Default::default() }))
     }
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
         assert!(self.open.is_none(), "input sent while a dialog is open");
@@ -592,7 +600,7 @@ fn priced_models_get_a_cost() {
 #[test]
 fn the_loop_scrolls_an_out_of_view_target_into_view() {
     let mut page = FakeTodoPage::new();
-    let n = block_on(page.observe(Reach::WholePage))
+    let n = block_on(page.observe(&Reach::InView))
         .unwrap()
         .extraction
         .elements
@@ -999,7 +1007,7 @@ mod tasks {
     fn off_screen_elements_are_scrolled_into_view_first() {
         let mut page = FakeTodoPage::new();
         let more = |p: &mut FakeTodoPage| {
-            block_on(p.observe(Reach::WholePage))
+            block_on(p.observe(&Reach::InView))
                 .unwrap()
                 .extraction
                 .elements
@@ -1193,7 +1201,7 @@ mod caching {
     fn a_cached_element_far_off_screen_is_found_by_reading_the_whole_page_once() {
         let mut page = FakeTodoPage::new();
         page.far_below = true;
-        let whole = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
+        let whole = page.read(&DescribeOptions::default()).extraction;
         let far = whole.elements.iter().find(|e| e.content == "Far below").unwrap();
         let cache = Cache(vec![CacheEntry::Locate {
             page: cache::page_key(&whole.url),
@@ -1213,10 +1221,10 @@ mod caching {
             &ScriptedModel::new(vec![]),
         ));
         assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 0), "{:?}", run.error);
-        assert_eq!(
-            page.reads,
-            [Reach::InView, Reach::WholePage, Reach::InView],
-            "the view, the page, the view scrolled to it"
+        assert!(
+            matches!(page.reads.as_slice(), [Reach::InView, Reach::Seeking(sought), Reach::InView] if sought.len() == 1),
+            "the view, the page for the cached element, the view scrolled to it: {:?}",
+            page.reads
         );
         assert_eq!(page.reveals, 1);
         let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
@@ -1324,7 +1332,7 @@ mod trajectories {
     fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
         use crate::agent::recorder::{record_event, ManualEvent, Picked};
         let mut page = FakeTodoPage::new();
-        let seen = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
+        let seen = block_on(page.observe(&Reach::InView)).unwrap().extraction;
         let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         run.url = seen.url.clone();
@@ -1456,7 +1464,7 @@ mod flows {
     use serde_json::json;
 
     fn input_xpath() -> String {
-        let seen = block_on(FakeTodoPage::new().observe(Reach::WholePage)).unwrap();
+        let seen = block_on(FakeTodoPage::new().observe(&Reach::InView)).unwrap();
         seen.extraction.elements.iter().find(|e| e.tag == "input").unwrap().xpath.clone()
     }
 
@@ -1759,7 +1767,7 @@ mod page_changes {
     }
 
     fn number_of(page: &mut FakeTodoPage, content: &str) -> u32 {
-        block_on(page.observe(Reach::WholePage))
+        block_on(page.observe(&Reach::InView))
             .unwrap()
             .extraction
             .elements
@@ -1830,7 +1838,7 @@ mod page_changes {
     #[test]
     fn a_cached_plan_stops_there_too_and_the_model_takes_over() {
         let mut page = with_link(false);
-        let before = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
+        let before = block_on(page.observe(&Reach::InView)).unwrap().extraction;
         let link = before.elements.iter().find(|e| e.content == "Elsewhere").unwrap();
         let todo = &before.elements[0];
         let rounds = vec![CachedRound {
@@ -1927,7 +1935,7 @@ mod secret_fields {
     fn a_secret_goes_into_a_password_field_and_no_other() {
         let mut page = FakeTodoPage::new();
         page.password = true;
-        let password = block_on(page.observe(Reach::WholePage))
+        let password = block_on(page.observe(&Reach::InView))
             .unwrap()
             .extraction
             .elements
@@ -2010,7 +2018,7 @@ mod secret_fields {
         let model = ScriptedModel::new(vec![Ok(r#"{"thought":"nothing to do","actions":[],"done":true}"#)]);
         let run = block_on(run_instruction("r".into(), "pay", &options(""), &config(), &mut page, &model));
         assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-        let unguarded = block_on(page.observe(Reach::WholePage)).unwrap().extraction;
+        let unguarded = block_on(page.observe(&Reach::InView)).unwrap().extraction;
         assert!(unguarded.description.contains("card-pin"), "the frame is on the page: {}", unguarded.description);
         assert!(!model.user_text(0).contains("card-pin"), "but not in what the model read: {}", model.user_text(0));
 

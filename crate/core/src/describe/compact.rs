@@ -174,6 +174,13 @@ mod tests {
         assert_eq!(kept, ["milk", "far away"], "the view and the next screenful, not beyond");
         assert!(in_view.in_view_only);
         assert_eq!(in_view.description.lines().count(), 3, "an in-view read counts nothing off screen");
+
+        let far_text =
+            crate::describe::Sought { xpaths: vec![], tag: Some("p".into()), summary: Some("p \"farther\"".into()) };
+        let seeking = DescribeOptions { viewport_only: true, sought: vec![far_text], ..Default::default() };
+        assert!(!seeking.skips_beyond_view(), "the whole page is walked for what is sought");
+        let kept: Vec<_> = describe(&b.snap, &seeking).elements.into_iter().map(|e| e.content).collect();
+        assert_eq!(kept, ["milk", "far away", "farther"], "the view, and what is sought wherever it is");
     }
 
     #[test]

@@ -91,6 +91,27 @@ pub enum Format {
     Midscene,
 }
 
+/// An element a step looks for beyond the view (`DescribeOptions::sought`): at one of its
+/// XPaths (`[1]` steps written or left out, either form), or by its tag and summary
+/// (`Element::summary`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Sought {
+    pub xpaths: Vec<String>,
+    /// With `summary`: any element of this tag and summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+impl Sought {
+    pub fn matches(&self, e: &Element) -> bool {
+        self.xpaths.iter().any(|x| xpath::same_xpath(&e.xpath, x) || e.xpath_text.as_deref() == Some(x))
+            || matches!((&self.tag, &self.summary), (Some(t), Some(s)) if e.tag == *t && e.summary() == *s)
+    }
+}
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DescribeOptions {
@@ -98,6 +119,16 @@ pub struct DescribeOptions {
     /// Read only what is in view, with a margin (`Viewport::reach_rect`): the reader skips
     /// subtrees lying wholly beyond it, and elements outside it are left out.
     pub viewport_only: bool,
+    /// With `viewport_only`: elements kept wherever they are on the page. The whole page is
+    /// read, and only the view and these are kept (what crosses to the worker stays small).
+    pub sought: Vec<Sought>,
+}
+
+impl DescribeOptions {
+    /// Whether the reader may skip subtrees lying beyond the view's reach.
+    pub fn skips_beyond_view(&self) -> bool {
+        self.viewport_only && self.sought.is_empty()
+    }
 }
 
 /// Classify and serialize without hit-testing.
@@ -110,7 +141,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
     let mut elements = classify(snapshot);
     if opts.viewport_only {
         let reach = snapshot.viewport.reach_rect();
-        elements.retain(|e| e.in_viewport > 0.0 || e.rect.meets(&reach));
+        elements.retain(|e| e.in_viewport > 0.0 || e.rect.meets(&reach) || opts.sought.iter().any(|s| s.matches(e)));
     }
     let viewport = snapshot.viewport.rect();
     for e in &mut elements {

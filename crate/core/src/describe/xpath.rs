@@ -16,6 +16,12 @@
 use crate::fast_hash::{FastMap, FastSet};
 use crate::snapshot::{NodeData, PageSnapshot};
 
+/// Two XPaths naming the same element, `[1]` steps written or left out (`div` is `div[1]`
+/// when the element is the first of its kind, as in Midscene's paths).
+pub fn same_xpath(a: &str, b: &str) -> bool {
+    a == b || a.replace("[1]", "") == b.replace("[1]", "")
+}
+
 /// Joins the per-tree segments of a path.
 pub const TREE_SEPARATOR: &str = " >>> ";
 /// Longest text a text-based XPath is made from.

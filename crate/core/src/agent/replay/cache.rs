@@ -31,6 +31,16 @@ impl ElementKey {
         }
     }
 
+    /// The key as the page reader looks for it beyond the view: every element `resolve` may
+    /// look at (at either XPath, or of the same tag and summary), so it decides as on the whole page.
+    pub fn sought(&self) -> crate::describe::Sought {
+        crate::describe::Sought {
+            xpaths: std::iter::once(self.xpath.clone()).chain(self.xpath_text.clone()).collect(),
+            tag: Some(self.tag.clone()),
+            summary: Some(self.summary.clone()),
+        }
+    }
+
     fn matches(&self, e: &Element) -> bool {
         e.tag == self.tag && e.summary() == self.summary
     }
