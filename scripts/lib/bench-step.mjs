@@ -142,13 +142,16 @@ export async function benchStep() {
   const model = await startInstantModel();
   const generated = await startStaticServer({ root: PAGES_DIR });
   const pyDocs = existsSync(PY_DOCS) ? await startStaticServer({ root: PY_DOCS }) : null;
-  const targets = [
+  const all = [
     ['form table 140', generated.url('/form-140.html')],
     ...(pyDocs ? [['python stdtypes', pyDocs.url('/library/stdtypes.html')]] : []),
     ['form table 5000', generated.url('/form-5000.html')],
     ['api reference 2900', generated.url('/api-2900.html')],
     ['api reference 4900', generated.url('/api-4900.html')],
   ];
+  // BENCH_PAGES=140,5000: only the pages whose names hold one of these.
+  const only = process.env.BENCH_PAGES?.split(',');
+  const targets = only ? all.filter(([name]) => only.some((o) => name.includes(o))) : all;
   if (!pyDocs) console.log(`(python docs not found at ${PY_DOCS}: scripts/bench installs python3.11-doc)`);
   const load = loadavg().map((l) => l.toFixed(2)).join(' ');
   const browser = await launchWithExtension({ extensionDir: EXTENSION_DIR });
@@ -159,8 +162,9 @@ export async function benchStep() {
       run: { useCache: false },
     }), model.baseUrl);
     for (const [name, url] of targets) {
-      rows.push({ name, ...(await measure(browser, url, bundle)) });
-      console.log(`measured ${name}`);
+      const row = { name, ...(await measure(browser, url, bundle)) };
+      rows.push(row);
+      console.log(`measured ${name}: ${JSON.stringify(row)}`);
     }
   } finally {
     await browser.close();
