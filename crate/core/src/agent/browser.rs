@@ -50,6 +50,9 @@ pub enum Reach {
     /// The view, and these elements wherever they are: the whole page is read in the page, and
     /// only the view and the elements sought cross to the worker.
     Seeking(Vec<crate::describe::Sought>),
+    /// Every element: a model asked to locate an element by its description is shown those out
+    /// of view too (`prompt::tasks`, "Elsewhere on the page").
+    WholePage,
 }
 
 impl Reach {
@@ -58,6 +61,7 @@ impl Reach {
         match self {
             Reach::InView => serde_json::json!({ "viewportOnly": true }),
             Reach::Seeking(sought) => serde_json::json!({ "viewportOnly": true, "sought": sought }),
+            Reach::WholePage => serde_json::json!({ "viewportOnly": false }),
         }
     }
 }

@@ -457,6 +457,11 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         if let Some(found) = self.locate_from_cache(what, &obs, &label) {
             return self.in_view(found, obs).await;
         }
+        // A model reading the element list is shown the elements out of view too: the whole page.
+        let obs = match obs.extraction.in_view_only && !self.config.family.grounds_on_image() {
+            true => self.observe(&Reach::WholePage).await?,
+            false => obs,
+        };
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;
         step.locate = Some(what.to_string());
         if self.config.family.grounds_on_image() {

@@ -171,11 +171,13 @@ impl FakeTodoPage {
 impl Browser for FakeTodoPage {
     async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError> {
         self.reads.push(reach.clone());
-        let sought = match reach {
-            Reach::InView => vec![],
-            Reach::Seeking(sought) => sought.clone(),
-        };
-        Ok(self.read(&DescribeOptions { viewport_only: true, sought, ..Default::default() }))
+        Ok(self.read(&match reach {
+            Reach::InView => DescribeOptions { viewport_only: true, ..Default::default() },
+            Reach::Seeking(sought) => {
+                DescribeOptions { viewport_only: true, sought: sought.clone(), ..Default::default() }
+            }
+            Reach::WholePage => DescribeOptions::default(),
+        }))
     }
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
         assert!(self.open.is_none(), "input sent while a dialog is open");
@@ -1017,11 +1019,13 @@ mod tasks {
                 .index
         };
         let n = more(&mut page);
+        page.reads.clear();
         let reply = format!(r#"{{"element":{n}}}"#);
         let model = ScriptedModel::new(vec![Ok(&reply)]);
         let r = run(task(json!({"type":"aiTap","locate":"Load more"})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
         assert_eq!(page.reveals, 1);
+        assert_eq!(page.reads[..2], [Reach::InView, Reach::WholePage], "the model locating by the list sees all of it");
         assert!(r.steps[0].note.as_deref().unwrap().contains("scrolled into view"));
         let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
         assert_eq!(press.params["y"], 415.0, "clicked where the button is after scrolling");
