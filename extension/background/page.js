@@ -202,11 +202,12 @@ export async function capture(tabId, opts = {}) {
  * the elements the description lists. `{dataUrl, mapping, bytes, labels, ms}`.
  */
 export async function screenshot(tabId, { fullPage = false, markers = true, image } = {}) {
-  // Markers are drawn on what is in view: the rest of the page need not be read.
-  const extraction = markers ? await extract(tabId, { viewportOnly: true }) : { elements: [] };
-  const shot = await capture(tabId, { fullPage });
-  const wasm = await core();
-  return wasm.markScreenshot(shot, extraction.elements, image);
+  // Markers are drawn on what is in view: the rest of the page need not be read. The reading
+  // and the capture's bytes cross into the core once each, as a run's observation does; the
+  // marked image comes out once.
+  const page = markers ? await read(tabId, { viewportOnly: true }) : null;
+  const shot = await shoot(tabId, { fullPage });
+  return (await core()).markObserved({ page, shot }, image);
 }
 
 /** The tab's screenshot with overlays (highlight / bbox / point, CSS pixels) drawn on it. */

@@ -188,6 +188,18 @@ pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Re
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
 }
 
+/// Service worker: a tab's reading and capture as a run's `observe` hands them over (`{page,
+/// shot}`, `page` null for no markers) → the capture fitted to the model and marked with the
+/// numbers of the elements the description lists. Each crosses in once, the marked image
+/// comes out once; `screenshot()` uses this rather than `captureFromCdp` + `markScreenshot`.
+#[wasm_bindgen(js_name = markObserved)]
+pub fn mark_observed(materials: JsValue, opts: JsValue) -> Result<JsValue, Fault> {
+    let t0 = now_ms();
+    let opts = image_options(opts)?;
+    let (image, labels) = super::materials::marked_image(&materials, &opts)?;
+    to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
+}
+
 /// Service worker: the capture with overlays (`[{kind: "highlight"|"bbox", rect} | {kind:
 /// "point", x, y}]`, CSS pixels) for the timeline and reports.
 #[wasm_bindgen(js_name = drawOverlays)]

@@ -6,6 +6,8 @@
 //!   base64 decoded once, natively, in JS) and the `Page.getLayoutMetrics` it was taken with,
 //!   or null (no screenshot wanted).
 //!
+//! The same `{page, shot}` also makes the tooling's marked screenshot ([`marked_image`]).
+//!
 //! And what leaves: each image the run keeps goes out once, as one JS string ([`Outgoing`]),
 //! which both the run's record (stored by JS) and the model requests that send it use.
 
@@ -13,7 +15,8 @@ use super::{from_js, Fault};
 use sightline::agent::Observation;
 use sightline::describe::{describe_with, DescribeOptions, Extraction};
 use sightline::snapshot::cdp;
-use sightline::vision::Capture;
+use sightline::vision::markers::PlacedLabel;
+use sightline::vision::{Capture, ImageOptions, ModelImage};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -86,6 +89,17 @@ pub fn reading(materials: &JsValue) -> Result<Reading, Fault> {
 /// A whole observation (`{page, shot}`).
 pub fn observation(materials: &JsValue) -> Result<Observation, Fault> {
     Ok(Observation { extraction: extraction(&field(materials, "page"))?, capture: capture(&field(materials, "shot"))? })
+}
+
+/// The capture of `{page, shot}` fitted to the model and marked with the numbers of the
+/// page's listed elements, in one pass: the reading and the capture's bytes are each decoded
+/// once here, the pixels decoded, marked and encoded once. A null `page`: no markers.
+pub fn marked_image(materials: &JsValue, opts: &ImageOptions) -> Result<(ModelImage, Vec<PlacedLabel>), Fault> {
+    let page = field(materials, "page");
+    let elements = if page.is_undefined() || page.is_null() { Vec::new() } else { extraction(&page)?.elements };
+    let capture =
+        capture(&field(materials, "shot"))?.ok_or_else(|| Fault::bad_input("the screenshot holds no image".into()))?;
+    Ok(sightline::vision::pipeline::marked_image(&capture, &elements, opts)?)
 }
 
 /// The images a run has handed to JS, each as the one JS string its data URL became when the
