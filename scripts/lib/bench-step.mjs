@@ -97,7 +97,7 @@ async function measure(browser, url, bundle) {
   const wholeRead = () => sw.evaluate(async (id) => {
     const t0 = performance.now();
     const r = await self.sightline.extract(id);
-    return { wallMs: performance.now() - t0, inPageMs: r.timings.inPageMs, elements: r.elements.length };
+    return { wallMs: performance.now() - t0, inPageMs: r.timings.inPageMs, elements: r.elements.length, reused: !!r.reused };
   }, tabId);
   const floor = () => page.evaluate(bareWalk);
 
@@ -108,14 +108,20 @@ async function measure(browser, url, bundle) {
   await floor();
   const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [] };
   let elements = 0;
+  let reusedAgain = 0;
   for (let i = 0; i < RUNS; i++) {
     t.step.push(await step());
     t.shot.push(await screenshot());
     t.midscene.push((await midscene()).ms);
-    // A second whole read right after the first: what a later step needing the whole page pays.
+    // A second whole read right after the first: what a later step needing the whole page pays
+    // (the page unchanged, the reader answers with the reading it kept). The first is made a
+    // first by a change to the page: a reading kept from the round before would be reused.
+    await page.evaluate((i) => { document.body.dataset.benchRound = String(i); }, i);
     const first = await wholeRead();
     const again = await wholeRead();
     elements = first.elements;
+    if (first.reused) throw new Error('the first whole read reused a kept reading: the page change did not reach the reader');
+    reusedAgain += again.reused ? 1 : 0;
     t.read.push(first.inPageMs);
     t.readAgain.push(again.inPageMs);
     t.readWall.push(first.wallMs);
@@ -133,6 +139,7 @@ async function measure(browser, url, bundle) {
     readAgainMs: median(t.readAgain),
     readWallMs: median(t.readWall),
     floorMs: median(t.floor),
+    reusedAgain,
   };
 }
 
@@ -189,6 +196,7 @@ export async function benchStep() {
   console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
   console.log('"midscene step": its webExtractNodeTree + descriptionOfTree in the page, handed out over CDP, + that bare screenshot.');
   console.log('"whole read": the whole page read in the page (extract, in-page ms); "again": a second read right after;');
+  console.log('"again" answers with the reading kept in the page when nothing changed since (reusedAgain in the JSON: how many times).');
   console.log('"read wall": the first, as the service worker waits for it; "bare walk": TreeWalker + getBoundingClientRect + getComputedStyle.');
   console.log('\nwritten: out/bench-step.json');
 }

@@ -108,6 +108,7 @@ test('open and closed shadow roots are read by the content script', async () => 
   assert.ok(closed && byContent(x, 'Open shadow button'));
   assert.match(closed.xpath, / >>> \/div\[1\]\/button\[1\]$/);
   assertBoxNear(byContent(x, 'Open shadow button').rect, await page.locator('sl-open-card button').boundingBox(), 'open shadow button');
+  assert.equal((await extract(tabId)).reused, undefined, 'a page with shadow roots and frames is read again each time');
   await page.close();
 });
 
@@ -175,5 +176,51 @@ test('viewportOnly skips what lies outside the view and its margin, and keeps ev
   assert.ok(inView.elements.some((e) => e.content === 'Accept cookies'), 'a fixed element stays in view while the page scrolls');
   assert.ok(inView.elements.some((e) => e.content === 'Action 15'), 'content in view');
   assert.ok(full.elements.length > 4 * inView.elements.length, 'the full page has far more');
+  await page.close();
+});
+
+test('a whole-page reading is kept while the page is unchanged, and read again after any change', async () => {
+  const { page, tabId } = await open('/long.html');
+  await page.evaluate(() => window.scrollTo(0, 600));
+  const first = await extract(tabId);
+  assert.equal(first.reused, undefined);
+  const again = await extract(tabId);
+  assert.equal(again.reused, true, 'nothing changed: the kept reading, no walk');
+  assert.equal(again.timings.walkMs, 0);
+  const reading = ({ timings, reused, ...rest }) => rest;
+  assert.deepEqual(reading(again), reading(first));
+  await extract(tabId, { viewportOnly: true });
+  assert.equal((await extract(tabId)).reused, true, 'an in-view read between leaves it kept');
+  assert.equal((await extract(tabId, { format: 'midscene' })).reused, undefined, 'other options: read');
+
+  await page.evaluate(() => {
+    const field = Object.assign(document.createElement('input'), { id: 'late', placeholder: 'Added later' });
+    document.getElementById('sections').prepend(field);
+  });
+  const added = await extract(tabId);
+  assert.equal(added.reused, undefined, 'the DOM changed');
+  const late = (x) => x.elements.find((e) => e.attributes.some(([k, v]) => k === 'placeholder' && v === 'Added later'));
+  assert.ok(late(added));
+  // Kept again once the page is still: a layout change may bring the browser's own pointer
+  // events (what lies under the pointer moved), which rightly count as a change.
+  const keptAgain = async () => {
+    for (let i = 0; i < 10; i++) {
+      if ((await extract(tabId)).reused) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+  assert.ok(await keptAgain(), 'kept again while nothing changes');
+
+  await page.fill('#late', 'typed');
+  const typed = await extract(tabId);
+  assert.equal(typed.reused, undefined, 'typing changes no attribute, but the page is read again');
+  assert.match(JSON.stringify(late(typed)), /typed/);
+
+  assert.ok(await keptAgain());
+  const y = await page.evaluate(() => { window.scrollBy(0, 300); return window.scrollY; });
+  const scrolled = await extract(tabId);
+  assert.equal(scrolled.reused, undefined, 'scrolled');
+  assert.equal(scrolled.viewport.scrollY, y);
   await page.close();
 });

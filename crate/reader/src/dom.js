@@ -31,7 +31,9 @@ function cut(s) {
 const ranges = new WeakMap();
 // The nodes of the current walk; the walker refers to them by index.
 let nodes = [];
-export function beginWalk(root) { nodes = [root]; }
+// Shadow roots and frames the current walk entered: a page watch (below) cannot see into them.
+let entered = 0;
+export function beginWalk(root) { nodes = [root]; entered = 0; }
 export function endWalk() { nodes = []; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
@@ -110,7 +112,7 @@ export function appendChildren(i, hostsShadow, out) {
   const node = nodes[i];
   const start = nodes.length;
   const root = hostsShadow ? shadowOf(node) : null;
-  if (root) for (let c = root.firstChild; c; c = c.nextSibling) nodes.push(c);
+  if (root) { entered++; for (let c = root.firstChild; c; c = c.nextSibling) nodes.push(c); }
   const inShadow = nodes.length - start;
   for (let c = node.firstChild; c; c = c.nextSibling) nodes.push(c);
   out[0] = start; out[1] = inShadow; out[2] = nodes.length - start;
@@ -126,6 +128,7 @@ export function enterFrame(i, out) {
   const doc = frameDocument(el);
   if (!doc) return -1;
   readFrameOrigin(el, out);
+  entered++;
   nodes.push(doc.documentElement);
   return nodes.length - 1;
 }
@@ -206,3 +209,41 @@ export function coveredAt(i, x, y) {
   if (!hit || !target) return false;
   return !(holds(target, hit) || holds(hit, target));
 }
+
+// The page watch behind a kept whole-page reading (crate/reader, `kept`): from the end of a
+// walk, whether anything since may have changed what a walk reads. Mutation records say what
+// the DOM did; what changes styles, boxes or form state without one (typing, focus, hover,
+// scrolling, a resize, an image or font loading, an animation or transition) is caught by its
+// event or, for animations running now, asked at check time. Shadow roots and frames keep their
+// own records and events, so a walk that entered any is not watched.
+const CHANGING_EVENTS = ['input', 'change', 'focusin', 'focusout', 'pointerover', 'pointerout', 'pointerdown', 'pointerup',
+  'keydown', 'keyup', 'scroll', 'resize', 'load', 'error', 'toggle', 'transitionrun', 'transitionend', 'transitioncancel',
+  'animationstart', 'animationend', 'animationcancel', 'play', 'loadedmetadata'];
+let watch = null;
+function changed() { if (watch) watch.changed = true; }
+function stopWatching() {
+  if (!watch) return;
+  watch.observer.disconnect();
+  for (const type of CHANGING_EVENTS) removeEventListener(type, changed, true);
+  document.fonts?.removeEventListener('loadingdone', changed);
+  watch = null;
+}
+// Starts watching the page as the walk just ended left it; false (and no watch) when the walk
+// entered a shadow root or a frame.
+export function watchPage() {
+  stopWatching();
+  if (entered > 0) return false;
+  const observer = new MutationObserver(changed);
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  for (const type of CHANGING_EVENTS) addEventListener(type, changed, { capture: true, passive: true });
+  document.fonts?.addEventListener('loadingdone', changed);
+  watch = { observer, changed: false, at: [location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ') };
+  return true;
+}
+// True when nothing a walk reads can have changed since watchPage().
+export function pageUnchanged() {
+  if (!watch || watch.changed || watch.observer.takeRecords().length > 0) return false;
+  if ([location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ') !== watch.at) return false;
+  return !document.getAnimations().some((a) => a.playState === 'running');
+}
+export function forgetPage() { stopWatching(); }

@@ -29,6 +29,12 @@ extern "C" {
     fn set_recorded_attributes(names: js_sys::Array);
     #[wasm_bindgen(js_name = setReadLimit)]
     fn set_read_limit(chars: u32);
+    #[wasm_bindgen(js_name = watchPage)]
+    pub fn watch_page() -> bool;
+    #[wasm_bindgen(js_name = pageUnchanged)]
+    pub fn page_unchanged() -> bool;
+    #[wasm_bindgen(js_name = forgetPage)]
+    pub fn forget_page();
     #[wasm_bindgen(js_name = beginWalk)]
     fn begin_walk(root: &Node);
     #[wasm_bindgen(js_name = endWalk)]

@@ -17,11 +17,21 @@ fn start() {
 /// Content script: walk this document and describe it. Returns the result as JSON text, or
 /// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
 /// worker then reads the whole page through CDP).
+///
+/// A whole-page reading is kept (`kept`): asked again with the same options while the page
+/// watch says nothing has changed, the kept reading is answered without walking the page.
 #[wasm_bindgen(js_name = extractPage)]
 pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
+    let key = js_sys::JSON::stringify(&opts).map(String::from).unwrap_or_default();
     let opts = describe_options(opts)?;
     let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
     let t0 = now_ms();
+    let whole = !opts.skips_beyond_view();
+    if whole {
+        if let Some(json) = kept::again(&key, t0)? {
+            return Ok(json);
+        }
+    }
     let (live, walk) = dom::snapshot_document(&window, opts.skips_beyond_view())?;
     if live.remote_frames > 0 {
         return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
@@ -30,11 +40,64 @@ pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     let t1 = now_ms();
     let extraction = describe_with(&snapshot, &opts, &mut hits);
     let describe_ms = now_ms() - t1;
-    to_json(&ExtractResult {
+    let json = to_json(&ExtractResult {
         extraction,
         timings: Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 },
         source: "content-script",
-    })
+        reused: false,
+    })?;
+    if whole {
+        kept::keep(key, &json);
+    }
+    Ok(json)
+}
+
+/// The last whole-page reading, kept in the page while nothing has changed since (`dom.js`,
+/// `watchPage`): a later step needing the whole page (a locate by the element list, a cached
+/// element off screen) then pays a fraction of the walk. One reading is kept, the latest.
+mod kept {
+    use super::{now_ms, to_json, Fault, Timings};
+    use std::cell::RefCell;
+
+    struct Kept {
+        /// The options it was read with (JSON text).
+        options: String,
+        /// The reading's JSON text up to its timings (`ExtractResult` writes them after the
+        /// extraction's fields).
+        head: String,
+    }
+
+    thread_local! {
+        static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    }
+
+    const TIMINGS: &str = ",\"timings\":";
+
+    /// The kept reading when it was read with `options` and the page is unchanged since.
+    pub fn again(options: &str, t0: f64) -> Result<Option<String>, Fault> {
+        let head = KEPT.with_borrow(|k| match k {
+            Some(k) if k.options == options && super::dom::page_unchanged() => Some(k.head.clone()),
+            _ => None,
+        });
+        let Some(mut json) = head else { return Ok(None) };
+        // The rest of an `ExtractResult`, as serde writes it: its timings, source and `reused`.
+        let timings = to_json(&Timings { walk_ms: 0.0, style_ms: 0.0, describe_ms: 0.0, total_ms: now_ms() - t0 })?;
+        json.push_str(&format!("{TIMINGS}{timings},\"source\":\"content-script\",\"reused\":true}}"));
+        Ok(Some(json))
+    }
+
+    /// Keeps `json`, read with `options`, while the page watch can see every change to it.
+    pub fn keep(options: String, json: &str) {
+        let head = json.rfind(TIMINGS).map(|at| json[..at].to_string());
+        let kept = match head {
+            Some(head) if super::dom::watch_page() => Some(Kept { options, head }),
+            _ => {
+                super::dom::forget_page();
+                None
+            }
+        };
+        KEPT.set(kept);
+    }
 }
 
 /// Content script, "record my steps": the element a person acted on (`node`, an event's

@@ -44,6 +44,7 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
             total_ms: capture_ms + now_ms() - t0,
         },
         source: "cdp",
+        reused: false,
     })
 }
 

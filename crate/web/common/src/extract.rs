@@ -23,6 +23,9 @@ pub struct ExtractResult {
     pub timings: Timings,
     /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
     pub source: &'static str,
+    /// The content script's kept whole-page reading, the page unchanged since it was read.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reused: bool,
 }
 
 pub fn describe_options(opts: JsValue) -> Result<DescribeOptions, crate::Fault> {
