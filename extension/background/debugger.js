@@ -171,8 +171,14 @@ export function leaveDialogsToPerson(tabId, on) {
   else personal.delete(tabId);
 }
 
-async function attach(tabId) {
-  if (attached.has(tabId)) return;
+// Attachments under way, by tab: callers at the same time (a reading and a capture) share one.
+const attaching = new Map();
+function attach(tabId) {
+  if (attached.has(tabId)) return Promise.resolve();
+  if (!attaching.has(tabId)) attaching.set(tabId, attachNow(tabId).finally(() => attaching.delete(tabId)));
+  return attaching.get(tabId);
+}
+async function attachNow(tabId) {
   try {
     await chrome.debugger.attach({ tabId }, '1.3');
   } catch (e) {

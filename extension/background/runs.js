@@ -305,9 +305,12 @@ export async function startRun(tabId, request, opts = {}) {
       const url = now.url || now.pendingUrl || '';
       const restricted = restriction(url);
       if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
-      // Elements first, then the capture: markers are drawn from this reading.
-      const page = await read(entry.tabId, opts);
-      const shot = options.includeScreenshot === false ? null : await shoot(entry.tabId);
+      // The reading and the capture at once: each waits mostly on the page's process, and the
+      // page has settled before any observation, so the markers drawn from this reading fit.
+      const [page, shot] = await Promise.all([
+        read(entry.tabId, opts),
+        options.includeScreenshot === false ? null : shoot(entry.tabId),
+      ]);
       return { page, shot };
     },
     async dispatch(commands) {
