@@ -86,13 +86,21 @@ async function measure(browser, url, bundle) {
   }, tabId);
   // Midscene's step reads the page in it and hands tree and description out (over CDP, as its
   // Playwright and Puppeteer agents do); its screenshot is counted as our bare one.
+  // On the largest pages it can fail (its recursion overflows the stack): noted, not fatal.
+  let midsceneError = null;
   const midscene = async () => {
+    if (midsceneError) return { ms: NaN };
     const t0 = performance.now();
-    const out = await page.evaluate(() => {
-      const tree = window.midsceneExtractor.webExtractNodeTree(document);
-      return { tree, description: window.midsceneExtractor.descriptionOfTree(tree) };
-    });
-    return { ms: performance.now() - t0, chars: out.description.length };
+    try {
+      const out = await page.evaluate(() => {
+        const tree = window.midsceneExtractor.webExtractNodeTree(document);
+        return { tree, description: window.midsceneExtractor.descriptionOfTree(tree) };
+      });
+      return { ms: performance.now() - t0, chars: out.description.length };
+    } catch (e) {
+      midsceneError = e.message.split('\n')[0];
+      return { ms: NaN };
+    }
   };
   const wholeRead = () => sw.evaluate(async (id) => {
     const t0 = performance.now();
@@ -134,7 +142,8 @@ async function measure(browser, url, bundle) {
     elements,
     stepMs: median(t.step),
     screenshotMs: shot,
-    midsceneStepMs: median(t.midscene) + shot,
+    midsceneStepMs: midsceneError ? null : median(t.midscene) + shot,
+    midsceneError,
     readMs: median(t.read),
     readAgainMs: median(t.readAgain),
     readWallMs: median(t.readWall),
@@ -178,8 +187,8 @@ export async function benchStep() {
     await Promise.all([model.close(), generated.close(), pyDocs?.close()]);
   }
 
-  const f = (x, d = 0) => x.toFixed(d);
-  const ratio = (a, b, d = 1) => (b > 0 ? `${f(a / b, d)}×` : '–');
+  const f = (x, d = 0) => (x == null ? 'failed' : x.toFixed(d));
+  const ratio = (a, b, d = 1) => (a != null && b > 0 ? `${f(a / b, d)}×` : '–');
   console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
   const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'midscene step', 'midscene/step',
     'whole read', 'again', 'read wall', 'bare walk', 'read/walk'];
