@@ -71,6 +71,11 @@ pub enum RunError {
         number: u32,
         count: usize,
     },
+    /// An agent named element `[number]` from its snapshot, and the page has no such element now.
+    UnknownElementNumber {
+        number: u32,
+        count: usize,
+    },
     ElementVanished {
         element: String,
     },
@@ -187,6 +192,7 @@ impl RunError {
             RunError::NotFound { .. } => "not_found",
             RunError::PointedAtNothing { .. } => "pointed_at_nothing",
             RunError::NoSuchElement { .. } => "no_such_element",
+            RunError::UnknownElementNumber { .. } => "element_number_unknown",
             RunError::ElementVanished { .. } => "element_vanished",
             RunError::ElementUnreachable { .. } => "element_unreachable",
             RunError::UploadRefused { .. } => "upload_refused",
@@ -263,7 +269,9 @@ impl RunError {
                 say(&[("seconds", &format!("{:.1}", waited_ms / 1000.0)), ("reason", reason)])
             }
             RunError::PointedAtNothing { what } => say(&[("what", what)]),
-            RunError::NoSuchElement { number, count } => say(&[("number", number), ("count", count)]),
+            RunError::NoSuchElement { number, count } | RunError::UnknownElementNumber { number, count } => {
+                say(&[("number", number), ("count", count)])
+            }
             RunError::ElementVanished { element } | RunError::ElementUnreachable { element } => {
                 say(&[("element", element)])
             }
@@ -524,6 +532,7 @@ mod tests {
             RunError::NotFound { reason: "no".into() },
             RunError::PointedAtNothing { what: "Save".into() },
             RunError::NoSuchElement { number: 7, count: 3 },
+            RunError::UnknownElementNumber { number: 9999, count: 3 },
             RunError::ElementVanished { element: "button".into() },
             RunError::ElementUnreachable { element: "button".into() },
             RunError::UploadRefused { files: "/a".into() },
@@ -605,6 +614,7 @@ mod tests {
         "not_found",
         "pointed_at_nothing",
         "no_such_element",
+        "element_number_unknown",
         "element_vanished",
         "element_unreachable",
         "upload_refused",

@@ -5,7 +5,7 @@
 
 use super::error::RunError;
 use super::guard::Limits;
-use super::record::{Run, RunErrorRecord, RunStatus};
+use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus};
 use super::recorder::{record_event, ManualEvent};
 use crate::i18n::Lang;
 use std::collections::HashMap;
@@ -122,6 +122,10 @@ impl OpenRuns {
         self.runs.get(id)
     }
 
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Run> {
+        self.runs.get_mut(id)
+    }
+
     pub fn holds(&self, id: &str) -> bool {
         self.runs.contains_key(id)
     }
@@ -190,10 +194,23 @@ impl OpenRuns {
         Ok(run)
     }
 
-    /// The loop reported `run` on `tab`: the record to keep, the latest held.
-    pub fn report(&mut self, run: &Run, tab: &TabFacts) -> &Run {
+    /// The loop reported `run` on `tab`: the record to keep, the latest held. `console`: what
+    /// the page reported since the last report, which belongs to the step the loop just
+    /// recorded (the last); the console of earlier steps is kept from the held record, as the
+    /// loop's own copy never has it.
+    pub fn report(&mut self, run: &Run, tab: &TabFacts, console: Vec<ConsoleEntry>) -> &Run {
         let mut run = run.clone();
         run.on_tab(tab);
+        if let Some(held) = self.runs.get(&run.id) {
+            for (step, kept) in run.steps.iter_mut().zip(&held.steps) {
+                if step.console.is_empty() && step.started_ms == kept.started_ms {
+                    step.console = kept.console.clone();
+                }
+            }
+        }
+        if let Some(last) = run.steps.last_mut() {
+            last.console.extend(console);
+        }
         self.open(run)
     }
 
@@ -317,10 +334,10 @@ mod tests {
         let mut open = OpenRuns::default();
         let mut run = Run::new("r".into(), "add a todo", 0.0);
         run.steps.push(crate::agent::record::Step::new(crate::agent::record::StepKind::Plan, 1.0));
-        let held = open.report(&run, &tab());
+        let held = open.report(&run, &tab(), vec![]);
         assert_eq!((held.tab_id, held.url.as_str()), (Some(7), "https://todo.example/"));
         let moved = TabFacts { id: 8, title: "Opened".into(), url: "https://other.example/".into() };
-        let held = open.report(&run, &moved);
+        let held = open.report(&run, &moved, vec![]);
         assert_eq!((held.tab_id, held.title.as_deref()), (Some(8), Some("Opened")));
         let failed = open.reject("r", "add a todo", &tab(), rejected("the task is not in the expected form"), 4.0);
         assert_eq!(
@@ -333,6 +350,28 @@ mod tests {
             (fresh.instruction.as_str(), fresh.started_ms, fresh.ended_ms, fresh.tab_id),
             ("aiTap", 6.0, Some(6.0), Some(7))
         );
+    }
+
+    #[test]
+    fn console_messages_go_to_the_step_just_recorded_and_stay_with_it() {
+        let entry = |text: &str| ConsoleEntry {
+            level: "error".into(),
+            source: "console".into(),
+            text: text.into(),
+            url: String::new(),
+        };
+        let mut open = OpenRuns::default();
+        let mut run = Run::new("r".into(), "x", 0.0);
+        run.steps.push(crate::agent::record::Step::new(crate::agent::record::StepKind::Plan, 1.0));
+        open.report(&run, &tab(), vec![entry("first")]);
+        run.steps.push(crate::agent::record::Step::new(crate::agent::record::StepKind::Action, 2.0));
+        let held = open.report(&run, &tab(), vec![entry("second")]);
+        let texts: Vec<Vec<&str>> =
+            held.steps.iter().map(|s| s.console.iter().map(|e| e.text.as_str()).collect()).collect();
+        assert_eq!(texts, vec![vec!["first"], vec!["second"]]);
+        // A report with nothing new keeps both where they were.
+        let held = open.report(&run, &tab(), vec![]);
+        assert_eq!(held.steps[1].console[0].line(), "[error] second");
     }
 
     #[test]

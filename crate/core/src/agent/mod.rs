@@ -19,6 +19,7 @@ pub mod lifecycle;
 pub mod options;
 pub mod record;
 pub mod recorder;
+pub mod remote;
 pub mod replay;
 pub mod run_loop;
 pub mod task_schema;

@@ -128,6 +128,34 @@ pub struct Step {
     pub notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_goal: Option<String>,
+    /// What the page reported while this step ran: console errors and warnings, uncaught
+    /// exceptions and failed requests (CDP Runtime and Log events), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console: Vec<ConsoleEntry>,
+}
+
+/// One console message or failed request the page reported (levels `error` and `warning` only).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConsoleEntry {
+    /// `error` or `warning`.
+    pub level: String,
+    /// `console`, `exception`, `network` (a failed request) or the browser's own source.
+    pub source: String,
+    pub text: String,
+    /// The script or resource it came from, when known.
+    pub url: String,
+}
+
+impl ConsoleEntry {
+    /// How the panel, the report and an agent read it: `[error] text (url)`.
+    pub fn line(&self) -> String {
+        let mut line = format!("[{}] {}", self.level, self.text);
+        if !self.url.is_empty() {
+            line.push_str(&format!(" ({})", self.url));
+        }
+        line
+    }
 }
 
 impl Step {
@@ -153,6 +181,7 @@ impl Step {
             asked: Vec::new(),
             notes: None,
             next_goal: None,
+            console: Vec::new(),
         }
     }
 }

@@ -24,6 +24,17 @@ use serde_json::json;
 
 pub use crate::vocab::tasks::TaskProblem;
 
+/// The locate text naming element `n` as a snapshot numbers it (`[12]`): an agent's or a
+/// script's way to name an element it has seen, found without the model.
+pub fn element_reference(n: u32) -> String {
+    format!("[{n}]")
+}
+
+/// Element `n` when `what` is a reference written by [`element_reference`].
+pub fn referenced_element(what: &str) -> Option<u32> {
+    what.trim().strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
+
 /// Scrolling to an edge stops after this many steps even on an endless page.
 const MAX_EDGE_STEPS: u32 = 25;
 
@@ -365,6 +376,19 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     /// are scrolled into view first.
     async fn locate(&mut self, what: &str, obs: Observation) -> Result<(Found, Observation), RunError> {
         let label = self.run.language.say("step.locate", &[("what", &what.trim())]);
+        if let Some(number) = referenced_element(what) {
+            // An agent's element number from its snapshot of this page: no model call.
+            let Some(element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
+                let count = obs.extraction.elements.len();
+                let step = Step { action: label, ..Step::new(StepKind::Plan, self.browser.now_ms()) };
+                return Err(self.fail(step, RunError::UnknownElementNumber { number, count }));
+            };
+            // Recorded by what it is, not its number: exports and replays find it by these words.
+            let words = element.summary();
+            let note = self.run.language.say("note.by_number", &[]);
+            let found = self.found_without_model(element, &words, &obs, &label, note);
+            return self.in_view(found, obs).await;
+        }
         let hint = self.work.hint.take();
         let obs = self.seek_if_named_off_view(what, hint.as_deref(), obs).await?;
         if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {

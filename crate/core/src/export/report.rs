@@ -124,6 +124,19 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
     if let Some(note) = &step.note {
         let _ = write!(out, "<p class=\"note\">{}</p>", esc(note));
     }
+    if !step.console.is_empty() {
+        let summary = lang.say("report.console", &[("count", &step.console.len())]);
+        let _ = write!(out, "<details class=\"console\"><summary>{}</summary><ul>", esc(&summary));
+        for entry in &step.console {
+            let _ = write!(
+                out,
+                "<li class=\"{}\">{}</li>",
+                if entry.level == "error" { "error" } else { "note" },
+                esc(&entry.line())
+            );
+        }
+        out.push_str("</ul></details>");
+    }
     if let Some(r) = step.screenshot.as_deref() {
         match shown.get(r) {
             Some(Some(url)) => {

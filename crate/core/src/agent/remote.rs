@@ -1,0 +1,636 @@
+//! Calls from a coding agent or a script, through `sightline-mcp` and the extension's loopback
+//! bridge: which tool means which task ([`plan`]), the run each agent session is recorded in
+//! (one run per session, each call its steps), what the agent is told back ([`answer`]), and
+//! the page as the agent sees it ([`observe`]): screened exactly as a model's view is, on the
+//! allowed sites only. The bridge's JS only carries out what [`Plan`] says.
+
+use super::browser::{Browser, Observation};
+use super::context::Context;
+use super::error::RunError;
+use super::guard::Limits;
+use super::lifecycle::{LifecycleError, OpenRuns, TabFacts};
+use super::options::RunOptions;
+use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step, StepKind, StepStatus};
+use super::tasks::element_reference;
+use crate::i18n::Lang;
+use crate::model::{ModelClient, ModelConfig};
+use crate::vocab::actions::{InputMode, ScrollDirection, ScrollType};
+use crate::vocab::tasks::Task;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One call as the bridge carries it: the MCP tool's name and its arguments, unchanged.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Call {
+    pub tool: String,
+    #[serde(default)]
+    pub args: Value,
+}
+
+/// Why a call cannot be made as written: the agent gets an invalid-params error saying so
+/// (in English: the agent reads it, not the person).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CallError {
+    #[error("unknown tool \"{0}\"")]
+    UnknownTool(String),
+    #[error("{tool}: {problem}")]
+    Arguments { tool: String, problem: String },
+}
+
+impl CallError {
+    /// The stable code an MCP client or a script may key on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CallError::UnknownTool(_) => "tool_unknown",
+            CallError::Arguments { .. } => "call_invalid",
+        }
+    }
+}
+
+/// What the extension does for a call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Plan {
+    /// A task in the agent session's run (aiTap, aiQuery, …).
+    Task {
+        task: Task,
+    },
+    /// An instruction through the whole loop, in the agent session's run.
+    Instruction {
+        instruction: String,
+    },
+    /// Find the element (an aiLocate in the session's run), then choose its option by text.
+    Choose {
+        locate: Task,
+        option: String,
+    },
+    Tabs {
+        action: TabAction,
+        url: Option<String>,
+        tab: Option<i64>,
+    },
+    /// An address (checked against the allowed sites first), or a step in the tab's history.
+    Navigate {
+        url: Option<String>,
+        history: Option<History>,
+    },
+    Snapshot,
+    Screenshot {
+        full_page: bool,
+    },
+    Console,
+    Record {
+        start: bool,
+        title: Option<String>,
+    },
+    Export {
+        format: String,
+        run: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TabAction {
+    List,
+    Open,
+    Select,
+    Close,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum History {
+    Back,
+    Forward,
+    Reload,
+}
+
+/// A plan and how its step reads in the session's run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Planned {
+    pub label: String,
+    #[serde(flatten)]
+    pub plan: Plan,
+}
+
+/// Reads a call into what the extension should do, or says what is wrong with it. `lang`:
+/// the language the session's run is written in (its steps' labels).
+pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
+    let tool = call.tool.as_str();
+    let args = Args { tool, value: &call.args };
+    if !call.args.is_null() && !call.args.is_object() {
+        return Err(args.problem("the arguments must be an object"));
+    }
+    let task = |task: Task| -> Result<Planned, CallError> {
+        task.check().map_err(|e| args.problem(&e.to_string()))?;
+        Ok(Planned { label: task.title(), plan: Plan::Task { task } })
+    };
+    let say = |key: &str, named: &[(&str, &dyn std::fmt::Display)]| lang.say(&format!("agent.{key}"), named);
+    match tool {
+        "tabs" => {
+            let action = match args.text("action")?.as_deref() {
+                Some("list") => TabAction::List,
+                Some("open") => TabAction::Open,
+                Some("select") => TabAction::Select,
+                Some("close") => TabAction::Close,
+                other => {
+                    return Err(args.problem(&format!("action must be list, open, select or close, not {other:?}")))
+                }
+            };
+            let (url, tab) = (args.text("url")?, args.integer("tab")?);
+            if action == TabAction::Select && tab.is_none() {
+                return Err(args.problem("select needs `tab`: an id from tabs list"));
+            }
+            let label = match (action, &url, tab) {
+                (TabAction::Open, Some(u), _) => say("tab_open_at", &[("url", u)]),
+                (TabAction::Open, None, _) => say("tab_open", &[]),
+                (TabAction::List, ..) => say("tabs_list", &[]),
+                (TabAction::Select, _, Some(t)) => say("tab_select", &[("tab", &t)]),
+                (_, _, Some(t)) => say("tab_close", &[("tab", &t)]),
+                _ => say("tab_close_selected", &[]),
+            };
+            Ok(Planned { label, plan: Plan::Tabs { action, url, tab } })
+        }
+        "navigate" => {
+            let url = args.required_text("url")?;
+            let history = match url.trim() {
+                "back" => Some(History::Back),
+                "forward" => Some(History::Forward),
+                "reload" => Some(History::Reload),
+                _ => None,
+            };
+            let label = match history {
+                Some(History::Back) => say("go_back", &[]),
+                Some(History::Forward) => say("go_forward", &[]),
+                Some(History::Reload) => say("reload", &[]),
+                None => say("open", &[("url", &url)]),
+            };
+            Ok(Planned { label, plan: Plan::Navigate { url: history.is_none().then_some(url), history } })
+        }
+        "snapshot" => Ok(Planned { label: say("snapshot", &[]), plan: Plan::Snapshot }),
+        "screenshot" => Ok(Planned {
+            label: say("screenshot", &[]),
+            plan: Plan::Screenshot { full_page: args.flag("full_page")?.unwrap_or(false) },
+        }),
+        "console_messages" => Ok(Planned { label: say("console", &[]), plan: Plan::Console }),
+        "act" => {
+            let instruction = args.required_text("instruction")?;
+            Ok(Planned { label: instruction.clone(), plan: Plan::Instruction { instruction } })
+        }
+        "tap" => task(Task::Tap { locate: args.target("element", "description")? }),
+        "double_click" => task(Task::DoubleClick { locate: args.target("element", "description")? }),
+        "right_click" => task(Task::RightClick { locate: args.target("element", "description")? }),
+        "hover" => task(Task::Hover { locate: args.target("element", "description")? }),
+        "input" => {
+            let mode = match args.text("mode")?.as_deref() {
+                None | Some("replace") => InputMode::Replace,
+                Some("append") => InputMode::Append,
+                Some("clear") => InputMode::Clear,
+                Some(other) => {
+                    return Err(args.problem(&format!("mode must be replace, append or clear, not {other:?}")))
+                }
+            };
+            let value = args.text("text")?.unwrap_or_default();
+            task(Task::Input { locate: args.target("element", "description")?, value, mode })
+        }
+        "choose_option" => {
+            let locate = Task::Locate { locate: args.target("element", "description")? };
+            let option = args.required_text("option")?;
+            Ok(Planned { label: say("choose", &[("option", &option)]), plan: Plan::Choose { locate, option } })
+        }
+        "key" => {
+            let locate = args.optional_target("element", "description")?;
+            task(Task::KeyboardPress { key: args.required_text("key")?, locate })
+        }
+        "scroll" => {
+            let direction = match args.text("direction")? {
+                None => ScrollDirection::Down,
+                Some(d) => ScrollDirection::from_name(d.trim())
+                    .ok_or_else(|| args.problem(&format!("direction must be up, down, left or right, not {d:?}")))?,
+            };
+            let distance = args.number("distance")?;
+            if distance.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
+                return Err(args.problem("distance must be a positive number of pixels"));
+            }
+            let scroll_type =
+                if args.flag("to_edge")?.unwrap_or(false) { ScrollType::UntilEdge } else { ScrollType::Once };
+            task(Task::Scroll {
+                locate: args.optional_target("element", "description")?,
+                direction,
+                scroll_type,
+                distance,
+            })
+        }
+        "drag" => task(Task::Drag { from: args.target("from_element", "from")?, to: args.target("to_element", "to")? }),
+        "upload" => {
+            let files = match args.value.get("files") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|f| {
+                        f.as_str().map(str::to_string).ok_or_else(|| args.problem("files must be paths (strings)"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(Value::String(one)) => vec![one.clone()],
+                _ => return Err(args.problem("files is missing: absolute paths of the files to give")),
+            };
+            task(Task::Upload { locate: args.target("element", "description")?, files })
+        }
+        "query" => match args.value.get("demand") {
+            Some(d) if !d.is_null() && d.as_str().is_none_or(|s| !s.trim().is_empty()) => {
+                task(Task::Query { demand: d.clone() })
+            }
+            _ => Err(args.problem("demand is missing: say what data to read")),
+        },
+        "boolean" => task(Task::Boolean { question: args.required_text("question")? }),
+        "number" => task(Task::Number { question: args.required_text("question")? }),
+        "assert" => task(Task::Assert { assertion: args.required_text("assertion")? }),
+        "wait_for" => {
+            let timeout = args.integer("timeout_ms")?.unwrap_or(15_000);
+            if !(0..=600_000).contains(&timeout) {
+                return Err(args.problem("timeout_ms must be between 0 and 600000"));
+            }
+            task(Task::WaitFor {
+                assertion: args.required_text("assertion")?,
+                timeout_ms: timeout as u32,
+                interval_ms: 1_000,
+            })
+        }
+        "record" => {
+            let start = match args.required_text("action")?.as_str() {
+                "start" => true,
+                "stop" => false,
+                other => return Err(args.problem(&format!("action must be start or stop, not {other:?}"))),
+            };
+            let label = say(if start { "record_start" } else { "record_stop" }, &[]);
+            Ok(Planned { label, plan: Plan::Record { start, title: args.text("title")? } })
+        }
+        "export_run" => {
+            let format = args.required_text("format")?;
+            if !["midscene-yaml", "playwright", "recorder", "report"].contains(&format.as_str()) {
+                return Err(args.problem(&format!(
+                    "format must be midscene-yaml, playwright, recorder or report, not \"{format}\""
+                )));
+            }
+            Ok(Planned {
+                label: say("export", &[("format", &format)]),
+                plan: Plan::Export { format, run: args.text("run")? },
+            })
+        }
+        other => Err(CallError::UnknownTool(other.to_string())),
+    }
+}
+
+/// Typed reads of a call's arguments, each failure naming the field.
+struct Args<'a> {
+    tool: &'a str,
+    value: &'a Value,
+}
+
+impl Args<'_> {
+    fn problem(&self, problem: &str) -> CallError {
+        CallError::Arguments { tool: self.tool.to_string(), problem: problem.to_string() }
+    }
+
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.value.get(name).filter(|v| !v.is_null())
+    }
+
+    fn text(&self, name: &str) -> Result<Option<String>, CallError> {
+        match self.field(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.problem(&format!("{name} must be text"))),
+        }
+    }
+
+    fn required_text(&self, name: &str) -> Result<String, CallError> {
+        self.text(name)?.filter(|s| !s.trim().is_empty()).ok_or_else(|| self.problem(&format!("{name} is missing")))
+    }
+
+    fn number(&self, name: &str) -> Result<Option<f64>, CallError> {
+        match self.field(name) {
+            None => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| self.problem(&format!("{name} must be a number"))),
+        }
+    }
+
+    fn integer(&self, name: &str) -> Result<Option<i64>, CallError> {
+        match self.field(name) {
+            None => Ok(None),
+            Some(v) => v.as_i64().map(Some).ok_or_else(|| self.problem(&format!("{name} must be a whole number"))),
+        }
+    }
+
+    fn flag(&self, name: &str) -> Result<Option<bool>, CallError> {
+        match self.field(name) {
+            None => Ok(None),
+            Some(v) => v.as_bool().map(Some).ok_or_else(|| self.problem(&format!("{name} must be true or false"))),
+        }
+    }
+
+    /// An element by number (`number_field`) or in words (`words_field`); neither is `None`.
+    fn optional_target(&self, number_field: &str, words_field: &str) -> Result<Option<String>, CallError> {
+        if let Some(n) = self.integer(number_field)? {
+            let n = u32::try_from(n).map_err(|_| self.problem(&format!("{number_field} must be an element number")))?;
+            return Ok(Some(element_reference(n)));
+        }
+        Ok(self.text(words_field)?.filter(|s| !s.trim().is_empty()))
+    }
+
+    fn target(&self, number_field: &str, words_field: &str) -> Result<String, CallError> {
+        self.optional_target(number_field, words_field)?.ok_or_else(|| {
+            self.problem(&format!(
+                "say which element: {number_field} (its number in the last snapshot) or {words_field} (in words)"
+            ))
+        })
+    }
+}
+
+/// The page as an agent's `snapshot` and `screenshot` give it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observed {
+    /// `URL: …`, `Title: …`, then the numbered description.
+    pub text: String,
+    /// The marked screenshot as base64 (no `data:` prefix), when one was asked for.
+    pub image: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+/// The page screened as a model's view is (secrets and sensitive fields concealed, frames of
+/// other sites withheld), refused outside the allowed sites; with the marked screenshot a
+/// model would be sent when `with_image`.
+pub fn observe(mut observation: Observation, options: &RunOptions, with_image: bool) -> Result<Observed, RunError> {
+    let limits: Limits = options.limits();
+    limits.check_site(&observation.extraction.url)?;
+    limits.screen(&mut observation.extraction);
+    let page = &observation.extraction;
+    let text = format!("URL: {}\nTitle: {}\n\n{}", page.url, page.title, page.description.trim_end());
+    if !with_image {
+        return Ok(Observed { text, image: None, mime_type: None });
+    }
+    let capture = observation.capture.as_ref().ok_or(RunError::Screenshot(crate::vision::VisionError::Empty))?;
+    let image = crate::vision::model_image(capture, page, &options.image)?;
+    let (mime, data) = image
+        .data_url
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(";base64,"))
+        .ok_or_else(|| RunError::Internal("the screenshot is not a base64 data URL".into()))?;
+    Ok(Observed { text, image: Some(data.to_string()), mime_type: Some(mime.to_string()) })
+}
+
+/// An agent's `console_messages`: one line per message, or a sentence saying there were none.
+pub fn console_text(entries: &[ConsoleEntry]) -> String {
+    if entries.is_empty() {
+        return "No console errors, warnings or failed requests since the last call.".into();
+    }
+    entries.iter().map(ConsoleEntry::line).collect::<Vec<_>>().join("\n")
+}
+
+/// What one call did, for the agent: the steps it added to the session's run and its answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    /// False when the call ran and failed (a tool error the agent reads).
+    pub ok: bool,
+    pub text: String,
+    /// The task's answer (aiQuery data, a verdict), as JSON.
+    pub result: Option<Value>,
+    /// Why it failed (a stable code, the message in English), when it did.
+    pub error: Option<RunErrorRecord>,
+}
+
+/// The answer to a call that added `run.steps[from..]` and ended with `outcome`. The agent
+/// reads English whatever language the run is written in.
+pub fn answer(run: &Run, from: usize, outcome: &Result<RunStatus, RunError>) -> Answer {
+    let mut lines: Vec<String> = run.steps.iter().skip(from).map(step_line).collect();
+    let ok = matches!(outcome, Ok(RunStatus::Succeeded));
+    let mut error = None;
+    match outcome {
+        Ok(RunStatus::Succeeded) => {}
+        Ok(status) => lines.push(format!("The call ended {}.", status_word(*status))),
+        Err(e) => {
+            lines.push(format!("Failed: {e}"));
+            error = Some(e.record(Lang::En));
+        }
+    }
+    if let Some(result) = &run.result {
+        lines.push(format!("Result: {result}"));
+    }
+    Answer { ok, text: lines.join("\n"), result: run.result.clone(), error }
+}
+
+fn status_word(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Running => "still running",
+        RunStatus::Succeeded => "done",
+        RunStatus::Failed => "failed",
+        RunStatus::Stopped => "stopped",
+    }
+}
+
+fn step_line(step: &Step) -> String {
+    let mut line = format!("- {}", step.action);
+    if let Some(t) = &step.target {
+        line.push_str(&format!(" \u{2192} [{}] {}", t.index, t.summary));
+    }
+    if let Some(n) = &step.note {
+        line.push_str(&format!(" ({n})"));
+    }
+    if let (StepStatus::Failed, Some(e)) = (step.status, &step.error) {
+        line.push_str(&format!(": failed: {e}"));
+    }
+    for entry in &step.console {
+        line.push_str(&format!("\n  console {}", entry.line()));
+    }
+    line
+}
+
+impl Run {
+    /// The run an agent session is recorded in (written in `lang`): each of its calls adds steps.
+    pub fn agent_session(id: String, agent: &str, tab: &TabFacts, lang: Lang, now_ms: f64) -> Run {
+        let unnamed = lang.say("agent.unnamed", &[]);
+        let name = if agent.trim().is_empty() { unnamed.as_str() } else { agent.trim() };
+        let mut run = Run::new(id, &lang.say("agent.session", &[("agent", &name)]), now_ms);
+        run.language = lang;
+        run.on_tab(tab);
+        run
+    }
+}
+
+impl OpenRuns {
+    /// A call that is no page task (tabs, navigate, snapshot, …) becomes a step of session
+    /// `id`: `error` when it failed. Returns the record to store.
+    pub fn agent_step(
+        &mut self,
+        id: &str,
+        label: &str,
+        error: Option<&str>,
+        started_ms: f64,
+        now_ms: f64,
+    ) -> Result<&Run, LifecycleError> {
+        let run = self.running(id)?;
+        run.steps.push(Step {
+            status: if error.is_some() { StepStatus::Failed } else { StepStatus::Ok },
+            action: label.to_string(),
+            error: error.map(str::to_string),
+            duration_ms: now_ms - started_ms,
+            ..Step::new(StepKind::Action, started_ms)
+        });
+        Ok(run)
+    }
+
+    /// The agent's session ended (it disconnected, or the person turned Allow agents off): its
+    /// run succeeds with every step kept, and is let go of.
+    pub fn end_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Run, LifecycleError> {
+        let mut run = self.close(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
+        run.finish_recording(now_ms);
+        Ok(run)
+    }
+
+    fn running(&mut self, id: &str) -> Result<&mut Run, LifecycleError> {
+        self.get_mut(id)
+            .filter(|r| r.status == RunStatus::Running)
+            .ok_or_else(|| LifecycleError::NotOpen(id.to_string()))
+    }
+}
+
+/// Carries out a page call (a task or an instruction) in the session's `run`, which stays
+/// running whatever the call does; the step heading it says what the agent asked.
+pub async fn carry_out_call<B: Browser, M: ModelClient>(
+    run: &mut Run,
+    label: &str,
+    request: &Plan,
+    options: &RunOptions,
+    config: &ModelConfig,
+    browser: &mut B,
+    model: &M,
+) -> Answer {
+    let mut browser = options.guard(browser);
+    let from = run.steps.len();
+    run.result = None;
+    let heading = run.language.say("agent.call", &[("label", &label)]);
+    run.steps.push(Step { action: heading, ..Step::new(StepKind::Plan, browser.now_ms()) });
+    browser.report(run);
+    let mut ctx = Context::new(run, options, config, &mut browser, model);
+    let outcome = match request {
+        Plan::Task { task } | Plan::Choose { locate: task, .. } => super::tasks::perform(&mut ctx, task, None).await,
+        Plan::Instruction { instruction } => super::run_loop::carry_out(&mut ctx, instruction).await,
+        _ => Err(RunError::BadInput("this call is not a page task".into())),
+    };
+    // The loop may have ended the run's status; the session goes on.
+    run.status = RunStatus::Running;
+    run.ended_ms = None;
+    run.error = None;
+    if let Err(e) = &outcome {
+        let message = e.message(run.language);
+        if let Some(head) = run.steps.get_mut(from) {
+            head.status = StepStatus::Failed;
+            head.error = Some(message);
+        }
+    }
+    browser.report(run);
+    answer(run, from + 1, &outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::tasks::referenced_element;
+    use serde_json::json;
+
+    fn call(tool: &str, args: Value) -> Result<Planned, CallError> {
+        plan(&Call { tool: tool.into(), args }, Lang::En)
+    }
+
+    #[test]
+    fn element_numbers_and_descriptions_become_the_tasks_locate() {
+        let by_number = call("tap", json!({"element": 12})).unwrap();
+        assert_eq!(by_number.plan, Plan::Task { task: Task::Tap { locate: "[12]".into() } });
+        assert_eq!(referenced_element("[12]"), Some(12));
+        assert_eq!(referenced_element("the [12] button"), None);
+        let by_words = call("double_click", json!({"description": "the Save button"})).unwrap();
+        assert_eq!(by_words.plan, Plan::Task { task: Task::DoubleClick { locate: "the Save button".into() } });
+        let drag = call("drag", json!({"from_element": 1, "to": "the bin"})).unwrap();
+        assert_eq!(drag.plan, Plan::Task { task: Task::Drag { from: "[1]".into(), to: "the bin".into() } });
+        let input = call("input", json!({"element": 3, "text": "milk", "mode": "append"})).unwrap();
+        assert_eq!(
+            input.plan,
+            Plan::Task { task: Task::Input { locate: "[3]".into(), value: "milk".into(), mode: InputMode::Append } }
+        );
+        let key = call("key", json!({"key": "Enter"})).unwrap();
+        assert_eq!(key.plan, Plan::Task { task: Task::KeyboardPress { key: "Enter".into(), locate: None } });
+    }
+
+    #[test]
+    fn bad_calls_say_what_is_wrong() {
+        let e = call("tap", json!({})).unwrap_err().to_string();
+        assert!(e.contains("element") && e.contains("description"), "{e}");
+        assert!(call("tap", json!({"element": -1})).is_err());
+        assert!(call("tap", json!({"element": "abc"})).is_err());
+        assert!(call("tap", json!("x")).is_err());
+        assert_eq!(call("fly", json!({})).unwrap_err(), CallError::UnknownTool("fly".into()));
+        assert!(call("scroll", json!({"direction": "sideways"})).unwrap_err().to_string().contains("sideways"));
+        assert!(call("scroll", json!({"distance": -5})).is_err());
+        assert!(call("tabs", json!({"action": "select"})).unwrap_err().to_string().contains("tab"));
+        assert!(call("navigate", json!({})).is_err());
+        assert!(call("export_run", json!({"format": "gif"})).is_err());
+        assert!(call("query", json!({"demand": "  "})).is_err());
+        assert!(call("wait_for", json!({"assertion": "x", "timeout_ms": 9_000_000})).is_err());
+        assert!(call("act", json!({"instruction": ""})).is_err());
+    }
+
+    #[test]
+    fn the_other_tools_plan_browser_work() {
+        assert_eq!(
+            call("tabs", json!({"action": "open", "url": "https://a.example/"})).unwrap().plan,
+            Plan::Tabs { action: TabAction::Open, url: Some("https://a.example/".into()), tab: None }
+        );
+        assert_eq!(
+            call("navigate", json!({"url": "back"})).unwrap(),
+            Planned { label: "Go back".into(), plan: Plan::Navigate { url: None, history: Some(History::Back) } }
+        );
+        assert_eq!(call("screenshot", json!({"full_page": true})).unwrap().plan, Plan::Screenshot { full_page: true });
+        assert_eq!(call("snapshot", Value::Null).unwrap().plan, Plan::Snapshot);
+        assert_eq!(
+            call("wait_for", json!({"assertion": "the cart shows 2"})).unwrap().plan,
+            Plan::Task {
+                task: Task::WaitFor { assertion: "the cart shows 2".into(), timeout_ms: 15_000, interval_ms: 1_000 }
+            }
+        );
+        let plan_json =
+            serde_json::to_value(call("choose_option", json!({"element": 4, "option": "Blue"})).unwrap()).unwrap();
+        assert_eq!(plan_json["kind"], "choose");
+        assert_eq!(plan_json["locate"], json!({"type": "aiLocate", "locate": "[4]"}));
+        assert_eq!(plan_json["label"], "Choose \u{201c}Blue\u{201d}");
+    }
+
+    #[test]
+    fn a_session_run_takes_a_step_per_call_and_succeeds_when_it_ends() {
+        let tab = TabFacts { id: 3, title: "Todos".into(), url: "https://todo.example/".into() };
+        let mut open = OpenRuns::default();
+        open.open(Run::agent_session("s".into(), "claude-code", &tab, Lang::En, 1.0));
+        open.agent_step("s", "Snapshot of the page", None, 2.0, 5.0).unwrap();
+        let run = open.agent_step("s", "Open https://x.example/", Some("outside the allowed sites"), 6.0, 7.0).unwrap();
+        assert_eq!(run.instruction, "Agent session: claude-code");
+        assert_eq!((run.steps.len(), run.steps[0].duration_ms, run.steps[1].status), (2, 3.0, StepStatus::Failed));
+        let ended = open.end_agent_session("s", 9.0).unwrap();
+        assert_eq!((ended.status, ended.ended_ms), (RunStatus::Succeeded, Some(9.0)));
+        assert!(open.agent_step("s", "x", None, 0.0, 0.0).is_err(), "ended sessions take no steps");
+    }
+
+    #[test]
+    fn the_answer_lists_the_calls_steps_and_its_result() {
+        let mut run = Run::new("s".into(), "Agent session: x", 0.0);
+        run.steps.push(Step { action: "Agent: aiQuery".into(), ..Step::new(StepKind::Plan, 0.0) });
+        run.steps.push(Step { action: "Read the page".into(), ..Step::new(StepKind::Plan, 0.0) });
+        run.result = Some(json!({"items": 2}));
+        let a = answer(&run, 1, &Ok(RunStatus::Succeeded));
+        assert!(a.ok);
+        assert_eq!(a.text, "- Read the page\nResult: {\"items\":2}");
+        let failed = answer(&run, 1, &Err(RunError::NotFound { reason: "no such button".into() }));
+        assert!(!failed.ok && failed.text.contains("Failed: not found"), "{}", failed.text);
+        assert_eq!(failed.error.map(|e| e.code), Some("not_found".to_string()));
+    }
+}
