@@ -10,7 +10,10 @@ const frameSessions = new Map();
 const network = new Map();
 
 chrome.debugger.onDetach.addListener(({ tabId }) => forget(tabId));
-chrome.tabs.onRemoved.addListener((tabId) => forget(tabId));
+chrome.tabs.onRemoved.addListener((tabId) => {
+  forget(tabId);
+  consoleLog.delete(tabId);
+});
 chrome.debugger.onEvent.addListener(({ tabId, sessionId }, method, params) => {
   if (tabId == null) return;
   if (method === 'Page.javascriptDialogOpening') {
@@ -22,6 +25,8 @@ chrome.debugger.onEvent.addListener(({ tabId, sessionId }, method, params) => {
     frameSessions.get(tabId).set(params.sessionId, params.targetInfo.targetId);
   } else if (method === 'Target.detachedFromTarget') {
     frameSessions.get(tabId)?.delete(params.sessionId);
+  } else if (method === 'Runtime.consoleAPICalled' || method === 'Runtime.exceptionThrown' || method === 'Log.entryAdded') {
+    noteConsole(tabId, method, params);
   } else if (method.startsWith('Network.')) {
     const net = network.get(tabId);
     if (!net) return;
@@ -201,6 +206,72 @@ async function attachNow(tabId) {
     .catch(() => {});
 }
 
+/**
+ * tabId → what the page reported while watched: `{owners, entries, next}`, each entry `{seq,
+ * level, source, text, url}`: console errors and warnings (console API and the browser's own,
+ * failed requests among them: Log source "network") and uncaught exceptions. Several readers
+ * (a run's steps, an agent's console_messages) each keep their own place (`seq`).
+ */
+const consoleLog = new Map();
+const MAX_CONSOLE = 500;
+const CONSOLE_LEVELS = { error: 'error', warning: 'warning', warn: 'warning', assert: 'error' };
+
+function noteConsole(tabId, method, params) {
+  const log = consoleLog.get(tabId);
+  if (!log) return;
+  let entry = null;
+  if (method === 'Runtime.consoleAPICalled' && CONSOLE_LEVELS[params.type]) {
+    const text = (params.args ?? []).map((a) => (a.value !== undefined ? String(a.value) : a.description ?? a.type)).join(' ');
+    const frame = params.stackTrace?.callFrames?.[0];
+    entry = { level: CONSOLE_LEVELS[params.type], source: 'console', text, url: frame?.url ?? '' };
+  } else if (method === 'Runtime.exceptionThrown') {
+    const d = params.exceptionDetails ?? {};
+    entry = { level: 'error', source: 'exception', text: d.exception?.description ?? d.text ?? 'uncaught exception', url: d.url ?? '' };
+  } else if (method === 'Log.entryAdded' && CONSOLE_LEVELS[params.entry?.level]) {
+    const e = params.entry;
+    entry = { level: CONSOLE_LEVELS[e.level], source: e.source ?? 'browser', text: e.text ?? '', url: e.url ?? '' };
+  }
+  if (!entry) return;
+  entry.text = entry.text.slice(0, 2000);
+  log.entries.push({ seq: log.next++, ...entry });
+  if (log.entries.length > MAX_CONSOLE) log.entries.splice(0, log.entries.length - MAX_CONSOLE);
+}
+
+/**
+ * Keeps the tab's console errors, warnings and failed requests for `owner` (a run id, the
+ * agents bridge) until it lets go; resolves to the place to read from (`consoleSince`).
+ */
+export async function watchConsole(tabId, owner) {
+  if (!consoleLog.has(tabId)) consoleLog.set(tabId, { owners: new Set(), entries: [], next: 0 });
+  const log = consoleLog.get(tabId);
+  const fresh = !log.owners.size;
+  log.owners.add(owner);
+  await attach(tabId);
+  if (fresh) {
+    await cdp(tabId, 'Runtime.enable').catch(() => {});
+    await cdp(tabId, 'Log.enable').catch(() => {});
+  }
+  return log.next;
+}
+
+/** What the tab reported from place `since` on: `{entries: [{level, source, text, url}], next}`. */
+export function consoleSince(tabId, since = 0) {
+  const log = consoleLog.get(tabId);
+  if (!log) return { entries: [], next: since };
+  const entries = log.entries.filter((e) => e.seq >= since).map(({ seq, ...e }) => e);
+  return { entries, next: log.next };
+}
+
+/** `owner` no longer needs the tab's console; once nobody does, the tab is detached unless `busy`. */
+export async function unwatchConsole(tabId, owner, busy = false) {
+  const log = consoleLog.get(tabId);
+  if (!log) return;
+  log.owners.delete(owner);
+  if (log.owners.size) return;
+  consoleLog.delete(tabId);
+  if (!busy) await detach(tabId);
+}
+
 /** Attaches to the tab, so the dialogs it opens from now on are reported (and answered while Sightline works there). */
 export async function watchDialogs(tabId) {
   await attach(tabId);
@@ -224,7 +295,8 @@ export async function remoteFrames(tabId) {
 }
 
 export async function detach(tabId) {
-  if (!attached.has(tabId)) return;
+  // A tab whose console is kept stays attached (until unwatchConsole).
+  if (!attached.has(tabId) || consoleLog.has(tabId)) return;
   forget(tabId);
   await chrome.debugger.detach({ tabId }).catch(() => {});
 }

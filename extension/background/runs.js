@@ -1,7 +1,9 @@
 // Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
 // The loop itself is Rust (runInstruction); this file gives it a host for one tab.
 import { keepCacheRecord, loadCache } from './cache.js';
-import { answerDialog, cdp, chooseFiles, detach, focusedField, holdDialogs, takeDialogs } from './debugger.js';
+import {
+  answerDialog, cdp, chooseFiles, consoleSince, detach, focusedField, holdDialogs, takeDialogs, unwatchConsole, watchConsole,
+} from './debugger.js';
 import { assertUsable, choose, read, restriction, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
@@ -199,23 +201,10 @@ export async function startRun(tabId, request, opts = {}) {
   const tab = typeof request === 'string' ? await usableOrStartPage(tabId) : await assertUsable(tabId);
   const settings = await getSettings();
   const model = overlayModel(settings.model, opts.model);
-  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir', 'context']) };
-  options.typedUploads = opts.typedUploads === true;
-  // The core writes the run's captions, notes and errors in the person's language.
-  options.language = resolveLanguage(opts.language ?? settings.ui.language);
-  if (settings.prices) options.prices = settings.prices;
-  // A caller's own (the headless runner's, from its environment) replace the stored ones.
-  options.secrets = opts.secrets ?? settings.secrets;
-  if (opts.allowedSites) options.allowedSites = opts.allowedSites;
-  options.useCache = opts.useCache ?? settings.run.useCache ?? true;
-  if (options.useCache) options.cache = await loadCache();
-  if (opts.replay) {
-    // A replay's own steps come first; what the cache knows helps where they miss.
-    options.cache = [...opts.replay, ...(options.useCache ? options.cache : [])];
-    options.useCache = true;
-  }
+  const options = await runOptions(settings, opts);
   const wasm = await core();
-  const id = crypto.randomUUID();
+  // An agent's call (opts.session: {runId, plan}) adds its steps to the agent session's run.
+  const id = opts.session?.runId ?? crypto.randomUUID();
   const controller = new AbortController();
   // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
   const entry = {
@@ -225,6 +214,8 @@ export async function startRun(tabId, request, opts = {}) {
   const tabFacts = () => ({ id: entry.tabId, title: entry.title ?? '', url: tab.url ?? '' });
   active.set(id, entry);
   updateKeepAlive();
+  // What the page reports while the run acts (console errors, failed requests) goes on its steps.
+  entry.consoleAt = await watchConsole(tabId, id).catch(() => 0);
 
   /**
    * What `settle` reports against, taken at the first input after a settle (an action's
@@ -261,6 +252,7 @@ export async function startRun(tabId, request, opts = {}) {
       if (opened) {
         entry.tabId = next;
         entry.tabs.add(next);
+        entry.consoleAt = await watchConsole(next, id).catch(() => 0);
         holdDialogs(next, take);
         await chrome.tabs.update(next, { active: true }).catch(() => {});
         await settle(next);
@@ -442,6 +434,12 @@ export async function startRun(tabId, request, opts = {}) {
       putImage(ref, dataUrl).catch((e) => console.error('keeping a screenshot failed', e));
       return ref;
     },
+    /** What the run's tab reported since the last report, for the step just recorded. */
+    takeConsole() {
+      const { entries, next } = consoleSince(entry.tabId, entry.consoleAt);
+      entry.consoleAt = next;
+      return entries;
+    },
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     tab: tabFacts,
@@ -449,8 +447,24 @@ export async function startRun(tabId, request, opts = {}) {
     report(run) {
       saveRun(run);
       broadcast(run);
+      opts.onReport?.(run);
     },
   };
+  const release = async () => {
+    active.delete(id);
+    updateKeepAlive();
+    for (const t of entry.tabs) holdDialogs(t, null, take);
+    if (held.dialog) await answerDialog(held.dialog, false); // the core ended without answering it
+    for (const t of entry.tabs) {
+      await unwatchConsole(t, id, true);
+      if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
+    }
+  };
+  if (opts.session) {
+    // Resolves to the call's answer ({ok, text, result}); the session's run stays open.
+    const done = wasm.agentCall({ runId: id, plan: opts.session.plan, model, options }, host).finally(release);
+    return { runId: id, done };
+  }
 
   const work = typeof request === 'string'
     ? wasm.runInstruction({ id, instruction: request, model, options }, host)
@@ -467,13 +481,7 @@ export async function startRun(tabId, request, opts = {}) {
       await pruneRuns(await keepRuns()).catch((e) => console.error('pruning old runs failed', e));
       return run;
     })
-    .finally(async () => {
-      active.delete(id);
-      updateKeepAlive();
-      for (const t of entry.tabs) holdDialogs(t, null, take);
-      if (held.dialog) await answerDialog(held.dialog, false); // the core ended without answering it
-      for (const t of entry.tabs) if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
-    });
+    .finally(release);
   return { runId: id, done };
 }
 
@@ -482,6 +490,35 @@ async function usableOrStartPage(tabId) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   if (tab && (await core()).isStartPage(tab.url || tab.pendingUrl || '')) return tab;
   return assertUsable(tabId);
+}
+
+/**
+ * The run options a run gets: the stored ones, with `opts` (the caller's) over them. Also what
+ * an agent's snapshot is screened with (allowed sites, secrets, image settings).
+ */
+export async function runOptions(settings, opts = {}) {
+  const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir', 'context']) };
+  options.typedUploads = opts.typedUploads === true;
+  // The core writes the run's captions, notes and errors in the person's language.
+  options.language = resolveLanguage(opts.language ?? settings.ui.language);
+  if (settings.prices) options.prices = settings.prices;
+  // A caller's own (the headless runner's, from its environment) replace the stored ones.
+  options.secrets = opts.secrets ?? settings.secrets;
+  if (opts.allowedSites) options.allowedSites = opts.allowedSites;
+  options.useCache = opts.useCache ?? settings.run.useCache ?? true;
+  if (options.useCache) options.cache = await loadCache();
+  if (opts.replay) {
+    // A replay's own steps come first; what the cache knows helps where they miss.
+    options.cache = [...opts.replay, ...(options.useCache ? options.cache : [])];
+    options.useCache = true;
+  }
+  return options;
+}
+
+/** Stores a run record the core handed over (an agent session's) and shows it in the panel. */
+export function keepRun(run) {
+  saveRun(run);
+  broadcast(run);
 }
 
 /** The answer kind each question kind takes. */

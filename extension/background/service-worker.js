@@ -1,6 +1,7 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/API.md).
+import { agentsStatus, connect as connectAgents, revokeAgents, setAgents } from './agents.js';
 import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
@@ -22,6 +23,8 @@ const localClosed = typeof chrome.storage.local.setAccessLevel === 'function'
     return false;
   })
   : Promise.resolve(false);
+// Allow agents on: the bridge to sightline-mcp reconnects whenever the worker starts.
+connectAgents().catch((e) => console.error('connecting the agents bridge failed', e));
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 // A worker that starts while runs are stored as running was stopped under them (Chrome
 // stops idle workers; a crash): those runs end here, steps kept, before anyone lists runs.
@@ -204,6 +207,10 @@ const handlers = {
     const startPage = (await core()).isStartPage(tab.url || tab.pendingUrl || '');
     return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: startPage ? null : restriction(tab.url), startPage };
   },
+  /** Allow agents: `{enabled, connected, agent, token, address, extensionId, port}`. */
+  agentsStatus: async () => ({ status: await agentsStatus() }),
+  setAgents: async ({ enabled, port }) => ({ status: await setAgents({ enabled, port }) }),
+  revokeAgents: async () => ({ status: await revokeAgents() }),
   async settings() {
     const s = withoutSecretValues(await getSettings());
     return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };

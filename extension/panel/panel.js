@@ -173,6 +173,7 @@ function renderRun() {
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
       if (step.note) li.append(el('span', 'step-note', step.note));
+      if (step.console?.length) li.append(consoleList(step.console));
       if (step.screenshot) li.append(thumbnail(step));
       return li;
     }),
@@ -188,6 +189,16 @@ function renderRun() {
   const approx = run.usage.estimated ? '≈' : '';
   const cost = run.cost != null ? ` · ${approx}${fmtCost(run.cost)}` : '';
   $('run-totals').textContent = `${t('totals', run.modelCalls, `${approx}${tok}`)}${cost}${took}`;
+}
+
+/** What the page reported during a step (console errors and warnings, failed requests), folded. */
+function consoleList(entries) {
+  const details = el('details', 'step-console');
+  details.append(el('summary', '', t('stepConsole', String(entries.length))));
+  const list = el('ul', '');
+  for (const e of entries) list.append(el('li', e.level === 'error' ? 'step-error' : 'step-note', `[${e.level}] ${e.text}${e.url ? ` (${e.url})` : ''}`));
+  details.append(list);
+  return details;
 }
 
 let shownQuestion = ''; // the question on the form (run, question, language), so a re-render keeps what is typed
@@ -567,7 +578,53 @@ function showSettings(open) {
 }
 $('open-settings').addEventListener('click', () => showSettings($('settings-view').hidden));
 
+/** Allow agents: the toggle, the token and address to pair sightline-mcp with, the agent connected. */
+let agents = null;
+function renderAgents() {
+  if (!agents) return;
+  $('agents-enabled').checked = agents.enabled;
+  $('agents-details').hidden = !agents.enabled;
+  if (!agents.enabled) return;
+  $('agents-state').textContent = !agents.connected ? t('agentsWaiting')
+    : agents.agent ? t('agentsConnectedAgent', agents.agent) : t('agentsConnected');
+  $('agents-token').textContent = agents.token;
+  $('agents-extension-id').textContent = agents.extensionId;
+  $('agents-address').textContent = agents.address;
+  if (document.activeElement !== $('agents-port')) $('agents-port').value = String(agents.port);
+  $('agents-command').textContent = `sightline-mcp --stdio --port ${agents.port} --token ${agents.token} --extension-id ${agents.extensionId}`;
+}
+async function loadAgents() {
+  ({ status: agents } = await send('agentsStatus'));
+  renderAgents();
+}
+$('agents-enabled').addEventListener('change', async (e) => {
+  try {
+    ({ status: agents } = await send('setAgents', { enabled: e.target.checked }));
+  } catch (err) {
+    failed(t('couldNotStart'), err);
+  }
+  renderAgents();
+});
+$('agents-port').addEventListener('change', async (e) => {
+  try {
+    ({ status: agents } = await send('setAgents', { enabled: true, port: Number(e.target.value) }));
+  } catch (err) {
+    failed(t('couldNotStart'), err);
+  }
+  renderAgents();
+});
+$('agents-revoke').addEventListener('click', async () => {
+  ({ status: agents } = await send('revokeAgents'));
+  renderAgents();
+});
+$('agents-copy').addEventListener('click', () => navigator.clipboard.writeText($('agents-command').textContent).catch(() => {}));
+
 chrome.runtime.onMessage.addListener((message) => {
+  if (message?.type === 'sightline/agents-status') {
+    agents = message.status;
+    renderAgents();
+    return;
+  }
   if (message?.type === 'sightline/run-text') {
     const run = runs.find((r) => r.id === message.runId);
     liveText = { runId: message.runId, steps: run?.steps.length ?? 0, text: String(message.text ?? '') };
@@ -602,6 +659,7 @@ function translatePanel() {
   updateTaskForm();
   renderRun();
   renderHistory();
+  renderAgents();
 }
 
 /** Reloads the runs from the worker: at start, and after the worker was stopped and restarted. */
@@ -621,6 +679,7 @@ function watchWorker() {
     setTimeout(() => {
       watchWorker();
       loadRuns().catch((e) => console.error('reloading the runs failed', e));
+      loadAgents().catch((e) => console.error('reloading Allow agents failed', e));
     }, 300);
   });
 }
@@ -631,5 +690,6 @@ function watchWorker() {
   translatePanel();
   await refreshTarget();
   await loadRuns();
+  await loadAgents().catch((e) => console.error('loading Allow agents failed', e));
   watchWorker();
 })();

@@ -50,7 +50,7 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
 
 /// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to
 /// the host's `modelText`, and the images the run kept are sent as JS already holds them.
-fn model_client(browser: &HostBrowser) -> Bridge<FetchTransport> {
+pub(crate) fn model_client(browser: &HostBrowser) -> Bridge<FetchTransport> {
     let host = &browser.host;
     let on_text =
         js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());

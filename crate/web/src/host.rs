@@ -6,7 +6,7 @@ use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::lifecycle::TabFacts;
-use sightline::agent::record::Run;
+use sightline::agent::record::{ConsoleEntry, Run};
 use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
 use sightline::vocab::actions::Go;
 use std::rc::Rc;
@@ -72,6 +72,11 @@ extern "C" {
     /// The tab the run acts on now: `{id, title, url}` (`url`: where the run started).
     #[wasm_bindgen(method)]
     fn tab(this: &Host) -> JsValue;
+
+    /// What the run's tab reported since the last call: `[{level, source, text, url}]`
+    /// (console errors and warnings, exceptions, failed requests).
+    #[wasm_bindgen(method, js_name = takeConsole)]
+    fn take_console(this: &Host) -> JsValue;
 
     /// Keeps a cache entry for later runs, as its record (`{key, updatedMs, entry}`, IndexedDB).
     #[wasm_bindgen(method)]
@@ -209,7 +214,8 @@ impl Browser for HostBrowser {
     fn report(&mut self, run: &Run) {
         // The record the worker holds is the one stored: on the tab the run follows now.
         let tab = self.tab();
-        if let Ok(js) = super::runs::with_open(|open| super::record_to_js(open.report(run, &tab))) {
+        let console: Vec<ConsoleEntry> = from_js(self.host.take_console(), "the console messages").unwrap_or_default();
+        if let Ok(js) = super::runs::with_open(|open| super::record_to_js(open.report(run, &tab, console))) {
             self.host.report(js);
         }
     }

@@ -5,11 +5,13 @@
 //! - [`exports`]: the functions the service worker's JS calls.
 //! - [`runs`]: the runs the worker holds open (the core owns them; JS stores what it is handed).
 //! - [`materials`]: the browser's raw results of reading a tab, decoded once.
+//! - [`agents`]: a coding agent's calls through the loopback bridge (sightline-mcp).
 //!
 //! The content script's page reader is its own, smaller module (crate/reader); what both use
 //! at the boundary is in crate/web/common.
 #![cfg(target_arch = "wasm32")]
 
+mod agents;
 mod bridge;
 mod exports;
 mod host;

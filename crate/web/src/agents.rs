@@ -1,0 +1,133 @@
+//! An agent's calls through the loopback bridge (`sightline-mcp`): the core plans each call
+//! (`sightline::agent::remote`), records it in the agent session's run held open here, and
+//! words the answer; the bridge's JS (extension/background/agents.js) only carries plans out.
+
+use super::host::{Host, HostBrowser};
+use super::runs::{tab_facts, with_open};
+use super::{from_js, now_ms, options_or_default, record_to_js, to_js, Fault};
+use sightline::agent::lifecycle::LifecycleError;
+use sightline::agent::record::Run;
+use sightline::agent::remote::{self, Call, Plan};
+use sightline::agent::RunOptions;
+use sightline::i18n::Lang;
+use sightline::model::ModelConfig;
+use wasm_bindgen::prelude::*;
+
+/// What a call (`{tool, args}`) asks for, its steps labelled in `language` (absent: English):
+/// `{ok: true, plan: {label, kind, …}}`, or `{ok: false, code, error}` saying what is wrong
+/// with it (the agent gets an invalid-params error with that code).
+#[wasm_bindgen(js_name = agentPlan)]
+pub fn agent_plan(call: JsValue, language: JsValue) -> Result<JsValue, Fault> {
+    #[derive(serde::Serialize)]
+    #[serde(untagged)]
+    enum Planned {
+        Ok { ok: bool, plan: remote::Planned },
+        Err { ok: bool, code: &'static str, error: String },
+    }
+    let lang: Lang = options_or_default(language, "the language")?;
+    let planned = match from_js::<Call>(call, "the call ({tool, args})") {
+        Err(e) => Planned::Err { ok: false, code: "call_invalid", error: e.message().to_string() },
+        Ok(call) => match remote::plan(&call, lang) {
+            Ok(plan) => Planned::Ok { ok: true, plan },
+            Err(e) => Planned::Err { ok: false, code: e.code(), error: e.to_string() },
+        },
+    };
+    to_js(&planned)
+}
+
+/// The page for an agent's snapshot or screenshot, from a reading (`{page, shot}`) with the
+/// run options (allowed sites, secrets, image settings): `{text, image?, mimeType?}`.
+#[wasm_bindgen(js_name = agentObserve)]
+pub fn agent_observe(materials: JsValue, options: JsValue, with_image: bool) -> Result<JsValue, Fault> {
+    let observation = super::materials::observation(&materials)?;
+    let options: RunOptions = options_or_default(options, "the run options")?;
+    to_js(&remote::observe(observation, &options, with_image)?)
+}
+
+/// A new agent session's run on `tab`, named after `agent`, written in `language`, held open:
+/// the record to store.
+#[wasm_bindgen(js_name = agentSession)]
+pub fn agent_session(id: String, agent: &str, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
+    let lang: Lang = options_or_default(language, "the language")?;
+    let run = Run::agent_session(id, agent, &tab_facts(tab)?, lang, now_ms());
+    with_open(|open| record_to_js(open.open(run)))
+}
+
+/// A call that is no page task becomes a step of session `id` (`error`: its message, when it
+/// failed), started at `startedMs`: the record to store.
+#[wasm_bindgen(js_name = agentStep)]
+pub fn agent_step(id: &str, label: &str, error: Option<String>, started_ms: f64) -> Result<JsValue, Fault> {
+    with_open(|open| match open.agent_step(id, label, error.as_deref(), started_ms, now_ms()) {
+        Ok(run) => record_to_js(run),
+        Err(e) => Err(e.into()),
+    })
+}
+
+/// Ends session `id` (every step kept) and lets go of it: the record to store.
+#[wasm_bindgen(js_name = endAgentSession)]
+pub fn end_agent_session(id: &str) -> Result<JsValue, Fault> {
+    record_to_js(&with_open(|open| open.end_agent_session(id, now_ms()))?)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallArgs {
+    run_id: String,
+    plan: PlanIn,
+    model: ModelConfig,
+    #[serde(default)]
+    options: RunOptions,
+}
+
+/// The page-task half of a plan, as `agentPlan` gave it.
+#[derive(serde::Deserialize)]
+struct PlanIn {
+    label: String,
+    #[serde(flatten)]
+    request: Request,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Request {
+    Task { task: sightline::vocab::tasks::Task },
+    Instruction { instruction: String },
+    Choose { locate: sightline::vocab::tasks::Task, option: String },
+}
+
+/// Carries out a page call (a task, an instruction, a choice's locate) in session `runId` on
+/// the host's tab; resolves to `{ok, text, result, error?: {code, message}}` (the session's
+/// record is reported as it goes).
+#[wasm_bindgen(js_name = agentCall)]
+pub async fn agent_call(args: JsValue, host: Host) -> Result<JsValue, Fault> {
+    let args: CallArgs = from_js(args, "the agent's call")?;
+    let mut run = with_open(|open| open.get(&args.run_id).cloned())
+        .ok_or_else(|| Fault::from(LifecycleError::NotOpen(args.run_id.clone())))?;
+    let request = match args.plan.request {
+        Request::Task { task } => Plan::Task { task },
+        Request::Instruction { instruction } => Plan::Instruction { instruction },
+        Request::Choose { locate, option } => Plan::Choose { locate, option },
+    };
+    let mut browser = HostBrowser::new(host);
+    let client = super::exports::model_client(&browser);
+    let done =
+        remote::carry_out_call(&mut run, &args.plan.label, &request, &args.options, &args.model, &mut browser, &client)
+            .await;
+    // The held record is the one reported last, with the console messages the loop's copy lacks.
+    let answer = with_open(|open| {
+        if let Some(held) = open.get(&run.id) {
+            run.keep_console_of(held);
+        }
+        let answer = remote::answer(&run, done.from + 1, &done.outcome);
+        open.open(run);
+        answer
+    });
+    to_js(&answer)
+}
+
+/// An agent's `console_messages` from the tab's entries (`[{level, source, text, url}]`).
+#[wasm_bindgen(js_name = consoleText)]
+pub fn console_text(entries: JsValue) -> Result<String, Fault> {
+    let entries: Vec<sightline::agent::record::ConsoleEntry> = from_js(entries, "the console messages")?;
+    Ok(remote::console_text(&entries))
+}

@@ -1,0 +1,378 @@
+// "Allow agents": the loopback WebSocket to sightline-mcp, which coding agents (MCP clients)
+// and scripts (scripts/lib/bridge-client.mjs) drive. Off by default. The core plans each call
+// (agentPlan) and records it in the agent session's run; this file carries plans out with the
+// same primitives the panel's runs use, so allowed sites and secrets apply as they do there.
+// Nothing from Settings crosses the socket: the model and its key stay in the worker.
+import { consoleSince, unwatchConsole, watchConsole } from './debugger.js';
+import { read, settle, shoot, tabLoaded } from './page.js';
+import { exportRun, keepRun, runOptions, startRecording, startRun, stopRecording, stopRun } from './runs.js';
+import { getSettings } from './settings.js';
+import { core } from './wasm.js';
+
+const KEY = 'agents';
+const DEFAULT_PORT = 47231;
+/** Chrome keeps a worker alive while WebSocket messages pass within 30 s (Chrome 116+). */
+const KEEP_ALIVE_MS = 20_000;
+const ALARM = 'sightline/agents';
+
+let socket = null;
+let connected = false;
+let agentName = '';
+let keepAlive = null;
+let retry = null;
+let selectedTab = null;
+/** Agent name → the open run of its session on this connection. */
+const sessions = new Map();
+/** Call id → the run id a cancel stops. */
+const running = new Map();
+let queue = Promise.resolve(); // one call at a time: they act on one tab
+/** Tab id → where the agent's console_messages reads from next; watched until the socket closes. */
+const watched = new Map();
+const OWNER = 'agents';
+
+async function watch(tabId) {
+  if (!watched.has(tabId)) watched.set(tabId, await watchConsole(tabId, OWNER));
+}
+
+/** A new random token: 24 bytes, base64url. */
+function newToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+async function stored() {
+  const { [KEY]: s } = await chrome.storage.local.get(KEY);
+  const port = Number.isInteger(s?.port) && s.port > 0 && s.port < 65536 ? s.port : DEFAULT_PORT;
+  return { enabled: s?.enabled === true, token: typeof s?.token === 'string' ? s.token : '', port };
+}
+
+async function store(next) {
+  await chrome.storage.local.set({ [KEY]: { ...(await stored()), ...next } });
+}
+
+/** What the panel shows: `{enabled, connected, agent, token, address, extensionId, port}`. */
+export async function agentsStatus() {
+  const { enabled, token, port } = await stored();
+  return {
+    enabled, connected, agent: connected ? agentName : '', token: enabled ? token : '', port,
+    address: `ws://127.0.0.1:${port}/bridge`, extensionId: chrome.runtime.id,
+  };
+}
+
+async function tellPanel() {
+  chrome.runtime.sendMessage({ type: 'sightline/agents-status', status: await agentsStatus() }).catch(() => {});
+}
+
+/** Turns Allow agents on (a token made the first time) or off (the socket closed). */
+export async function setAgents({ enabled, port }) {
+  const current = await stored();
+  const next = { enabled: enabled === true };
+  if (next.enabled && !current.token) next.token = newToken();
+  if (port !== undefined) {
+    const p = Number(port);
+    if (!Number.isInteger(p) || p < 1024 || p > 65535) throw new Error(`the port must be a whole number from 1024 to 65535, not ${port}`);
+    next.port = p;
+  }
+  await store(next);
+  disconnect();
+  if (next.enabled) {
+    await chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
+    connect();
+  } else {
+    await chrome.alarms.clear(ALARM);
+  }
+  await tellPanel();
+  return agentsStatus();
+}
+
+/** A new token: the old one stops working at once (the socket closes; the agent's server needs the new one). */
+export async function revokeAgents() {
+  await store({ token: newToken() });
+  disconnect();
+  if ((await stored()).enabled) connect();
+  await tellPanel();
+  return agentsStatus();
+}
+
+function disconnect() {
+  clearTimeout(retry);
+  retry = null;
+  if (socket) {
+    const s = socket;
+    socket = null;
+    s.onclose = null;
+    s.close(1000, 'Allow agents changed');
+    closed();
+  }
+}
+
+/** The socket is gone: every open session's run ends, the keep-alive stops. */
+function closed() {
+  connected = false;
+  agentName = '';
+  clearInterval(keepAlive);
+  keepAlive = null;
+  for (const runId of running.values()) stopRun(runId);
+  running.clear();
+  for (const t of watched.keys()) unwatchConsole(t, OWNER).catch(() => {});
+  watched.clear();
+  endSessions();
+  tellPanel();
+}
+
+async function endSessions() {
+  const wasm = await core();
+  for (const runId of sessions.values()) {
+    try {
+      keepRun(wasm.endAgentSession(runId));
+    } catch (e) {
+      console.error('ending an agent session failed', e);
+    }
+  }
+  sessions.clear();
+}
+
+/** Connects when Allow agents is on and no socket is open (worker start, toggle, alarm). */
+export async function connect() {
+  const { enabled, token, port } = await stored();
+  if (!enabled || !token || socket) return;
+  let ws;
+  try {
+    ws = new WebSocket(`ws://127.0.0.1:${port}/bridge?token=${encodeURIComponent(token)}`);
+  } catch (e) {
+    console.warn(`cannot open the agents bridge: ${e.message}`);
+    return;
+  }
+  socket = ws;
+  ws.onopen = () => {
+    connected = true;
+    send({ type: 'hello' });
+    keepAlive = setInterval(() => send({ type: 'ping' }), KEEP_ALIVE_MS);
+    tellPanel();
+  };
+  ws.onmessage = (event) => received(event.data);
+  // No server yet, or refused (a token it does not know): tried again shortly, and on the alarm.
+  ws.onclose = () => {
+    if (socket !== ws) return;
+    socket = null;
+    if (connected) closed();
+    clearTimeout(retry);
+    retry = setTimeout(() => connect(), 3_000);
+  };
+}
+
+function send(message) {
+  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function received(text) {
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (message.type === 'agent') {
+    agentName = String(message.agent?.name ?? '');
+    tellPanel();
+  } else if (message.type === 'call') {
+    const { id, tool, args, agent } = message;
+    if (agent?.name && agent.name !== agentName) {
+      agentName = String(agent.name);
+      tellPanel();
+    }
+    queue = queue.then(() => answer(id, String(tool ?? ''), args ?? {}, String(agent?.name ?? 'an agent')))
+      .catch((e) => send({ type: 'result', id, error: { kind: 'failed', message: String(e?.message ?? e) } }));
+  } else if (message.type === 'cancel') {
+    const runId = running.get(message.id);
+    if (runId) stopRun(runId);
+  }
+}
+
+/** Runs call `id` and sends its answer: content, or `{error: {kind, message}}`. */
+async function answer(id, tool, args, agent) {
+  const wasm = await core();
+  const planned = wasm.agentPlan({ tool, args });
+  if (!planned.ok) return send({ type: 'result', id, error: { kind: 'invalidParams', message: planned.error } });
+  const { plan } = planned;
+  const started = Date.now();
+  let runId = null;
+  try {
+    const tabId = await currentTab(plan);
+    runId = await sessionFor(wasm, agent, tabId);
+    const content = await carryOut(wasm, id, plan, tabId, runId);
+    if (content.error) throw new Error(content.error);
+    if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, started));
+    send({ type: 'result', id, content: content.blocks });
+  } catch (e) {
+    const message = String(e?.message ?? e);
+    if (runId && !PAGE_TASKS.has(plan.kind)) {
+      try {
+        keepRun(wasm.agentStep(runId, plan.label, message, started));
+      } catch (err) {
+        console.error('recording an agent step failed', err);
+      }
+    }
+    send({ type: 'result', id, error: { kind: 'failed', message } });
+  } finally {
+    running.delete(id);
+  }
+}
+
+const PAGE_TASKS = new Set(['task', 'instruction', 'choose']);
+
+/** The tab calls act on: the one the agent selected, else the active tab of the last focused window. */
+async function currentTab(plan) {
+  if (plan.kind === 'tabs' && plan.action !== 'close') return selectedTab;
+  if (selectedTab != null && (await chrome.tabs.get(selectedTab).catch(() => null))) return selectedTab;
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab) throw new Error('there is no tab to act on: open one (tabs with action "open")');
+  selectedTab = tab.id;
+  return selectedTab;
+}
+
+/** The open run of this agent's session, made on its first call. */
+async function sessionFor(wasm, agent, tabId) {
+  const known = sessions.get(agent);
+  if (known && wasm.holdsRun(known)) return known;
+  const tab = tabId != null ? await chrome.tabs.get(tabId).catch(() => null) : null;
+  const run = wasm.agentSession(crypto.randomUUID(), agent, { id: tab?.id ?? -1, title: tab?.title ?? '', url: tab?.url ?? '' });
+  keepRun(run);
+  sessions.set(agent, run.id);
+  return run.id;
+}
+
+const text = (t) => ({ blocks: [{ type: 'text', text: t }] });
+
+async function carryOut(wasm, id, plan, tabId, runId) {
+  const settings = await getSettings();
+  switch (plan.kind) {
+    case 'task':
+    case 'instruction':
+    case 'choose':
+      return pageTask(wasm, id, plan, tabId, runId);
+    case 'snapshot':
+    case 'screenshot': {
+      await watch(tabId);
+      const shot = plan.kind === 'screenshot' ? await shoot(tabId, { fullPage: plan.fullPage }) : null;
+      const page = await read(tabId, { viewportOnly: false });
+      const seen = wasm.agentObserve({ page, shot }, await runOptions(settings, { useCache: false }), shot != null);
+      const blocks = [{ type: 'text', text: seen.text }];
+      if (seen.image) blocks.push({ type: 'image', data: seen.image, mimeType: seen.mimeType });
+      return { blocks };
+    }
+    case 'navigate': {
+      if (plan.url) {
+        wasm.checkOpen(plan.url, settings.run.allowedSites ?? []);
+        await chrome.tabs.update(tabId, { url: plan.url });
+      } else if (plan.history === 'back') await chrome.tabs.goBack(tabId);
+      else if (plan.history === 'forward') await chrome.tabs.goForward(tabId);
+      else await chrome.tabs.reload(tabId);
+      await tabLoaded(tabId, 30_000);
+      await settle(tabId).catch(() => {});
+      const tab = await chrome.tabs.get(tabId);
+      return text(`Now at ${tab.url} \u2014 ${tab.title ?? ''}`);
+    }
+    case 'tabs':
+      return tabs(wasm, plan, settings);
+    case 'console': {
+      await watch(tabId);
+      const { entries, next } = consoleSince(tabId, watched.get(tabId));
+      watched.set(tabId, next);
+      return text(wasm.consoleText(entries));
+    }
+    case 'record': {
+      if (plan.start) return text(`Recording the person's steps as run ${await startRecording(tabId, plan.title ?? undefined)}; call record with action "stop" to end it.`);
+      const run = await stopRecording(tabId);
+      if (!run) throw new Error('nothing is being recorded on the selected tab');
+      return text(`Recorded run ${run.id}: ${run.steps.length} step(s).`);
+    }
+    case 'export':
+      return text((await exportRun(plan.run ?? runId, plan.format)).text);
+    default:
+      throw new Error(`unknown plan ${plan.kind}`);
+  }
+}
+
+/** A task or an instruction in the session's run; progress goes to the agent step by step. */
+async function pageTask(wasm, id, plan, tabId, runId) {
+  await watch(tabId);
+  let first = null;
+  let told = 0;
+  const onReport = (run) => {
+    first ??= run.steps.length;
+    const progress = run.steps.length - first + 1;
+    if (progress <= told) return; // progress only grows: one notification per new step
+    told = progress;
+    send({ type: 'progress', id, progress, message: run.steps.at(-1)?.action ?? '' });
+  };
+  const task = plan.kind === 'choose' ? { kind: 'task', label: plan.label, task: plan.locate } : plan;
+  // Upload paths an agent names are not the person's: outside the upload folder they need an Allow in the panel.
+  const { done } = await startRun(tabId, null, { session: { runId, plan: task }, onReport, typedUploads: false });
+  running.set(id, runId);
+  const answer = await done;
+  if (plan.kind === 'choose' && answer.ok) {
+    const element = answer.result?.element;
+    if (!element?.xpath) throw new Error('the list was found, but not as an element Sightline can choose in');
+    const chosen = await choose(tabId, element.xpath, plan.option);
+    keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, Date.now()));
+    if (chosen.error) throw new Error(chosen.error);
+    return text(`${answer.text}\nChose \u201c${chosen.text}\u201d.`);
+  }
+  if (!answer.ok) throw new Error(answer.text);
+  return text(answer.text);
+}
+
+/**
+ * Chooses `option` (its visible text) in the <select> at `xpath`, as a person's choice does
+ * (input and change events). The smallest piece the bridge needs until the core's own choose
+ * action lands (issue 22a).
+ */
+async function choose(tabId, xpath, option) {
+  const [frame] = await chrome.scripting.executeScript({
+    target: { tabId },
+    args: [xpath, option],
+    func: (path, wanted) => {
+      const select = document.evaluate(path, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      if (!(select instanceof HTMLSelectElement)) return { error: 'the element is not a drop-down list (<select>)' };
+      const norm = (s) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+      const found = [...select.options].find((o) => norm(o.text) === norm(wanted)) ?? [...select.options].find((o) => norm(o.text).includes(norm(wanted)));
+      if (!found) return { error: `the list has no option \u201c${wanted}\u201d: it has ${[...select.options].map((o) => `\u201c${o.text.trim()}\u201d`).join(', ')}` };
+      select.value = found.value;
+      select.dispatchEvent(new Event('input', { bubbles: true }));
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return { text: found.text.trim() };
+    },
+  });
+  return frame?.result ?? { error: 'the page did not answer' };
+}
+
+async function tabs(wasm, plan, settings) {
+  if (plan.action === 'list') {
+    const all = await chrome.tabs.query({});
+    return text(all.map((t) => `${t.id}${t.id === selectedTab ? ' (selected)' : ''}: ${t.title ?? ''} \u2014 ${t.url ?? ''}`).join('\n'));
+  }
+  if (plan.action === 'open') {
+    if (plan.url) wasm.checkOpen(plan.url, settings.run.allowedSites ?? []);
+    const tab = await chrome.tabs.create({ url: plan.url ?? 'about:blank', active: true });
+    selectedTab = tab.id;
+    if (plan.url) await tabLoaded(tab.id, 30_000);
+    return text(`Opened tab ${tab.id} and selected it.`);
+  }
+  if (plan.action === 'select') {
+    const tab = await chrome.tabs.get(plan.tab).catch(() => null);
+    if (!tab) throw new Error(`there is no tab ${plan.tab}: list the tabs for their ids`);
+    selectedTab = tab.id;
+    await chrome.tabs.update(tab.id, { active: true });
+    return text(`Selected tab ${tab.id}: ${tab.title ?? ''} \u2014 ${tab.url ?? ''}`);
+  }
+  const target = plan.tab ?? selectedTab;
+  if (target == null) throw new Error('no tab is selected: say which tab to close');
+  await chrome.tabs.remove(target).catch((e) => { throw new Error(`closing tab ${target} failed: ${e.message}`); });
+  if (target === selectedTab) selectedTab = null;
+  return text(`Closed tab ${target}.`);
+}
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM) connect();
+});

@@ -1,0 +1,241 @@
+// Allow agents end to end: sightline-mcp (built by cargo) with a REAL MCP client (Python's
+// `mcp` 2.3.0, from the venv scripts/setup makes), the extension in Chromium connecting out to
+// it, and the mock model behind `act`. Proven by page state, the panel and the run records:
+// refusal before the toggle and with a wrong token or origin, the panel's token and agent
+// name, a whole session over streamable HTTP (snapshot, input, key, tap by element number,
+// act with progress, a marked screenshot, console messages, bad requests), its run in the
+// timeline, revoking, and stdio.
+import { test, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { SightlineBridge } from '../../scripts/lib/bridge-client.mjs';
+import { ROOT } from '../support/browser.mjs';
+import { todoPlanReply } from '../support/mock-model.mjs';
+import { modelSuite, until } from '../support/suite.mjs';
+
+const BIN = join(ROOT, 'target/debug/sightline-mcp');
+const PYTHON = join(process.env.SIGHTLINE_MCP_VENV ?? join(homedir(), '.cache/sightline/mcp-venv-2.3.0'), 'bin/python');
+const CLIENT = join(ROOT, 'tests/e2e/mcp_session.py');
+
+let browser, mock, site, page, panel, port;
+const servers = new Set();
+
+modelSuite((env) => ({ browser, mock, site } = env), {
+  model: (m) => ({ provider: 'custom', baseUrl: m.baseUrl, model: 'mock-model', apiKey: 'sk-test-agents-0123456789', family: 'generic', stream: false }),
+});
+
+// Once, after the suite's own set-up (its `before` has launched the browser by the first test).
+beforeEach(async () => {
+  if (panel) return;
+  assert.ok(existsSync(BIN), `${BIN} is missing: run cargo build -p sightline-mcp`);
+  assert.ok(existsSync(PYTHON), `${PYTHON} is missing: run scripts/setup (it makes the venv with Python's mcp)`);
+  port = await freePort();
+  await browser.sw.evaluate((p) => chrome.storage.local.set({ agents: { port: p } }), port);
+  page = await browser.context.newPage();
+  await page.goto(site.url('/todo.html?agents=1'));
+  await page.waitForSelector('.new-todo');
+  panel = await browser.openPanel(await browser.tabIdOf(page));
+});
+
+after(() => {
+  for (const s of servers) s.kill('SIGKILL');
+});
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Starts sightline-mcp on the test's port; resolves once it listens. */
+async function startServer(token, extensionId = browser.extensionId) {
+  const child = spawn(BIN, ['--port', String(port), '--token', token, '--extension-id', extensionId, '--call-timeout', '60', '--act-timeout', '90'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  servers.add(child);
+  child.stderrText = '';
+  child.stderr.on('data', (d) => { child.stderrText += d; });
+  await until('sightline-mcp to listen', () => child.stderrText.includes('MCP at') || child.exitCode != null, 30_000);
+  assert.equal(child.exitCode, null, `sightline-mcp exited: ${child.stderrText}`);
+  return child;
+}
+
+async function stopServer(child) {
+  child.kill('SIGTERM');
+  await until('sightline-mcp to exit', () => child.exitCode != null || child.signalCode != null, 10_000);
+  servers.delete(child);
+}
+
+/** Runs the Python MCP client; resolves to the JSON it prints. Bounded: killed after `ms`. */
+function client(args, ms = 240_000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, [CLIENT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`the MCP client exited with ${code}:\n${err}\n${out}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)));
+      } catch (e) {
+        reject(new Error(`the MCP client printed no JSON: ${e.message}\n${out}\n${err}`));
+      }
+    });
+  });
+}
+
+/** The status code of a WebSocket upgrade request to /bridge with these headers. */
+function upgradeStatus(path, headers) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } });
+    req.on('response', (res) => { res.resume(); resolve(res.statusCode); });
+    req.on('upgrade', (res, socket) => { socket.destroy(); resolve(res.statusCode); });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer')));
+    req.end();
+  });
+}
+
+const panelText = (id) => panel.locator(`#${id}`).textContent();
+const url = () => `http://127.0.0.1:${port}/mcp`;
+
+let token = '';
+let server = null;
+
+test('off by default: the server refuses tool calls while no extension is paired', async () => {
+  assert.equal(await panel.locator('#agents-enabled').isChecked(), false);
+  assert.equal(await panel.locator('#agents-details').isHidden(), true);
+  server = await startServer('a-token-the-extension-never-made');
+  const { snapshot } = await client(['refused', url()]);
+  assert.equal(snapshot.isError, true);
+  assert.match(snapshot.content[0].text, /not connected.*Allow agents/s);
+});
+
+test('turned on, the panel shows a token; a wrong token or origin is refused, the right one connects', async () => {
+  await panel.locator('#agents-enabled').check();
+  await until('the token in the panel', async () => (await panelText('agents-token')).length >= 20);
+  token = await panelText('agents-token');
+  assert.equal(await panelText('agents-extension-id'), browser.extensionId);
+  assert.equal(await panelText('agents-address'), `ws://127.0.0.1:${port}/bridge`);
+  assert.match(await panelText('agents-command'), new RegExp(`--token ${token} --extension-id ${browser.extensionId}`));
+  const stored = await browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents);
+  assert.equal(stored.token, token, 'generated in the extension and kept in storage.local');
+  // The server running knows another token: the extension is refused and keeps waiting.
+  assert.match(await panelText('agents-state'), /Waiting/);
+  assert.equal((await client(['refused', url()])).snapshot.isError, true);
+  await stopServer(server);
+
+  server = await startServer(token);
+  const origin = `chrome-extension://${browser.extensionId}`;
+  assert.equal(await upgradeStatus(`/bridge?token=${token}`, { Origin: 'https://evil.example' }), 403, 'a web page cannot connect');
+  assert.equal(await upgradeStatus('/bridge?token=wrong', { Origin: origin }), 403, 'nor anything without the token');
+  await until('the extension to connect', async () => /Connected/.test(await panelText('agents-state')), 20_000);
+});
+
+test('a real MCP client drives the page: snapshot, input, key, tap by number, act with progress, screenshot, errors', async () => {
+  mock.script(todoPlanReply());
+  // The page reports an error and a failed request whenever Enter is pressed (the key call, and act's).
+  await page.evaluate(() => document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    console.error('sightline-e2e console error');
+    fetch('/missing-for-agents-e2e').catch(() => {});
+  }));
+  const log = await client(['session', url()]);
+  for (const name of ['tabs', 'navigate', 'snapshot', 'screenshot', 'act', 'tap', 'double_click', 'right_click', 'hover', 'input',
+    'choose_option', 'key', 'scroll', 'drag', 'upload', 'query', 'boolean', 'number', 'assert', 'wait_for', 'console_messages', 'record', 'export_run']) {
+    assert.ok(log.tools.includes(name), `tools/list has ${name}: ${log.tools}`);
+  }
+  const snapshot = log.snapshot.content[0].text;
+  assert.match(snapshot, /^URL: http:\/\/127\.0\.0\.1:\d+\/todo\.html\?agents=1\nTitle: Sightline test · todos\n/);
+  assert.match(snapshot, /\[\d+\][^\n]*What needs to be done\?/);
+  for (const step of ['select', 'input', 'key', 'tap', 'act']) assert.equal(log[step].isError, false, `${step}: ${JSON.stringify(log[step])}`);
+  assert.match(log.tap.content[0].text, /by its number: no model call/);
+  const items = await page.evaluate(() => window.todoApp.items());
+  assert.deepEqual(items.map((i) => i.title), ['buy milk', 'walk dog']);
+  assert.deepEqual(items.map((i) => i.completed), [true, false], 'the tap by element number toggled the first todo only');
+  assert.equal(mock.requests.length, 1, 'only act asked the model');
+  assert.ok(log.progress.length >= 2, `progress notifications: ${JSON.stringify(log.progress)}`);
+  assert.deepEqual(log.screenshot.content.map((c) => c.type), ['text', 'image']);
+  assert.ok(log.screenshot.content[1].bytes > 1000);
+  assert.match(log.console.content[0].text, /\[error\] sightline-e2e console error/);
+  assert.match(log.console.content[0].text, /\[error\] [^\n]*404[^\n]*missing-for-agents-e2e/);
+  assert.match(log.key.content[0].text, /console \[error\] sightline-e2e console error/, 'each call answers its steps\' console too');
+  assert.deepEqual([log.tapWithoutTarget.raised, log.tapWithoutTarget.code], [true, -32602]);
+  assert.match(log.tapWithoutTarget.message, /say which element/);
+  assert.equal(log.tapWrongType.isError, true);
+  assert.equal(log.unknownTool.raised, true);
+  assert.equal(log.missingElement.isError, true);
+  assert.match(log.missingElement.content[0].text, /no element \[9999\]/);
+  assert.equal(log.outsideSite.isError, true);
+  assert.match(log.outsideSite.content[0].text, /javascript:alert/);
+
+  // The agent is named in the panel, and its calls are steps of one run in the timeline.
+  assert.match(await panelText('agents-state'), /sightline-e2e-agent/);
+  const run = await until('the session run', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: sightline-e2e-agent'));
+  const actions = run.steps.map((s) => s.action);
+  for (const label of ['Snapshot of the page', 'Agent: aiInput \u201cbuy milk\u201d into \u201c[', 'Agent: add a todo', 'Screenshot of the page', 'Console messages']) {
+    assert.ok(actions.some((a) => a.startsWith(label)), `${label} in ${JSON.stringify(actions)}`);
+  }
+  assert.equal(run.status, 'running');
+  // Console per step: on the step that pressed Enter, in the record and in the HTML report.
+  const noisy = run.steps.filter((st) => st.console?.some((e) => e.text === 'sightline-e2e console error'));
+  assert.ok(noisy.length >= 2, 'the key call\'s step and act\'s');
+  assert.ok(run.steps.some((st) => st.console?.some((e) => e.source === 'network' && /missing-for-agents-e2e/.test(e.url + e.text))));
+  const report = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id);
+  assert.match(report, /Console: \d+ message\(s\)[\s\S]*\[error\] sightline-e2e console error/);
+  const text = JSON.stringify(run);
+  assert.ok(!text.includes('sk-test-agents'), 'the API key is in no record');
+});
+
+test('every run keeps what the page reported on its steps, the panel\'s own too', async () => {
+  const tabId = await browser.tabIdOf(page);
+  const run = await browser.sw.evaluate((id) => self.sightline.ai(id, { type: 'aiKeyboardPress', key: 'Enter' }), tabId);
+  assert.equal(run.status, 'succeeded', run.error);
+  const entries = run.steps.flatMap((st) => st.console ?? []);
+  assert.ok(entries.some((e) => e.level === 'error' && e.text === 'sightline-e2e console error'), JSON.stringify(entries));
+  await panel.locator('#steps .step-console summary').first().waitFor({ timeout: 10_000 });
+  assert.match(await panel.locator('#steps .step-console').first().textContent(), /sightline-e2e console error/);
+});
+
+test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
+  mock.script('{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
+  const agent = new SightlineBridge({ url: url(), name: 'bridge-script', timeoutMs: 120_000 });
+  assert.equal((await agent.connect()).name, 'sightline');
+  assert.deepEqual(await agent.aiQuery('the todo titles'), ['buy milk', 'walk dog']);
+  assert.equal(await agent.aiBoolean('is walk dog listed?'), true);
+  await assert.rejects(agent.aiAssert('three todos are listed'), (e) => e.name === 'BridgeToolError' && /two todos are listed/.test(e.message));
+  await assert.rejects(agent.aiTap(''), (e) => e.name === 'BridgeRequestError' && e.code === -32602);
+  await agent.destroy();
+  const run = await until('the script\'s session run', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: bridge-script'));
+  assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));
+});
+
+test('revoking makes a new token and ends the session; stdio serves the same tools', async () => {
+  const before = token;
+  await panel.locator('#agents-revoke').click();
+  await until('a new token', async () => (await panelText('agents-token')) !== before);
+  token = await panelText('agents-token');
+  await until('the old connection to close', async () => /Waiting/.test(await panelText('agents-state')), 20_000);
+  const ended = await until('the session run to end', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: sightline-e2e-agent' && r.status === 'succeeded'));
+  assert.ok(ended.steps.length >= 8);
+  await stopServer(server);
+
+  // An MCP client that starts the server itself, over stdio (the shape of most clients' config).
+  const log = await client(['stdio', BIN, '--stdio', '--port', String(port), '--token', token, '--extension-id', browser.extensionId]);
+  assert.ok(log.tools.includes('snapshot') && log.tools.includes('act'));
+  assert.equal(log.snapshot.isError, false, JSON.stringify(log.snapshot));
+  assert.match(log.snapshot.content[0].text, /What needs to be done\?/);
+  await panel.locator('#agents-enabled').uncheck();
+  const stored = await until('Allow agents off', () => browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents).then((a) => a.enabled === false && a));
+  assert.equal(stored.token, token, 'turning off keeps the token; only Revoke replaces it');
+});
