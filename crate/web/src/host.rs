@@ -116,7 +116,9 @@ impl HostBrowser {
 
     /// The run the loop ended with, on the tab it ended on, let go of: the record to store.
     pub fn finished(&self, mut run: Run) -> Run {
-        super::runs::with_open(|open| open.close(&run.id));
+        if let Some(held) = super::runs::with_open(|open| open.close(&run.id)) {
+            run.keep_console_of(&held);
+        }
         run.on_tab(&self.tab());
         run
     }

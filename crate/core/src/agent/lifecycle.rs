@@ -61,6 +61,16 @@ impl Run {
         }
     }
 
+    /// The loop's own copy of a run never holds what the page reported: each step takes the
+    /// console messages the held record (`held`, the same run as last reported) kept for it.
+    pub fn keep_console_of(&mut self, held: &Run) {
+        for (step, kept) in self.steps.iter_mut().zip(&held.steps) {
+            if step.console.is_empty() && step.started_ms == kept.started_ms {
+                step.console = kept.console.clone();
+            }
+        }
+    }
+
     /// Ends the run as failed with `error` (its code, and its message in the run's language),
     /// keeping its steps.
     pub fn fail(&mut self, error: RunErrorRecord, now_ms: f64) {
@@ -202,11 +212,7 @@ impl OpenRuns {
         let mut run = run.clone();
         run.on_tab(tab);
         if let Some(held) = self.runs.get(&run.id) {
-            for (step, kept) in run.steps.iter_mut().zip(&held.steps) {
-                if step.console.is_empty() && step.started_ms == kept.started_ms {
-                    step.console = kept.console.clone();
-                }
-            }
+            run.keep_console_of(held);
         }
         if let Some(last) = run.steps.last_mut() {
             last.console.extend(console);
@@ -369,9 +375,12 @@ mod tests {
         let texts: Vec<Vec<&str>> =
             held.steps.iter().map(|s| s.console.iter().map(|e| e.text.as_str()).collect()).collect();
         assert_eq!(texts, vec![vec!["first"], vec!["second"]]);
-        // A report with nothing new keeps both where they were.
+        // A report with nothing new keeps both where they were; so does the loop's final copy.
         let held = open.report(&run, &tab(), vec![]);
         assert_eq!(held.steps[1].console[0].line(), "[error] second");
+        let mut last = run.clone();
+        last.keep_console_of(open.get("r").unwrap());
+        assert_eq!(last.steps[0].console[0].text, "first");
     }
 
     #[test]

@@ -496,8 +496,16 @@ impl OpenRuns {
     }
 }
 
+/// What a page call did to the session's run: its steps start after `from` (the heading).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallOutcome {
+    pub from: usize,
+    pub outcome: Result<RunStatus, RunError>,
+}
+
 /// Carries out a page call (a task or an instruction) in the session's `run`, which stays
-/// running whatever the call does; the step heading it says what the agent asked.
+/// running whatever the call does; the step heading it says what the agent asked. The answer
+/// is [`answer`]`(run, from + 1, outcome)` once the host's record (its console messages) is kept.
 pub async fn carry_out_call<B: Browser, M: ModelClient>(
     run: &mut Run,
     label: &str,
@@ -506,7 +514,7 @@ pub async fn carry_out_call<B: Browser, M: ModelClient>(
     config: &ModelConfig,
     browser: &mut B,
     model: &M,
-) -> Answer {
+) -> CallOutcome {
     let mut browser = options.guard(browser);
     let from = run.steps.len();
     run.result = None;
@@ -531,7 +539,7 @@ pub async fn carry_out_call<B: Browser, M: ModelClient>(
         }
     }
     browser.report(run);
-    answer(run, from + 1, &outcome)
+    CallOutcome { from, outcome }
 }
 
 #[cfg(test)]
