@@ -7,6 +7,7 @@ import { consoleSince, unwatchConsole, watchConsole } from './debugger.js';
 import { read, settle, shoot, tabLoaded } from './page.js';
 import { exportRun, keepRun, runOptions, startRecording, startRun, stopRecording, stopRun } from './runs.js';
 import { getSettings } from './settings.js';
+import { resolveLanguage } from '../shared/i18n.js';
 import { core } from './wasm.js';
 
 const KEY = 'agents';
@@ -29,6 +30,14 @@ let queue = Promise.resolve(); // one call at a time: they act on one tab
 /** Tab id → where the agent's console_messages reads from next; watched until the socket closes. */
 const watched = new Map();
 const OWNER = 'agents';
+
+/**
+ * An error of this glue with its stable code (as the core's errors carry theirs): the agent
+ * gets the code with the message, and the panel words it from _locales by the code.
+ */
+function fault(code, message) {
+  return Object.assign(new Error(message), { code });
+}
 
 async function watch(tabId) {
   if (!watched.has(tabId)) watched.set(tabId, await watchConsole(tabId, OWNER));
@@ -70,7 +79,7 @@ export async function setAgents({ enabled, port }) {
   if (next.enabled && !current.token) next.token = newToken();
   if (port !== undefined) {
     const p = Number(port);
-    if (!Number.isInteger(p) || p < 1024 || p > 65535) throw new Error(`the port must be a whole number from 1024 to 65535, not ${port}`);
+    if (!Number.isInteger(p) || p < 1024 || p > 65535) throw fault('agents_port_invalid', `the port must be a whole number from 1024 to 65535, not ${port}`);
     next.port = p;
   }
   await store(next);
@@ -182,38 +191,39 @@ function received(text) {
       tellPanel();
     }
     queue = queue.then(() => answer(id, String(tool ?? ''), args ?? {}, String(agent?.name ?? 'an agent')))
-      .catch((e) => send({ type: 'result', id, error: { kind: 'failed', message: String(e?.message ?? e) } }));
+      .catch((e) => send({ type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message: String(e?.message ?? e) } }));
   } else if (message.type === 'cancel') {
     const runId = running.get(message.id);
     if (runId) stopRun(runId);
   }
 }
 
-/** Runs call `id` and sends its answer: content, or `{error: {kind, message}}`. */
+/** Runs call `id` and sends its answer: content, or `{error: {kind, code, message}}`. */
 async function answer(id, tool, args, agent) {
   const wasm = await core();
-  const planned = wasm.agentPlan({ tool, args });
-  if (!planned.ok) return send({ type: 'result', id, error: { kind: 'invalidParams', message: planned.error } });
+  // The session's run is written in the person's language, as the panel's runs are.
+  const language = resolveLanguage((await getSettings()).ui.language);
+  const planned = wasm.agentPlan({ tool, args }, language);
+  if (!planned.ok) return send({ type: 'result', id, error: { kind: 'invalidParams', code: planned.code, message: planned.error } });
   const { plan } = planned;
   const started = Date.now();
   let runId = null;
   try {
     const tabId = await currentTab(plan);
-    runId = await sessionFor(wasm, agent, tabId);
+    runId = await sessionFor(wasm, agent, tabId, language);
     const content = await carryOut(wasm, id, plan, tabId, runId);
-    if (content.error) throw new Error(content.error);
-    if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, started));
+    if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
     send({ type: 'result', id, content: content.blocks });
   } catch (e) {
     const message = String(e?.message ?? e);
     if (runId && !PAGE_TASKS.has(plan.kind)) {
       try {
-        keepRun(wasm.agentStep(runId, plan.label, message, started));
+        keepRun(wasm.agentStep(runId, plan.label, message, await tabFacts(selectedTab), started));
       } catch (err) {
         console.error('recording an agent step failed', err);
       }
     }
-    send({ type: 'result', id, error: { kind: 'failed', message } });
+    send({ type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message } });
   } finally {
     running.delete(id);
   }
@@ -226,17 +236,22 @@ async function currentTab(plan) {
   if (plan.kind === 'tabs' && plan.action !== 'close') return selectedTab;
   if (selectedTab != null && (await chrome.tabs.get(selectedTab).catch(() => null))) return selectedTab;
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (!tab) throw new Error('there is no tab to act on: open one (tabs with action "open")');
+  if (!tab) throw fault('tab_none', 'there is no tab to act on: open one (tabs with action "open")');
   selectedTab = tab.id;
   return selectedTab;
 }
 
-/** The open run of this agent's session, made on its first call. */
-async function sessionFor(wasm, agent, tabId) {
+/** The tab as a run names it (`{id, title, url}`), or null when there is none (any more). */
+async function tabFacts(tabId) {
+  const tab = tabId != null ? await chrome.tabs.get(tabId).catch(() => null) : null;
+  return tab ? { id: tab.id, title: tab.title ?? '', url: tab.url ?? '' } : null;
+}
+
+/** The open run of this agent's session, made on its first call (written in `language`). */
+async function sessionFor(wasm, agent, tabId, language) {
   const known = sessions.get(agent);
   if (known && wasm.holdsRun(known)) return known;
-  const tab = tabId != null ? await chrome.tabs.get(tabId).catch(() => null) : null;
-  const run = wasm.agentSession(crypto.randomUUID(), agent, { id: tab?.id ?? -1, title: tab?.title ?? '', url: tab?.url ?? '' });
+  const run = wasm.agentSession(crypto.randomUUID(), agent, await tabFacts(tabId), language);
   keepRun(run);
   sessions.set(agent, run.id);
   return run.id;
@@ -284,13 +299,13 @@ async function carryOut(wasm, id, plan, tabId, runId) {
     case 'record': {
       if (plan.start) return text(`Recording the person's steps as run ${await startRecording(tabId, plan.title ?? undefined)}; call record with action "stop" to end it.`);
       const run = await stopRecording(tabId);
-      if (!run) throw new Error('nothing is being recorded on the selected tab');
+      if (!run) throw fault('recording_none', 'nothing is being recorded on the selected tab');
       return text(`Recorded run ${run.id}: ${run.steps.length} step(s).`);
     }
     case 'export':
       return text((await exportRun(plan.run ?? runId, plan.format)).text);
     default:
-      throw new Error(`unknown plan ${plan.kind}`);
+      throw fault('internal', `unknown plan ${plan.kind}`);
   }
 }
 
@@ -313,13 +328,13 @@ async function pageTask(wasm, id, plan, tabId, runId) {
   const answer = await done;
   if (plan.kind === 'choose' && answer.ok) {
     const element = answer.result?.element;
-    if (!element?.xpath) throw new Error('the list was found, but not as an element Sightline can choose in');
+    if (!element?.xpath) throw fault('not_a_list', 'the list was found, but not as an element Sightline can choose in');
     const chosen = await choose(tabId, element.xpath, plan.option);
-    keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, Date.now()));
-    if (chosen.error) throw new Error(chosen.error);
+    keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, null, Date.now()));
+    if (chosen.error) throw fault(chosen.code, chosen.error);
     return text(`${answer.text}\nChose \u201c${chosen.text}\u201d.`);
   }
-  if (!answer.ok) throw new Error(answer.text);
+  if (!answer.ok) throw fault(answer.error?.code ?? 'internal', answer.text);
   return text(answer.text);
 }
 
@@ -334,17 +349,17 @@ async function choose(tabId, xpath, option) {
     args: [xpath, option],
     func: (path, wanted) => {
       const select = document.evaluate(path, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-      if (!(select instanceof HTMLSelectElement)) return { error: 'the element is not a drop-down list (<select>)' };
+      if (!(select instanceof HTMLSelectElement)) return { code: 'not_a_list', error: 'the element is not a drop-down list (<select>)' };
       const norm = (s) => s.replace(/\s+/g, ' ').trim().toLowerCase();
       const found = [...select.options].find((o) => norm(o.text) === norm(wanted)) ?? [...select.options].find((o) => norm(o.text).includes(norm(wanted)));
-      if (!found) return { error: `the list has no option \u201c${wanted}\u201d: it has ${[...select.options].map((o) => `\u201c${o.text.trim()}\u201d`).join(', ')}` };
+      if (!found) return { code: 'option_missing', error: `the list has no option \u201c${wanted}\u201d: it has ${[...select.options].map((o) => `\u201c${o.text.trim()}\u201d`).join(', ')}` };
       select.value = found.value;
       select.dispatchEvent(new Event('input', { bubbles: true }));
       select.dispatchEvent(new Event('change', { bubbles: true }));
       return { text: found.text.trim() };
     },
   });
-  return frame?.result ?? { error: 'the page did not answer' };
+  return frame?.result ?? { code: 'page_unreadable', error: 'the page did not answer' };
 }
 
 async function tabs(wasm, plan, settings) {
@@ -361,14 +376,14 @@ async function tabs(wasm, plan, settings) {
   }
   if (plan.action === 'select') {
     const tab = await chrome.tabs.get(plan.tab).catch(() => null);
-    if (!tab) throw new Error(`there is no tab ${plan.tab}: list the tabs for their ids`);
+    if (!tab) throw fault('tab_unknown', `there is no tab ${plan.tab}: list the tabs for their ids`);
     selectedTab = tab.id;
     await chrome.tabs.update(tab.id, { active: true });
     return text(`Selected tab ${tab.id}: ${tab.title ?? ''} \u2014 ${tab.url ?? ''}`);
   }
   const target = plan.tab ?? selectedTab;
-  if (target == null) throw new Error('no tab is selected: say which tab to close');
-  await chrome.tabs.remove(target).catch((e) => { throw new Error(`closing tab ${target} failed: ${e.message}`); });
+  if (target == null) throw fault('tab_none', 'no tab is selected: say which tab to close');
+  await chrome.tabs.remove(target).catch((e) => { throw fault('tab_unknown', `closing tab ${target} failed: ${e.message}`); });
   if (target === selectedTab) selectedTab = null;
   return text(`Closed tab ${target}.`);
 }

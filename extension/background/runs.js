@@ -123,7 +123,8 @@ export async function exportRun(id, format, opts = {}) {
   if (!run) throw new Error(`there is no run ${id}: it may have been deleted as one of the oldest`);
   const kind = EXPORTS[format];
   if (!kind) throw new Error(`unknown export format "${format}": use ${Object.keys(EXPORTS).join(', ')}`);
-  const tab = run.tabId != null ? await chrome.tabs.get(run.tabId).catch(() => null) : null;
+  // A tab id Chrome cannot take (none: -1) would throw before any catch.
+  const tab = Number.isInteger(run.tabId) && run.tabId >= 0 ? await chrome.tabs.get(run.tabId).catch(() => null) : null;
   const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
   const wasm = await core();
   const json = JSON.stringify(run);

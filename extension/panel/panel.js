@@ -597,26 +597,21 @@ async function loadAgents() {
   ({ status: agents } = await send('agentsStatus'));
   renderAgents();
 }
-$('agents-enabled').addEventListener('change', async (e) => {
+/** Changes Allow agents (`type`: setAgents, revokeAgents); a failure is worded by its code. */
+async function changeAgents(type, payload) {
   try {
-    ({ status: agents } = await send('setAgents', { enabled: e.target.checked }));
+    ({ status: agents } = await send(type, payload));
   } catch (err) {
-    failed(t('couldNotStart'), err);
+    // The bridge glue's own codes have their words in _locales; any other error shows as it came.
+    if (AGENTS_ERRORS.has(err.code)) showNotice([escape(t(`error_${err.code}`))]);
+    else failed(t('agentsCouldNotChange'), err);
   }
   renderAgents();
-});
-$('agents-port').addEventListener('change', async (e) => {
-  try {
-    ({ status: agents } = await send('setAgents', { enabled: true, port: Number(e.target.value) }));
-  } catch (err) {
-    failed(t('couldNotStart'), err);
-  }
-  renderAgents();
-});
-$('agents-revoke').addEventListener('click', async () => {
-  ({ status: agents } = await send('revokeAgents'));
-  renderAgents();
-});
+}
+const AGENTS_ERRORS = new Set(['agents_port_invalid']);
+$('agents-enabled').addEventListener('change', (e) => changeAgents('setAgents', { enabled: e.target.checked }));
+$('agents-port').addEventListener('change', (e) => changeAgents('setAgents', { enabled: true, port: Number(e.target.value) }));
+$('agents-revoke').addEventListener('click', () => changeAgents('revokeAgents'));
 $('agents-copy').addEventListener('click', () => navigator.clipboard.writeText($('agents-command').textContent).catch(() => {}));
 
 chrome.runtime.onMessage.addListener((message) => {

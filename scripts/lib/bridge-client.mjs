@@ -14,21 +14,29 @@
 
 const PROTOCOL = '2025-06-18';
 
-/** A tool that ran and failed (element not found, an assertion that does not hold, a refused site). */
+/**
+ * A tool that ran and failed (element not found, an assertion that does not hold, a refused
+ * site). `code`: its stable code (`site_not_allowed`, `assertion_failed`, …) to key on.
+ */
 export class BridgeToolError extends Error {
-  constructor(tool, text) {
+  constructor(tool, text, code) {
     super(`${tool}: ${text}`);
     this.name = 'BridgeToolError';
     this.tool = tool;
+    this.code = code ?? 'internal';
   }
 }
 
-/** A call the server rejected as a request (bad arguments, unknown tool): the JSON-RPC error. */
+/**
+ * A call the server rejected as a request (bad arguments, unknown tool): the JSON-RPC error.
+ * `code`: Sightline's stable code where it gave one (`call_invalid`); `rpcCode`: JSON-RPC's.
+ */
 export class BridgeRequestError extends Error {
   constructor(tool, error) {
     super(`${tool}: ${error.message} (MCP error ${error.code})`);
     this.name = 'BridgeRequestError';
-    this.code = error.code;
+    this.rpcCode = error.code;
+    this.code = error.data?.code ?? 'request_refused';
   }
 }
 
@@ -75,9 +83,9 @@ export class SightlineBridge {
   async call(tool, args = {}) {
     const { message } = await this.#post({ jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params: { name: tool, arguments: args } });
     if (message.error) throw new BridgeRequestError(tool, message.error);
-    const { content = [], isError } = message.result;
+    const { content = [], isError, structuredContent } = message.result;
     const text = content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-    if (isError) throw new BridgeToolError(tool, text);
+    if (isError) throw new BridgeToolError(tool, text, structuredContent?.code);
     return content;
   }
 

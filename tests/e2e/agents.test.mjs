@@ -8,7 +8,7 @@
 import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -118,6 +118,7 @@ test('off by default: the server refuses tool calls while no extension is paired
   server = await startServer('a-token-the-extension-never-made');
   const { snapshot } = await client(['refused', url()]);
   assert.equal(snapshot.isError, true);
+  assert.equal(snapshot.code, 'extension_not_connected');
   assert.match(snapshot.content[0].text, /not connected.*Allow agents/s);
 });
 
@@ -151,6 +152,8 @@ test('a real MCP client drives the page: snapshot, input, key, tap by number, ac
     fetch('/missing-for-agents-e2e').catch(() => {});
   }));
   const log = await client(['session', url()]);
+  // What the real client saw, for a person to read (the transcript in a change's note).
+  if (process.env.SIGHTLINE_AGENTS_TRANSCRIPT) writeFileSync(process.env.SIGHTLINE_AGENTS_TRANSCRIPT, JSON.stringify(log, null, 1));
   for (const name of ['tabs', 'navigate', 'snapshot', 'screenshot', 'act', 'tap', 'double_click', 'right_click', 'hover', 'input',
     'choose_option', 'key', 'scroll', 'drag', 'upload', 'query', 'boolean', 'number', 'assert', 'wait_for', 'console_messages', 'record', 'export_run']) {
     assert.ok(log.tools.includes(name), `tools/list has ${name}: ${log.tools}`);
@@ -170,13 +173,15 @@ test('a real MCP client drives the page: snapshot, input, key, tap by number, ac
   assert.match(log.console.content[0].text, /\[error\] sightline-e2e console error/);
   assert.match(log.console.content[0].text, /\[error\] [^\n]*404[^\n]*missing-for-agents-e2e/);
   assert.match(log.key.content[0].text, /console \[error\] sightline-e2e console error/, 'each call answers its steps\' console too');
-  assert.deepEqual([log.tapWithoutTarget.raised, log.tapWithoutTarget.code], [true, -32602]);
+  assert.deepEqual([log.tapWithoutTarget.raised, log.tapWithoutTarget.code, log.tapWithoutTarget.reason], [true, -32602, 'call_invalid']);
   assert.match(log.tapWithoutTarget.message, /say which element/);
   assert.equal(log.tapWrongType.isError, true);
   assert.equal(log.unknownTool.raised, true);
   assert.equal(log.missingElement.isError, true);
+  assert.equal(log.missingElement.code, 'element_number_unknown');
   assert.match(log.missingElement.content[0].text, /no element \[9999\]/);
   assert.equal(log.outsideSite.isError, true);
+  assert.equal(log.outsideSite.code, 'not_a_web_address');
   assert.match(log.outsideSite.content[0].text, /javascript:alert/);
 
   // The agent is named in the panel, and its calls are steps of one run in the timeline.
@@ -187,6 +192,11 @@ test('a real MCP client drives the page: snapshot, input, key, tap by number, ac
     assert.ok(actions.some((a) => a.startsWith(label)), `${label} in ${JSON.stringify(actions)}`);
   }
   assert.equal(run.status, 'running');
+  assert.equal(run.tabId, await browser.tabIdOf(page), 'the session is on the tab the agent selected');
+  // The panel's timeline: the session is a run in the history; opened, the calls are its steps, console under them.
+  await panel.locator('#history .open-run', { hasText: 'Agent session: sightline-e2e-agent' }).first().click({ timeout: 10_000 });
+  await until('the session\'s steps in the panel', async () => /Snapshot of the page[\s\S]*Console messages/.test(await panel.locator('#steps').textContent()));
+  assert.ok(await panel.locator('#steps .step-console').count() >= 1, 'console messages under a step in the panel');
   // Console per step: on the step that pressed Enter, in the record and in the HTML report.
   const noisy = run.steps.filter((st) => st.console?.some((e) => e.text === 'sightline-e2e console error'));
   assert.ok(noisy.length >= 2, 'the key call\'s step and act\'s');
@@ -213,8 +223,8 @@ test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap th
   assert.equal((await agent.connect()).name, 'sightline');
   assert.deepEqual(await agent.aiQuery('the todo titles'), ['buy milk', 'walk dog']);
   assert.equal(await agent.aiBoolean('is walk dog listed?'), true);
-  await assert.rejects(agent.aiAssert('three todos are listed'), (e) => e.name === 'BridgeToolError' && /two todos are listed/.test(e.message));
-  await assert.rejects(agent.aiTap(''), (e) => e.name === 'BridgeRequestError' && e.code === -32602);
+  await assert.rejects(agent.aiAssert('three todos are listed'), (e) => e.name === 'BridgeToolError' && e.code === 'assertion_failed' && /two todos are listed/.test(e.message));
+  await assert.rejects(agent.aiTap(''), (e) => e.name === 'BridgeRequestError' && e.rpcCode === -32602 && e.code === 'call_invalid');
   await agent.destroy();
   const run = await until('the script\'s session run', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: bridge-script'));
   assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));

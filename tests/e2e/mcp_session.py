@@ -27,7 +27,8 @@ def blocks(result):
             out.append({"type": "text", "text": c.text})
         elif c.type == "image":
             out.append({"type": "image", "mimeType": c.mime_type, "bytes": len(c.data)})
-    return {"isError": bool(result.is_error), "content": out}
+    code = (result.structured_content or {}).get("code") if isinstance(result.structured_content, dict) else None
+    return {"isError": bool(result.is_error), "code": code, "content": out}
 
 
 def text_of(result):
@@ -81,7 +82,8 @@ async def session(url):
             await c.call_tool("tap", {})
             log["tapWithoutTarget"] = {"raised": False}
         except MCPError as e:
-            log["tapWithoutTarget"] = {"raised": True, "code": e.error.code, "message": e.error.message}
+            data = e.error.data if isinstance(e.error.data, dict) else {}
+            log["tapWithoutTarget"] = {"raised": True, "code": e.error.code, "reason": data.get("code"), "message": e.error.message}
         log["tapWrongType"] = blocks(await c.call_tool("tap", {"element": "abc"}))
         try:
             await c.call_tool("fly", {})

@@ -103,7 +103,15 @@ pub enum Content {
 #[serde(rename_all = "camelCase")]
 pub struct CallError {
     pub kind: ErrorKind,
+    /// The stable code: the core's (`site_not_allowed`, `element_number_unknown`, …) or the
+    /// bridge glue's (`tab_none`, …); what an agent or a script keys on, never the words.
+    #[serde(default = "uncoded")]
+    pub code: String,
     pub message: String,
+}
+
+fn uncoded() -> String {
+    "internal".into()
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -137,6 +145,20 @@ pub enum BridgeError {
     Dropped,
     #[error("the extension did not answer within {0} s; the call was cancelled")]
     TimedOut(u64),
+    #[error("the call was cancelled")]
+    Cancelled,
+}
+
+impl BridgeError {
+    /// The stable code an agent or a script may key on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BridgeError::NotConnected => "extension_not_connected",
+            BridgeError::Dropped => "extension_disconnected",
+            BridgeError::TimedOut(_) => "call_timed_out",
+            BridgeError::Cancelled => "call_cancelled",
+        }
+    }
 }
 
 struct Pending {
@@ -330,7 +352,7 @@ async fn serve(bridge: Bridge, mut socket: WebSocket) {
             },
         }
         // Replaced by a newer connection: this one ends.
-        if !bridge.lock().connection.as_ref().is_some_and(|c| c.generation == generation) {
+        if bridge.lock().connection.as_ref().is_none_or(|c| c.generation != generation) {
             break;
         }
     }
@@ -390,6 +412,20 @@ mod tests {
         bridge.receive(&format!(r#"{{"type":"result","id":{id},"content":[{{"type":"text","text":"done"}}]}}"#));
         assert_eq!(call.answer(Duration::from_secs(5)).await, Ok(Ok(vec![Content::Text { text: "done".into() }])));
         assert!(bridge.receive("not json").is_none(), "ignored, not a panic");
+
+        // A refusal reaches its call with the code the extension gave (an older extension's without one: internal).
+        let refused =
+            bridge.call("navigate", &serde_json::json!({"url": "https://x.example/"}), &agent, false).unwrap();
+        let id = refused.id;
+        let _call = rx.recv().await;
+        bridge.receive(&format!(
+            r#"{{"type":"result","id":{id},"error":{{"kind":"failed","code":"site_not_allowed","message":"no"}}}}"#
+        ));
+        let failed = refused.answer(Duration::from_secs(5)).await.unwrap().unwrap_err();
+        assert_eq!((failed.kind, failed.code.as_str()), (ErrorKind::Failed, "site_not_allowed"));
+        let uncoded: CallError = serde_json::from_str(r#"{"kind":"invalidParams","message":"x"}"#).unwrap();
+        assert_eq!(uncoded.code, "internal");
+        assert_eq!(BridgeError::NotConnected.code(), "extension_not_connected");
 
         let silent = bridge.call("snapshot", &Value::Null, &agent, false).unwrap();
         let _call = rx.recv().await;

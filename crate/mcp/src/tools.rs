@@ -192,6 +192,14 @@ fn to_block(c: Content) -> ContentBlock {
     }
 }
 
+/// A call that ran and failed, or was refused: a tool error the agent reads (`isError`), its
+/// stable code in the structured content (`{"code": …}`) for clients and scripts to key on.
+fn tool_error(code: &str, message: String) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
+    result.structured_content = Some(serde_json::json!({ "code": code }));
+    result
+}
+
 fn args<T: Serialize>(params: &T) -> serde_json::Value {
     serde_json::to_value(params).unwrap_or(serde_json::Value::Null)
 }
@@ -201,9 +209,11 @@ impl Sightline {
         Sightline { bridge, deadlines, tool_router: Self::tool_router() }
     }
 
-    /// The agent as its client named itself: at initialize, or in each request's `_meta` (stateless clients).
+    /// The agent as its client named itself: in each request's `_meta` (stateless clients, MCP
+    /// 2026-07-28), else at initialize. The request's own comes first: a stateless session's
+    /// peer info is rmcp's placeholder (named "rmcp"), not the client's.
     fn agent(peer: &Peer<RoleServer>, meta: &RequestMetaObject) -> Agent {
-        let info = peer.peer_info().map(|p| p.client_info.clone()).or_else(|| meta.client_info());
+        let info = meta.client_info().or_else(|| peer.peer_info().map(|p| p.client_info.clone()));
         match info {
             Some(i) => Agent { name: i.name, version: i.version },
             None => Agent { name: "an MCP client".into(), version: String::new() },
@@ -224,7 +234,7 @@ impl Sightline {
         let token = meta.get_progress_token();
         let mut call = match self.bridge.call(tool, &args, &agent, token.is_some()) {
             Ok(c) => c,
-            Err(e) => return Ok(CallToolResult::error(vec![ContentBlock::text(e.to_string())])),
+            Err(e) => return Ok(tool_error(e.code(), e.to_string())),
         };
         let id = call.id;
         let deadline = if tool == "act" || tool == "wait_for" { self.deadlines.act } else { self.deadlines.call };
@@ -244,19 +254,17 @@ impl Sightline {
                 }
                 _ = cancel.cancelled() => {
                     self.bridge.cancel(id);
-                    break Err(BridgeError::Dropped);
+                    break Err(BridgeError::Cancelled);
                 }
             }
         };
         match outcome {
             Ok(Ok(content)) => Ok(CallToolResult::success(content.into_iter().map(to_block).collect())),
-            Ok(Err(CallError { kind: ErrorKind::InvalidParams, message })) => {
-                Err(ErrorData::invalid_params(message, None))
+            Ok(Err(CallError { kind: ErrorKind::InvalidParams, code, message })) => {
+                Err(ErrorData::invalid_params(message, Some(serde_json::json!({ "code": code }))))
             }
-            Ok(Err(CallError { kind: ErrorKind::Failed, message })) => {
-                Ok(CallToolResult::error(vec![ContentBlock::text(message)]))
-            }
-            Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(e.to_string())])),
+            Ok(Err(CallError { kind: ErrorKind::Failed, code, message })) => Ok(tool_error(&code, message)),
+            Err(e) => Ok(tool_error(e.code(), e.to_string())),
         }
     }
 }

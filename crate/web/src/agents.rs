@@ -5,7 +5,7 @@
 use super::host::{Host, HostBrowser};
 use super::runs::{tab_facts, with_open};
 use super::{from_js, now_ms, options_or_default, record_to_js, to_js, Fault};
-use sightline::agent::lifecycle::LifecycleError;
+use sightline::agent::lifecycle::{LifecycleError, TabFacts};
 use sightline::agent::record::Run;
 use sightline::agent::remote::{self, Call, Plan};
 use sightline::agent::RunOptions;
@@ -44,20 +44,35 @@ pub fn agent_observe(materials: JsValue, options: JsValue, with_image: bool) -> 
     to_js(&remote::observe(observation, &options, with_image)?)
 }
 
-/// A new agent session's run on `tab`, named after `agent`, written in `language`, held open:
-/// the record to store.
+/// A tab (`{id, title, url}`), or none (`null`).
+fn maybe_tab(tab: JsValue) -> Result<Option<TabFacts>, Fault> {
+    if tab.is_null() || tab.is_undefined() {
+        return Ok(None);
+    }
+    tab_facts(tab).map(Some)
+}
+
+/// A new agent session's run on `tab` (`null` while the agent has none), named after `agent`,
+/// written in `language`, held open: the record to store.
 #[wasm_bindgen(js_name = agentSession)]
 pub fn agent_session(id: String, agent: &str, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
     let lang: Lang = options_or_default(language, "the language")?;
-    let run = Run::agent_session(id, agent, &tab_facts(tab)?, lang, now_ms());
+    let run = Run::agent_session(id, agent, maybe_tab(tab)?.as_ref(), lang, now_ms());
     with_open(|open| record_to_js(open.open(run)))
 }
 
 /// A call that is no page task becomes a step of session `id` (`error`: its message, when it
-/// failed), started at `startedMs`: the record to store.
+/// failed), started at `startedMs`, the session now on `tab` (`null`: unchanged): the record to store.
 #[wasm_bindgen(js_name = agentStep)]
-pub fn agent_step(id: &str, label: &str, error: Option<String>, started_ms: f64) -> Result<JsValue, Fault> {
-    with_open(|open| match open.agent_step(id, label, error.as_deref(), started_ms, now_ms()) {
+pub fn agent_step(
+    id: &str,
+    label: &str,
+    error: Option<String>,
+    tab: JsValue,
+    started_ms: f64,
+) -> Result<JsValue, Fault> {
+    let tab = maybe_tab(tab)?;
+    with_open(|open| match open.agent_step(id, label, error.as_deref(), tab.as_ref(), started_ms, now_ms()) {
         Ok(run) => record_to_js(run),
         Err(e) => Err(e.into()),
     })
@@ -113,7 +128,9 @@ pub async fn agent_call(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let done =
         remote::carry_out_call(&mut run, &args.plan.label, &request, &args.options, &args.model, &mut browser, &client)
             .await;
-    // The held record is the one reported last, with the console messages the loop's copy lacks.
+    // The held record is the one reported last, with the console messages the loop's copy lacks;
+    // the session follows the tab the call ended on, as a run of the loop does.
+    run.on_tab(&browser.tab());
     let answer = with_open(|open| {
         if let Some(held) = open.get(&run.id) {
             run.keep_console_of(held);

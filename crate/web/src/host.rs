@@ -110,7 +110,8 @@ impl HostBrowser {
         HostBrowser { host, outgoing: Rc::default() }
     }
 
-    fn tab(&self) -> TabFacts {
+    /// The tab the run acts on now, as the host sees it.
+    pub fn tab(&self) -> TabFacts {
         from_js(self.host.tab(), "the tab").unwrap_or_default()
     }
 

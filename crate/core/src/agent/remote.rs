@@ -448,29 +448,37 @@ fn step_line(step: &Step) -> String {
 }
 
 impl Run {
-    /// The run an agent session is recorded in (written in `lang`): each of its calls adds steps.
-    pub fn agent_session(id: String, agent: &str, tab: &TabFacts, lang: Lang, now_ms: f64) -> Run {
+    /// The run an agent session is recorded in (written in `lang`), on `tab` when the agent has
+    /// one selected yet: each of its calls adds steps.
+    pub fn agent_session(id: String, agent: &str, tab: Option<&TabFacts>, lang: Lang, now_ms: f64) -> Run {
         let unnamed = lang.say("agent.unnamed", &[]);
         let name = if agent.trim().is_empty() { unnamed.as_str() } else { agent.trim() };
         let mut run = Run::new(id, &lang.say("agent.session", &[("agent", &name)]), now_ms);
         run.language = lang;
-        run.on_tab(tab);
+        if let Some(tab) = tab {
+            run.on_tab(tab);
+        }
         run
     }
 }
 
 impl OpenRuns {
     /// A call that is no page task (tabs, navigate, snapshot, …) becomes a step of session
-    /// `id`: `error` when it failed. Returns the record to store.
+    /// `id`: `error` when it failed (its message, in the run's language); the session follows
+    /// `tab`, the agent's selected tab after the call. Returns the record to store.
     pub fn agent_step(
         &mut self,
         id: &str,
         label: &str,
         error: Option<&str>,
+        tab: Option<&TabFacts>,
         started_ms: f64,
         now_ms: f64,
     ) -> Result<&Run, LifecycleError> {
         let run = self.running(id)?;
+        if let Some(tab) = tab {
+            run.on_tab(tab);
+        }
         run.steps.push(Step {
             status: if error.is_some() { StepStatus::Failed } else { StepStatus::Ok },
             action: label.to_string(),
@@ -618,14 +626,20 @@ mod tests {
     fn a_session_run_takes_a_step_per_call_and_succeeds_when_it_ends() {
         let tab = TabFacts { id: 3, title: "Todos".into(), url: "https://todo.example/".into() };
         let mut open = OpenRuns::default();
-        open.open(Run::agent_session("s".into(), "claude-code", &tab, Lang::En, 1.0));
-        open.agent_step("s", "Snapshot of the page", None, 2.0, 5.0).unwrap();
-        let run = open.agent_step("s", "Open https://x.example/", Some("outside the allowed sites"), 6.0, 7.0).unwrap();
+        let untabbed = Run::agent_session("u".into(), "", None, Lang::ZhCn, 0.0);
+        assert_eq!((untabbed.instruction.as_str(), untabbed.tab_id), ("智能体会话：一个智能体", None));
+        open.open(Run::agent_session("s".into(), "claude-code", Some(&tab), Lang::En, 1.0));
+        open.agent_step("s", "Snapshot of the page", None, None, 2.0, 5.0).unwrap();
+        let moved = TabFacts { id: 4, title: "Other".into(), url: "https://x.example/".into() };
+        let run = open
+            .agent_step("s", "Open https://x.example/", Some("outside the allowed sites"), Some(&moved), 6.0, 7.0)
+            .unwrap();
+        assert_eq!(run.tab_id, Some(4));
         assert_eq!(run.instruction, "Agent session: claude-code");
         assert_eq!((run.steps.len(), run.steps[0].duration_ms, run.steps[1].status), (2, 3.0, StepStatus::Failed));
         let ended = open.end_agent_session("s", 9.0).unwrap();
         assert_eq!((ended.status, ended.ended_ms), (RunStatus::Succeeded, Some(9.0)));
-        assert!(open.agent_step("s", "x", None, 0.0, 0.0).is_err(), "ended sessions take no steps");
+        assert!(open.agent_step("s", "x", None, None, 0.0, 0.0).is_err(), "ended sessions take no steps");
     }
 
     #[test]
