@@ -405,10 +405,16 @@ pub struct Answer {
 /// reads English whatever language the run is written in.
 pub fn answer(run: &Run, from: usize, outcome: &Result<RunStatus, RunError>) -> Answer {
     let mut lines: Vec<String> = run.steps.iter().skip(from).map(step_line).collect();
-    let ok = matches!(outcome, Ok(RunStatus::Succeeded));
+    // Done but not confirmed still ended with the model's answer: the agent gets it, with the
+    // check's reason so it can look at the page itself before relying on it.
+    let ok = matches!(outcome, Ok(RunStatus::Succeeded | RunStatus::Unconfirmed));
     let mut error = None;
     match outcome {
         Ok(RunStatus::Succeeded) => {}
+        Ok(RunStatus::Unconfirmed) => {
+            let reason = run.check.as_ref().map(|c| c.reason.as_str()).unwrap_or_default();
+            lines.push(format!("Done, but the page did not confirm it: {reason}"));
+        }
         Ok(status) => lines.push(format!("The call ended {}.", status_word(*status))),
         Err(e) => {
             lines.push(format!("Failed: {e}"));
@@ -425,6 +431,7 @@ fn status_word(status: RunStatus) -> &'static str {
     match status {
         RunStatus::Running => "still running",
         RunStatus::Succeeded => "done",
+        RunStatus::Unconfirmed => "done, not confirmed",
         RunStatus::Failed => "failed",
         RunStatus::Stopped => "stopped",
     }
