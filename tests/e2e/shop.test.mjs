@@ -221,11 +221,13 @@ test('shop: site knowledge from Settings and the run context reach the model fen
   const panel = await browser.openPanel(tabId);
   mock.reset();
   mock.script(plan([], true, { answer: 'Yes: the Arc Floor Lamp, $149.' }));
-  await panel.fill('#instruction', 'is there a floor lamp?');
+  await panel.fill('#instruction', 'is there a floor lamp for me?');
   await panel.locator('#run-context-box summary').click();
   await panel.fill('#run-context', 'Only lamps under $200 matter.');
   await panel.click('#run-button');
-  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  // The panel first shows the tab's last run (also succeeded): wait for this one.
+  await panel.waitForFunction(() => document.getElementById('run-instruction').textContent === 'is there a floor lamp for me?'
+    && document.getElementById('run-status').classList.contains('succeeded'), null, { timeout: 30_000 });
   assert.match(userMessage(mock.requests[0].body).text, /<context>\nOnly lamps under \$200 matter\.\n<\/context>/);
   assert.equal(await panel.textContent('#run-result'), 'Yes: the Arc Floor Lamp, $149.');
   await panel.close();
