@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { launchWithExtension, ROOT } from '../support/browser.mjs';
-import { modelSuite } from '../support/suite.mjs';
+import { modelSuite, until } from '../support/suite.mjs';
 
 let browser, mock, site;
 modelSuite((env) => ({ browser, mock, site } = env));
@@ -105,7 +105,11 @@ test('addresses the person opens are recorded; a navigation their click caused i
   await page.waitForTimeout(400);
   await page.goBack();
   await page.waitForURL(/actions\.html/);
-  await page.waitForTimeout(600);
+  // Each step's screenshot is taken once the page has settled after it: wait for the third (bounded), then stop.
+  await until('three photographed steps', async () => {
+    const held = await browser.sw.evaluate((id) => self.sightline.run(id), runId);
+    return held?.steps.length === 3 && held.steps.every((s) => s.screenshot);
+  }, 10_000);
   const run = await browser.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
   assert.equal(run.id, runId);
   assert.deepEqual(run.steps.map((s) => s.action), [
