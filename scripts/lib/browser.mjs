@@ -8,16 +8,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(ROOT, 'dist');
 
+// Chromium, not branded Chrome or Edge: those ignore --load-extension.
 const EXECUTABLE = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 // How much taller than its page area a window is (headless Chromium still reserves room for
 // its toolbar). Measured once per process and scale factor.
 const uiHeights = new Map();
-async function windowChromeHeight(headless, scaleArgs) {
-  const key = `${headless} ${scaleArgs}`;
+async function windowChromeHeight(executablePath, headless, scaleArgs) {
+  const key = `${executablePath} ${headless} ${scaleArgs}`;
   if (!uiHeights.has(key)) {
     const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
-    const probe = await chromium.launch({ executablePath: EXECUTABLE, headless, args });
+    const probe = await chromium.launch({ executablePath, headless, args });
     try {
       const page = await (await probe.newContext({ viewport: null })).newPage();
       uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
@@ -36,13 +37,14 @@ async function windowChromeHeight(headless, scaleArgs) {
 /**
  * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
  * `scrollbars`: headless pages show scrollbars a person could drag (Playwright hides them).
+ * `executablePath`: the Chromium to run (default $CHROMIUM_PATH, else /usr/bin/chromium).
  */
-export async function launchWithExtension({ headless = true, extensionDir = DIST, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false } = {}) {
+export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath = EXECUTABLE, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
   const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
-  const extra = await windowChromeHeight(headless, scaleArgs);
+  const extra = await windowChromeHeight(executablePath, headless, scaleArgs);
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: EXECUTABLE,
+    executablePath,
     headless,
     viewport: null,
     ...(scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
@@ -61,20 +63,21 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
       '--disable-sync', '--no-first-run', '--disable-quic',
     ],
   });
-  const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+  let sw;
+  try {
+    sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+    await sw.evaluate(() => self.sightline.ready());
+  } catch (e) {
+    await context.close().catch(() => {});
+    await rm(userDataDir, { recursive: true, force: true });
+    throw new Error(`the Sightline extension did not start from ${extensionDir} (run scripts/build): ${e.message}`, { cause: e });
+  }
   const extensionId = new URL(sw.url()).host;
-  await sw.evaluate(() => self.sightline.ready());
   return {
     context,
     sw,
     extensionId,
-    /** The chrome.tabs id of a Playwright page (matched by URL; tests use distinct URLs). */
-    async tabIdOf(page) {
-      const url = page.url();
-      const id = await sw.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id, url);
-      if (id == null) throw new Error(`no tab has ${url}`);
-      return id;
-    },
+    tabIdOf: (page) => tabIdOf(sw, page),
     /** The side panel's page, opened as a tab at a side panel's size. */
     async openPanel(tabId) {
       const panel = await context.newPage();
@@ -87,4 +90,43 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
       await rm(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The chrome.tabs id of a Playwright page: its DevTools target id, as the extension's
+ * chrome.debugger sees it (any page, whatever its URL; pages may share one).
+ */
+export async function tabIdOf(sw, page) {
+  const cdp = await page.context().newCDPSession(page);
+  let targetId;
+  try {
+    ({ targetInfo: { targetId } } = await cdp.send('Target.getTargetInfo'));
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+  const id = await sw.evaluate(async (target) => (await chrome.debugger.getTargets()).find((t) => t.id === target)?.tabId, targetId);
+  if (id == null) throw new Error(`no tab shows ${page.url()}`);
+  return id;
+}
+
+/**
+ * Sizes the window a page shows in so that its page area is `width`×`height` CSS px (the
+ * extension captures what the window shows, so emulation would not do). Bounded: throws when
+ * the page does not take the size within 5 s.
+ */
+export async function resizeWindow(page, { width, height }) {
+  const fits = () => page.evaluate(([w, h]) => innerWidth === w && innerHeight === h, [width, height]);
+  if (await fits()) return;
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { windowId } = await cdp.send('Browser.getWindowForTarget');
+    const [extraW, extraH] = await page.evaluate(() => [outerWidth - innerWidth, outerHeight - innerHeight]);
+    await cdp.send('Browser.setWindowBounds', { windowId, bounds: { width: width + extraW, height: height + extraH } });
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+  for (const end = Date.now() + 5_000; !(await fits());) {
+    if (Date.now() > end) throw new Error(`the window did not take the size ${width}×${height}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -1,0 +1,31 @@
+// A spec as a user writes one with @sightline/playwright: Playwright drives the page, Sightline's
+// calls find elements and read it (the model is the e2e's mock, given through the environment).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '../../../scripts/lib/playwright/index.mjs';
+import { startStaticServer } from '../../../scripts/lib/static-server.mjs';
+
+let site;
+test.beforeAll(async () => {
+  site = await startStaticServer({ root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures') });
+});
+test.afterAll(async () => site?.close());
+
+test('adds todos, filters and reads them back', async ({ page, aiInput, aiKeyboardPress, aiTap, aiQuery, aiAssert }) => {
+  await page.goto(site.url('/todo.html'));
+  await aiInput('the "What needs to be done?" box', { value: 'buy milk' });
+  await aiKeyboardPress('Enter');
+  await aiInput('walk the dog', 'the "What needs to be done?" box'); // Midscene's older order
+  await aiKeyboardPress('Enter');
+  await page.locator('.todo-list li .toggle').first().check();
+  await aiTap('the "Active" filter link');
+  await expect(page).toHaveURL(/#\/active$/);
+  expect(await aiQuery('the titles of the todos shown, as a list of strings')).toEqual(['walk the dog']);
+  await aiAssert('one todo is shown');
+});
+
+test('a failed assertion fails the test with its code and reason', async ({ page, aiAssert }) => {
+  test.fail();
+  await page.goto(site.url('/todo.html'));
+  await aiAssert('a todo "fly a kite" is shown');
+});
