@@ -1,0 +1,218 @@
+// The fixtures of @sightline/playwright (index.mjs), for extending a `test` of your own:
+// `base.extend(sightlineFixtures(base))`. One Chromium with the built extension per worker (a
+// persistent context: extensions need one); each test gets a page in it and the AI calls
+// Midscene's Playwright fixture names (ai, aiTap, aiInput, aiQuery, aiAssert, …, runYaml), each
+// a Playwright step served by the extension's core (self.sightline.* in its service worker, on
+// the test page's tab). At teardown every Sightline run of the test is attached as its HTML
+// report. This file does not import @playwright/test: the steps are the given `test`'s, so a
+// project's own copy of Playwright Test is the only one loaded.
+import { writeFile } from 'node:fs/promises';
+import { launchWithExtension, resizeWindow, tabIdOf } from '../browser.mjs';
+import { core } from '../core-node.mjs';
+import { modelFromEnv, openFlow, runFlowIn, secretsFromEnv } from '../flow-runner.mjs';
+
+/** A Sightline run that did not succeed: `code` is the run's stable error code (README: error codes). */
+export class SightlineError extends Error {
+  constructor(code, message, run) {
+    super(`${code}: ${message}`);
+    this.name = 'SightlineError';
+    this.code = code;
+    this.run = run;
+  }
+}
+
+/** The error a finished run stands for, or null when it succeeded. */
+export function runError(run) {
+  if (run.status === 'succeeded') return null;
+  if (run.error) return new SightlineError(run.error.code, run.error.message, run);
+  if (run.status === 'unconfirmed') return new SightlineError('unconfirmed', `done, not confirmed: ${run.check?.reason ?? 'the page did not show the goal'}`, run);
+  return new SightlineError(run.status, `the run was ${run.status}`, run);
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const short = (text, n = 80) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+/** A Sightline step as a Playwright step title: what it did, on what, how long. */
+function stepTitle(step) {
+  const what = typeof step.action === 'string' ? step.action : step.action ? JSON.stringify(step.action) : step.kind;
+  const on = step.target?.summary ? ` → ${step.target.summary}` : '';
+  const mark = step.status === 'failed' ? '✗ ' : '';
+  return short(`${mark}${what}${on} (${seconds(step.durationMs ?? 0)})`, 140);
+}
+
+/**
+ * The run's own steps as nested Playwright steps (after the run: they carry its timings in
+ * their titles). A failed step the run recovered from is marked, not thrown.
+ */
+async function showSteps(test, steps) {
+  for (const step of steps) {
+    await test.step(stepTitle(step), () => {});
+  }
+}
+
+/**
+ * A Midscene-style call as a task the extension runs: the item is read by the core's flow
+ * reader, which knows Midscene's argument forms (aiInput's two orders, aiScroll's types, …).
+ */
+function taskOf(item) {
+  const flow = core.parseFlow(JSON.stringify({ tasks: [{ name: 'call', flow: [item] }] }));
+  const step = flow.tasks[0]?.steps[0];
+  if (step?.kind !== 'task') throw new Error(`not a Sightline task: ${JSON.stringify(item)}`);
+  return step.task;
+}
+
+/** The item a Midscene-style call stands for (its arguments as a flow file writes them). */
+const ITEMS = {
+  aiTap: (locate, opt) => ({ aiTap: locate, ...opt }),
+  aiDoubleClick: (locate, opt) => ({ aiDoubleClick: locate, ...opt }),
+  aiRightClick: (locate, opt) => ({ aiRightClick: locate, ...opt }),
+  aiHover: (locate, opt) => ({ aiHover: locate, ...opt }),
+  aiLocate: (locate, opt) => ({ aiLocate: locate, ...opt }),
+  // aiInput(locate, {value, mode}) or the older aiInput(value, locate, opt).
+  aiInput: (a, b, opt) => (typeof b === 'string' || (b && typeof b === 'object' && 'prompt' in b) ? { aiInput: String(a), locate: b, ...opt } : { aiInput: a, ...b }),
+  // aiKeyboardPress(locate, {keyName}) or the older aiKeyboardPress(key, locate?).
+  aiKeyboardPress: (a, b, opt) => (b && typeof b === 'object' && 'keyName' in b ? { aiKeyboardPress: b.keyName, ...(a ? { locate: a } : {}) } : { aiKeyboardPress: a, ...(b ? { locate: b } : {}), ...opt }),
+  // aiScroll(locate, {direction, scrollType, distance}) or aiScroll(scrollParam, locate?).
+  aiScroll: (a, b, opt) => (a && typeof a === 'object' && !('prompt' in a) ? { aiScroll: b ?? null, ...a, ...opt } : { aiScroll: a ?? null, ...b }),
+  aiQuery: (demand) => ({ aiQuery: demand }),
+  aiBoolean: (question) => ({ aiBoolean: question }),
+  aiNumber: (question) => ({ aiNumber: question }),
+  aiString: (question) => ({ aiString: question }),
+  aiAsk: (question) => ({ aiAsk: question }),
+  aiAssert: (assertion) => ({ aiAssert: assertion }),
+  aiWaitFor: (assertion, opt = {}) => ({ aiWaitFor: assertion, ...(opt.timeoutMs ? { timeout: opt.timeoutMs } : {}) }),
+};
+
+const promptText = (p) => (p == null ? '' : typeof p === 'string' ? p : p.prompt ?? JSON.stringify(p));
+
+/** The runs a tab has had since `since` (ms), newest first; running ones are stopped first. */
+async function runsOfTab(sw, tabId, since) {
+  return sw.evaluate(async ({ tabId, since }) => {
+    const mine = (await self.sightline.runs()).filter((r) => r.tabId === tabId && r.startedMs >= since);
+    for (const r of mine) if (r.status === 'running') self.sightline.stop(r.id);
+    return mine.map((r) => ({ id: r.id, title: r.instruction ?? r.title ?? '', status: r.status }));
+  }, { tabId, since });
+}
+
+/**
+ * The fixtures, for `base.extend(sightlineFixtures(base))` (`base`: a Playwright Test `test`,
+ * whose `step` the calls use). Options (test.use):
+ * - `sightlineBrowser` (worker): `{executablePath, extensionDir, headless, viewport}` for
+ *   launchWithExtension (default: $CHROMIUM_PATH or /usr/bin/chromium, the repo's dist/,
+ *   headless, 1280×800);
+ * - `sightlineModel`: model settings for every call (default from the environment: SIGHTLINE_*
+ *   or Midscene's MIDSCENE_MODEL_* / OPENAI_*; none: the calls that need one fail saying so);
+ * - `sightlineRunOptions`: more run options (`maxRounds`, `dialogs`, `useCache`, …).
+ */
+export function sightlineFixtures(base) {
+  /** One call as a step: the run, its steps nested, its typed error thrown. */
+  const call = async ({ sightline, sightlineModel, sightlineRunOptions }, title, task) => base.step(title, async () => {
+    const opts = { interactive: false, ...sightlineRunOptions, ...(sightlineModel ? { model: sightlineModel } : {}) };
+    const secrets = secretsFromEnv();
+    if (secrets.length) opts.secrets = secrets;
+    const run = await sightline.sw.evaluate(
+      ({ tabId, task, opts }) => (typeof task === 'string' ? self.sightline.act(tabId, task, opts) : self.sightline.ai(tabId, task, opts)),
+      { tabId: await sightline.tabId(), task, opts },
+    );
+    await showSteps(base, run.steps ?? []);
+    const error = runError(run);
+    if (error) throw error;
+    return run.result;
+  }, { box: true });
+  // A fixture that is a function of the test's Sightline (Playwright reads a fixture's
+  // dependencies from its destructured first parameter, so this one is spelled out once).
+  const served = (make) => async ({ sightline, sightlineModel, sightlineRunOptions, page }, use) => use(make({ sightline, sightlineModel, sightlineRunOptions, page }));
+
+  const fixtures = {
+    sightlineBrowser: [{}, { option: true, scope: 'worker' }],
+    // Playwright reads a fixture's dependencies from its first parameter: none is `{}`.
+    // eslint-disable-next-line no-empty-pattern
+    sightlineModel: [async ({}, use) => use(modelFromEnv()), { option: true }],
+    sightlineRunOptions: [{}, { option: true }],
+    /** The worker's Chromium with the extension: `{context, sw, extensionId, close}`. */
+    sightlineWorker: [async ({ sightlineBrowser }, use) => {
+      const browser = await launchWithExtension(sightlineBrowser);
+      try {
+        await use(browser);
+      } finally {
+        await browser.close().catch(() => {});
+      }
+    }, { scope: 'worker', timeout: 60_000 }],
+    context: async ({ sightlineWorker }, use) => {
+      await use(sightlineWorker.context);
+      await sightlineWorker.context.clearCookies().catch(() => {});
+    },
+    page: async ({ sightlineWorker }, use) => {
+      const page = await sightlineWorker.context.newPage();
+      await use(page);
+      await page.close().catch(() => {});
+    },
+    /**
+     * The test page's Sightline: `{sw, extensionId, context, tabId()}`. At teardown every run
+     * on the page's tab is stopped if still running and attached as its HTML report.
+     */
+    sightline: async ({ sightlineWorker, page }, use, testInfo) => {
+      const since = Date.now();
+      let tab = null;
+      const tabId = async () => (tab ??= await tabIdOf(sightlineWorker.sw, page));
+      await use({ sw: sightlineWorker.sw, extensionId: sightlineWorker.extensionId, context: sightlineWorker.context, tabId });
+      if (tab == null) return;
+      const runs = await runsOfTab(sightlineWorker.sw, tab, since).catch(() => []);
+      for (const [i, run] of runs.reverse().entries()) {
+        const html = await sightlineWorker.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id).catch(() => null);
+        if (!html) continue;
+        // By path: the terminal reporters then name the file instead of printing its start.
+        const file = testInfo.outputPath(`sightline-report-${i + 1}.html`);
+        await writeFile(file, html);
+        await testInfo.attach(`sightline report ${i + 1}: ${short(run.title, 60)}`, { path: file, contentType: 'text/html' });
+      }
+    },
+    /** `ai(prompt)` / `aiAct(prompt)`: an instruction for the planning loop; resolves to the model's answer, if any. */
+    ai: served((deps) => (prompt) => call(deps, `ai ${JSON.stringify(promptText(prompt))}`, promptText(prompt))),
+    aiAct: served((deps) => (prompt) => call(deps, `aiAct ${JSON.stringify(promptText(prompt))}`, promptText(prompt))),
+    /** `runYaml(yaml)`: a flow file's text run on the page as one run; resolves to `{result}` (the named answers). */
+    runYaml: served((deps) => (yaml) => base.step('runYaml', async () => {
+      const run = await runFlowOnPage(base, deps, { yaml });
+      const error = runError(run);
+      if (error) throw error;
+      return { result: run.result ?? {} };
+    }, { box: true })),
+  };
+  for (const [name, item] of Object.entries(ITEMS)) {
+    fixtures[name] = served((deps) => (...args) => {
+      const task = taskOf(item(...args));
+      if (name === 'aiWaitFor' && args[1]?.checkIntervalMs) task.intervalMs = args[1].checkIntervalMs;
+      const subject = task.locate ?? task.assertion ?? task.question ?? task.demand ?? task.key ?? '';
+      return call(deps, `${name} ${short(JSON.stringify(promptText(subject)))}`, task);
+    });
+  }
+  return fixtures;
+}
+
+/**
+ * A flow's text run on the test page through runFlow, each flow item a Playwright step with
+ * the Sightline steps it took nested in it. `file`: the flow file (its `web.serve` folder is
+ * served, its upload folder is `uploadDir`); else `yaml` runs on the page where it is. `base`:
+ * the Playwright Test `test` whose steps these are.
+ */
+export async function runFlowOnPage(base, { sightline, sightlineModel, sightlineRunOptions = {}, page }, { yaml, file, uploadDir, live = false }) {
+  const opened = file ? await openFlow(file, { uploadDir }) : { yaml, flow: core.parseFlow(yaml), url: null, close: async () => {} };
+  try {
+    // The window the flow asks for (`web: viewportWidth/Height`), on this test's page only.
+    if (opened.flow.viewport) await resizeWindow(page, opened.flow.viewport);
+    const browser = { context: sightline.context, sw: sightline.sw, tabIdOf: () => sightline.tabId() };
+    const url = opened.url ?? page.url();
+    const { run } = await runFlowIn(browser, {
+      ...opened, url, page, model: sightlineModel ?? undefined, live, dialogs: sightlineRunOptions.dialogs, log: () => {},
+    });
+    for (const item of run.flow?.items ?? []) {
+      await base.step(`${item.status === 'succeeded' ? '' : '✗ '}${item.title} (${seconds(item.durationMs ?? 0)})`, async () => {
+        await showSteps(base, run.steps.slice(item.firstStep, item.firstStep + item.steps));
+      });
+    }
+    return run;
+  } finally {
+    await opened.close();
+  }
+}
+
