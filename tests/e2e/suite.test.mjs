@@ -1,0 +1,200 @@
+// The suite runner (scripts/suite → Playwright Test with scripts/lib/playwright) and the
+// Playwright fixture, each run as a user runs them: in processes of their own, each worker with
+// its own Chromium and the extension. The flows (tests/fixtures/suite) find their elements by
+// XPath; the model steps (an aiAssert in a flow, the fixture spec's calls) go to this file's
+// mock, given through the environment, which answers from what the request shows of the page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { ROOT, userMessage } from '../support/browser.mjs';
+import { startMockModel } from '../support/mock-model.mjs';
+
+const OUT = path.join(ROOT, 'out', 'suite-check');
+const SUITE = 'tests/fixtures/suite';
+const FAILING = 'tests/fixtures/suite-failing/wrong-user.yaml';
+const CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
+
+let mock;
+before(async () => {
+  await rm(OUT, { recursive: true, force: true });
+  mock = await startMockModel();
+  mock.setFallback(answer);
+});
+after(() => mock?.close());
+
+/** The element lines of the page description a request carries (`[n] …`). */
+const elementLines = (text) => text.split('\n').filter((l) => /^\s*\[\d+\]/.test(l));
+const numberOf = (line) => Number(line.match(/\[(\d+)\]/)[1]);
+/** The todo titles the description shows (each todo's label). */
+const todoTitles = (text) => elementLines(text).map((l) => l.match(/^\s*\[\d+\]\s+label\b[^\n]*?"([^"]+)"/)?.[1]).filter((t) => t && t !== 'Mark all as complete');
+
+/**
+ * The model's part, played from what each request shows (workers ask in any order): an
+ * assertion about who signed in or which todos show, a query of the todo titles, or the number
+ * of the element a locate request describes.
+ */
+function answer(body) {
+  const { text } = userMessage(body);
+  const asked = text.match(/the page says "Signed in as (\w+)"/)?.[1];
+  if (asked) {
+    const shown = text.match(/Signed in as (\w+) \(password/)?.[1];
+    return JSON.stringify({ pass: shown === asked, reason: shown ? `the page says "Signed in as ${shown}"` : 'nobody is signed in' });
+  }
+  if (/one todo is shown/.test(text)) {
+    const titles = todoTitles(text);
+    return JSON.stringify({ pass: titles.length === 1, reason: `${titles.length} todos are shown: ${titles.join(', ')}` });
+  }
+  if (/a todo "fly a kite" is shown/.test(text)) {
+    const titles = todoTitles(text);
+    return JSON.stringify({ pass: titles.includes('fly a kite'), reason: `the todos shown are: ${titles.join(', ') || 'none'}` });
+  }
+  if (/the titles of the todos shown/.test(text)) return JSON.stringify({ thought: 'the labels of the list', data: todoTitles(text) });
+  const wanted = text.match(/<element>\n([^\n]*)\n<\/element>/)?.[1] ?? '';
+  const pattern = /What needs to be done/.test(wanted) ? /What needs to be done\?/ : /"Active" filter/.test(wanted) ? /^\s*\[\d+\]\s+a\b[^\n]*"Active"/ : null;
+  const line = pattern && elementLines(text).find((l) => pattern.test(l));
+  return JSON.stringify(line ? { thought: `found ${wanted}`, element: numberOf(line) } : { thought: 'not there', element: null, error: `nothing matches ${wanted}` });
+}
+
+/** The environment a user's shell would have: no Sightline or Midscene variables but the mock's. */
+function env(extra = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SIGHTLINE_|MIDSCENE_|OPENAI_|PLAYWRIGHT_)/.test(k)));
+  return { ...clean, SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-suite', ...extra };
+}
+
+/**
+ * A command in a process group of its own (Node, from the repo root): exit code, output and
+ * wall time. Past `boundMs` the group is killed (TERM, then KILL) and the promise rejects.
+ */
+function run(args, { boundMs, extraEnv } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: env(extraEnv), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const kill = (signal) => { try { process.kill(-child.pid, signal); } catch { /* gone */ } };
+    const timer = setTimeout(() => {
+      kill('SIGTERM');
+      setTimeout(() => kill('SIGKILL'), 5_000).unref();
+      reject(new Error(`${args.join(' ')} took over ${boundMs / 1000} s:\n${stdout}\n${stderr}`));
+    }, boundMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+const suite = (args, boundMs = 120_000) => run([path.join(ROOT, 'scripts/lib/suite.mjs'), ...args], { boundMs });
+
+/**
+ * JUnit totals and test cases: `{tests, failures, cases: [{name, failure}]}`. Playwright writes
+ * a thrown error (not an `expect`) as `<error>`: both count as the case failing.
+ */
+async function junit(file) {
+  const xml = await readFile(file, 'utf8');
+  const head = xml.match(/<testsuites\b[^>]*>/)[0];
+  const n = (k) => Number(head.match(new RegExp(`\\b${k}="(\\d+)"`))[1]);
+  const cases = [...xml.matchAll(/<testcase name="([^"]*)"[^>]*?(?:\/>|>([\s\S]*?)<\/testcase>)/g)].map((m) => ({ name: m[1], failure: m[2]?.match(/<(?:failure|error)\b[^>]*message="([^"]*)"/)?.[1] ?? null }));
+  return { tests: n('tests'), failures: n('failures') + n('errors'), cases };
+}
+
+/** The HTML attachments the HTML report keeps (html/data/*.html), as text. */
+async function reportAttachments(htmlDir) {
+  const data = path.join(htmlDir, 'data');
+  const names = (await readdir(data).catch(() => [])).filter((f) => f.endsWith('.html'));
+  return Promise.all(names.map((f) => readFile(path.join(data, f), 'utf8')));
+}
+
+const FLOW_NAMES = ['Add a todo', 'Tick and filter', 'Sign in', 'Sign in and check'];
+const figures = {};
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+test('a folder of flows on 2 workers: one test per flow, JUnit and one HTML report with each Sightline report attached', async () => {
+  const out = path.join(OUT, 'two-workers');
+  const loadBefore = load();
+  const { code, stdout, stderr, ms } = await suite([SUITE, '--workers', '2', '--out', out]);
+  figures.twoWorkers = { ms, load: `${loadBefore} → ${load()}` };
+  assert.equal(code, 0, stdout + stderr);
+  assert.match(stdout, /Running 4 tests using 2 workers/);
+  const { tests, failures, cases } = await junit(path.join(out, 'junit.xml'));
+  assert.deepEqual([tests, failures], [4, 0]);
+  assert.deepEqual(cases.map((c) => c.name).sort(), ['sign-in-check.yaml', 'sign-in.yaml', 'todo-add.yaml', 'todo-filter.yaml'].map((f) => `${SUITE}/${f}`));
+  const reports = await reportAttachments(path.join(out, 'html'));
+  for (const name of FLOW_NAMES) assert.ok(reports.some((r) => r.includes(name)), `a Sightline report of “${name}” is in the HTML report`);
+  assert.ok((await stat(path.join(out, 'html', 'index.html'))).size > 0);
+  assert.ok(mock.requests.some((r) => /Signed in as ada \(password/.test(userMessage(r.body).text)), 'the assertion went to the model from the environment');
+});
+
+test('the same suite on 1 worker (the time beside 2 workers)', async () => {
+  const out = path.join(OUT, 'one-worker');
+  const loadBefore = load();
+  const { code, stdout, stderr, ms } = await suite([SUITE, '--workers', '1', '--out', out]);
+  figures.oneWorker = { ms, load: `${loadBefore} → ${load()}` };
+  assert.equal(code, 0, stdout + stderr);
+  assert.match(stdout, /Running 4 tests using 1 worker/);
+  assert.deepEqual((await junit(path.join(out, 'junit.xml'))).tests, 4);
+});
+
+test('two shards in two concurrent processes, merged: all flows in one JUnit and one HTML report; a failing flow fails both', async () => {
+  const shard = (i) => suite([SUITE, FAILING, '--shard', `${i}/2`, '--out', path.join(OUT, `shard-${i}`)]);
+  const loadBefore = load();
+  const started = Date.now();
+  const results = await Promise.all([shard(1), shard(2)]);
+  figures.shards = { ms: results.map((r) => r.ms), wallMs: Date.now() - started, load: `${loadBefore} → ${load()}` };
+  for (const r of results) assert.match(r.stdout, /Running \d tests using 1 worker, shard \d of 2/, r.stdout + r.stderr);
+  assert.deepEqual(results.map((r) => r.code).sort(), [0, 1], 'the shard with the failing flow exits 1, the other 0');
+  const blobs = await Promise.all([1, 2].map((i) => readdir(path.join(OUT, `shard-${i}`, 'blob'))));
+  assert.deepEqual(blobs, [['report-1.zip'], ['report-2.zip']], 'each process kept its own blob report');
+
+  const merged = path.join(OUT, 'merged');
+  const m = await suite(['merge', path.join(OUT, 'shard-1'), path.join(OUT, 'shard-2'), '--out', merged], 60_000);
+  assert.equal(m.code, 1, m.stdout + m.stderr);
+  assert.match(m.stdout, /merged 2 blob reports: 5 flows, 1 failed/);
+  const { tests, failures, cases } = await junit(path.join(merged, 'junit.xml'));
+  assert.deepEqual([tests, failures], [5, 1]);
+  assert.equal(cases.length, 5);
+  const failed = cases.filter((c) => c.failure);
+  assert.deepEqual(failed.map((c) => c.name), [FAILING]);
+  assert.match(failed[0].failure, /^assertion_failed: aiAssert .*: assertion failed: the page says &quot;Signed in as ada&quot;$/);
+  const reports = await reportAttachments(path.join(merged, 'html'));
+  for (const name of [...FLOW_NAMES, 'Wrong user']) assert.ok(reports.some((r) => r.includes(name)), `the merged HTML report holds the Sightline report of “${name}”`);
+});
+
+test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwright steps; a failed assertion fails its test with the code', async () => {
+  const json = path.join(OUT, 'fixture.json');
+  const { code, stdout, stderr } = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--reporter=json', `--output=${path.join(OUT, 'fixture-results')}`], {
+    boundMs: 90_000, extraEnv: { PLAYWRIGHT_JSON_OUTPUT_FILE: json },
+  });
+  assert.equal(code, 0, stdout + stderr);
+  const report = JSON.parse(await readFile(json, 'utf8'));
+  const specs = report.suites.flatMap(function all(s) { return [...s.specs, ...(s.suites ?? []).flatMap(all)]; });
+  const result = (title) => specs.find((s) => s.title.startsWith(title)).tests[0].results.at(-1);
+  const passed = result('adds todos');
+  assert.equal(passed.status, 'passed', JSON.stringify(passed.errors));
+  const titles = passed.steps.map((s) => s.title);
+  for (const t of ['aiInput "the \\"What needs to be done?\\" box"', 'aiKeyboardPress "Enter"', 'aiTap "the \\"Active\\" filter link"', 'aiQuery "the titles of the todos shown, as a list of strings"', 'aiAssert "one todo is shown"']) {
+    assert.ok(titles.includes(t), `step ${t} in ${JSON.stringify(titles)}`);
+  }
+  const tap = passed.steps.find((s) => s.title.startsWith('aiTap'));
+  assert.ok(tap.steps?.length >= 1, 'the Sightline steps of a call are nested in its step');
+  const attached = passed.attachments.filter((a) => a.name.startsWith('sightline report') && a.contentType === 'text/html');
+  assert.equal(attached.length, 7, 'a Sightline report per call: 2 aiInput, 2 aiKeyboardPress, aiTap, aiQuery, aiAssert');
+  const failed = result('a failed assertion');
+  assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');
+  assert.match(failed.errors[0].message, /assertion_failed: assertion failed: the todos shown are: none/);
+});
+
+after(() => {
+  const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  if (figures.oneWorker || figures.twoWorkers || figures.shards) {
+    console.log(`suite of 4 flows: 1 worker ${figures.oneWorker ? `${s(figures.oneWorker.ms)} (load ${figures.oneWorker.load})` : '-'}; 2 workers ${figures.twoWorkers ? `${s(figures.twoWorkers.ms)} (load ${figures.twoWorkers.load})` : '-'}`);
+    if (figures.shards) console.log(`2 shards of 5 flows, concurrent: ${figures.shards.ms.map(s).join(' and ')}, wall ${s(figures.shards.wallMs)} (load ${figures.shards.load})`);
+  }
+});
