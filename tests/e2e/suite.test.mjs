@@ -59,20 +59,26 @@ function answer(body) {
   return JSON.stringify(line ? { thought: `found ${wanted}`, element: numberOf(line) } : { thought: 'not there', element: null, error: `nothing matches ${wanted}` });
 }
 
-/** The environment a user's shell would have: no Sightline or Midscene variables but the mock's. */
-function env(extra = {}) {
+/**
+ * The environment a user's shell would have: no Sightline or Midscene variables but the mock's,
+ * under Sightline's names or (`midscene`) under Midscene's.
+ */
+function env(extra = {}, midscene = false) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SIGHTLINE_|MIDSCENE_|OPENAI_|PLAYWRIGHT_)/.test(k)));
-  return { ...clean, SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-suite', ...extra };
+  const model = midscene
+    ? { MIDSCENE_MODEL_BASE_URL: mock.baseUrl, MIDSCENE_MODEL_NAME: 'mock-model', MIDSCENE_MODEL_API_KEY: 'sk-midscene' }
+    : { SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-suite' };
+  return { ...clean, ...model, ...extra };
 }
 
 /**
  * A command in a process group of its own (Node, from the repo root): exit code, output and
  * wall time. Past `boundMs` the group is killed (TERM, then KILL) and the promise rejects.
  */
-function run(args, { boundMs, extraEnv } = {}) {
+function run(args, { boundMs, extraEnv, midscene } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: env(extraEnv), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: env(extraEnv, midscene), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -91,7 +97,7 @@ function run(args, { boundMs, extraEnv } = {}) {
   });
 }
 
-const suite = (args, boundMs = 120_000) => run([path.join(ROOT, 'scripts/lib/suite.mjs'), ...args], { boundMs });
+const suite = (args, boundMs = 180_000) => run([path.join(ROOT, 'scripts/lib/suite.mjs'), ...args], { boundMs });
 
 /**
  * JUnit totals and test cases: `{tests, failures, cases: [{name, failure}]}`. Playwright writes
@@ -142,14 +148,18 @@ test('the same suite on 1 worker (the time beside 2 workers)', async () => {
   assert.deepEqual((await junit(path.join(out, 'junit.xml'))).tests, 4);
 });
 
-test('two shards in two concurrent processes, merged: all flows in one JUnit and one HTML report; a failing flow fails both', async () => {
-  const shard = (i) => suite([SUITE, FAILING, '--shard', `${i}/2`, '--out', path.join(OUT, `shard-${i}`)]);
+test('two shards in two concurrent processes, merged: all flows in one JUnit and one HTML report; a failing flow is retried and fails its shard and the merge', async () => {
+  const shard = (i) => suite([SUITE, FAILING, '--shard', `${i}/2`, '--retries', '1', '--out', path.join(OUT, `shard-${i}`)]);
+  const asked = () => mock.requests.filter((r) => /the page says "Signed in as grace"/.test(userMessage(r.body).text)).length;
+  const askedBefore = asked();
   const loadBefore = load();
   const started = Date.now();
   const results = await Promise.all([shard(1), shard(2)]);
   figures.shards = { ms: results.map((r) => r.ms), wallMs: Date.now() - started, load: `${loadBefore} → ${load()}` };
   for (const r of results) assert.match(r.stdout, /Running \d tests using 1 worker, shard \d of 2/, r.stdout + r.stderr);
   assert.deepEqual(results.map((r) => r.code).sort(), [0, 1], 'the shard with the failing flow exits 1, the other 0');
+  assert.match(results.find((r) => r.code === 1).stdout, /Retry #1/);
+  assert.equal(asked() - askedBefore, 2, 'the failing flow ran twice (--retries 1)');
   const blobs = await Promise.all([1, 2].map((i) => readdir(path.join(OUT, `shard-${i}`, 'blob'))));
   assert.deepEqual(blobs, [['report-1.zip'], ['report-2.zip']], 'each process kept its own blob report');
 
@@ -167,10 +177,10 @@ test('two shards in two concurrent processes, merged: all flows in one JUnit and
   for (const name of [...FLOW_NAMES, 'Wrong user']) assert.ok(reports.some((r) => r.includes(name)), `the merged HTML report holds the Sightline report of “${name}”`);
 });
 
-test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwright steps; a failed assertion fails its test with the code', async () => {
+test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwright steps; a failed assertion fails its test with the code; tests do not share site data', async () => {
   const json = path.join(OUT, 'fixture.json');
   const { code, stdout, stderr } = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--reporter=json', `--output=${path.join(OUT, 'fixture-results')}`], {
-    boundMs: 90_000, extraEnv: { PLAYWRIGHT_JSON_OUTPUT_FILE: json },
+    boundMs: 90_000, extraEnv: { PLAYWRIGHT_JSON_OUTPUT_FILE: json }, midscene: true,
   });
   assert.equal(code, 0, stdout + stderr);
   const report = JSON.parse(await readFile(json, 'utf8'));
@@ -186,9 +196,12 @@ test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwrig
   assert.ok(tap.steps?.length >= 1, 'the Sightline steps of a call are nested in its step');
   const attached = passed.attachments.filter((a) => a.name.startsWith('sightline report') && a.contentType === 'text/html');
   assert.equal(attached.length, 7, 'a Sightline report per call: 2 aiInput, 2 aiKeyboardPress, aiTap, aiQuery, aiAssert');
+  const fromMidsceneNames = mock.requests.filter((r) => r.headers.authorization === 'Bearer sk-midscene');
+  assert.ok(fromMidsceneNames.length >= 4, 'the model came from MIDSCENE_MODEL_* (its key on every request)');
   const failed = result('a failed assertion');
   assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');
   assert.match(failed.errors[0].message, /assertion_failed: assertion failed: the todos shown are: none/);
+  assert.equal(result('the next test on that site').status, 'passed', 'what a test stored is cleared before the next');
 });
 
 after(() => {

@@ -85,6 +85,17 @@ const ITEMS = {
 
 const promptText = (p) => (p == null ? '' : typeof p === 'string' ? p : p.prompt ?? JSON.stringify(p));
 
+/** Clears what the sites at `origins` stored in the browser, through the page's DevTools session. */
+async function clearSiteData(page, origins) {
+  if (!origins.size) return;
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
 /** The runs a tab has had since `since` (ms), newest first; running ones are stopped first. */
 async function runsOfTab(sw, tabId, since) {
   return sw.evaluate(async ({ tabId, since }) => {
@@ -142,9 +153,17 @@ export function sightlineFixtures(base) {
       await use(sightlineWorker.context);
       await sightlineWorker.context.clearCookies().catch(() => {});
     },
+    // The worker's browser is shared by its tests (extensions need a persistent context), so what
+    // a test's sites stored (local storage, IndexedDB, caches; cookies above) is cleared after it.
     page: async ({ sightlineWorker }, use) => {
       const page = await sightlineWorker.context.newPage();
+      const origins = new Set();
+      page.on('framenavigated', (frame) => {
+        const { origin } = new URL(frame.url());
+        if (origin.startsWith('http')) origins.add(origin);
+      });
       await use(page);
+      await clearSiteData(page, origins).catch(() => {});
       await page.close().catch(() => {});
     },
     /**

@@ -29,3 +29,14 @@ test('a failed assertion fails the test with its code and reason', async ({ page
   await page.goto(site.url('/todo.html'));
   await aiAssert('a todo "fly a kite" is shown');
 });
+
+// The worker's browser is shared by its tests: what one test's site stored is gone in the next.
+test('a site stores a value', async ({ page }) => {
+  await page.goto(site.url('/todo.html'));
+  await page.evaluate(() => localStorage.setItem('left-by', 'the test before'));
+});
+
+test('the next test on that site finds nothing stored', async ({ page }) => {
+  await page.goto(site.url('/todo.html'));
+  expect(await page.evaluate(() => localStorage.getItem('left-by'))).toBe(null);
+});
