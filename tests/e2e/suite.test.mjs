@@ -200,7 +200,7 @@ test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwrig
   assert.ok(fromMidsceneNames.length >= 4, 'the model came from MIDSCENE_MODEL_* (its key on every request)');
   const failed = result('a failed assertion');
   assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');
-  assert.match(failed.errors[0].message, /assertion_failed: assertion failed: the todos shown are: none/);
+  assert.match(failed.errors[0].message, /assertion_failed: no kite on the list \(assertion failed: the todos shown are: none\)/);
   assert.equal(result('the next test on that site').status, 'passed', 'what a test stored is cleared before the next');
 });
 

@@ -116,8 +116,11 @@ async function runsOfTab(sw, tabId, since) {
  * - `sightlineRunOptions`: more run options (`maxRounds`, `dialogs`, `useCache`, …).
  */
 export function sightlineFixtures(base) {
-  /** One call as a step: the run, its steps nested, its typed error thrown. */
-  const call = async ({ sightline, sightlineModel, sightlineRunOptions }, title, task) => base.step(title, async () => {
+  /**
+   * One call as a step: the run, its steps nested, its typed error thrown. `failMessage`:
+   * aiAssert's own words for a failed assertion (Midscene's second argument).
+   */
+  const call = async ({ sightline, sightlineModel, sightlineRunOptions }, title, task, failMessage) => base.step(title, async () => {
     const opts = { interactive: false, ...sightlineRunOptions, ...(sightlineModel ? { model: sightlineModel } : {}) };
     const secrets = secretsFromEnv();
     if (secrets.length) opts.secrets = secrets;
@@ -127,6 +130,7 @@ export function sightlineFixtures(base) {
     );
     await showSteps(base, run.steps ?? []);
     const error = runError(run);
+    if (error && failMessage && error.code === 'assertion_failed') throw new SightlineError(error.code, `${failMessage} (${run.error.message})`, run);
     if (error) throw error;
     return run.result;
   }, { box: true });
@@ -202,7 +206,8 @@ export function sightlineFixtures(base) {
       const task = taskOf(item(...args));
       if (name === 'aiWaitFor' && args[1]?.checkIntervalMs) task.intervalMs = args[1].checkIntervalMs;
       const subject = task.locate ?? task.assertion ?? task.question ?? task.demand ?? task.key ?? '';
-      return call(deps, `${name} ${short(JSON.stringify(promptText(subject)))}`, task);
+      const failMessage = name === 'aiAssert' && typeof args[1] === 'string' ? args[1] : undefined;
+      return call(deps, `${name} ${short(JSON.stringify(promptText(subject)))}`, task, failMessage);
     });
   }
   return fixtures;

@@ -27,7 +27,7 @@ test('adds todos, filters and reads them back', async ({ page, aiInput, aiKeyboa
 test('a failed assertion fails the test with its code and reason', async ({ page, aiAssert }) => {
   test.fail();
   await page.goto(site.url('/todo.html'));
-  await aiAssert('a todo "fly a kite" is shown');
+  await aiAssert('a todo "fly a kite" is shown', 'no kite on the list');
 });
 
 // The worker's browser is shared by its tests: what one test's site stored is gone in the next.
