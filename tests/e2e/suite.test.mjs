@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { ROOT, userMessage } from '../support/browser.mjs';
-import { startMockModel } from '../support/mock-model.mjs';
+import { startMockModel, todoPlanReply } from '../support/mock-model.mjs';
 
 const OUT = path.join(ROOT, 'out', 'suite-check');
 const SUITE = 'tests/fixtures/suite';
@@ -52,6 +52,7 @@ function answer(body) {
     const titles = todoTitles(text);
     return JSON.stringify({ pass: titles.includes('fly a kite'), reason: `the todos shown are: ${titles.join(', ') || 'none'}` });
   }
+  if (/add a todo "call grandma"/.test(text)) return todoPlanReply()(body);
   if (/the titles of the todos shown/.test(text)) return JSON.stringify({ thought: 'the labels of the list', data: todoTitles(text) });
   const wanted = text.match(/<element>\n([^\n]*)\n<\/element>/)?.[1] ?? '';
   const pattern = /What needs to be done/.test(wanted) ? /What needs to be done\?/ : /"Active" filter/.test(wanted) ? /^\s*\[\d+\]\s+a\b[^\n]*"Active"/ : null;
@@ -198,6 +199,11 @@ test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwrig
   assert.equal(attached.length, 7, 'a Sightline report per call: 2 aiInput, 2 aiKeyboardPress, aiTap, aiQuery, aiAssert');
   const fromMidsceneNames = mock.requests.filter((r) => r.headers.authorization === 'Bearer sk-midscene');
   assert.ok(fromMidsceneNames.length >= 4, 'the model came from MIDSCENE_MODEL_* (its key on every request)');
+  const planned = result('ai plans');
+  assert.equal(planned.status, 'passed', JSON.stringify(planned.errors));
+  const flowStep = planned.steps.find((s) => s.title === 'runYaml');
+  assert.deepEqual(flowStep.steps.map((s) => s.title.replace(/ \([\d.]+ s\)$/, '')).slice(0, 2), ['aiInput “buy milk” into “the "What needs to be done?" box”', 'aiKeyboardPress Enter'], 'each item of the flow is a step of runYaml');
+  assert.ok(planned.steps.find((s) => s.title.startsWith('ai "add a todo')).steps.length >= 1, 'the steps of the planning loop are nested in ai');
   const failed = result('a failed assertion');
   assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');
   assert.match(failed.errors[0].message, /assertion_failed: no kite on the list \(assertion failed: the todos shown are: none\)/);

@@ -24,6 +24,24 @@ test('adds todos, filters and reads them back', async ({ page, aiInput, aiKeyboa
   await aiAssert('one todo is shown');
 });
 
+test('ai plans an instruction; runYaml runs a flow on the page and answers its named steps', async ({ page, ai, runYaml }) => {
+  await page.goto(site.url('/todo.html'));
+  await ai('add a todo "call grandma"');
+  const { result } = await runYaml(`
+tasks:
+  - name: add and read
+    flow:
+      - aiInput: the "What needs to be done?" box
+        value: buy milk
+        xpath: /html[1]/body[1]/main[1]/header[1]/div[1]/input[2]
+      - aiKeyboardPress: Enter
+      - aiQuery: the titles of the todos shown, as a list of strings
+        name: titles
+`);
+  expect(result).toEqual({ titles: ['call grandma', 'buy milk'] });
+  await expect(page.locator('.todo-list label')).toHaveText(['call grandma', 'buy milk']);
+});
+
 test('a failed assertion fails the test with its code and reason', async ({ page, aiAssert }) => {
   test.fail();
   await page.goto(site.url('/todo.html'));
