@@ -3,7 +3,7 @@
 // extension per worker. Writes JUnit XML and one HTML report, or with --shard a blob report for
 // `scripts/suite merge`. Exit code: Playwright's (0 when every flow passed).
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT } from './browser.mjs';
@@ -157,8 +157,11 @@ async function runSuite(args) {
     `--output=${path.join(out, 'test-results')}`, ...(args.shard ? [`--shard=${args.shard.index}/${args.shard.total}`] : []),
   ];
   console.log(`${flows.length} flow${flows.length === 1 ? '' : 's'}, ${args.workers} worker${args.workers === 1 ? '' : 's'}${args.shard ? `, shard ${args.shard.index} of ${args.shard.total}` : ''} → ${out}`);
+  // The list in a file: a suite of thousands of flows would not fit in one environment variable.
+  const list = path.join(out, 'flows.json');
+  await writeFile(list, JSON.stringify(flows, null, 1));
   const code = await playwright(cli, {
-    SIGHTLINE_SUITE_FLOWS: JSON.stringify(flows),
+    SIGHTLINE_SUITE_FLOWS: list,
     SIGHTLINE_SUITE_ROOT: process.cwd(),
     SIGHTLINE_SUITE_OUT: out,
     SIGHTLINE_SUITE_TIMEOUT_MS: String(args.timeoutS * 1000),
