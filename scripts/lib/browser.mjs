@@ -62,6 +62,9 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
       '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-quic',
     ],
+  }).catch(async (e) => {
+    await rm(userDataDir, { recursive: true, force: true });
+    throw new Error(`Chromium did not start from ${executablePath} (CHROMIUM_PATH; branded Chrome will not load the extension): ${e.message}`, { cause: e });
   });
   let sw;
   try {
@@ -70,7 +73,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
   } catch (e) {
     await context.close().catch(() => {});
     await rm(userDataDir, { recursive: true, force: true });
-    throw new Error(`the Sightline extension did not start from ${extensionDir} (run scripts/build): ${e.message}`, { cause: e });
+    throw new Error(`the Sightline extension in ${extensionDir} did not start (is it built? scripts/build): ${e.message}`, { cause: e });
   }
   const extensionId = new URL(sw.url()).host;
   return {
