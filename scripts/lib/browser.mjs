@@ -1,6 +1,7 @@
 // Launches Debian Chromium with the built extension (dist/) through playwright-core.
 import { chromium } from 'playwright-core';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,21 +13,44 @@ export const DIST = path.join(ROOT, 'dist');
 const EXECUTABLE = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 // How much taller than its page area a window is (headless Chromium still reserves room for
-// its toolbar). Measured once per process and scale factor.
+// its toolbar). Measured once per process, scale factor and mode; headless, also kept in the
+// temp folder per Chromium build, so each Playwright worker and test file does not start a
+// second browser only to measure it.
 const uiHeights = new Map();
 async function windowChromeHeight(executablePath, headless, scaleArgs) {
   const key = `${executablePath} ${headless} ${scaleArgs}`;
-  if (!uiHeights.has(key)) {
-    const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
-    const probe = await chromium.launch({ executablePath, headless, args });
-    try {
-      const page = await (await probe.newContext({ viewport: null })).newPage();
-      uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
-    } finally {
-      await probe.close();
-    }
+  if (uiHeights.has(key)) return uiHeights.get(key);
+  const file = headless ? await keptMeasureFile(executablePath, scaleArgs) : null;
+  const kept = file ? Number.parseInt(await readFile(file, 'utf8').catch(() => ''), 10) : NaN;
+  if (kept >= 0 && kept < 400) {
+    uiHeights.set(key, kept);
+    return kept;
+  }
+  const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
+  const probe = await chromium.launch({ executablePath, headless, args });
+  try {
+    const page = await (await probe.newContext({ viewport: null })).newPage();
+    uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
+  } finally {
+    await probe.close();
+  }
+  if (file) {
+    // Written whole then renamed: a concurrent reader sees the old file or the new, never half.
+    const partial = `${file}.${process.pid}`;
+    await writeFile(partial, String(uiHeights.get(key)))
+      .then(() => rename(partial, file))
+      .catch(() => rm(partial, { force: true }));
   }
   return uiHeights.get(key);
+}
+
+/** Where the headless measure of this Chromium build (its path, size and time) is kept. */
+async function keptMeasureFile(executablePath, scaleArgs) {
+  const real = await realpath(executablePath).catch(() => null);
+  const info = real && (await stat(real).catch(() => null));
+  if (!info) return null;
+  const tag = createHash('sha256').update(`${real} ${info.size} ${info.mtimeMs} ${scaleArgs}`).digest('hex').slice(0, 16);
+  return path.join(tmpdir(), `sightline-window-ui-${tag}`);
 }
 
 /**
