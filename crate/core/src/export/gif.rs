@@ -6,8 +6,7 @@
 use super::cjk_glyphs::GLYPHS as CJK;
 use crate::agent::record::{Run, StepKind};
 use crate::vision::pipeline::{decode_data_url, resize};
-use image::codecs::gif::{GifEncoder, Repeat};
-use image::{Delay, Frame, Rgba, RgbaImage};
+use image::{Rgba, RgbaImage};
 use std::collections::HashMap;
 
 const WIDTH: u32 = 800;
@@ -77,14 +76,26 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
         }
         frames.push((compose(page, &run.instruction, &caption), if k + 1 == total { LAST_MS } else { FRAME_MS }));
     }
+    encode(frames)
+}
+
+/// Frames (all one size: the first sets the GIF's screen) → the animated GIF, looping. Written
+/// with the gif crate itself: image's GIF codec around it added a second layer to the module.
+fn encode(frames: Vec<(RgbaImage, u32)>) -> Result<Vec<u8>, GifError> {
+    let fail = |e: gif::EncodingError| GifError::Encode(e.to_string());
+    let side = |v: u32| u16::try_from(v).map_err(|_| GifError::Encode(format!("a frame is {v} pixels across")));
+    let (width, height) = frames.first().map_or((1, 1), |(img, _)| img.dimensions());
     let mut out = Vec::new();
     {
-        let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
-        encoder.set_repeat(Repeat::Infinite).map_err(|e| GifError::Encode(e.to_string()))?;
+        let mut encoder = gif::Encoder::new(&mut out, side(width)?, side(height)?, &[]).map_err(fail)?;
+        encoder.set_repeat(gif::Repeat::Infinite).map_err(fail)?;
         for (img, ms) in frames {
-            encoder
-                .encode_frame(Frame::from_parts(img, 0, 0, Delay::from_numer_denom_ms(ms, 1)))
-                .map_err(|e| GifError::Encode(e.to_string()))?;
+            let (w, h) = img.dimensions();
+            let mut pixels = img.into_raw();
+            // Speed 10 of 1–30: NeuQuant's quality/time balance for screenshots.
+            let mut frame = gif::Frame::from_rgba_speed(side(w)?, side(h)?, &mut pixels, 10);
+            frame.delay = u16::try_from(ms / 10).unwrap_or(u16::MAX); // hundredths of a second
+            encoder.write_frame(&frame).map_err(fail)?;
         }
     }
     Ok(out)

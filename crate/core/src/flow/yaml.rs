@@ -47,7 +47,9 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
         return Err(FlowError::Empty);
     }
     screen(text)?;
-    let docs = YamlLoader::load_from_str(text).map_err(|e| FlowError::Syntax {
+    // Through `load_from_parser` on our own parser, not `load_from_str`: the latter is compiled
+    // inside yaml-rust2 and brought a second copy of the whole scanner and parser into the module.
+    let docs = YamlLoader::load_from_parser(&mut Parser::new_from_str(text)).map_err(|e| FlowError::Syntax {
         message: e.info().to_string(),
         line: e.marker().line(),
         column: e.marker().col() + 1,
