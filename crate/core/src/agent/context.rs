@@ -5,7 +5,7 @@
 use super::browser::{Browser, Observation};
 use super::error::RunError;
 use super::options::RunOptions;
-use super::record::{Run, Step, StepKind};
+use super::record::{ModelRole, ModelUse, Run, Step, StepKind};
 use super::replay::trajectory::Album;
 use crate::model::{ChatMessage, ChatReply, ModelClient, ModelConfig};
 use crate::vision::{self, ModelImage};
@@ -33,7 +33,7 @@ impl<'a, B: Browser, M: ModelClient> Context<'a, B, M, ()> {
     }
 }
 
-impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
+impl<'a, B: Browser, M: ModelClient, W> Context<'a, B, M, W> {
     /// The same run, settings, page and model, for one piece of work (a flow's item, say).
     pub fn for_work<V>(&mut self, work: V) -> Context<'_, B, M, V> {
         Context {
@@ -76,20 +76,54 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         messages: &[ChatMessage],
         image_note: Option<String>,
     ) -> Result<Option<(String, Step)>, RunError> {
-        let (config, prices) = (self.config, &self.options.prices);
+        self.ask_model_as(ModelRole::Actor, messages, image_note).await
+    }
+
+    /// The planning model when the run has one.
+    pub fn planner(&self) -> Option<&'a ModelConfig> {
+        self.options.planner.as_ref()
+    }
+
+    /// [`Self::ask_model`] of one of the run's models. With a planning model the call is
+    /// counted and priced per model as well (`Run::models`), and a failure names the model.
+    pub async fn ask_model_as(
+        &mut self,
+        role: ModelRole,
+        messages: &[ChatMessage],
+        image_note: Option<String>,
+    ) -> Result<Option<(String, Step)>, RunError> {
+        let split = self.planner().is_some();
+        let config = match (role, self.planner()) {
+            (ModelRole::Planner, Some(planner)) => planner,
+            _ => self.config,
+        };
+        let prices = &self.options.prices;
+        let named = |error: crate::model::ModelError| -> RunError {
+            match (split, role) {
+                (false, _) => RunError::Model(error),
+                (true, ModelRole::Planner) => RunError::PlannerModel { model: config.model.clone(), error },
+                (true, ModelRole::Actor) => RunError::ActorModel { model: config.model.clone(), error },
+            }
+        };
         // Checked at the first call, not the start: a replay that never needs the model runs
         // without one configured.
-        config.validate()?;
+        config.validate().map_err(named)?;
         let started = self.browser.now_ms();
         let reply = self.model.complete(config, messages).await;
         self.run.model_calls += 1;
         if self.browser.stop_requested() {
             return Ok(None);
         }
-        let reply: ChatReply = reply?;
+        let reply: ChatReply = reply.map_err(named)?;
         if let Some(u) = &reply.usage {
             self.run.usage.add(u);
-            self.run.cost = prices.cost(&config.model, &self.run.usage);
+            if split {
+                self.count_for(role, config, u);
+            } else {
+                self.run.cost = prices.cost(&config.model, &self.run.usage);
+            }
+        } else if split {
+            self.count_for(role, config, &crate::model::Usage::default());
         }
         // Retries and a left-out screenshot are worth knowing; neither failed the step.
         let notes: Vec<String> = reply.notes.iter().cloned().chain(image_note).collect();
@@ -101,8 +135,36 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             cost: reply.usage.as_ref().and_then(|u| prices.cost(&config.model, u)),
             note: (!notes.is_empty()).then(|| notes.join("; ")),
             exchange: Some(self.album.exchange(self.browser, messages, &text)),
+            role: split.then_some(role),
             ..Step::new(StepKind::Plan, started)
         };
         Ok(Some((text, step)))
+    }
+
+    /// One call of a model of a two-model run, added to that model's share; the run's cost is
+    /// the sum of what each model's own price makes of its tokens.
+    fn count_for(&mut self, role: ModelRole, config: &ModelConfig, usage: &crate::model::Usage) {
+        let models = &mut self.run.models;
+        let at = match models.iter().position(|m| m.role == role && m.model == config.model) {
+            Some(at) => at,
+            None => {
+                models.push(ModelUse {
+                    role,
+                    model: config.model.clone(),
+                    calls: 0,
+                    usage: crate::model::Usage::default(),
+                    cost: None,
+                });
+                // The planner first: the panel and the report list them in this order.
+                models.sort_by_key(|m| m.role != ModelRole::Planner);
+                models.iter().position(|m| m.role == role && m.model == config.model).unwrap_or_default()
+            }
+        };
+        let share = &mut models[at];
+        share.calls += 1;
+        share.usage.add(usage);
+        share.cost = self.options.prices.cost(&share.model, &share.usage);
+        let priced: Vec<f64> = models.iter().filter_map(|m| m.cost).collect();
+        self.run.cost = (!priced.is_empty()).then(|| priced.iter().sum());
     }
 }

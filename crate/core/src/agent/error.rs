@@ -150,6 +150,17 @@ pub enum RunError {
         waited_ms: f64,
         text: String,
     },
+    /// A run with a planning model: a call of the planning model failed (`model`: its name).
+    PlannerModel {
+        model: String,
+        error: ModelError,
+    },
+    /// A run with a planning model: a call of the acting model, which finds the planner's
+    /// targets, failed.
+    ActorModel {
+        model: String,
+        error: ModelError,
+    },
 }
 
 impl RunError {
@@ -215,6 +226,8 @@ impl RunError {
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
             RunError::TextStillShown { .. } => "text_still_shown",
+            RunError::PlannerModel { .. } => "planner_model_failed",
+            RunError::ActorModel { .. } => "actor_model_failed",
         }
     }
 
@@ -285,6 +298,9 @@ impl RunError {
             RunError::OptionNotShown { element, option } => say(&[("element", element), ("option", option)]),
             RunError::TextNotShown { waited_ms, text } | RunError::TextStillShown { waited_ms, text } => {
                 say(&[("seconds", &format!("{:.1}", waited_ms / 1000.0)), ("text", text)])
+            }
+            RunError::PlannerModel { model, error } | RunError::ActorModel { model, error } => {
+                say(&[("model", model), ("detail", &model_message(error, lang))])
             }
         }
     }
@@ -565,6 +581,11 @@ mod tests {
             RunError::TextStillShown { waited_ms: 5000.0, text: "Loading".into() },
             RunError::Knowledge(super::super::options::KnowledgeError::NoText(2)),
             RunError::EnvBlock(crate::model::env_block::EnvError::NothingFound),
+            RunError::PlannerModel { model: "gpt-4.1".into(), error: ModelError::Network("connection refused".into()) },
+            RunError::ActorModel {
+                model: "ui-tars-1.5-7b".into(),
+                error: ModelError::Http { status: 500, message: "overloaded".into() },
+            },
         ]
     }
 
@@ -641,6 +662,8 @@ mod tests {
         "text_still_shown",
         "knowledge_invalid",
         "env_block_invalid",
+        "planner_model_failed",
+        "actor_model_failed",
     ];
 
     #[test]

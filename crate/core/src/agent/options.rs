@@ -56,6 +56,10 @@ pub struct RunOptions {
     pub knowledge: Vec<SiteKnowledge>,
     /// The person's background for this run (Midscene's `aiActionContext`).
     pub context: String,
+    /// A separate planning model (Settings → Planning model): it decides each round's actions
+    /// and describes their targets; the run's own model then only finds each target on the
+    /// page (grounding). `None`: the run's model does both, as it always did.
+    pub planner: Option<crate::model::ModelConfig>,
 }
 
 /// What the person wants the model to know on some sites.
@@ -197,6 +201,7 @@ impl Default for RunOptions {
             check_success: true,
             knowledge: Vec::new(),
             context: String::new(),
+            planner: None,
         }
     }
 }

@@ -132,6 +132,31 @@ pub struct Step {
     /// exceptions and failed requests (CDP Runtime and Log events), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub console: Vec<ConsoleEntry>,
+    /// Model calls of a run with a planning model: which of the two models made this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<ModelRole>,
+}
+
+/// Which model of a run with a planning model made a call: the planner decides the actions,
+/// the actor (the grounding model) finds each target the planner described.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelRole {
+    Planner,
+    Actor,
+}
+
+/// One model's share of a run: its calls, tokens and cost, priced by its own name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUse {
+    pub role: ModelRole,
+    pub model: String,
+    pub calls: u32,
+    pub usage: Usage,
+    /// From the price table, when it lists this model (estimated when the usage is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
 }
 
 /// One console message or failed request the page reported (levels `error` and `warning` only).
@@ -178,6 +203,7 @@ impl Step {
             screenshot: None,
             exchange: None,
             cached: false,
+            role: None,
             asked: Vec::new(),
             notes: None,
             next_goal: None,
@@ -237,6 +263,10 @@ pub struct Run {
     /// What the model kept across steps: its latest notes and next goal, and the data it gathered.
     #[serde(default, skip_serializing_if = "RunMemory::is_empty")]
     pub memory: RunMemory,
+    /// A run with a planning model: each model's calls, tokens and cost (planner first); the
+    /// totals above are their sums. Empty when one model did everything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelUse>,
 }
 
 /// A run's error as kept and shown: the stable code the panel keys its advice on, and the
@@ -331,6 +361,7 @@ impl Run {
             language: Lang::En,
             check: None,
             memory: RunMemory::default(),
+            models: Vec::new(),
         }
     }
 }

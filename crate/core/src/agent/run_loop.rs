@@ -1,12 +1,12 @@
 //! The run loop: observe → prompt → model → parse → act → observe again, recording each step.
 
-use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use super::record::{ModelRole, Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
 use crate::action::{commands_for, find_element, ActionError};
 use crate::describe::Extraction;
 use crate::model::{ModelClient, ModelConfig};
-use crate::parse::parse_reply;
-use crate::prompt::{check_messages, plan_messages, Briefing, Memory, Outcome, Turn};
+use crate::parse::{parse_reply, Described};
+use crate::prompt::{check_messages, plan_messages, planner_messages, Briefing, Memory, Outcome, Turn};
 use crate::vision::ModelImage;
 use crate::vocab::actions::{Go, PlannedAction};
 
@@ -63,6 +63,8 @@ pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
 enum PlanRound {
     Planned {
         plan: crate::parse::Plan,
+        /// The elements a planning model described, for the acting model to find.
+        described: Vec<Described>,
         content: String,
         seen: Option<String>,
         step: Step,
@@ -401,9 +403,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         if self.browser.stop_requested() {
             return Ok(Some(RunStatus::Stopped));
         }
-        let (mut plan, content, seen, mut plan_step) = match self.next_plan(round).await? {
+        let (mut plan, described, content, seen, mut plan_step) = match self.next_plan(round).await? {
             PlanRound::Stopped => return Ok(Some(RunStatus::Stopped)),
-            PlanRound::Planned { plan, content, seen, step } => (plan, content, seen, step),
+            PlanRound::Planned { plan, described, content, seen, step } => (plan, described, content, seen, step),
             PlanRound::Unreadable { error, content, seen } => {
                 self.work.failures += 1;
                 if self.work.failures > self.options.max_failures {
@@ -444,9 +446,26 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 }
             };
         }
+        let labels: Vec<String> =
+            plan.actions.iter().enumerate().map(|(at, a)| planned_label(at, a, &described)).collect();
         let mut acts = Acts::default();
         for (at, action) in plan.actions.iter().enumerate() {
-            match self.act(at, action, &plan.actions, &mut acts).await? {
+            // Elements the planning model described: found by the acting model first.
+            let grounded;
+            let action = match described.iter().any(|d| d.action == at) {
+                false => action,
+                true => match self.ground(at, action, &described, &labels[at]).await? {
+                    Ok(a) => {
+                        grounded = a;
+                        &grounded
+                    }
+                    Err(failed) => {
+                        acts.failed = Some(failed);
+                        break;
+                    }
+                },
+            };
+            match self.act(at, action, &labels, &mut acts).await? {
                 Next::Go => {}
                 Next::StopPlan => break,
                 Next::End(end) => return end.map(Some),
@@ -481,6 +500,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 };
                 Ok(PlanRound::Planned {
                     plan: crate::parse::Plan { thought: String::new(), actions, done, error: None, answer: None },
+                    described: Vec::new(),
                     content: String::new(),
                     seen: None,
                     step,
@@ -520,15 +540,29 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         };
         let family = self.config.family;
         let briefing = self.briefing();
-        let mut messages = plan_messages(
-            family,
-            &instruction,
-            &self.work.history,
-            &page,
-            image.map(|i| i.data_url.as_str()),
-            &self.work.memory,
-            &briefing,
-        );
+        let planner = self.planner().is_some();
+        let mut messages = match planner {
+            // The planner reads the element list whatever the acting model's family; it may
+            // name elements by number when the acting model reads numbers too.
+            true => planner_messages(
+                !family.grounds_on_image(),
+                &instruction,
+                &self.work.history,
+                &page,
+                image.map(|i| i.data_url.as_str()),
+                &self.work.memory,
+                &briefing,
+            ),
+            false => plan_messages(
+                family,
+                &instruction,
+                &self.work.history,
+                &page,
+                image.map(|i| i.data_url.as_str()),
+                &self.work.memory,
+                &briefing,
+            ),
+        };
         // The tabs (a run may switch between them) and a tab with no page yet, after the page.
         let tabs = self.browser.tabs().await.unwrap_or_default();
         if let Some(note) = crate::prompt::browser_note(&tabs, self.work.observation.is_start_page()) {
@@ -538,8 +572,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             }
         }
         // Grounding models look back at recent screens; the others never need them again.
-        let seen = image.filter(|_| family.grounds_on_image()).map(|i| i.data_url.clone());
-        let Some((content, mut step)) = self.ask_model(&messages, image_note).await? else {
+        let seen = image.filter(|_| family.grounds_on_image() && !planner).map(|i| i.data_url.clone());
+        let role = if planner { ModelRole::Planner } else { ModelRole::Actor };
+        let Some((content, mut step)) = self.ask_model_as(role, &messages, image_note).await? else {
             return Ok(PlanRound::Stopped);
         };
         step.screenshot = self.work.shown.reference.clone();
@@ -549,10 +584,14 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let nothing_shown = crate::vision::ImageMapping::identity(0, 0, 1.0);
         let start_page = self.work.observation.is_start_page();
         let mapping = self.work.shown.image.as_ref().map(|i| &i.mapping).or(start_page.then_some(&nothing_shown));
-        match parse_reply(family, &content, mapping) {
-            Ok(mut plan) => {
+        let parsed = match planner {
+            true => crate::parse::parse_described_plan(&content).map(|p| (p.plan, p.described)),
+            false => parse_reply(family, &content, mapping).map(|plan| (plan, Vec::new())),
+        };
+        match parsed {
+            Ok((mut plan, described)) => {
                 plan.thought = crate::parse::memo::without_memo(&plan.thought);
-                Ok(PlanRound::Planned { plan, content, seen, step })
+                Ok(PlanRound::Planned { plan, described, content, seen, step })
             }
             Err(error) => {
                 step.status = StepStatus::Failed;
@@ -597,7 +636,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     /// the run's memory that the next round is briefed with. A reply without them keeps the
     /// earlier notes.
     fn keep_memo(&mut self, reply: &str, step: &mut Step) {
-        let memo = crate::parse::memo::read_memo(self.config.family.protocol(), reply);
+        let protocol = match self.planner() {
+            Some(_) => crate::vocab::family::Protocol::JsonPlan,
+            None => self.config.family.protocol(),
+        };
+        let memo = crate::parse::memo::read_memo(protocol, reply);
         if let Some(notes) = &memo.notes {
             self.run.memory.notes = notes.clone();
         }
@@ -634,7 +677,9 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let lang = self.run.language;
         let caption =
             |confirmed: bool| lang.say(if confirmed { "step.check_shown" } else { "step.check_unconfirmed" }, &[]);
-        let verdict = match self.ask_model(&messages, None).await {
+        // With a planning model, the planner judges: it reads the page, the grounder only points.
+        let role = if self.planner().is_some() { ModelRole::Planner } else { ModelRole::Actor };
+        let verdict = match self.ask_model_as(role, &messages, None).await {
             Ok(None) => return Ok(RunStatus::Stopped),
             Ok(Some((reply, mut step))) => {
                 let verdict = check::read_verdict(&reply);
@@ -665,7 +710,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     /// Vision agents act one step per turn and look again: a second action in the same reply
     /// was aimed at a screen that the first one may change.
     fn one_action_per_turn(&self, plan: &mut crate::parse::Plan, plan_step: &mut Step) {
-        if self.config.family.grounds_on_image() && !plan_step.cached && plan.actions.len() > 1 {
+        // A planning model's plan is grounded action by action on the page as it is then.
+        if self.config.family.grounds_on_image()
+            && self.planner().is_none()
+            && !plan_step.cached
+            && plan.actions.len() > 1
+        {
             let more = plan.actions.len() - 1;
             plan.actions.truncate(1);
             plan.done = false;
@@ -684,11 +734,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     }
 
     /// Runs the plan's action number `at` and records its step.
+    /// `labels`: the plan's actions as the model reads them in the history.
     async fn act(
         &mut self,
         at: usize,
         action: &PlannedAction,
-        planned: &[PlannedAction],
+        labels: &[String],
         acts: &mut Acts,
     ) -> Result<Next, RunError> {
         if self.browser.stop_requested() {
@@ -699,7 +750,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             return self.ask_user(action, question, acts).await;
         }
         // The model reads the run's history in English; the person reads the caption.
-        let label = describe_action(action);
+        let label = labels[at].clone();
         let caption = caption(action, self.run.language);
         let mut target_element =
             action_target(action).and_then(|t| find_element(t, &self.work.observation.extraction).ok()).cloned();
@@ -768,7 +819,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         // The rest of the plan was aimed at a page that is gone: it is dropped, and the
         // page is read again before anything else runs.
         if page_changed {
-            acts.left_unrun = planned[at + 1..].iter().map(describe_action).collect();
+            acts.left_unrun = labels[at + 1..].to_vec();
             if !acts.left_unrun.is_empty() {
                 note = join_notes(
                     note,
@@ -986,6 +1037,46 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         Ok(Aimed { commands, executed, note })
     }
 
+    /// A planned action whose elements the planning model described, aimed at where the run's
+    /// own model finds them (the locate of a single task: `tasks.rs`, `find`), in CSS pixels.
+    /// `Ok(Err(..))`: an element could not be found; the action failed and the planner is told.
+    async fn ground(
+        &mut self,
+        at: usize,
+        action: &PlannedAction,
+        described: &[Described],
+        label: &str,
+    ) -> Result<Result<PlannedAction, (RunError, Outcome)>, RunError> {
+        let mut found = Vec::new();
+        for d in described.iter().filter(|d| d.action == at) {
+            let locate = self.run.language.say("step.locate", &[("what", &d.what)]);
+            match self.find(&d.what, self.work.observation.clone(), &locate).await {
+                Ok((spot, obs)) => {
+                    // A reading in view (a target scrolled to) is the page now; a whole-page
+                    // reading (what an element-reading model is shown) only served the search.
+                    if obs.extraction.in_view_only {
+                        self.work.observation = obs;
+                    }
+                    let page = &self.work.observation.extraction;
+                    let number =
+                        spot.element.and_then(|e| page.elements.iter().find(|x| x.id == e.id)).map(|e| e.index);
+                    found.push(Aim { placeholder: d.placeholder, point: spot.point, element: number });
+                }
+                Err(e @ (RunError::ActorModel { .. } | RunError::Model(_) | RunError::Page(_))) => return Err(e),
+                Err(e) => {
+                    let told = Outcome::ours(format!("{label} failed: \"{}\" was not found: {e}", d.what));
+                    return Ok(Err((RunError::ActionFailed { action: label.to_string(), error: Box::new(e) }, told)));
+                }
+            }
+        }
+        Ok(aim_described(action, &found, &self.work.observation.extraction).ok_or_else(|| {
+            let what = described.iter().filter(|d| d.action == at).map(|d| d.what.as_str()).collect::<Vec<_>>();
+            let error = RunError::PointedAtNothing { what: what.join(", ") };
+            let told = Outcome::ours(format!("{label} failed: {error}"));
+            (RunError::ActionFailed { action: label.to_string(), error: Box::new(error) }, told)
+        }))
+    }
+
     /// Only the person can continue: the panel shows the question and the run waits for
     /// their answer, which the model gets in the next round.
     async fn ask_user(&mut self, action: &PlannedAction, question: &str, acts: &mut Acts) -> Result<Next, RunError> {
@@ -1101,6 +1192,57 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         self.work.history.push(Turn { actions: acts.done, outcome, reply: content, screenshot: seen });
         Ok(None)
     }
+}
+
+/// Where the acting model found an element the planner described.
+struct Aim {
+    placeholder: u32,
+    point: (f64, f64),
+    /// Its number on the page as last read, when the point is on an element there.
+    element: Option<u32>,
+}
+
+/// A planned action with its described elements (placeholders) replaced by what was found:
+/// clicks, hovers, choices, scrolls and drags at the points found; typing, uploads and the
+/// other element actions on the element found there. `None`: an element action whose point
+/// is on no element.
+fn aim_described(action: &PlannedAction, found: &[Aim], page: &Extraction) -> Option<PlannedAction> {
+    use crate::vocab::actions::MouseButton;
+    use PlannedAction as P;
+    let aim = |n: u32| found.iter().find(|a| a.placeholder == n);
+    // A number the planner gave stays: the point is that element's.
+    let point = |n: u32| match aim(n) {
+        Some(a) => Some(a.point),
+        None => find_element(n, page).ok().and_then(|e| crate::action::element_point(e, page)),
+    };
+    let element = |n: u32| match aim(n) {
+        Some(a) => a.element,
+        None => Some(n),
+    };
+    let tap = |n: u32, button, clicks| point(n).map(|(x, y)| P::TapAt { x, y, button, clicks });
+    match action {
+        P::Tap { target } => tap(*target, MouseButton::Left, 1),
+        P::DoubleClick { target } => tap(*target, MouseButton::Left, 2),
+        P::RightClick { target } => tap(*target, MouseButton::Right, 1),
+        P::Hover { target } => point(*target).map(|(x, y)| P::HoverAt { x, y }),
+        P::Select { target, option, .. } => point(*target).map(|(x, y)| P::SelectAt { x, y, option: option.clone() }),
+        P::Scroll { target: Some(t), direction, distance } => {
+            point(*t).map(|(x, y)| P::ScrollAt { x, y, direction: *direction, distance: *distance })
+        }
+        P::Drag { from, to } => Some(P::DragAt { from: point(*from)?, to: point(*to)? }),
+        P::ScrollToEdge { target: Some(t), direction } => {
+            Some(P::ScrollToEdge { target: Some(element(*t)?), direction: *direction })
+        }
+        other => other.target().and_then(element).map(|n| other.retargeted(n)),
+    }
+}
+
+/// A planned action as the model reads it in the history: an element the planner described
+/// is named by its description.
+fn planned_label(at: usize, action: &PlannedAction, described: &[Described]) -> String {
+    described.iter().filter(|d| d.action == at).fold(describe_action(action), |label, d| {
+        label.replace(&format!("[{}]", d.placeholder), &format!("\u{201c}{}\u{201d}", d.what))
+    })
 }
 
 pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {

@@ -74,9 +74,9 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
 }
 
 /// Where an element was found: the point to act at, and the element when the page has one there.
-struct Found {
-    point: (f64, f64),
-    element: Option<Element>,
+pub(super) struct Found {
+    pub point: (f64, f64),
+    pub element: Option<Element>,
 }
 
 impl Found {
@@ -106,7 +106,7 @@ fn point_action(found: &Found, task: &Task) -> PlannedAction {
     }
 }
 
-impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
+impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
     async fn observe(&mut self, reach: &Reach) -> Result<Observation, RunError> {
         let o = self.browser.observe(reach).await?;
         if self.run.url.is_empty() {
@@ -114,7 +114,9 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         }
         Ok(o)
     }
+}
 
+impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     async fn perform(&mut self, task: &Task) -> Result<RunStatus, RunError> {
         if let Task::Upload { files, .. } = task {
             // Before anything is read or clicked: paths from a file need the person's Allow.
@@ -320,7 +322,9 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             obs = self.observe(&Reach::InView).await?;
         }
     }
+}
 
+impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
     /// One model call; `Err` carries the failure, and a stop ends the task as stopped.
     async fn ask(
         &mut self,
@@ -370,7 +374,9 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         self.push(step);
         error
     }
+}
 
+impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     /// Finds the element a description names: by number for element-reading families, by a
     /// point for grounding families (snapped to the element under it). Off-screen elements
     /// are scrolled into view first.
@@ -443,7 +449,9 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         let note = self.run.language.say("note.flow_xpath", &[]);
         Some(self.found_without_model(element, what, obs, label, note))
     }
+}
 
+impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
     /// Records a locate step answered without the model (a file's XPath, the cache).
     fn found_without_model(
         &mut self,
@@ -476,7 +484,14 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         }
     }
 
-    async fn find(&mut self, what: &str, obs: Observation, label: &str) -> Result<(Found, Observation), RunError> {
+    /// Finds the element `what` describes with the run's model: its number for element-reading
+    /// families, a point for grounding families (the element under it, when there is one).
+    pub(super) async fn find(
+        &mut self,
+        what: &str,
+        obs: Observation,
+        label: &str,
+    ) -> Result<(Found, Observation), RunError> {
         let label = label.to_string();
         if let Some(found) = self.locate_from_cache(what, &obs, &label) {
             return self.in_view(found, obs).await;
@@ -586,7 +601,9 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         self.note_last(self.run.language.say("note.scrolled_into_view", &[]));
         Ok((Found { point, element: Some(again) }, obs))
     }
+}
 
+impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     /// Sends the commands, waits for the page, and records the step.
     /// `planned`: the action as one plan action, where it is one (what an export repeats).
     async fn act(

@@ -57,18 +57,74 @@ pub fn parse_reply(
 
 /// Parses a JSON-plan reply.
 pub fn parse_plan(reply: &str) -> Result<Plan, ParseError> {
+    plan_of(&plan_json(reply)?)
+}
+
+/// The JSON object of a JSON-plan reply.
+fn plan_json(reply: &str) -> Result<Value, ParseError> {
     if reply.trim().is_empty() {
         return Err(ParseError::Empty);
     }
     let json = extract_json_object(reply)?;
     // Valid JSON is read as is; otherwise the repaired text, and if even that fails, the error
     // names the place in what the model wrote.
-    let v: Value = match serde_json::from_str(&json) {
-        Ok(v) => v,
+    match serde_json::from_str(&json) {
+        Ok(v) => Ok(v),
         Err(original) => {
-            serde_json::from_str(&repair::repair_json(&json)).map_err(|_| ParseError::BadJson(original.to_string()))?
+            serde_json::from_str(&repair::repair_json(&json)).map_err(|_| ParseError::BadJson(original.to_string()))
         }
-    };
+    }
+}
+
+/// An element a planning model named by description, for the acting model to find.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Described {
+    /// The action (its place in the plan) that needs it.
+    pub action: usize,
+    /// The number standing in for the element in that action until it is found.
+    pub placeholder: u32,
+    /// The description, as the planner wrote it.
+    pub what: String,
+}
+
+/// A planning model's plan: actions whose targets are element numbers or descriptions
+/// ([`Described`]; their placeholders stand in the actions until the elements are found).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DescribedPlan {
+    pub plan: Plan,
+    pub described: Vec<Described>,
+}
+
+/// Placeholders count down from here: no page has this many elements.
+pub const FIRST_PLACEHOLDER: u32 = u32::MAX;
+
+/// Parses a planning model's reply: the JSON plan, where `target`, `from` and `to` may
+/// describe the element in words instead of giving its number.
+pub fn parse_described_plan(reply: &str) -> Result<DescribedPlan, ParseError> {
+    let mut v = plan_json(reply)?;
+    let mut described = Vec::new();
+    if let Some(actions) = v.get_mut("actions").and_then(Value::as_array_mut) {
+        for (at, action) in actions.iter_mut().enumerate() {
+            let Some(fields) = action.as_object_mut() else { continue };
+            for name in ["target", "from", "to"] {
+                let words = match fields.get(name) {
+                    Some(Value::String(s)) if element_number(&Value::String(s.clone())).is_none() => s.trim(),
+                    _ => continue,
+                };
+                // A Scroll's "to": "end" is where it scrolls, not an element.
+                if words.is_empty() || (name == "to" && fields.get("from").is_none()) {
+                    continue;
+                }
+                let placeholder = FIRST_PLACEHOLDER - described.len() as u32;
+                described.push(Described { action: at, placeholder, what: words.to_string() });
+                fields.insert(name.to_string(), Value::from(placeholder));
+            }
+        }
+    }
+    Ok(DescribedPlan { plan: plan_of(&v)?, described })
+}
+
+fn plan_of(v: &Value) -> Result<Plan, ParseError> {
     let obj = v.as_object().ok_or_else(|| schema("(root)", "expected an object"))?;
     let thought = match obj.get("thought") {
         None | Some(Value::Null) => String::new(),
@@ -438,5 +494,37 @@ mod robustness {
             }
             let _ = repair::repair_json(&reply);
         }
+    }
+}
+
+#[cfg(test)]
+mod described_tests {
+    use super::*;
+
+    #[test]
+    fn a_planners_descriptions_stand_as_placeholders_and_numbers_stay() {
+        let reply = r#"{"thought":"t","actions":[
+            {"type":"Tap","target":"the Search button"},
+            {"type":"Input","target":"[4]","value":"lamp"},
+            {"type":"Drag","from":"the first card","to":7},
+            {"type":"Scroll","direction":"down","to":"end"}],"done":false}"#;
+        let p = parse_described_plan(reply).unwrap();
+        assert_eq!(
+            p.described,
+            [
+                Described { action: 0, placeholder: FIRST_PLACEHOLDER, what: "the Search button".into() },
+                Described { action: 2, placeholder: FIRST_PLACEHOLDER - 1, what: "the first card".into() },
+            ]
+        );
+        assert_eq!(
+            p.plan.actions,
+            [
+                PlannedAction::Tap { target: FIRST_PLACEHOLDER },
+                PlannedAction::Input { target: 4, value: "lamp".into() },
+                PlannedAction::Drag { from: FIRST_PLACEHOLDER - 1, to: 7 },
+                PlannedAction::ScrollToEdge { target: None, direction: ScrollDirection::Down },
+            ]
+        );
+        assert_eq!(parse_described_plan("no plan here"), Err(ParseError::NoJson));
     }
 }

@@ -8,9 +8,11 @@
 //! Grounding families get no element list: they do not use it, and it costs tokens.
 
 mod check;
+mod planner;
 mod tasks;
 
 pub use check::{check_messages, CHECK_PROMPT};
+pub use planner::{planner_messages, planner_system_prompt};
 pub use tasks::{task_messages, Ask};
 
 use crate::describe::Extraction;
@@ -515,6 +517,35 @@ fn user(text: String, image: Option<&str>) -> ChatMessage {
     ChatMessage { role: "user".into(), content }
 }
 
+/// A planning round in one user message: the instruction, the rounds so far as text, the
+/// briefing and the page (its element list when `with_elements`).
+fn one_message_text(
+    instruction: &str,
+    history: &[Turn],
+    page: &Extraction,
+    memory: &Memory,
+    briefing: &Briefing,
+    with_elements: bool,
+) -> String {
+    let skip = left_out(history, memory.history_tokens);
+    let kept = &history[skip..];
+    let omitted = if skip > 0 { format!("({skip} earlier round(s) left out.)\n") } else { String::new() };
+    let mut text = instruction_text(instruction);
+    if history.is_empty() {
+        text.push_str("Nothing has been done yet.\n\n");
+    } else {
+        text.push_str("Done so far:\n");
+        text.push_str(&omitted);
+        for (i, turn) in kept.iter().enumerate() {
+            text.push_str(&format!("{}. {} → {}\n", skip + i + 1, turn.actions.join("; "), turn.outcome.render()));
+        }
+        text.push('\n');
+    }
+    text.push_str(&briefing.render());
+    text.push_str(&page_section(page, with_elements));
+    text
+}
+
 /// The messages for one planning round. Element-reading families get one user message:
 /// instruction, the rounds so far as text, the page. Grounding families converse: each
 /// earlier round is their own reply and the outcome that followed, with the last few
@@ -532,23 +563,11 @@ pub fn plan_messages(
     let kept = &history[skip..];
     let omitted = if skip > 0 { format!("({skip} earlier round(s) left out.)\n") } else { String::new() };
     let system = ChatMessage::text("system", plan_system_prompt(family));
-    let briefing = briefing.render();
     if !family.grounds_on_image() || kept.is_empty() {
-        let mut text = instruction_text(instruction);
-        if history.is_empty() {
-            text.push_str("Nothing has been done yet.\n\n");
-        } else {
-            text.push_str("Done so far:\n");
-            text.push_str(&omitted);
-            for (i, turn) in kept.iter().enumerate() {
-                text.push_str(&format!("{}. {} → {}\n", skip + i + 1, turn.actions.join("; "), turn.outcome.render()));
-            }
-            text.push('\n');
-        }
-        text.push_str(&briefing);
-        text.push_str(&page_section(page, !family.grounds_on_image()));
+        let text = one_message_text(instruction, history, page, memory, briefing, !family.grounds_on_image());
         return vec![system, user(text, screenshot_data_url)];
     }
+    let briefing = briefing.render();
     // Screenshots: the current one plus the most recent earlier ones.
     let earlier_images = memory.keep_screenshots.saturating_sub(1);
     let first_with_image = kept.len().saturating_sub(earlier_images);
