@@ -272,6 +272,12 @@ pub fn provider_presets() -> Result<JsValue, Fault> {
     to_js(&Provider::ALL.map(Provider::preset))
 }
 
+/// Settings: planner + grounder pairings (both endpoints filled in at once).
+#[wasm_bindgen(js_name = modelPairings)]
+pub fn model_pairings() -> Result<JsValue, Fault> {
+    to_js(&sightline::model::provider::pairings())
+}
+
 /// Settings and the headless runner: model settings from Midscene's (or OpenAI's) environment
 /// variables, pasted as a block or gathered from the environment: `{model: {baseUrl?, apiKey?,
 /// model?, family?}, planner?, ignored}`; a readable error when the block cannot be used.

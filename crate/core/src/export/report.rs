@@ -52,6 +52,19 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
         let _ = write!(out, " · {}", usd(cost, run.usage.estimated));
     }
     out.push_str("</p>");
+    // A run with a planning model: each model's share, priced by its own name.
+    for share in &run.models {
+        let role = lang.say(&format!("report.role_{}", role_name(share.role)), &[]);
+        let used = tokens(share.usage.total(), share.usage.estimated);
+        let mut line = lang.say(
+            "report.model_share",
+            &[("role", &role), ("model", &share.model), ("calls", &share.calls), ("tokens", &used)],
+        );
+        if let Some(cost) = share.cost {
+            let _ = write!(line, " · {}", usd(cost, share.usage.estimated));
+        }
+        let _ = write!(out, "<p class=\"meta model-share\">{}</p>", esc(&line));
+    }
     if let Some(e) = &run.error {
         let _ = write!(out, "<p class=\"error\">{}</p>", esc(&e.message));
     }
@@ -91,6 +104,13 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
         (StepKind::Action, _) => "action",
     };
     let _ = write!(out, "<li class=\"step {class}\" id=\"step-{n}\"><div class=\"head\"><span class=\"n\">{n}</span><span class=\"what\">{}</span>", esc(&step.action));
+    if let Some(role) = step.role {
+        let _ = write!(
+            out,
+            "<span class=\"badge\">{}</span>",
+            esc(&lang.say(&format!("report.role_{}", role_name(role)), &[]))
+        );
+    }
     if step.cached {
         let _ = write!(out, "<span class=\"badge\">{}</span>", esc(&lang.say("report.cached", &[])));
     }
@@ -213,6 +233,13 @@ fn ms(v: f64) -> String {
         format!("{:.1} s", v / 1000.0)
     } else {
         format!("{} ms", v.round())
+    }
+}
+
+fn role_name(role: crate::agent::record::ModelRole) -> &'static str {
+    match role {
+        crate::agent::record::ModelRole::Planner => "planner",
+        crate::agent::record::ModelRole::Actor => "actor",
     }
 }
 

@@ -266,6 +266,38 @@ fn the_report_says_done_but_not_confirmed_and_carries_the_answer_and_the_memory(
 }
 
 #[test]
+fn the_report_shows_each_models_calls_tokens_and_cost_beside_the_total() {
+    use crate::agent::record::{ModelRole, ModelUse};
+    use crate::model::Usage;
+    let mut run = todo_run();
+    let usage = |p, c| Usage { prompt_tokens: p, completion_tokens: c, estimated: false };
+    run.models = vec![
+        ModelUse {
+            role: ModelRole::Planner,
+            model: "gpt-4.1".into(),
+            calls: 2,
+            usage: usage(1000, 200),
+            cost: Some(0.0036),
+        },
+        ModelUse {
+            role: ModelRole::Actor,
+            model: "ui-tars-1.5-7b".into(),
+            calls: 1,
+            usage: usage(900, 20),
+            cost: None,
+        },
+    ];
+    run.steps[0].role = Some(ModelRole::Planner);
+    let html = to_html_report(&run, &std::collections::HashMap::new());
+    assert!(html.contains("Planner gpt-4.1: 2 model call(s) · 1200 tokens · $0.0036"), "{html}");
+    assert!(html.contains("Actor ui-tars-1.5-7b: 1 model call(s) · 920 tokens</p>"), "unpriced: no cost");
+    assert!(html.contains("<span class=\"badge\">Planner</span>"));
+    run.language = crate::i18n::Lang::ZhCn;
+    let zh = to_html_report(&run, &std::collections::HashMap::new());
+    assert!(zh.contains("规划模型 gpt-4.1：2 次模型调用 · 1200 个令牌"), "{zh}");
+}
+
+#[test]
 fn report_images_shrink_until_they_fit_their_share() {
     let url = page_like_png(7);
     let fitted = report::fit_image_for_test(&url, 40_000).expect("fits");

@@ -132,6 +132,70 @@ impl Provider {
     }
 }
 
+/// One endpoint of a [`Pairing`]: what Settings fills in for it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PairedEndpoint {
+    pub provider: Provider,
+    pub base_url: &'static str,
+    pub model: &'static str,
+    pub family: ModelFamily,
+}
+
+/// A planning model and an acting (grounding) model that work well together: Settings fills
+/// in both at once. Keys stay the person's to enter, each for its own address.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pairing {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub planner: PairedEndpoint,
+    pub actor: PairedEndpoint,
+    pub help: &'static str,
+}
+
+/// The planner + grounder pairings Settings offers: a text model that plans well beside a
+/// model trained to point on screenshots (UI-TARS, MAI-UI, Qwen-VL).
+pub fn pairings() -> Vec<Pairing> {
+    let at = |provider: Provider, model, family| PairedEndpoint {
+        provider,
+        base_url: provider.preset().base_url,
+        model,
+        family,
+    };
+    use ModelFamily as F;
+    vec![
+        Pairing {
+            id: "gpt-uitars-local",
+            label: "GPT-4.1 plans · UI-TARS-1.5 (vLLM, local) grounds",
+            planner: at(Provider::Openai, "gpt-4.1", F::Generic),
+            actor: at(Provider::Vllm, "ByteDance-Seed/UI-TARS-1.5-7B", F::UiTars15),
+            help: "An OpenAI key for the planner; the grounder runs on your machine (vllm serve ByteDance-Seed/UI-TARS-1.5-7B).",
+        },
+        Pairing {
+            id: "gpt-maiui-local",
+            label: "GPT-4.1 plans · MAI-UI (vLLM, local) grounds",
+            planner: at(Provider::Openai, "gpt-4.1", F::Generic),
+            actor: at(Provider::Vllm, "Tongyi-MAI/MAI-UI-8B", F::MaiUi),
+            help: "An OpenAI key for the planner; the grounder runs on your machine (vllm serve Tongyi-MAI/MAI-UI-8B).",
+        },
+        Pairing {
+            id: "claude-doubao",
+            label: "Claude Sonnet 4.5 plans · Doubao UI-TARS (Volcengine Ark) grounds",
+            planner: at(Provider::Anthropic, "claude-sonnet-4-5", F::Generic),
+            actor: at(Provider::Ark, "doubao-1-5-ui-tars-250428", F::DoubaoUiTars),
+            help: "Two keys: Anthropic's for the planner, Ark's for the grounder (its model name may be your endpoint id, ep-…).",
+        },
+        Pairing {
+            id: "qwen-qwen3vl",
+            label: "Qwen3-Max plans · Qwen3-VL (DashScope) grounds",
+            planner: at(Provider::Dashscope, "qwen3-max", F::Generic),
+            actor: at(Provider::Dashscope, "qwen3-vl-plus", F::Qwen3Vl),
+            help: "One DashScope key, entered for each model; outside mainland China use dashscope-intl.aliyuncs.com for both.",
+        },
+    ]
+}
+
 /// One HTTP request, ready for any transport.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpRequest {
@@ -391,6 +455,12 @@ mod tests {
             if p != Provider::Custom {
                 assert!(preset.base_url.starts_with("http"), "{p:?}");
             }
+        }
+        for pair in pairings() {
+            assert!(!pair.planner.family.grounds_on_image(), "{}: the planner reads the page", pair.id);
+            assert!(pair.actor.family.grounds_on_image(), "{}: the actor points", pair.id);
+            assert!(pair.planner.base_url.starts_with("http") && pair.actor.base_url.starts_with("http"));
+            assert!(!pair.planner.model.is_empty() && !pair.actor.model.is_empty());
         }
         let mut c = config(Provider::Anthropic, "https://api.anthropic.com/v1");
         c.api_key.clear();
