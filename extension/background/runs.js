@@ -506,6 +506,10 @@ export async function runOptions(settings, opts = {}) {
   // A caller's own (the headless runner's, from its environment) replace the stored ones.
   options.secrets = opts.secrets ?? settings.secrets;
   if (opts.allowedSites) options.allowedSites = opts.allowedSites;
+  // The planning model: Settings' when switched on; a caller's `opts.planner` (an object over
+  // the saved one, its key going only where it was entered for; or null for none) wins.
+  const planner = opts.planner === undefined ? (settings.planner?.enabled ? settings.planner : null) : opts.planner && overlayModel(settings.planner, opts.planner);
+  options.planner = planner ? (({ enabled, ...config }) => config)(planner) : null;
   options.useCache = opts.useCache ?? settings.run.useCache ?? true;
   if (options.useCache) options.cache = await loadCache();
   if (opts.replay) {

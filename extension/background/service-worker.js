@@ -134,9 +134,11 @@ self.sightline = {
  * The stored model settings overlaid by unsaved ones. An empty key keeps the stored key, which
  * still goes only to the origin it was entered for; a typed key goes with the typed URL.
  */
-async function checkModel(model = {}) {
+async function checkModel(model = {}, role = 'actor') {
   const { apiKey, ...unsaved } = model ?? {};
-  return (await core()).checkModel(overlayModel((await getSettings()).model, apiKey ? { ...unsaved, apiKey } : unsaved));
+  const settings = await getSettings();
+  const saved = role === 'planner' ? settings.planner : settings.model;
+  return (await core()).checkModel(overlayModel(saved, apiKey ? { ...unsaved, apiKey } : unsaved));
 }
 
 // Each AI task by name, with its arguments in order and options last (the schema is the
@@ -213,11 +215,12 @@ const handlers = {
   revokeAgents: async () => ({ status: await revokeAgents() }),
   async settings() {
     const s = withoutSecretValues(await getSettings());
-    return { settings: { ...s, model: { ...s.model, apiKey: '', apiKeyMask: maskKey(s.model.apiKey) } } };
+    const masked = (m) => ({ ...m, apiKey: '', apiKeyMask: maskKey(m.apiKey) });
+    return { settings: { ...s, model: masked(s.model), planner: masked(s.planner) } };
   },
   /** Every kind of AI task with its fields, for the task form. */
   taskSchema: async () => ({ schema: (await core()).taskSchema() }),
-  presets: async () => ({ presets: (await core()).providerPresets() }),
+  presets: async () => ({ presets: (await core()).providerPresets(), pairings: (await core()).modelPairings() }),
   priceText: async ({ prices }) => ({ text: (await core()).priceTableText(prices ?? undefined) }),
   knowledgeText: async ({ knowledge }) => ({ text: (await core()).knowledgeText(knowledge ?? []) }),
   /** Reads the site knowledge text into entries, or answers {error} naming the entry. */
@@ -226,10 +229,12 @@ const handlers = {
   envSettings: async ({ text }) => ({ settings: (await core()).settingsFromEnv(String(text ?? '')) }),
   /** Reads edited price text into rows, or answers {error} naming the line. */
   parsePrices: async ({ text }) => ({ prices: (await core()).parsePriceTable(String(text ?? '')) }),
-  checkModel: async ({ model }) => ({ check: await checkModel(model) }),
-  /** Whether the saved key would be sent to `baseUrl`: `{saved, fits, enteredFor}` (an origin). */
-  async keyFits({ baseUrl }) {
-    const { apiKey, apiKeyFor } = (await getSettings()).model;
+  /** `role: "planner"`: the form's planning model over the saved one (its own key). */
+  checkModel: async ({ model, role }) => ({ check: await checkModel(model, role) }),
+  /** Whether the saved key (the planner's with `role: "planner"`) would be sent to `baseUrl`: `{saved, fits, enteredFor}` (an origin). */
+  async keyFits({ baseUrl, role }) {
+    const settings = await getSettings();
+    const { apiKey, apiKeyFor } = role === 'planner' ? settings.planner : settings.model;
     if (!apiKey) return { saved: false, fits: true, enteredFor: '' };
     return { saved: true, ...(await core()).apiKeyFits(apiKeyFor, String(baseUrl ?? '')) };
   },

@@ -14,6 +14,13 @@ export const DEFAULT_SETTINGS = {
     provider: 'custom', baseUrl: '', apiKey: '', apiKeyFor: '', model: '', family: 'generic', stream: false,
     temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
   },
+  // The optional planning model (the core's RunOptions.planner when `enabled`): it decides each
+  // round's actions and describes their elements; the model above then only finds each one.
+  // Its key is kept like the model's: in the vault, bound to the base URL it was entered for.
+  planner: {
+    enabled: false, provider: 'openai', baseUrl: '', apiKey: '', apiKeyFor: '', model: '', family: 'generic', stream: false,
+    temperature: 0, maxTokens: 2048, timeoutMs: 120_000, maxRetries: 3, apiVersion: '',
+  },
   // `image` is the core's ImageOptions subset a person sets: format and extra shrink.
   run: {
     maxRounds: 10, includeScreenshot: true, includeDescription: true, useCache: true, keepScreenshots: 3, describeRecorded: true,
@@ -47,6 +54,7 @@ async function moveSecretsToVault() {
   const { secrets, ...rest } = stored;
   const vault = await getVault();
   await putVault({
+    ...vault,
     apiKey: vault.apiKey || apiKey,
     // The key was used with the base URL saved beside it: it stays bound to that one.
     apiKeyFor: vault.apiKey ? vault.apiKeyFor : apiKey ? model.baseUrl ?? '' : '',
@@ -60,6 +68,9 @@ export async function getSettings() {
   const [{ [KEY]: stored }, vault] = await Promise.all([chrome.storage.local.get(KEY), getVault()]);
   return {
     model: { ...DEFAULT_SETTINGS.model, ...stored?.model, apiKey: vault.apiKey ?? '', apiKeyFor: vault.apiKeyFor ?? '' },
+    planner: {
+      ...DEFAULT_SETTINGS.planner, ...stored?.planner, apiKey: vault.plannerApiKey ?? '', apiKeyFor: vault.plannerApiKeyFor ?? '',
+    },
     run: { ...DEFAULT_SETTINGS.run, ...stored?.run },
     ui: { ...DEFAULT_SETTINGS.ui, ...stored?.ui },
     prices: stored?.prices ?? null,
@@ -75,14 +86,16 @@ export async function setSettings(patch) {
   const current = await getSettings();
   const next = {
     model: overlayModel(current.model, patch?.model),
+    planner: overlayModel(current.planner, patch?.planner),
     run: { ...current.run, ...patch?.run },
     ui: { ...current.ui, ...patch?.ui },
     prices: patch?.prices !== undefined ? patch.prices : current.prices,
     secrets: patch?.secrets !== undefined ? patch.secrets : current.secrets,
   };
   const { apiKey, apiKeyFor, ...model } = next.model;
-  await putVault({ apiKey, apiKeyFor, secrets: next.secrets });
-  await chrome.storage.local.set({ [KEY]: { model, run: next.run, ui: next.ui, prices: next.prices } });
+  const { apiKey: plannerApiKey, apiKeyFor: plannerApiKeyFor, ...planner } = next.planner;
+  await putVault({ apiKey, apiKeyFor, plannerApiKey, plannerApiKeyFor, secrets: next.secrets });
+  await chrome.storage.local.set({ [KEY]: { model, planner, run: next.run, ui: next.ui, prices: next.prices } });
   return next;
 }
 

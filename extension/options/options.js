@@ -5,7 +5,9 @@ import { loadLanguage, t, translate } from '../shared/i18n.js';
 
 const $ = (id) => document.getElementById(id);
 let storedKey = '';
+let storedPlannerKey = '';
 let presets = [];
+let pairings = [];
 // The secrets as saved: a row whose value field is left empty keeps its saved value.
 let storedSecrets = [];
 
@@ -33,12 +35,35 @@ function keyFits() {
   return send('keyFits', { baseUrl: $('baseUrl').value.trim() }).catch(() => ({ saved: !!storedKey, fits: true }));
 }
 
+let plannerKeyQuestion = 0;
+/** The planning model's key field: its own saved key, bound to the address it was entered for. */
+async function showPlannerKey() {
+  $('plannerFields').hidden = !$('plannerOn').checked;
+  const p = presets.find((x) => x.provider === $('plannerProvider').value);
+  const asked = ++plannerKeyQuestion;
+  const key = await send('keyFits', { baseUrl: $('plannerBaseUrl').value.trim(), role: 'planner' })
+    .catch(() => ({ saved: !!storedPlannerKey, fits: true }));
+  if (asked !== plannerKeyQuestion) return;
+  $('plannerApiKey').placeholder = !key.saved ? t(p?.needsKey === false ? 'keyNotNeeded' : 'keyPaste')
+    : key.fits ? t('keySaved', maskKey(storedPlannerKey)) : t('keyForOther', key.enteredFor);
+}
+
 async function load() {
   if (!presets.length) {
-    ({ presets } = await send('presets'));
+    ({ presets, pairings } = await send('presets'));
     $('provider').replaceChildren(...presets.map((p) => new Option(p.label, p.provider)));
+    $('plannerProvider').replaceChildren(...presets.map((p) => new Option(p.label, p.provider)));
+    $('pairing').append(...pairings.map((p) => new Option(p.label, p.id)));
   }
-  const { model, run, ui, prices, secrets } = await getSettings();
+  const { model, planner, run, ui, prices, secrets } = await getSettings();
+  $('plannerOn').checked = !!planner.enabled;
+  $('plannerProvider').value = planner.provider;
+  $('plannerBaseUrl').value = planner.baseUrl;
+  $('plannerModel').value = planner.model;
+  storedPlannerKey = planner.apiKey;
+  $('plannerApiKey').value = '';
+  $('pairing').value = '';
+  $('pairingHelp').textContent = '';
   $('provider').value = model.provider;
   $('baseUrl').value = model.baseUrl;
   $('model').value = model.model;
@@ -72,6 +97,7 @@ async function load() {
   $('prices').value = (await send('priceText', { prices })).text;
   $('knowledge').value = (await send('knowledgeText', { knowledge: run.knowledge ?? [] })).text;
   await showPresetHelp();
+  await showPlannerKey();
 }
 
 /** Picking a provider fills its base URL, a model to start from and the family it needs. */
@@ -83,6 +109,33 @@ $('provider').addEventListener('change', () => {
   showPresetHelp();
 });
 $('baseUrl').addEventListener('input', () => showPresetHelp());
+
+/** Picking a provider for the planner fills its base URL and a model to start from. */
+$('plannerProvider').addEventListener('change', () => {
+  const p = presets.find((x) => x.provider === $('plannerProvider').value);
+  if (p?.baseUrl) $('plannerBaseUrl').value = p.baseUrl;
+  if (p?.modelHint && !p.modelHint.includes(' ')) $('plannerModel').value = p.modelHint;
+  showPlannerKey();
+});
+$('plannerBaseUrl').addEventListener('input', () => showPlannerKey());
+$('plannerOn').addEventListener('change', () => showPlannerKey());
+
+/** A pairing fills both models (the planner here, the acting model above) and turns planning on. */
+$('pairing').addEventListener('change', () => {
+  const pair = pairings.find((p) => p.id === $('pairing').value);
+  if (!pair) return;
+  $('provider').value = pair.actor.provider;
+  $('baseUrl').value = pair.actor.baseUrl;
+  $('model').value = pair.actor.model;
+  $('family').value = pair.actor.family;
+  $('plannerProvider').value = pair.planner.provider;
+  $('plannerBaseUrl').value = pair.planner.baseUrl;
+  $('plannerModel').value = pair.planner.model;
+  $('plannerOn').checked = true;
+  $('pairingHelp').textContent = `${pair.help} ${t('pairingFilled')}`;
+  showPresetHelp();
+  showPlannerKey();
+});
 
 /** A pasted Midscene block fills the model fields (the core reads it); saving keeps them. */
 $('envFill').addEventListener('click', async () => {
@@ -196,6 +249,18 @@ function formModel() {
   };
 }
 
+/** The form's planning model: a typed key is the key for the base URL typed with it. */
+function formPlanner() {
+  const typedKey = $('plannerApiKey').value.trim();
+  return {
+    enabled: $('plannerOn').checked,
+    provider: $('plannerProvider').value,
+    baseUrl: $('plannerBaseUrl').value.trim(),
+    model: $('plannerModel').value.trim(),
+    ...(typedKey ? { apiKey: typedKey } : {}),
+  };
+}
+
 /** The form's run settings: what the model is sent, and how much. */
 function formRun() {
   const quality = Math.min(100, Math.max(1, Math.round(number('jpegQuality') ?? 80)));
@@ -246,6 +311,7 @@ $('settings').addEventListener('submit', async (e) => {
   }
   await setSettings({
     model: formModel(),
+    planner: formPlanner(),
     run: { ...formRun(), knowledge },
     ui: { language: $('language').value, historyLimit: Number($('historyLimit').value) },
     prices,
@@ -275,6 +341,31 @@ $('check').addEventListener('click', async () => {
   } finally {
     $('check').disabled = false;
   }
+});
+
+$('checkPlanner').addEventListener('click', async () => {
+  const out = $('checkPlannerResult');
+  out.className = 'muted';
+  out.textContent = t('checkAsking');
+  $('checkPlanner').disabled = true;
+  try {
+    const { enabled, ...model } = formPlanner();
+    const { check } = await send('checkModel', { model, role: 'planner' });
+    const took = check.ms >= 1000 ? `${(check.ms / 1000).toFixed(1)} s` : `${Math.round(check.ms)} ms`;
+    out.className = 'ok';
+    out.textContent = t('checkConnected', took, check.reply.trim().slice(0, 80));
+  } catch (err) {
+    out.className = 'bad';
+    out.textContent = err.message;
+  } finally {
+    $('checkPlanner').disabled = false;
+  }
+});
+
+$('clearPlannerKey').addEventListener('click', async () => {
+  await setSettings({ planner: { apiKey: '' } });
+  await load();
+  $('status').textContent = t('keyRemoved');
 });
 
 $('resetPrices').addEventListener('click', async () => {

@@ -156,6 +156,8 @@ function renderRun() {
     ...run.steps.map((step) => {
       const li = el('li', `step ${step.status}`);
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
+      // A run with a planning model: which model made this call.
+      if (step.role) li.querySelector('.what').append(' ', el('span', 'badge role', t(step.role === 'planner' ? 'rolePlanner' : 'roleActor')));
       if (step.cached) {
         const badge = el('span', 'badge cached', t('cached'));
         badge.title = t('cachedTitle');
@@ -189,6 +191,13 @@ function renderRun() {
   const approx = run.usage.estimated ? '≈' : '';
   const cost = run.cost != null ? ` · ${approx}${fmtCost(run.cost)}` : '';
   $('run-totals').textContent = `${t('totals', run.modelCalls, `${approx}${tok}`)}${cost}${took}`;
+  // Each model's share beside the total, priced by its own name (runs with a planning model).
+  $('run-models').replaceChildren(...(run.models ?? []).map((m) => {
+    const mine = m.usage.estimated ? '≈' : '';
+    const price = m.cost != null ? ` · ${mine}${fmtCost(m.cost)}` : '';
+    const role = t(m.role === 'planner' ? 'rolePlanner' : 'roleActor');
+    return el('li', `model-share ${m.role}`, `${t('modelShare', role, m.model, m.calls, `${mine}${m.usage.promptTokens + m.usage.completionTokens}`)}${price}`);
+  }));
 }
 
 /** What the page reported during a step (console errors and warnings, failed requests), folded. */
