@@ -150,6 +150,18 @@ $('envFill').addEventListener('click', async () => {
     if (model.model) $('model').value = model.model;
     if (model.apiKey) $('apiKey').value = model.apiKey;
     if (model.family) $('family').value = model.family;
+    // MIDSCENE_PLANNING_MODEL_*: a separate planning model, switched on.
+    const { planner } = settings;
+    if (planner?.baseUrl || planner?.model) {
+      $('plannerOn').checked = true;
+      if (planner.baseUrl) {
+        $('plannerBaseUrl').value = planner.baseUrl;
+        $('plannerProvider').value = 'custom';
+      }
+      if (planner.model) $('plannerModel').value = planner.model;
+      if (planner.apiKey) $('plannerApiKey').value = planner.apiKey;
+      showPlannerKey();
+    }
     const filled = ['baseUrl', 'model', 'apiKey', 'family'].filter((k) => model[k]).map((k) => t(k === 'model' ? 'modelName' : k));
     result.textContent = [t('envFilled', filled.join(', ')), settings.ignored?.length ? t('envIgnored', settings.ignored.join(', ')) : ''].filter(Boolean).join(' ');
     $('envText').value = ''; // the key is in the key field now; the block is not kept

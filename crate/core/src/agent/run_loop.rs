@@ -454,15 +454,18 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             let grounded;
             let action = match described.iter().any(|d| d.action == at) {
                 false => action,
-                true => match self.ground(at, action, &described, &labels[at]).await? {
-                    Ok(a) => {
+                true => match self.ground(at, action, &described, &labels[at]).await {
+                    Ok(Ok(a)) => {
                         grounded = a;
                         &grounded
                     }
-                    Err(failed) => {
+                    Ok(Err(failed)) => {
                         acts.failed = Some(failed);
                         break;
                     }
+                    // Stopped while the acting model was locating: the run ends as stopped.
+                    Err(_) if self.browser.stop_requested() => return Ok(Some(RunStatus::Stopped)),
+                    Err(e) => return Err(e),
                 },
             };
             match self.act(at, action, &labels, &mut acts).await? {
