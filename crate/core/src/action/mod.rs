@@ -3,7 +3,7 @@
 
 mod keys;
 
-pub use keys::key_events;
+pub use keys::{key_events, KeyCombo, Modifier};
 
 use crate::describe::{Element, Extraction};
 use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollDirection};

@@ -79,7 +79,7 @@ fn flow_item(out: &mut String, step: &RecStep) {
             item.push(("mode", q("typeOnly")));
         }
         Op::Key { key } => {
-            item.push(("aiKeyboardPress", q(key)));
+            item.push(("aiKeyboardPress", q(&key.resolved_spec())));
             if step.target.is_some() {
                 item.push(("locate", q(locate)));
             }

@@ -119,8 +119,8 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
             }
         }
         (Op::Type { value }, _) => line(format!("await page.keyboard.type({});", typed(value))),
-        (Op::Key { key }, Some(l)) => line(format!("await {l}.press({});", js(key))),
-        (Op::Key { key }, None) => line(format!("await page.keyboard.press({});", js(key))),
+        (Op::Key { key }, Some(l)) => line(format!("await {l}.press({});", js(&key.to_string()))),
+        (Op::Key { key }, None) => line(format!("await page.keyboard.press({});", js(&key.to_string()))),
         (Op::Scroll { direction, distance, to_edge }, _) => {
             let d = distance.unwrap_or(viewport.height as f64 * 0.8).round();
             let (dx, dy) = match direction {

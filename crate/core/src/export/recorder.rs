@@ -55,12 +55,12 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
                 if step.target.is_some() && !with_target("click", json!({ "offsetX": 1, "offsetY": 1 })) {
                     false
                 } else {
-                    let keys: Vec<&str> = key.split('+').map(str::trim).filter(|k| !k.is_empty()).collect();
+                    let keys = key.resolved();
                     for k in &keys {
-                        steps.push(json!({ "type": "keyDown", "target": "main", "key": puppeteer_key(k) }));
+                        steps.push(json!({ "type": "keyDown", "target": "main", "key": k }));
                     }
                     for k in keys.iter().rev() {
-                        steps.push(json!({ "type": "keyUp", "target": "main", "key": puppeteer_key(k) }));
+                        steps.push(json!({ "type": "keyUp", "target": "main", "key": k }));
                     }
                     true
                 }
@@ -109,13 +109,4 @@ fn selectors_of(t: &Target) -> Option<Value> {
         list.push(json!([format!("xpath/{text}")]));
     }
     Some(Value::Array(list))
-}
-
-/// Puppeteer's key names for ours: the same, but for the modifiers' short forms.
-fn puppeteer_key(key: &str) -> String {
-    match key {
-        "Ctrl" => "Control".into(),
-        "Cmd" | "Command" => "Meta".into(),
-        k => k.to_string(),
-    }
 }

@@ -4,6 +4,7 @@
 //! instruction run is the actions that ran, each on the element the run resolved, described in
 //! words (the element's summary) and by its XPaths.
 
+use crate::action::KeyCombo;
 use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
 use crate::describe::xpath::TREE_SEPARATOR;
 use crate::vocab::actions::InputMode;
@@ -79,8 +80,9 @@ pub enum Op {
     Type {
         value: String,
     },
+    /// A key, read once through the key table (`ctrl+c` is `Control+c` in every export).
     Key {
-        key: String,
+        key: KeyCombo,
     },
     Scroll {
         direction: ScrollDirection,
@@ -201,7 +203,7 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
             });
             if *submit {
                 steps.push(RecStep {
-                    op: Op::Key { key: "Enter".into() },
+                    op: Op::Key { key: key_of("Enter") },
                     target: None,
                     caption: "Press Enter".into(),
                     duration_ms: 0.0,
@@ -210,7 +212,7 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
             }
             steps
         }
-        PlannedAction::KeyPress { key } => one(Op::Key { key: key.clone() }),
+        PlannedAction::KeyPress { key } => one(Op::Key { key: key_of(key) }),
         PlannedAction::Scroll { direction, distance, .. } | PlannedAction::ScrollAt { direction, distance, .. } => {
             one(Op::Scroll { direction: *direction, distance: *distance, to_edge: false })
         }
@@ -267,7 +269,7 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
             let value = if *mode == InputMode::Clear { String::new() } else { value.clone() };
             (Op::Input { value, append: *mode == InputMode::Append }, next(locate))
         }
-        Task::KeyboardPress { key, locate } => (Op::Key { key: key.clone() }, locate.as_deref().and_then(&mut next)),
+        Task::KeyboardPress { key, locate } => (Op::Key { key: key_of(key) }, locate.as_deref().and_then(&mut next)),
         Task::Scroll { locate, direction, scroll_type, distance } => (
             Op::Scroll { direction: *direction, distance: *distance, to_edge: *scroll_type == ScrollType::UntilEdge },
             locate.as_deref().and_then(&mut next),
@@ -308,4 +310,10 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
     let duration_ms = run.ended_ms.map_or(0.0, |end| end - run.started_ms);
     let screenshot = run.steps.iter().rev().find_map(|s| s.screenshot.clone());
     vec![RecStep { op, target, caption: run.instruction.clone(), duration_ms, screenshot }]
+}
+
+/// The key as the key table names it; one it does not know (a press that cannot have run, as
+/// the replay refuses it too) is kept as written.
+pub fn key_of(written: &str) -> KeyCombo {
+    KeyCombo::parse(written).unwrap_or_else(|_| KeyCombo { modifiers: Vec::new(), key: written.to_string() })
 }

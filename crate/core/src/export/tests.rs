@@ -51,7 +51,7 @@ fn a_run_records_the_actions_that_ran_with_their_elements() {
     let t = rec.steps[0].target.as_ref().unwrap();
     assert_eq!(t.describe, "input \"New todo\"");
     assert_eq!(t.point, (200.0, 70.0));
-    assert_eq!(rec.steps[1].op, Op::Key { key: "Enter".into() });
+    assert_eq!(rec.steps[1].op, Op::Key { key: crate::export::recording::key_of("Enter") });
 }
 
 #[test]
@@ -361,4 +361,58 @@ fn the_gif_has_a_captioned_frame_per_screenshot() {
     let bare = to_gif(&todo_run(), &Default::default()).unwrap();
     let frames = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&bare)).unwrap().into_frames().count();
     assert_eq!(frames, 1);
+}
+
+/// Keys as a model writes them reach every export in names the consumer accepts
+/// (`page.keyboard.press("ctrl+a")` throws `Unknown key: "ctrl"`).
+#[test]
+fn written_keys_are_exported_in_canonical_names() {
+    let mut run = Run::new("k".into(), "select all and leave", 0.0);
+    run.url = "http://127.0.0.1:8000/todo.html".into();
+    run.status = RunStatus::Succeeded;
+    for key in ["ctrl+a", "esc", "ControlOrMeta+c", "space"] {
+        run.steps.push(action(PlannedAction::KeyPress { key: key.into() }, &format!("Press {key}"), None));
+    }
+    let rec = recording_of(&run);
+    let spec = to_playwright(&rec, WindowSize::default());
+    for line in [
+        "await page.keyboard.press(\"Control+a\");",
+        "await page.keyboard.press(\"Escape\");",
+        "await page.keyboard.press(\"ControlOrMeta+c\");",
+        "await page.keyboard.press(\"Space\");",
+    ] {
+        assert!(spec.contains(line), "{line} in\n{spec}");
+    }
+    assert!(!spec.contains("press(\"ctrl") && !spec.contains("press(\"esc\""), "{spec}");
+    let flow = to_recorder(&rec, WindowSize::default());
+    let keys: Vec<(String, String)> = flow["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["type"] == "keyDown" || s["type"] == "keyUp")
+        .map(|s| (s["type"].as_str().unwrap().into(), s["key"].as_str().unwrap().into()))
+        .collect();
+    let expect: Vec<(String, String)> = [
+        ("keyDown", "Control"),
+        ("keyDown", "a"),
+        ("keyUp", "a"),
+        ("keyUp", "Control"),
+        ("keyDown", "Escape"),
+        ("keyUp", "Escape"),
+        ("keyDown", "Control"),
+        ("keyDown", "c"),
+        ("keyUp", "c"),
+        ("keyUp", "Control"),
+        ("keyDown", "Space"),
+        ("keyUp", "Space"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(keys, expect);
+    let yaml = to_midscene_yaml(&rec, WindowSize::default());
+    assert!(
+        yaml.contains("aiKeyboardPress: \"Control+a\"") && yaml.contains("aiKeyboardPress: \"Control+c\""),
+        "{yaml}"
+    );
 }

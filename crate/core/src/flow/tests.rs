@@ -37,7 +37,10 @@ fn what_our_midscene_export_writes_reads_back_as_the_same_steps() {
         steps: vec![
             rec(Op::Input { value: "ada".into(), append: false }, target("input \"Name\"", "//*[@id=\"name\"]")),
             rec(Op::Type { value: "more".into() }, None),
-            rec(Op::Key { key: "Enter".into() }, target("input \"Name\"", "//*[@id=\"name\"]")),
+            rec(
+                Op::Key { key: crate::export::recording::key_of("Enter") },
+                target("input \"Name\"", "//*[@id=\"name\"]"),
+            ),
             rec(Op::Scroll { direction: ScrollDirection::Down, distance: None, to_edge: true }, None),
             rec(Op::Tap, target("button \"Go\"", "/html[1]/body[1]/button[1]")),
             rec(Op::Wait { ms: 300 }, None),
