@@ -267,3 +267,98 @@ export function tabLoaded(tabId, maxMs) {
     chrome.tabs.get(tabId).then((t) => t.status !== 'loading' && done(), done);
   });
 }
+
+// Runs in the page (CDP Runtime.evaluate): the element at a Sightline XPath, its ` >>> `
+// segments entering same-origin frames and open shadow roots (within a shadow tree, any of
+// its nodes is the context and `/` its root); null where the path leads nowhere.
+function elementAtPath(path) {
+  const segments = path.split(' >>> ');
+  let root = document;
+  let el = null;
+  for (const [i, segment] of segments.entries()) {
+    const context = root.nodeType === 11 ? root.firstChild : root;
+    if (!context) return null;
+    el = (context.ownerDocument ?? context).evaluate(segment, context, null, 9, null).singleNodeValue;
+    if (!el) return null;
+    if (i < segments.length - 1) {
+      root = el.localName === 'iframe' || el.localName === 'frame' ? el.contentDocument : el.shadowRoot;
+      if (!root) return null;
+    }
+  }
+  return el;
+}
+
+// Runs on the element (CDP Runtime.callFunctionOn): its attributes, those of its document,
+// and the frames on its way (name, title, index among the parent's frames).
+function attributesForLocators() {
+  const doc = this.ownerDocument;
+  const values = (selector, attribute) => Array.from(doc.querySelectorAll(selector), (e) => e.getAttribute(attribute));
+  const frames = [];
+  for (let w = doc.defaultView; w && w !== w.top; w = w.parent) {
+    const owner = w.frameElement;
+    if (!owner) break;
+    const siblings = Array.from({ length: w.parent.frames.length }, (_, i) => w.parent.frames[i]);
+    frames.unshift({ name: owner.getAttribute('name'), title: owner.getAttribute('title'), index: Math.max(0, siblings.indexOf(w)) });
+  }
+  const labels = this.labels ? Array.from(this.labels, (l) => l.innerText) : [];
+  const text = (this.innerText ?? '').trim();
+  return {
+    frames,
+    testId: this.getAttribute('data-testid'),
+    testIds: values('[data-testid]', 'data-testid'),
+    placeholder: this.getAttribute('placeholder'),
+    placeholders: values('[placeholder]', 'placeholder'),
+    label: this.getAttribute('aria-label') ?? labels[0] ?? null,
+    labels: [...Array.from(doc.querySelectorAll('label'), (l) => l.innerText), ...values('[aria-label]', 'aria-label')],
+    text: text && text.length <= 200 ? text : null,
+  };
+}
+
+const LOCATOR_DEADLINE_MS = 3000;
+
+/**
+ * What the core decides an element's locators from (`LocatorData`): the element at `xpath`,
+ * its attributes and its document's, and, from Chrome's accessibility tree, its role and name
+ * and the names of every element of that role in its document. Null where the element cannot
+ * be reached (a cross-origin frame, a closed shadow root, gone) or the page does not answer
+ * in time: the exports then use XPaths.
+ */
+export async function locatorData(tabId, xpath) {
+  const group = 'sightline-locators';
+  const read = async () => {
+    const found = await cdp(tabId, 'Runtime.evaluate', { expression: `(${elementAtPath})(${JSON.stringify(xpath)})`, objectGroup: group });
+    const objectId = found.result?.objectId;
+    if (!objectId || found.result.subtype !== 'node') return null;
+    const own = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: String(attributesForLocators), returnByValue: true });
+    const doc = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.ownerDocument; }', objectGroup: group });
+    const { node } = await cdp(tabId, 'DOM.describeNode', { objectId });
+    const { node: docNode } = await cdp(tabId, 'DOM.describeNode', { objectId: doc.result.objectId });
+    const data = own.result.value;
+    const { nodes } = await cdp(tabId, 'Accessibility.getPartialAXTree', { backendNodeId: node.backendNodeId, fetchRelatives: false });
+    const ax = nodes.find((n) => n.backendDOMNodeId === node.backendNodeId);
+    const shown = async (role) => (await cdp(tabId, 'Accessibility.queryAXTree', { backendNodeId: docNode.backendNodeId, role })).nodes.filter((n) => !n.ignored);
+    if (ax && !ax.ignored && ax.role?.value) {
+      const same = await shown(ax.role.value);
+      const at = same.findIndex((n) => n.backendDOMNodeId === node.backendNodeId);
+      Object.assign(data, {
+        role: ax.role.value,
+        name: ax.name?.value ?? '',
+        roleNames: same.map((n) => n.name?.value ?? ''),
+        roleIndex: at >= 0 ? at : null,
+      });
+    }
+    if (data.text) data.texts = (await shown('StaticText')).map((n) => n.name?.value ?? '');
+    return data;
+  };
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), LOCATOR_DEADLINE_MS); });
+  try {
+    return await Promise.race([busyWith(tabId, read), late]);
+  } catch (e) {
+    console.warn('reading locators failed', e);
+    return null;
+  } finally {
+    clearTimeout(timer);
+    cdp(tabId, 'Runtime.releaseObjectGroup', { objectGroup: group }).catch(() => {});
+  }
+}

@@ -4,7 +4,7 @@ import { keepCacheRecord, loadCache } from './cache.js';
 import {
   answerDialog, cdp, chooseFiles, consoleSince, detach, focusedField, holdDialogs, takeDialogs, unwatchConsole, watchConsole,
 } from './debugger.js';
-import { assertUsable, choose, read, restriction, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
+import { assertUsable, choose, locatorData, read, restriction, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -346,6 +346,8 @@ export async function startRun(tabId, request, opts = {}) {
       await untilDoneOrDialog();
     },
     reveal: (element) => reveal(entry.tabId, element),
+    /** What the core decides the element's locators from (`LocatorData`), or null. */
+    locatorData: (xpath) => locatorData(entry.tabId, xpath),
     async choose(element, index) {
       await beforeInput();
       return choose(entry.tabId, element, index);
@@ -651,6 +653,14 @@ export function recordEvent(tabId, event) {
     if (event.kind === 'navigate') await tabLoaded(tabId, 15_000).catch(() => {}); // its screenshot shows the new page
     if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
       event.target = await targetAt(tabId, event.point);
+    }
+    // How test tools find the element again, read once as it is recorded.
+    if (event.target?.xpath) {
+      try {
+        event.target.locators = wasm.locatorsOf(await locatorData(tabId, event.target.xpath));
+      } catch (e) {
+        console.warn('the element\'s locators were not recorded (exports use its XPath)', e);
+      }
     }
     const { secrets } = await getSettings();
     const { stepChanged } = wasm.recordEvent(id, event, secrets);

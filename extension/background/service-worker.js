@@ -3,7 +3,7 @@
 // (shapes documented in docs/API.md).
 import { agentsStatus, connect as connectAgents, revokeAgents, setAgents } from './agents.js';
 import { focusedField } from './debugger.js';
-import { capture, extract, extractViaCdp, overlay, restriction, screenshot, setRecording } from './page.js';
+import { capture, extract, extractViaCdp, locatorData, overlay, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
 import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
@@ -38,6 +38,8 @@ chrome.runtime.onConnect.addListener((port) => {
 self.sightline = {
   extract: (tabId, opts = {}) => extract(tabId, opts),
   extractViaCdp: (tabId, opts = {}) => extractViaCdp(tabId, opts),
+  /** What an element's locators are decided from (`LocatorData`), read through CDP; null where it cannot be. */
+  locatorData: (tabId, xpath) => locatorData(tabId, xpath),
   capture: (tabId, opts = {}) => capture(tabId, opts),
   /** The focused element and its frame, as a secret's guard reads it (`selectors`: CSS selectors to test it against). */
   focusedField: (tabId, selectors = []) => focusedField(tabId, selectors),

@@ -8,7 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../support/browser.mjs';
-import { todoPlanReply } from '../support/mock-model.mjs';
+import { messageText, todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
@@ -20,14 +20,37 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const WORK = path.join(ROOT, 'out', 'export-check');
 const END_STATE_MARK = '// End state: add your checks here.';
 
+/**
+ * A plan with keys written as models write them: `ctrl+a` and `esc` (Playwright's
+ * keyboard.press throws `Unknown key: "ctrl"` on them as written). The wrong text typed first
+ * is selected with ctrl+a and deleted, so the todo is right only if the key really ran.
+ */
+function keysPlanReply() {
+  return (body) => {
+    const text = (body?.messages ?? []).filter((m) => m?.role === 'user').map(messageText).join('\n');
+    const id = Number(text.match(/^\s*\[(\d+)\][^\n]*What needs to be done\?/m)?.[1]);
+    if (!id) return JSON.stringify({ thought: 'no todo input', actions: [], done: true, error: 'todo input not found' });
+    const actions = [
+      { type: 'Input', target: id, value: 'buy bread' },
+      { type: 'KeyPress', key: 'ctrl+a' },
+      { type: 'KeyPress', key: 'backspace' },
+      { type: 'Append', target: id, value: 'buy milk' },
+      { type: 'KeyPress', key: 'enter' },
+      { type: 'KeyPress', key: 'esc' },
+    ];
+    return JSON.stringify({ thought: 'type, select all, retype, add', actions, done: true });
+  };
+}
+
 /** A todo run recorded through the extension, and its three exports. */
-async function recordTodoRun(query) {
+async function recordTodoRun(query, reply = todoPlanReply()) {
   const page = await browser.context.newPage();
   await page.goto(site.url(`/todo.html?${query}`));
   await page.waitForSelector('.new-todo');
-  mock.script(todoPlanReply());
+  mock.script(reply);
   const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'add a todo ‘buy milk’'), await browser.tabIdOf(page));
   assert.equal(run.status, 'succeeded', run.error);
+  assert.deepEqual(await page.evaluate(() => window.todoApp.items().map((i) => i.title)), ['buy milk'], 'the run itself added it');
   await page.close();
   const exported = {};
   for (const format of ['midscene-yaml', 'playwright', 'recorder']) {
@@ -96,38 +119,63 @@ test('Midscene YAML: parsed and compiled by @midscene/core, every flow item unde
   await page.close();
 });
 
-test('Playwright: the exported spec runs in Playwright Test against the page, no model', async () => {
-  const { exported } = await recordTodoRun('export=playwright');
-  const spec = exported.playwright;
-  assert.ok(spec.includes(END_STATE_MARK));
-  assert.doesNotMatch(spec, /sk-export/);
-  const dir = path.join(WORK, 'playwright');
+/** Writes `files` with a Playwright Test config into `dir` and runs `npx playwright test` there (90 s at most). */
+async function playwrightTest(dir, files, env = process.env) {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  // The end state this run must leave, where the export invites checks.
-  const checked = spec.replace(END_STATE_MARK, "await expect(page.locator('.todo-list li label')).toHaveText(['buy milk']);");
-  await writeFile(path.join(dir, 'todo.spec.ts'), checked);
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
   await writeFile(path.join(dir, 'playwright.config.mjs'), `export default {
   testDir: '.', reporter: 'line', workers: 1, timeout: 30000,
   use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--disable-gpu'] } },
 };\n`);
   const cli = path.join(ROOT, 'node_modules/@playwright/test/cli.js');
-  const run = (file) => promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs'), file], { cwd: dir, timeout: 90_000 })
+  return promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, env, timeout: 90_000 })
     .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
-  const passed = await run('todo.spec.ts');
+}
+
+test('Playwright: the exported spec finds the todo box as codegen would (by role and name) and runs, no model', async () => {
+  const { exported } = await recordTodoRun('export=playwright');
+  const spec = exported.playwright;
+  assert.ok(spec.includes(END_STATE_MARK));
+  assert.doesNotMatch(spec, /sk-export/);
+  // The box is labelled "New todo" (aria-label; its placeholder is the question): codegen's locator.
+  assert.match(spec, /await page\.getByRole\('textbox', \{ name: 'New todo' \}\)\.fill\("buy milk"\);/, spec);
+  assert.doesNotMatch(spec, /xpath=/, 'no XPath where role and name find the element');
+  const dir = path.join(WORK, 'playwright');
+  // The end state this run must leave, where the export invites checks.
+  const checked = spec.replace(END_STATE_MARK, "await expect(page.locator('.todo-list li label')).toHaveText(['buy milk']);");
+  const passed = await playwrightTest(dir, { 'todo.spec.ts': checked });
   assert.equal(passed.code, 0, passed.stdout);
   assert.match(passed.stdout, /1 passed/);
 
   // And the check can fail: a different end state makes the same spec fail.
-  await writeFile(path.join(dir, 'todo.spec.ts'), spec.replace(END_STATE_MARK, "await expect(page.locator('.todo-list li label')).toHaveText(['buy bread'], { timeout: 2000 });"));
-  const failed = await run('todo.spec.ts');
+  const other = spec.replace(END_STATE_MARK, "await expect(page.locator('.todo-list li label')).toHaveText(['buy bread'], { timeout: 2000 });");
+  const failed = await playwrightTest(dir, { 'todo.spec.ts': other });
   assert.notEqual(failed.code, 0, failed.stdout);
 });
 
-test('Chrome Recorder JSON: @puppeteer/replay replays it in Chromium, no model', async () => {
-  const { exported } = await recordTodoRun('export=recorder');
+test('keys a model writes (ctrl+a, esc) are exported in names Playwright and Puppeteer accept, and replay', async () => {
+  const { exported } = await recordTodoRun('export=keys', keysPlanReply());
+  const spec = exported.playwright;
+  for (const key of ['Control+a', 'Backspace', 'Enter', 'Escape']) assert.ok(spec.includes(`page.keyboard.press("${key}")`), `${key}\n${spec}`);
+  assert.doesNotMatch(spec, /press\("(ctrl|esc|enter|backspace)/);
+  const end = "await expect(page.locator('.todo-list li label')).toHaveText(['buy milk']);";
+  const result = await playwrightTest(path.join(WORK, 'keys'), { 'keys.spec.ts': spec.replace(END_STATE_MARK, end) });
+  assert.equal(result.code, 0, `${result.stdout}\n${spec}`);
+  assert.match(result.stdout, /1 passed/);
+
   const flow = JSON.parse(exported.recorder);
-  assert.deepEqual(flow.steps.map((s) => s.type), ['setViewport', 'navigate', 'change', 'keyDown', 'keyUp']);
+  const keys = flow.steps.filter((s) => s.type === 'keyDown').map((s) => s.key);
+  assert.deepEqual(keys, ['Control', 'a', 'Backspace', 'Enter', 'Escape']);
+  // The Recorder has no step that appends (left out, said in the title): what its replay shows
+  // is that Control+a selected all of "buy bread" for Backspace, where "ctrl" would have thrown.
+  assert.match(flow.title, /left out/);
+  assert.deepEqual(await replayRecorder(flow), { titles: [], input: '' });
+  assert.match(exported['midscene-yaml'], /aiKeyboardPress: "Control\+a"/);
+});
+
+/** Replays a Recorder flow with @puppeteer/replay in Chromium: the todo titles and the new-todo box's text it leaves. */
+async function replayRecorder(flow) {
   const { createRunner, PuppeteerRunnerExtension } = await import('@puppeteer/replay');
   const puppeteer = (await import('puppeteer-core')).default;
   const chrome = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -135,7 +183,75 @@ test('Chrome Recorder JSON: @puppeteer/replay replays it in Chromium, no model',
     const page = await chrome.newPage();
     const runner = await createRunner(flow, new PuppeteerRunnerExtension(chrome, page, { timeout: 10_000 }));
     await runner.run();
-    assert.deepEqual(await page.evaluate(() => window.todoApp.items().map((i) => i.title)), ['buy milk']);
+    return await page.evaluate(() => ({ titles: window.todoApp.items().map((i) => i.title), input: document.querySelector('.new-todo').value }));
+  } finally {
+    await chrome.close();
+  }
+}
+
+test('Chrome Recorder JSON: @puppeteer/replay replays it in Chromium, no model', async () => {
+  const { exported } = await recordTodoRun('export=recorder');
+  const flow = JSON.parse(exported.recorder);
+  assert.deepEqual(flow.steps.map((s) => s.type), ['setViewport', 'navigate', 'change', 'keyDown', 'keyUp']);
+  // The Recorder's own first choice, then the XPath as the last alternative.
+  assert.deepEqual(flow.steps[2].selectors[0], ['aria/New todo[role="textbox"]']);
+  assert.match(flow.steps[2].selectors.at(-1)[0], /^xpath\//);
+  assert.deepEqual(await replayRecorder(flow), { titles: ['buy milk'], input: '' });
+  // aria/ alone finds it: the XPaths taken away, the replay still adds the todo.
+  flow.steps[2].selectors = flow.steps[2].selectors.filter(([s]) => s.startsWith('aria/'));
+  assert.deepEqual(await replayRecorder(flow), { titles: ['buy milk'], input: '' });
+});
+
+/** A plan that taps, in order, the listed elements whose description line shows each text. */
+function tapPlanReply(...texts) {
+  return (body) => {
+    const text = (body?.messages ?? []).filter((m) => m?.role === 'user').map(messageText).join('\n');
+    const lines = text.split('\n');
+    const ids = texts.map((t) => Number(lines.find((l) => /^\s*\[\d+\]/.test(l) && l.includes(t))?.match(/\[(\d+)\]/)[1]));
+    if (ids.some((id) => !id)) return JSON.stringify({ thought: 'not listed', actions: [], done: true, error: `not all of ${texts} listed` });
+    return JSON.stringify({ thought: 'tap them', actions: ids.map((target) => ({ type: 'Tap', target })), done: true });
+  };
+}
+
+test('a frame and an open shadow root: Playwright goes through contentFrame() and pierces the shadow root by role; the Recorder gets a frame path', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/frames.html?export=frames'));
+  await page.waitForFunction(() => document.getElementById('same').contentDocument?.getElementById('inner-button'));
+  mock.script(tapPlanReply('Same-origin frame button', 'Open shadow button'));
+  const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'press the frame button, then the open card\'s button'), await browser.tabIdOf(page));
+  assert.equal(run.status, 'succeeded', JSON.stringify(run.error));
+  await page.close();
+  const exportAs = (format) => browser.sw.evaluate(([id, f]) => self.sightline.exportRun(id, f, { viewport: { width: 1280, height: 800 } }), [run.id, format]);
+  const spec = await exportAs('playwright');
+  for (const line of [
+    "await page.locator('iframe[title=\"same-origin frame\"]').contentFrame().getByRole('button', { name: 'Same-origin frame button' }).click();",
+    "await page.getByRole('button', { name: 'Open shadow button' }).click();",
+  ]) assert.ok(spec.includes(line), `${line}\n${spec}`);
+  assert.doesNotMatch(spec, /xpath=|mouse\.click/);
+  const end = "expect(await page.frame({ url: /frame-inner/ }).title()).toBe('inner clicked');\n  await expect(page).toHaveTitle('Open shadow button clicked');";
+  const result = await playwrightTest(path.join(WORK, 'frames'), { 'frames.spec.ts': spec.replace(END_STATE_MARK, end) });
+  assert.equal(result.code, 0, `${result.stdout}\n${spec}`);
+
+  const flow = JSON.parse(await exportAs('recorder'));
+  const clicks = flow.steps.filter((s) => s.type === 'click');
+  assert.equal(clicks.length, 2, JSON.stringify(flow, null, 1));
+  assert.deepEqual(clicks[0].frame, [0]);
+  assert.deepEqual(clicks[0].selectors[0], ['aria/Same-origin frame button[role="button"]']);
+  assert.deepEqual(clicks[1].selectors[0], ['aria/Open shadow button[role="button"]']);
+  assert.ok(clicks[1].selectors.some((s) => s.length === 2), 'a path through the shadow root');
+  const { createRunner, PuppeteerRunnerExtension } = await import('@puppeteer/replay');
+  const puppeteer = (await import('puppeteer-core')).default;
+  const chrome = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const replayed = await chrome.newPage();
+    await (await createRunner(flow, new PuppeteerRunnerExtension(chrome, replayed, { timeout: 10_000 }))).run();
+    assert.equal(await replayed.title(), 'Open shadow button clicked');
+    assert.equal(await replayed.frames().find((f) => f.url().includes('frame-inner')).title(), 'inner clicked');
+    // The shadow path alone finds the button too.
+    await replayed.goto(flow.steps[1].url);
+    const shadowOnly = { ...flow, steps: flow.steps.filter((s) => s !== clicks[0]).map((s) => (s === clicks[1] ? { ...s, selectors: s.selectors.filter((x) => x.length === 2) } : s)) };
+    await (await createRunner(shadowOnly, new PuppeteerRunnerExtension(chrome, replayed, { timeout: 10_000 }))).run();
+    assert.equal(await replayed.title(), 'Open shadow button clicked');
   } finally {
     await chrome.close();
   }

@@ -71,6 +71,16 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--disable-gpu'] } } };\n`);
   const cli = path.join(ROOT, 'node_modules/@playwright/test/cli.js');
   assert.match(exported.playwright, /\.fill\(secret\("SIGHTLINE_SECRET_PW"\)\)/);
+  // Each field by its label, as Playwright's codegen writes it (role and accessible name), no XPath.
+  for (const line of [
+    "await page.getByRole('textbox', { name: 'Name' }).fill(\"Ada\");",
+    "await page.getByRole('textbox', { name: 'Password' }).fill(secret(\"SIGHTLINE_SECRET_PW\"));",
+    "await page.getByRole('checkbox', { name: 'Remember me' }).click();",
+  ]) assert.ok(exported.playwright.includes(line), `${line}\n${exported.playwright}`);
+  assert.doesNotMatch(exported.playwright, /xpath=/);
+  const recorder = JSON.parse(exported.recorder);
+  assert.deepEqual(recorder.steps.filter((s) => s.selectors).map((s) => s.selectors[0][0]),
+    ['aria/Name[role="textbox"]', 'aria/Name[role="textbox"]', 'aria/Password[role="textbox"]', 'aria/Password[role="textbox"]', 'aria/Remember me[role="checkbox"]']);
   const env = { ...process.env, SIGHTLINE_SECRET_PW: SECRET };
   const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, env, timeout: 90_000 })
     .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));

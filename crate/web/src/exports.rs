@@ -493,6 +493,21 @@ pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, Fault>
     }
 }
 
+/// Service worker, "record my steps": the locators of an element a person acted on, decided
+/// from what `locatorData` read (`LocatorData`, or null); null when nothing names it.
+#[wasm_bindgen(js_name = locatorsOf)]
+pub fn locators_of(data: JsValue) -> Result<JsValue, Fault> {
+    use sightline::describe::locators::{LocatorData, Locators};
+    if data.is_null() || data.is_undefined() {
+        return Ok(JsValue::NULL);
+    }
+    let data: LocatorData = from_js(data, "the element's locator data")?;
+    match Locators::of(&data) {
+        Some(l) => to_js(&l),
+        None => Ok(JsValue::NULL),
+    }
+}
+
 #[wasm_bindgen(js_name = describeRecorded)]
 /// Service worker: a finished recording (JSON text) with each element named by the model from
 /// its step's screenshot (`images`: JSON `{ref: dataUrl}`, taken at `devicePixelRatio`);

@@ -40,6 +40,11 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn reveal(this: &Host, element: JsValue) -> Result<JsValue, JsValue>;
 
+    /// What an element's locators are decided from (`LocatorData`), read through CDP for the
+    /// element at this XPath; null where it cannot be read.
+    #[wasm_bindgen(method, catch, js_name = locatorData)]
+    async fn locator_data(this: &Host, xpath: &str) -> Result<JsValue, JsValue>;
+
     /// Resolves after `ms`.
     #[wasm_bindgen(method, catch)]
     async fn wait(this: &Host, ms: u32) -> Result<JsValue, JsValue>;
@@ -173,6 +178,18 @@ impl Browser for HostBrowser {
     async fn reveal(&mut self, element: &sightline::describe::Element) -> Result<(), PageError> {
         let js = to_js(&serde_json::json!({ "xpath": element.xpath, "rect": element.rect })).map_err(crossing_error)?;
         self.host.reveal(js).await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn locator_data(
+        &mut self,
+        element: &sightline::describe::Element,
+    ) -> Option<sightline::describe::locators::LocatorData> {
+        // Locators are a better way to export the step, never a reason to fail it.
+        let value = self.host.locator_data(&element.xpath).await.ok()?;
+        if value.is_null() || value.is_undefined() {
+            return None;
+        }
+        from_js(value, "the element's locator data").ok()
     }
 
     async fn wait(&mut self, ms: u32) {

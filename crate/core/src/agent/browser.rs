@@ -151,6 +151,16 @@ pub trait Browser {
         let _ = to;
         Err(PageError::Failed("this browser cannot open addresses or tabs".into()))
     }
+    /// What the browser reads for the element's [`Locators`](crate::describe::locators::Locators)
+    /// (its role and name, attributes, and those of its document), right before a step acts on
+    /// it. `None` where the host cannot read them (the exports then use XPaths).
+    async fn locator_data(
+        &mut self,
+        element: &crate::describe::Element,
+    ) -> Option<crate::describe::locators::LocatorData> {
+        let _ = element;
+        None
+    }
     /// The tabs of the run's window, the one it is on marked.
     async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
         Ok(Vec::new())

@@ -439,6 +439,18 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         self.inner.reveal(element).await
     }
 
+    async fn locator_data(&mut self, element: &Element) -> Option<crate::describe::locators::LocatorData> {
+        let mut data = self.inner.locator_data(element).await?;
+        // The words kept with the step (and written into exports) are the page's: screened as
+        // a page read is, so a secret showing on the page stays its placeholder.
+        for own in [&mut data.name, &mut data.label, &mut data.placeholder, &mut data.text, &mut data.test_id] {
+            if let Some(s) = own.as_mut() {
+                *s = self.limits.conceal(s);
+            }
+        }
+        Some(data)
+    }
+
     async fn wait(&mut self, ms: u32) {
         self.inner.wait(ms).await
     }

@@ -49,6 +49,11 @@ pub struct TargetInfo {
     #[serde(default)]
     pub tag: String,
     pub rect: crate::vocab::geometry::Rect,
+    /// How test tools find it by what a person sees (role and name, label, placeholder, test
+    /// id, text), decided when the step acted on it; absent in older records and where the
+    /// browser could not tell (exports then use the XPaths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locators: Option<crate::describe::locators::Locators>,
 }
 
 impl TargetInfo {
@@ -61,6 +66,7 @@ impl TargetInfo {
             xpath_text: e.xpath_text.clone(),
             tag: e.tag.clone(),
             rect: e.rect,
+            locators: None,
         }
     }
 

@@ -11,6 +11,7 @@ use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::run_loop::{conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
+use crate::describe::locators::Locators;
 use crate::describe::xpath::same_xpath;
 use crate::describe::{element_at, Aim, Element, Sought};
 use crate::model::{ModelClient, ModelConfig};
@@ -520,6 +521,9 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             step.target = element.as_ref().map(TargetInfo::of);
             if let Some(e) = &element {
                 self.keep(what, e, &obs);
+                if let Some(t) = step.target.as_mut() {
+                    t.locators = self.browser.locator_data(e).await.as_ref().and_then(Locators::of);
+                }
             }
             step.note = Some(
                 self.run
@@ -545,7 +549,9 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             let count = obs.extraction.elements.len();
             return Err(self.fail(step, RunError::NoSuchElement { number, count }));
         };
-        step.target = Some(TargetInfo::of(&element));
+        let mut target = TargetInfo::of(&element);
+        target.locators = self.browser.locator_data(&element).await.as_ref().and_then(Locators::of);
+        step.target = Some(target);
         self.push(step);
         self.keep(what, &element, &obs);
         if let Some(point) = element_point(&element, &obs.extraction) {

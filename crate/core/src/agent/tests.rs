@@ -62,6 +62,8 @@ struct FakeTodoPage {
     far_below: bool,
     /// How much of the page each `observe` read, in order.
     reads: Vec<Reach>,
+    /// What the host reads for an element's locators (the same for every element).
+    locator_data: Option<crate::describe::locators::LocatorData>,
 }
 
 /// A link on the fake page: where it leads and whether it opens a new tab.
@@ -90,6 +92,7 @@ fn blank_capture() -> Vec<u8> {
 impl FakeTodoPage {
     fn new() -> Self {
         FakeTodoPage {
+            locator_data: None,
             typed: String::new(),
             items: vec![],
             dispatched: vec![],
@@ -247,6 +250,9 @@ impl Browser for FakeTodoPage {
             editable,
             matches: selectors.iter().map(|s| own.contains(s)).collect(),
         })
+    }
+    async fn locator_data(&mut self, _: &crate::describe::Element) -> Option<crate::describe::locators::LocatorData> {
+        self.locator_data.clone()
     }
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
         self.reveals += 1;
@@ -407,6 +413,38 @@ fn adds_a_todo_in_one_plan() {
     let img = image::load_from_memory(&png).unwrap().into_rgb8();
     assert_eq!(img.dimensions(), (1280, 800));
     assert_eq!(img.get_pixel(300, 100).0, vision::markers::color_of(1));
+}
+
+/// The element's locators are read before the action (through the run's guard, which screens
+/// the words as page text) and kept with the step for the exports.
+#[test]
+fn the_step_keeps_the_locators_read_before_acting() {
+    use crate::describe::locators::{LocatorData, Named, RoleName};
+    let mut page = FakeTodoPage::new();
+    page.locator_data = Some(LocatorData {
+        role: Some("textbox".into()),
+        name: Some("What needs to be done?".into()),
+        role_names: vec!["What needs to be done?".into()],
+        role_index: Some(0),
+        ..Default::default()
+    });
+    let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
+    let run = block_on(run_instruction("r1".into(), "add milk", &RunOptions::default(), &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    let locators = run.steps[1].target.as_ref().unwrap().locators.as_ref().expect("locators kept");
+    assert_eq!(
+        locators.role,
+        Some(RoleName {
+            role: "textbox".into(),
+            name: Named { text: "What needs to be done?".into(), cut: false, exact: false, nth: None }
+        })
+    );
+    let rec = crate::export::recording_of(&run);
+    let spec = crate::export::to_playwright(&rec, crate::vocab::geometry::WindowSize::default());
+    assert!(
+        spec.contains("await page.getByRole('textbox', { name: 'What needs to be done?' }).fill(\"buy milk\");"),
+        "{spec}"
+    );
 }
 
 #[test]

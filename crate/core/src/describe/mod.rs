@@ -8,6 +8,7 @@
 mod classify;
 mod compact;
 mod element;
+pub mod locators;
 pub mod midscene;
 pub mod visibility;
 pub mod xpath;

@@ -1,10 +1,15 @@
 //! A Playwright test (`@playwright/test`, TypeScript) that repeats the run with concrete
-//! selectors and no model: each element by its recorded XPath, or its text-based XPath where
-//! the first no longer matches. Elements inside frames go through `frameLocator`; inside a
-//! shadow root (XPath cannot enter one) the recorded point is clicked instead.
+//! selectors and no model. Each element is found as Playwright's codegen would write it, from
+//! the [`Locators`] recorded with the step: `getByTestId`, `getByRole(role, { name })`
+//! (`exact` only when needed), `getByPlaceholder`, `getByLabel`, `getByText`, and
+//! `getByRole(…).nth(i)` for duplicates; frames by `locator('iframe[name="…"]').contentFrame()`;
+//! role and text locators pierce open shadow roots. Records without them (older ones, elements
+//! nothing names) fall back to the recorded XPath, or its text-based XPath where the first no
+//! longer matches; inside a shadow root (XPath cannot enter one) the recorded point is clicked.
 
 use super::recording::{History, Op, RecStep, Recording, Target};
 use super::{one_line, quoted as js};
+use crate::describe::locators::{Locators, Named};
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
@@ -149,7 +154,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
                 line(format!("await page.mouse.wheel({dx}, {dy});"));
             }
         }
-        (Op::Drag { to, to_point, .. }, _) => match (&locator, to.as_ref().and_then(locator_of)) {
+        (Op::Drag { to, to_point, .. }, _) => match (&locator, to.as_deref().and_then(locator_of)) {
             (Some(from), Some(dest)) => line(format!("await {from}.dragTo({dest});")),
             _ => {
                 let (fx, fy) = point.unwrap_or_default();
@@ -209,8 +214,79 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
     }
 }
 
-/// The element as a Playwright locator expression, or None inside a shadow root.
+/// The element as a Playwright locator expression: by what a person sees of it where the
+/// record says so, else by XPath; None inside a shadow root with nothing else to go by.
 fn locator_of(t: &Target) -> Option<String> {
+    t.locators.as_ref().and_then(|l| preferred_locator(l, t)).or_else(|| xpath_locator(t))
+}
+
+/// Codegen's order (lower scores first): test id, role and name, placeholder, label, text,
+/// then role and name with a position. None when none names the element.
+fn preferred_locator(l: &Locators, t: &Target) -> Option<String> {
+    let scope = frame_scope(l, t)?;
+    let unique = |n: &Option<Named>| n.as_ref().filter(|n| n.is_unique()).cloned();
+    let role = |name: &Named, role: &str| {
+        let exact = if name.exact { ", exact: true" } else { "" };
+        let nth = name.nth.map(|i| format!(".nth({i})")).unwrap_or_default();
+        format!("{scope}.getByRole({}, {{ name: {}{exact} }}){nth}", pw(role), pw(&name.text))
+    };
+    let by = |method: &str, n: &Named| {
+        let exact = if n.exact { ", { exact: true }" } else { "" };
+        format!("{scope}.{method}({}{exact})", pw(&n.text))
+    };
+    if let Some(id) = unique(&l.test_id) {
+        return Some(format!("{scope}.getByTestId({})", pw(&id.text)));
+    }
+    if let Some(r) = l.role.as_ref().filter(|r| r.name.is_unique()) {
+        return Some(role(&r.name, &r.role));
+    }
+    for (method, named) in [("getByPlaceholder", &l.placeholder), ("getByLabel", &l.label), ("getByText", &l.text)] {
+        if let Some(n) = unique(named) {
+            return Some(by(method, &n));
+        }
+    }
+    l.role.as_ref().map(|r| role(&r.name, &r.role))
+}
+
+/// `page`, or the frames on the way, each as codegen names it: by its `name`, else its
+/// `title`, else its recorded XPath.
+fn frame_scope(l: &Locators, t: &Target) -> Option<String> {
+    let segments = t.segments();
+    let frame_paths: Vec<&str> = segments.iter().copied().filter(|s| is_frame_path(s)).collect();
+    if frame_paths.len() != l.frames.len() {
+        // Some frame on the way was not read (cross-origin): no scope to write.
+        return None;
+    }
+    let mut scope = "page".to_string();
+    for (i, frame) in l.frames.iter().enumerate() {
+        let css = match (&frame.name, &frame.title) {
+            (Some(name), _) if !name.is_empty() => format!("iframe[name={}]", quoted(name)),
+            (_, Some(title)) if !title.is_empty() => format!("iframe[title={}]", quoted(title)),
+            // By its path, where every tree on the way is a frame's (XPath enters no shadow root).
+            _ if frame_paths.len() == l.frames.len() && segments.len() == l.frames.len() + 1 => {
+                format!("xpath={}", frame_paths[i])
+            }
+            _ => return None,
+        };
+        scope = format!("{scope}.locator({}).contentFrame()", pw(&css));
+    }
+    Some(scope)
+}
+
+/// A string as Playwright's codegen quotes it: single quotes, `'` escaped, `"` left as is.
+fn pw(s: &str) -> String {
+    let body = js(s);
+    let body = &body[1..body.len() - 1];
+    format!("'{}'", body.replace("\\\"", "\"").replace('\'', "\\'"))
+}
+
+/// A CSS attribute value in double quotes.
+fn quoted(s: &str) -> String {
+    js(s)
+}
+
+/// The element by its XPaths; None inside a shadow root.
+fn xpath_locator(t: &Target) -> Option<String> {
     let segments = t.segments();
     let (last, frames) = segments.split_last()?;
     if !frames.iter().all(|s| is_frame_path(s)) {

@@ -1,9 +1,14 @@
 //! Chrome DevTools Recorder JSON: a user flow that `@puppeteer/replay` (and the Recorder
-//! panel itself) replays with no model. Selectors are our XPaths (`xpath/…`), the recorded
-//! one first, the text-based one second. Elements in frames or shadow roots, drags and file
-//! uploads have no Recorder step; they are left out and listed in the flow's title note.
+//! panel itself) replays with no model. Each element's selectors are alternatives tried in
+//! order, as the Recorder writes them: `aria/<name>[role="<role>"]` and `text/…` from the
+//! step's recorded [`Locators`] (both pierce shadow roots), then a path of CSS parts through
+//! the shadow roots on the way, then our XPaths (`xpath/…`, the recorded one first). An element
+//! in a frame gets the step's `frame` path (its index at each level). Elements nothing reaches,
+//! drags and file uploads have no Recorder step; they are left out and listed in the title.
 
+use super::playwright::is_frame_path;
 use super::recording::{Op, Recording, Target};
+use crate::describe::locators::Locators;
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
 use serde_json::{json, Value};
@@ -21,6 +26,9 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
         let mut with_target = |kind: &str, extra: Value| -> bool {
             let (Some(sel), Some(t)) = (&selectors, &step.target) else { return false };
             let mut s = json!({ "type": kind, "target": "main", "selectors": sel });
+            if let Some(frame) = frame_path(t) {
+                s["frame"] = json!(frame);
+            }
             if let (Some(obj), Value::Object(more)) = (s.as_object_mut(), extra) {
                 obj.extend(more);
                 // Clicks land in the element's middle, as recorded.
@@ -99,14 +107,82 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
     json!({ "title": title, "steps": steps })
 }
 
-/// Recorder selectors for an element of the top document: `[["xpath/…"], ["xpath/…"]]`.
+/// Recorder selectors for the element, best first; None when none reaches it (a frame whose
+/// place is not recorded, a closed shadow root).
 fn selectors_of(t: &Target) -> Option<Value> {
-    if !t.in_top_document() {
+    let segments = t.segments();
+    let frames = segments.iter().filter(|s| is_frame_path(s)).count();
+    let known_frames = t.locators.as_ref().map_or(0, |l| l.frames.len());
+    if frames != known_frames {
         return None;
     }
-    let mut list = vec![json!([format!("xpath/{}", t.xpath)])];
-    if let Some(text) = t.xpath_text.as_deref().filter(|x| *x != t.xpath) {
-        list.push(json!([format!("xpath/{text}")]));
+    let mut list: Vec<Value> = Vec::new();
+    if let Some(l) = &t.locators {
+        list.extend(aria_and_text(l).into_iter().map(|s| json!([s])));
     }
-    Some(Value::Array(list))
+    // The trees inside the element's frame: its document, then each shadow root on the way.
+    let last_frame = segments.iter().rposition(|s| is_frame_path(s)).map_or(0, |i| i + 1);
+    let trees = &segments[last_frame..];
+    if trees.len() > 1 {
+        let parts: Option<Vec<String>> = trees.iter().map(|s| css_of_xpath(s)).collect();
+        if let Some(parts) = parts {
+            list.push(json!(parts));
+        }
+    } else if let Some(last) = trees.first() {
+        list.push(json!([format!("xpath/{last}")]));
+        if frames == 0 {
+            if let Some(text) = t.xpath_text.as_deref().filter(|x| *x != t.xpath) {
+                list.push(json!([format!("xpath/{text}")]));
+            }
+        }
+    }
+    (!list.is_empty()).then_some(Value::Array(list))
+}
+
+/// `aria/<name>[role="<role>"]` where the name is the element's alone (Puppeteer matches the
+/// whole name), and `text/…` where its text is.
+fn aria_and_text(l: &Locators) -> Vec<String> {
+    // Brackets, parentheses and quotes would end Puppeteer's selector early.
+    let plain = |s: &str| !s.contains(['[', ']', '(', ')', '"']);
+    let mut out = Vec::new();
+    if let Some(r) = l.role.as_ref().filter(|r| r.name.is_unique() && !r.name.cut && plain(&r.name.text)) {
+        out.push(format!("aria/{}[role=\"{}\"]", r.name.text, r.role));
+    }
+    if let Some(t) = l.text.as_ref().filter(|t| t.is_unique() && !t.cut && plain(&t.text)) {
+        out.push(format!("text/{}", t.text));
+    }
+    out
+}
+
+/// The Recorder's `frame`: the element's frame as indexes among each parent's frames; None in
+/// the top document.
+fn frame_path(t: &Target) -> Option<Vec<u32>> {
+    let frames = &t.locators.as_ref()?.frames;
+    (!frames.is_empty()).then(|| frames.iter().map(|f| f.index).collect())
+}
+
+/// One tree's XPath as CSS (Puppeteer evaluates no XPath inside a shadow root):
+/// `//*[@id="main"]/div[2]/button[1]` → `[id="main"] > div:nth-of-type(2) > button:nth-of-type(1)`.
+/// None for a step CSS cannot say.
+fn css_of_xpath(path: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    let rest = if let Some(anchored) = path.strip_prefix("//*[@id=") {
+        let end = anchored.find("]")?;
+        let id: String = serde_json::from_str(&anchored[..end]).ok()?;
+        parts.push(format!("[id={}]", serde_json::to_string(&id).ok()?));
+        &anchored[end + 1..]
+    } else {
+        path
+    };
+    for step in rest.split('/').filter(|s| !s.is_empty()) {
+        let (tag, position) = match step.split_once('[') {
+            Some((tag, n)) => (tag, n.strip_suffix(']')?.parse::<u32>().ok()?),
+            None => (step, 1),
+        };
+        if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return None;
+        }
+        parts.push(format!("{tag}:nth-of-type({position})"));
+    }
+    (!parts.is_empty()).then(|| parts.join(" > "))
 }

@@ -6,6 +6,7 @@
 
 use crate::action::KeyCombo;
 use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
+use crate::describe::locators::Locators;
 use crate::describe::xpath::TREE_SEPARATOR;
 use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollType;
@@ -39,6 +40,9 @@ pub struct Target {
     pub size: (f64, f64),
     /// Lower-case tag name (a `select` is chosen from, not typed into).
     pub tag: String,
+    /// Role and name, label, placeholder, test id, text: how Playwright and the Recorder find
+    /// it by what a person sees (absent in records made before they were read).
+    pub locators: Option<Locators>,
 }
 
 impl Target {
@@ -51,6 +55,7 @@ impl Target {
             point: (x, y),
             size: (info.rect.width, info.rect.height),
             tag: info.tag.clone(),
+            locators: info.locators.clone(),
         }
     }
 
@@ -91,7 +96,8 @@ pub enum Op {
     },
     /// Drag the target onto `to` (an element, or a point when only a point is known).
     Drag {
-        to: Option<Target>,
+        /// Boxed: a target with its locators is several times the size of any other op.
+        to: Option<Box<Target>>,
         to_point: (f64, f64),
         to_describe: String,
     },
@@ -278,7 +284,7 @@ fn task_steps(run: &Run, task: &Task) -> Vec<RecStep> {
             let source = next(from);
             let dest = next(to);
             let to_point = dest.as_ref().map_or((0.0, 0.0), |d| d.point);
-            (Op::Drag { to: dest, to_point, to_describe: to.clone() }, source)
+            (Op::Drag { to: dest.map(Box::new), to_point, to_describe: to.clone() }, source)
         }
         Task::Upload { locate, files } => (Op::Upload { files: files.clone() }, next(locate)),
         Task::Query { demand } => (read("aiQuery", demand.clone()), None),

@@ -13,6 +13,7 @@ fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
         xpath_text: text.map(Into::into),
         tag: "input".into(),
         rect: Rect { x: 100.0, y: 50.0, width: 200.0, height: 40.0 },
+        locators: None,
     }
 }
 
@@ -415,4 +416,120 @@ fn written_keys_are_exported_in_canonical_names() {
         yaml.contains("aiKeyboardPress: \"Control+a\"") && yaml.contains("aiKeyboardPress: \"Control+c\""),
         "{yaml}"
     );
+}
+
+fn located(xpath: &str, summary: &str, locators: &str) -> TargetInfo {
+    let mut t = target(xpath, None, summary);
+    t.locators = Some(serde_json::from_str(locators).unwrap());
+    t
+}
+
+/// The sign-in as recorded with its locators: Playwright's codegen forms, XPath for none.
+#[test]
+fn playwright_writes_codegen_locators_where_recorded() {
+    let mut run = todo_run();
+    run.steps.clear();
+    let steps = [
+        (r#"{"role":{"role":"textbox","name":{"text":"Name"}}}"#, "//*[@id=\"user\"]"),
+        (r#"{"role":{"role":"textbox","name":{"text":"Password","exact":true}}}"#, "//*[@id=\"pw\"]"),
+        (
+            r#"{"role":{"role":"button","name":{"text":"Add \"it's\"","exact":true,"nth":1}}}"#,
+            "/html[1]/body[1]/button[2]",
+        ),
+        (
+            r#"{"testId":{"text":"save-btn"},"role":{"role":"button","name":{"text":"Save"}}}"#,
+            "/html[1]/body[1]/button[3]",
+        ),
+        (
+            r#"{"placeholder":{"text":"Search"},"role":{"role":"textbox","name":{"text":"Find","nth":0}}}"#,
+            "/html[1]/body[1]/input[1]",
+        ),
+        (
+            r#"{"frames":[{"name":"pay","index":0}],"role":{"role":"button","name":{"text":"Pay now"}}}"#,
+            "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/button[1]",
+        ),
+        (
+            r#"{"role":{"role":"button","name":{"text":"Inside shadow"}}}"#,
+            "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]",
+        ),
+    ];
+    for (i, (locators, xpath)) in steps.iter().enumerate() {
+        run.steps.push(action(PlannedAction::Tap { target: i as u32 }, "Tap", Some(located(xpath, "el", locators))));
+    }
+    run.steps.push(action(PlannedAction::Tap { target: 9 }, "Tap", Some(target("//*[@id=\"old\"]", None, "old"))));
+    let ts = to_playwright(&recording_of(&run), WindowSize::default());
+    for line in [
+        "await page.getByRole('textbox', { name: 'Name' }).click();",
+        "await page.getByRole('textbox', { name: 'Password', exact: true }).click();",
+        r#"await page.getByRole('button', { name: 'Add "it\'s"', exact: true }).nth(1).click();"#,
+        "await page.getByTestId('save-btn').click();",
+        "await page.getByPlaceholder('Search').click();",
+        r#"await page.locator('iframe[name="pay"]').contentFrame().getByRole('button', { name: 'Pay now' }).click();"#,
+        "await page.getByRole('button', { name: 'Inside shadow' }).click();",
+        // A record without locators: its XPath, as before.
+        r#"await page.locator("xpath=//*[@id=\"old\"]").click();"#,
+    ] {
+        assert!(ts.contains(line), "{line}\nnot in\n{ts}");
+    }
+    assert_eq!(ts.matches("xpath=").count(), 1, "XPath only where nothing else names the element\n{ts}");
+}
+
+#[test]
+fn recorder_selectors_are_aria_text_shadow_paths_and_frames() {
+    let mut run = todo_run();
+    run.steps.clear();
+    let steps = [
+        (r#"{"role":{"role":"textbox","name":{"text":"Email"}}}"#, "//*[@id=\"email\"]"),
+        (
+            r#"{"role":{"role":"button","name":{"text":"Inside shadow"}}}"#,
+            "/html[1]/body[1]/my-card[1] >>> /div[1]/button[2]",
+        ),
+        (
+            r#"{"frames":[{"name":"pay","index":1}],"role":{"role":"button","name":{"text":"Pay now"}}}"#,
+            "/html[1]/body[1]/iframe[2] >>> //*[@id=\"pay\"]",
+        ),
+        (
+            r#"{"text":{"text":"Welcome"},"role":{"role":"button","name":{"text":"Go","exact":true,"nth":1}}}"#,
+            "/html[1]/body[1]/p[1]",
+        ),
+    ];
+    for (i, (locators, xpath)) in steps.iter().enumerate() {
+        run.steps.push(action(PlannedAction::Tap { target: i as u32 }, "Tap", Some(located(xpath, "el", locators))));
+    }
+    // An old record in a frame: nothing says which frame, so it is left out as before.
+    run.steps.push(action(
+        PlannedAction::Tap { target: 9 },
+        "Tap old frame",
+        Some(target("/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]", None, "a")),
+    ));
+    let flow = to_recorder(&recording_of(&run), WindowSize::default());
+    let clicks: Vec<&serde_json::Value> =
+        flow["steps"].as_array().unwrap().iter().filter(|s| s["type"] == "click").collect();
+    assert_eq!(clicks.len(), 4, "{flow:#}");
+    assert_eq!(
+        clicks[0]["selectors"],
+        serde_json::json!([["aria/Email[role=\"textbox\"]"], ["xpath///*[@id=\"email\"]"]])
+    );
+    assert_eq!(
+        clicks[1]["selectors"],
+        serde_json::json!([
+            ["aria/Inside shadow[role=\"button\"]"],
+            [
+                "html:nth-of-type(1) > body:nth-of-type(1) > my-card:nth-of-type(1)",
+                "div:nth-of-type(1) > button:nth-of-type(2)"
+            ]
+        ])
+    );
+    assert_eq!(clicks[2]["frame"], serde_json::json!([1]));
+    assert_eq!(
+        clicks[2]["selectors"],
+        serde_json::json!([["aria/Pay now[role=\"button\"]"], ["xpath///*[@id=\"pay\"]"]])
+    );
+    assert!(clicks[0].get("frame").is_none());
+    assert_eq!(
+        clicks[3]["selectors"],
+        serde_json::json!([["text/Welcome"], ["xpath//html[1]/body[1]/p[1]"]]),
+        "no aria for a duplicate name"
+    );
+    assert!(flow["title"].as_str().unwrap().contains("Tap old frame"), "{}", flow["title"]);
 }

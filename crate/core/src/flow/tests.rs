@@ -22,6 +22,7 @@ fn target(describe: &str, xpath: &str) -> Option<Target> {
         point: (10.0, 10.0),
         size: (20.0, 20.0),
         tag: "input".into(),
+        locators: None,
     })
 }
 

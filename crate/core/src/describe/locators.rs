@@ -1,0 +1,341 @@
+//! How test tools find an element again by what a person sees of it: its test id, its role
+//! and accessible name, its label, its placeholder, its text. Playwright's codegen writes
+//! `getByRole('textbox', { name: 'Email' })` and the Chrome Recorder `aria/Email[role="textbox"]`
+//! from these, not XPaths; each needs to know whether the words name this element alone.
+//!
+//! The browser computes the facts once, when the step acts on the element (the role and name
+//! as Chrome's accessibility tree has them, the attributes, and the same facts of every other
+//! element of its document: [`LocatorData`]); [`Locators::of`] decides here which of them name
+//! the element and how (`exact`, `nth`), and the record keeps the answer, so exports stay pure.
+//! Uniqueness is judged in the whole document, not only in view (steps read only the view).
+
+use serde::{Deserialize, Serialize};
+
+/// Longest name or text a locator is written with; longer ones are cut at a word boundary
+/// (a cut text still matches as a substring, as Playwright's codegen does it).
+const MAX_LOCATOR_CHARS: usize = 80;
+
+/// Roles Playwright's `getByRole` and Puppeteer's `aria/…[role=…]` accept, as Chrome's
+/// accessibility tree names them (`image` is ARIA's `img`). Chrome's own roles (`generic`,
+/// `StaticText`, `LabelText`, …) have no locator.
+const ROLES: [(&str, &str); 33] = [
+    ("button", "button"),
+    ("checkbox", "checkbox"),
+    ("combobox", "combobox"),
+    ("link", "link"),
+    ("textbox", "textbox"),
+    ("searchbox", "searchbox"),
+    ("spinbutton", "spinbutton"),
+    ("radio", "radio"),
+    ("switch", "switch"),
+    ("slider", "slider"),
+    ("listbox", "listbox"),
+    ("option", "option"),
+    ("menuitem", "menuitem"),
+    ("menuitemcheckbox", "menuitemcheckbox"),
+    ("menuitemradio", "menuitemradio"),
+    ("tab", "tab"),
+    ("treeitem", "treeitem"),
+    ("heading", "heading"),
+    ("listitem", "listitem"),
+    ("image", "img"),
+    ("img", "img"),
+    ("cell", "cell"),
+    ("gridcell", "gridcell"),
+    ("row", "row"),
+    ("columnheader", "columnheader"),
+    ("rowheader", "rowheader"),
+    ("dialog", "dialog"),
+    ("alertdialog", "alertdialog"),
+    ("progressbar", "progressbar"),
+    ("meter", "meter"),
+    ("scrollbar", "scrollbar"),
+    ("navigation", "navigation"),
+    ("region", "region"),
+];
+
+/// What the browser read about an element and its document for [`Locators::of`] (the
+/// service worker's `locatorData`, through CDP: DOM attributes, and the accessibility tree's
+/// roles and names). Lists are in document order.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LocatorData {
+    /// The frames between the top document and the element, outermost first.
+    pub frames: Vec<FrameRef>,
+    /// The element's accessibility role and name (Chrome's).
+    pub role: Option<String>,
+    pub name: Option<String>,
+    /// The names of the elements with the same role in the element's document (hidden ones
+    /// left out, as `getByRole` leaves them out), with the element's own position.
+    pub role_names: Vec<String>,
+    pub role_index: Option<usize>,
+    pub test_id: Option<String>,
+    /// Every `data-testid` in the element's document.
+    pub test_ids: Vec<String>,
+    pub placeholder: Option<String>,
+    pub placeholders: Vec<String>,
+    /// The texts of the element's `<label>`s (or its `aria-label`).
+    pub label: Option<String>,
+    /// Every label text and `aria-label` of the document.
+    pub labels: Vec<String>,
+    /// The element's own visible text.
+    pub text: Option<String>,
+    /// The document's visible text pieces (its accessibility tree's static texts).
+    pub texts: Vec<String>,
+}
+
+/// A frame on the way to the element: its `name` or `title` (how Playwright's codegen names
+/// it) and its position among its parent's frames (the Recorder's `frame` path).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FrameRef {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub index: u32,
+}
+
+/// Words that name the element, and how: `exact` when only the whole text (case and all)
+/// tells it from another, `nth` (0-based) when not even that does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Named {
+    pub text: String,
+    /// `text` is the start of longer words (matched as a substring only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u32>,
+}
+
+impl Named {
+    /// Names the element alone (with `exact` if need be), no position needed.
+    pub fn is_unique(&self) -> bool {
+        self.nth.is_none()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoleName {
+    /// An ARIA role (`button`, `textbox`, `img`…).
+    pub role: String,
+    pub name: Named,
+}
+
+/// The ways to find the element again that the page allowed when it was recorded; each is
+/// absent where the element has no such words.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Locators {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<FrameRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<Named>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<RoleName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<Named>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<Named>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<Named>,
+}
+
+impl Locators {
+    /// Decides from what the browser read; None when nothing names the element.
+    pub fn of(data: &LocatorData) -> Option<Locators> {
+        let role = data.role.as_deref().and_then(aria_role);
+        let role = match (role, data.name.as_deref().map(normalize).filter(|n| !n.is_empty()), data.role_index) {
+            (Some(role), Some(name), Some(me)) => {
+                named(&name, &data.role_names, me, Match::Substring).map(|name| RoleName { role: role.into(), name })
+            }
+            _ => None,
+        };
+        // Which of equal labels, placeholders or texts is the element's is not read: these
+        // serve only where they name it alone.
+        let by_text = |own: &Option<String>, all: &[String]| {
+            let own = own.as_deref().map(normalize).filter(|t| !t.is_empty())?;
+            let me = all.iter().position(|t| normalize(t) == own)?;
+            named(&own, all, me, Match::Substring).filter(Named::is_unique)
+        };
+        let test_id = data.test_id.as_deref().filter(|t| !t.is_empty()).and_then(|own| {
+            let me = data.test_ids.iter().position(|t| t == own)?;
+            // getByTestId matches the whole attribute, case and all.
+            named(own, &data.test_ids, me, Match::Whole)
+        });
+        let found = Locators {
+            frames: data.frames.clone(),
+            test_id,
+            role,
+            label: by_text(&data.label, &data.labels),
+            placeholder: by_text(&data.placeholder, &data.placeholders),
+            text: by_text(&data.text, &data.texts),
+        };
+        let any = found.test_id.is_some()
+            || found.role.is_some()
+            || found.label.is_some()
+            || found.placeholder.is_some()
+            || found.text.is_some();
+        any.then_some(found)
+    }
+}
+
+/// The ARIA role for Chrome's role name, where locators take it.
+fn aria_role(chrome: &str) -> Option<&'static str> {
+    ROLES.iter().find(|(c, _)| c.eq_ignore_ascii_case(chrome)).map(|(_, aria)| *aria)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Match {
+    /// Playwright's default for names and texts: a case-insensitive substring.
+    Substring,
+    /// Test ids: the whole value.
+    Whole,
+}
+
+/// `own` (the element's words, at `me` in `all`) as a locator: unique as a substring, else
+/// unique as the exact text, else the element's position among those matching it exactly.
+fn named(own: &str, all: &[String], me: usize, how: Match) -> Option<Named> {
+    let text = cut(own);
+    let was_cut = text.chars().count() < own.chars().count();
+    let normalized: Vec<String> = all.iter().map(|t| normalize(t)).collect();
+    if how == Match::Whole {
+        let same: Vec<usize> = (0..all.len()).filter(|&i| all[i] == own).collect();
+        let nth = same.iter().position(|&i| i == me)?;
+        return Some(Named { text, cut: false, exact: false, nth: (same.len() > 1).then_some(nth as u32) });
+    }
+    let lower = text.to_lowercase();
+    let containing = normalized.iter().filter(|t| t.to_lowercase().contains(&lower)).count();
+    if containing <= 1 {
+        return Some(Named { text, cut: was_cut, exact: false, nth: None });
+    }
+    if was_cut {
+        // A cut text cannot be matched exactly: its place among those containing it.
+        let nth = (0..me).filter(|&i| normalized[i].to_lowercase().contains(&lower)).count();
+        return Some(Named { text, cut: true, exact: false, nth: Some(nth as u32) });
+    }
+    let same: Vec<usize> = (0..normalized.len()).filter(|&i| normalized[i] == text).collect();
+    let nth = same.iter().position(|&i| i == me)?;
+    Some(Named { text, cut: false, exact: true, nth: (same.len() > 1).then_some(nth as u32) })
+}
+
+/// Whitespace collapsed and trimmed, as Playwright compares names and texts.
+fn normalize(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most [`MAX_LOCATOR_CHARS`], cut at a word boundary.
+fn cut(s: &str) -> String {
+    if s.chars().count() <= MAX_LOCATOR_CHARS {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(MAX_LOCATOR_CHARS).collect();
+    match head.rfind(' ') {
+        Some(space) if space > 0 => head[..space].to_string(),
+        _ => head,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn textbox(name: &str, names: &[&str], me: usize) -> LocatorData {
+        LocatorData {
+            role: Some("textbox".into()),
+            name: Some(name.into()),
+            role_names: strings(names),
+            role_index: Some(me),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_unique_name_needs_no_exact() {
+        let l = Locators::of(&textbox("Email", &["Email", "Name"], 0)).unwrap();
+        assert_eq!(
+            l.role,
+            Some(RoleName {
+                role: "textbox".into(),
+                name: Named { cut: false, text: "Email".into(), exact: false, nth: None }
+            })
+        );
+    }
+
+    #[test]
+    fn a_name_inside_another_is_exact() {
+        // "Password" is also part of "Confirm password" (substring, any case).
+        let l = Locators::of(&textbox("Password", &["Confirm password", "Password"], 1)).unwrap();
+        assert_eq!(l.role.unwrap().name, Named { cut: false, text: "Password".into(), exact: true, nth: None });
+    }
+
+    #[test]
+    fn duplicates_are_told_apart_by_position() {
+        let mut data = textbox("Submit", &["Submit", "Cancel", "Submit"], 2);
+        data.role = Some("button".into());
+        let role = Locators::of(&data).unwrap().role.unwrap();
+        assert_eq!(role.role, "button");
+        assert_eq!(role.name, Named { cut: false, text: "Submit".into(), exact: true, nth: Some(1) });
+        assert!(!role.name.is_unique());
+    }
+
+    #[test]
+    fn chrome_only_roles_and_empty_names_have_no_role_locator() {
+        assert!(Locators::of(&textbox("", &[""], 0)).is_none());
+        let mut generic = textbox("Card", &["Card"], 0);
+        generic.role = Some("generic".into());
+        assert!(Locators::of(&generic).is_none());
+        let mut image = textbox("Logo", &["Logo"], 0);
+        image.role = Some("image".into());
+        assert_eq!(Locators::of(&image).unwrap().role.unwrap().role, "img");
+    }
+
+    #[test]
+    fn test_ids_placeholders_labels_and_texts() {
+        let data = LocatorData {
+            test_id: Some("save".into()),
+            test_ids: strings(&["save", "save-all"]),
+            placeholder: Some("Search".into()),
+            placeholders: strings(&["Search", "search  all"]),
+            label: Some("  Email ".into()),
+            labels: strings(&["Email", "Name"]),
+            text: Some("Walk dog".into()),
+            texts: strings(&["Walk dog", "Walk dog"]),
+            ..Default::default()
+        };
+        let l = Locators::of(&data).unwrap();
+        assert_eq!(
+            l.test_id,
+            Some(Named { cut: false, text: "save".into(), exact: false, nth: None }),
+            "whole value: unique"
+        );
+        assert_eq!(l.placeholder, Some(Named { cut: false, text: "Search".into(), exact: true, nth: None }));
+        assert_eq!(l.label, Some(Named { cut: false, text: "Email".into(), exact: false, nth: None }));
+        assert_eq!(l.text, None, "two equal texts: which is the element's is not known");
+        assert!(l.role.is_none());
+    }
+
+    #[test]
+    fn long_names_are_cut_at_a_word() {
+        let long = "word ".repeat(30);
+        let l = Locators::of(&textbox(&long, &[&long], 0)).unwrap();
+        let name = l.role.unwrap().name;
+        assert!(name.text.chars().count() <= MAX_LOCATOR_CHARS && name.text.ends_with("word"), "{}", name.text);
+        assert!(name.is_unique() && !name.exact && name.cut);
+    }
+
+    #[test]
+    fn frames_are_kept_in_order() {
+        let mut data = textbox("Pay now", &["Pay now"], 0);
+        data.role = Some("button".into());
+        data.frames = vec![FrameRef { name: Some("pay".into()), title: None, index: 1 }];
+        assert_eq!(Locators::of(&data).unwrap().frames[0].index, 1);
+    }
+}
