@@ -20,8 +20,8 @@ use crate::vocab::actions::Go;
 use crate::vocab::address::host_of;
 use serde::{Deserialize, Serialize};
 
-/// A value the person keeps from the model.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// A value the person keeps from the model. Its Debug shows `value` as `<redacted>`.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Secret {
     pub name: String,
@@ -31,6 +31,18 @@ pub struct Secret {
     /// A CSS selector naming the fields it may also go into besides password, one-time-code
     /// and card fields (a PIN box the page calls something else); empty: those only.
     pub selector: String,
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Secret { name, value, sites, selector } = self;
+        f.debug_struct("Secret")
+            .field("name", name)
+            .field("value", &crate::vocab::redact::Redacted(value))
+            .field("sites", sites)
+            .field("selector", selector)
+            .finish()
+    }
 }
 
 /// Values shorter than this are typed but not looked for in what the page shows: a one- or

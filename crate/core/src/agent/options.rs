@@ -249,6 +249,34 @@ mod tests {
     }
 
     #[test]
+    fn debug_output_never_shows_a_key_or_secret() {
+        let planner = crate::model::ModelConfig {
+            api_key: "sk-planner-7f3a91".into(),
+            api_key_for: "https://api.openai.com/v1".into(),
+            model: "gpt-4.1".into(),
+            ..Default::default()
+        };
+        let secret = guard::Secret { name: "pin".into(), value: "4711-9902".into(), ..Default::default() };
+        let options = RunOptions { planner: Some(planner.clone()), secrets: vec![secret], ..RunOptions::default() };
+        for shown in [format!("{options:?}"), format!("{options:#?}")] {
+            assert!(!shown.contains("sk-planner-7f3a91") && !shown.contains("4711-9902"), "{shown}");
+            assert!(shown.contains("<redacted>") && shown.contains("gpt-4.1") && shown.contains("\"pin\""), "{shown}");
+        }
+        // What goes on the wire and what Settings' pasted block gave: hidden the same way.
+        let request = crate::model::provider::HttpRequest {
+            url: "https://api.openai.com/v1/chat/completions".into(),
+            headers: crate::model::provider::headers(&planner),
+            body: "{}".into(),
+        };
+        let shown = format!("{request:?}");
+        assert!(!shown.contains("sk-planner-7f3a91") && shown.contains("Authorization"), "{shown}");
+        let pasted = crate::model::env_block::EnvModel { api_key: Some("sk-pasted-0c1d".into()), ..Default::default() };
+        assert!(!format!("{pasted:?}").contains("sk-pasted-0c1d"));
+        // An empty key still reads as empty, so "no key" is visible.
+        assert!(format!("{:?}", crate::model::ModelConfig::default()).contains("api_key: \"\""));
+    }
+
+    #[test]
     fn knowledge_is_checked_as_settings_save_it() {
         assert_eq!(validate_knowledge(&[entry("shop.test", "x")]), Ok(()));
         assert_eq!(validate_knowledge(&[entry("shop.test", "x"), entry(" , ", "y")]), Err(KnowledgeError::NoSite(2)));

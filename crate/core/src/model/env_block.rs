@@ -7,7 +7,8 @@ use crate::vocab::family::ModelFamily;
 use serde::Serialize;
 
 /// One model's settings as the variables gave them; what they leave out stays as it is.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Its Debug shows `api_key` as `<redacted>`.
+#[derive(Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EnvModel {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -18,6 +19,18 @@ pub struct EnvModel {
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub family: Option<ModelFamily>,
+}
+
+impl std::fmt::Debug for EnvModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let EnvModel { base_url, api_key, model, family } = self;
+        f.debug_struct("EnvModel")
+            .field("base_url", base_url)
+            .field("api_key", &api_key.as_deref().map(crate::vocab::redact::Redacted))
+            .field("model", model)
+            .field("family", family)
+            .finish()
+    }
 }
 
 impl EnvModel {

@@ -4,6 +4,7 @@
 
 use super::ModelError;
 use crate::vocab::family::ModelFamily;
+use crate::vocab::redact::{is_credential_header, Redacted};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -196,12 +197,26 @@ pub fn pairings() -> Vec<Pairing> {
     ]
 }
 
-/// One HTTP request, ready for any transport.
-#[derive(Clone, Debug, PartialEq)]
+/// One HTTP request, ready for any transport. Its Debug hides credential headers' values.
+#[derive(Clone, PartialEq)]
 pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: String,
+}
+
+impl std::fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let HttpRequest { url, headers, body } = self;
+        let headers: Vec<(&str, &dyn std::fmt::Debug)> = headers
+            .iter()
+            .map(|(n, v)| {
+                let value: &dyn std::fmt::Debug = if is_credential_header(n) { &Redacted("x") } else { v };
+                (n.as_str(), value)
+            })
+            .collect();
+        f.debug_struct("HttpRequest").field("url", url).field("headers", &headers).field("body", body).finish()
+    }
 }
 
 impl HttpRequest {
@@ -304,7 +319,8 @@ pub fn check(config: &ModelConfig) -> Result<(), ModelError> {
     Ok(())
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Its Debug shows `api_key` as `<redacted>`: run options holding it derive Debug.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelConfig {
     /// Which preset the endpoint came from: decides the wire format and the auth header.
@@ -329,6 +345,40 @@ pub struct ModelConfig {
     pub api_version: String,
     /// Retries after 429, 5xx and network errors (0 turns them off).
     pub max_retries: u32,
+}
+
+impl std::fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Destructured so that a new field cannot be left out of (or leak through) this impl.
+        let ModelConfig {
+            provider,
+            base_url,
+            api_key,
+            api_key_for,
+            model,
+            family,
+            temperature,
+            max_tokens,
+            stream,
+            timeout_ms,
+            api_version,
+            max_retries,
+        } = self;
+        f.debug_struct("ModelConfig")
+            .field("provider", provider)
+            .field("base_url", base_url)
+            .field("api_key", &Redacted(api_key))
+            .field("api_key_for", api_key_for)
+            .field("model", model)
+            .field("family", family)
+            .field("temperature", temperature)
+            .field("max_tokens", max_tokens)
+            .field("stream", stream)
+            .field("timeout_ms", timeout_ms)
+            .field("api_version", api_version)
+            .field("max_retries", max_retries)
+            .finish()
+    }
 }
 
 impl Default for ModelConfig {

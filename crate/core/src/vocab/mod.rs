@@ -6,5 +6,6 @@ pub mod actions;
 pub mod address;
 pub mod family;
 pub mod geometry;
+pub mod redact;
 pub mod tasks;
 pub mod tools;
