@@ -149,7 +149,7 @@ function renderRun() {
   $('run-check').textContent = run.check ? t(run.check.confirmed ? 'checkConfirmed' : 'checkUnconfirmed', run.check.reason) : '';
   const error = runError(run);
   $('run-error').hidden = !error;
-  $('run-error').textContent = error ? `${error.message}${advice(error.code)}` : '';
+  $('run-error').textContent = error ? `${error.message}${advice(error)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
   const list = $('steps');
   list.replaceChildren(
@@ -284,10 +284,21 @@ const SELF_EXPLAINED = new Set([
   'upload_needs_allow', 'upload_outside_folder', 'task_invalid',
 ]);
 
-/** What to do next, for the errors a person can fix. */
-function advice(code) {
-  if (!code || SELF_EXPLAINED.has(code)) return '';
-  return t(ADVISED.has(code) ? `advice_${code}` : 'adviceEdit');
+// Where the planning model's own settings are meant rather than the model's: its key, address.
+const PLANNER_ADVISED = new Set(['model_auth', 'model_http', 'model_unreachable']);
+
+/**
+ * What to do next, for the errors a person can fix. `cause`: the code of the failure behind
+ * an error whose code says only which model failed (the core's `planner_model_failed` →
+ * `model_auth`): the advice is the cause's, pointing at the planning model's settings for it.
+ */
+function advice({ code, cause } = {}) {
+  // (An Error's own `cause` is an object, not a code.)
+  if (typeof cause !== 'string') cause = undefined;
+  if (cause && code === 'planner_model_failed' && PLANNER_ADVISED.has(cause)) return t(`advice_planner_${cause}`);
+  const what = cause ?? code;
+  if (!what || SELF_EXPLAINED.has(what)) return '';
+  return t(ADVISED.has(what) ? `advice_${what}` : 'adviceEdit');
 }
 
 /** The kinds of AI task by type, with their fields: the core's schema (`taskSchema`). */
@@ -499,7 +510,7 @@ function showStarted(runId, instruction) {
 }
 
 function failed(what, err) {
-  showNotice([escape(`${what}: ${err.message}${advice(err.code)}`)]);
+  showNotice([escape(`${what}: ${err.message}${advice(err)}`)]);
   updateButtons();
 }
 

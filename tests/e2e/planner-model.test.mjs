@@ -181,3 +181,51 @@ test('a planner that cannot be used fails the run naming it; its key never goes 
   assert.equal(run.models, undefined, 'one model: no shares');
   await page.close();
 });
+
+test('a model that refuses the key: the panel advises on the cause, for the planner its own key', async () => {
+  await browser.sw.evaluate(([planner, grounderUrl]) => self.sightline.setSettings({
+    model: { provider: 'vllm', baseUrl: grounderUrl, model: 'ByteDance-Seed/UI-TARS-1.5-7B', family: 'ui-tars-1.5', apiKey: 'sk-grounder-0b42c9', stream: false, maxRetries: 0 },
+    planner: { enabled: true, provider: 'openai', baseUrl: planner, model: 'gpt-4.1', apiKey: 'sk-planner-5d1e77', maxRetries: 0 },
+    run: { useCache: false },
+  }), [mock.baseUrl, grounder.baseUrl]);
+  const { page, tabId } = await openShop('index.html');
+  const panel = await browser.openPanel(tabId);
+  /** The panel's error line once it matches `re` (the panel shows the tab's last run). */
+  const shownError = async (re) => {
+    await panel.waitForFunction((source) => new RegExp(source).test(document.getElementById('run-error')?.textContent ?? ''), re.source, { timeout: 15_000 });
+    return panel.textContent('#run-error');
+  };
+
+  // The planner's endpoint refuses its key: the run names the planner, its cause is model_auth,
+  // and the panel points at the planning model's key.
+  mock.script(() => ({ status: 401, error: 'Incorrect API key provided' }));
+  let run = await browser.sw.evaluate(([id, text]) => self.sightline.act(id, text), [tabId, 'search the shop for lamps']);
+  assert.deepEqual([run.status, run.error?.code, run.error?.cause], ['failed', 'planner_model_failed', 'model_auth'], JSON.stringify(run.error));
+  assert.match(run.error.message, /^the planning model gpt-4\.1 failed: .*HTTP 401/);
+  let text = await shownError(/gpt-4\.1 failed/);
+  assert.match(text, /the planning model gpt-4\.1 failed: .*HTTP 401.* — check the planning model's API key in Settings \(Planning model\)\.$/);
+  assert.equal(grounder.requests.length, 0);
+
+  // The planner plans, the grounder's endpoint refuses its key: the model's own key advice.
+  mock.reset();
+  mock.script(JSON.stringify({ thought: 'Search.', actions: [{ type: 'Tap', target: 'the search box at the top of the page' }], done: false }));
+  grounder.script(() => ({ status: 401, error: 'Incorrect API key provided' }));
+  run = await browser.sw.evaluate(([id, text]) => self.sightline.act(id, text), [tabId, 'search the shop for lamps']);
+  assert.deepEqual([run.error?.code, run.error?.cause], ['actor_model_failed', 'model_auth'], JSON.stringify(run.error));
+  text = await shownError(/the acting model ByteDance-Seed\/UI-TARS-1\.5-7B, which finds/);
+  assert.match(text, / — check the API key in Settings\.$/);
+  assert.doesNotMatch(text, /planning model's API key|edit the instruction/);
+
+  // In Chinese, the same advice in Chinese.
+  await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
+  mock.reset();
+  mock.script(() => ({ status: 401, error: 'Incorrect API key provided' }));
+  run = await browser.sw.evaluate(([id, text]) => self.sightline.act(id, text), [tabId, 'search the shop for lamps']);
+  assert.equal(run.error?.cause, 'model_auth');
+  await panel.close();
+  const zh = await browser.openPanel(tabId);
+  await zh.waitForFunction(() => /规划模型的 API 密钥/.test(document.getElementById('run-error')?.textContent ?? ''), null, { timeout: 15_000 });
+  await zh.close();
+  await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'auto' }, planner: { enabled: false } }));
+  await page.close();
+});

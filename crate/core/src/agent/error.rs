@@ -315,9 +315,25 @@ impl RunError {
         }
     }
 
+    /// The code of the failure behind an error whose code says only which model failed
+    /// (through the wrappers that pass codes on); `None` for the rest.
+    pub fn cause_code(&self) -> Option<&'static str> {
+        match self {
+            RunError::PlannerModel { error, .. } | RunError::ActorModel { error, .. } => Some(model_code(error)),
+            RunError::ActionFailed { error, .. }
+            | RunError::FlowItem { error, .. }
+            | RunError::FlowItems { first: error, .. } => error.cause_code(),
+            _ => None,
+        }
+    }
+
     /// The error as the run record keeps it.
     pub fn record(&self, lang: Lang) -> RunErrorRecord {
-        RunErrorRecord { code: self.code().to_string(), message: self.message(lang) }
+        RunErrorRecord {
+            code: self.code().to_string(),
+            message: self.message(lang),
+            cause: self.cause_code().map(str::to_string),
+        }
     }
 }
 
@@ -667,6 +683,24 @@ mod tests {
     ];
 
     #[test]
+    fn a_failed_model_call_of_either_role_hands_over_its_cause() {
+        let auth = ModelError::Http { status: 401, message: "invalid key".into() };
+        let planner = RunError::PlannerModel { model: "gpt-4.1".into(), error: auth.clone() };
+        let record = planner.record(Lang::En);
+        assert_eq!((record.code.as_str(), record.cause.as_deref()), ("planner_model_failed", Some("model_auth")));
+        // Through retries given up and a flow item wrapping it, the cause is the last failure's.
+        let gave_up = ModelError::GaveUp { retries: 3, last: Box::new(ModelError::Network("refused".into())) };
+        let actor = RunError::ActorModel { model: "ui-tars".into(), error: gave_up };
+        let item = RunError::FlowItem { title: "aiTap “Save”".into(), error: Box::new(actor) };
+        let record = item.record(Lang::ZhCn);
+        assert_eq!((record.code.as_str(), record.cause.as_deref()), ("actor_model_failed", Some("model_unreachable")));
+        // Errors that are their own cause carry none, and the record says nothing of it.
+        let plain = RunError::Model(auth).record(Lang::En);
+        assert_eq!((plain.code.as_str(), plain.cause.as_deref()), ("model_auth", None));
+        assert!(!serde_json::to_string(&plain).unwrap().contains("cause"));
+    }
+
+    #[test]
     fn codes_are_stable() {
         let codes: Vec<&str> = samples().iter().map(RunError::code).collect();
         assert_eq!(codes, CODES);
@@ -756,7 +790,8 @@ mod tests {
             RunError::StepLimit { max_rounds: 4 }.record(Lang::ZhCn),
             RunErrorRecord {
                 code: "step_limit".into(),
-                message: "在 4 次模型调用内未完成指令；请尝试更小的指令，或提高步数上限".into()
+                message: "在 4 次模型调用内未完成指令；请尝试更小的指令，或提高步数上限".into(),
+                cause: None,
             }
         );
     }
@@ -782,7 +817,8 @@ mod stored {
             old.error,
             Some(RunErrorRecord {
                 code: RunErrorRecord::UNCODED.into(),
-                message: "could not reach the model endpoint: refused".into()
+                message: "could not reach the model endpoint: refused".into(),
+                cause: None,
             })
         );
         let mut without = run_with_error(json!(null));

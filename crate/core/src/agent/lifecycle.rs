@@ -241,7 +241,7 @@ mod tests {
     use crate::vocab::actions::PlannedAction;
 
     fn rejected(message: &str) -> RunErrorRecord {
-        RunErrorRecord { code: "bad_input".into(), message: message.into() }
+        RunErrorRecord { code: "bad_input".into(), message: message.into(), cause: None }
     }
 
     fn tab() -> TabFacts {

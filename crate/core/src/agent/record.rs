@@ -281,6 +281,10 @@ pub struct Run {
 pub struct RunErrorRecord {
     pub code: String,
     pub message: String,
+    /// The code of the failure this error wraps when its own code names only where it
+    /// happened (`planner_model_failed` → `model_auth`): what to do about it is the cause's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl RunErrorRecord {
@@ -297,7 +301,7 @@ impl RunErrorRecord {
         }
         Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
             Stored::Coded(r) => r,
-            Stored::Plain(message) => RunErrorRecord { code: Self::UNCODED.into(), message },
+            Stored::Plain(message) => RunErrorRecord { code: Self::UNCODED.into(), message, cause: None },
         }))
     }
 }
