@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension, ROOT } from './browser.mjs';
-import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
 const FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');
 const OUT = path.join(ROOT, 'out');
@@ -18,7 +18,7 @@ const EXPORTS = [
 ];
 
 const headless = !process.env.DISPLAY;
-const model = modelFromEnv();
+const { model, planner } = modelsFromEnv();
 const opened = await openFlow(FLOW);
 const browser = await launchWithExtension({ headless, ...(opened.flow.viewport ? { viewport: opened.flow.viewport } : {}) });
 try {
@@ -29,7 +29,7 @@ try {
   await page.goto(opened.url);
   const panel = await browser.openPanel(await browser.tabIdOf(page));
   console.log(`${opened.flow.tasks.map((t) => t.name).join(' · ')}: ${opened.url}`);
-  const { run } = await runFlowIn(browser, { ...opened, model, live: !!model, page });
+  const { run } = await runFlowIn(browser, { ...opened, model, planner, live: !!model, page });
   const { text, code } = summary(run);
   console.log(text);
 

@@ -8,28 +8,55 @@ import { core } from './core-node.mjs';
 import { startStaticServer } from './static-server.mjs';
 
 /**
- * The model settings from the environment (README: "Run a flow headless"), or null:
- * SIGHTLINE_* first, else Midscene's MIDSCENE_MODEL_* / OPENAI_* variables, read by the core
- * as the Settings page reads a pasted block (a Midscene family name is taken as ours).
+ * The models from the environment (README: "Run a flow headless"): `{model, planner}`, each
+ * settings for a run or null. The model: SIGHTLINE_* first, else Midscene's MIDSCENE_MODEL_* /
+ * OPENAI_* variables. The optional planning model (it plans, the model then only finds what
+ * it describes): SIGHTLINE_PLANNER_* first, else MIDSCENE_PLANNING_MODEL_*. Midscene's
+ * variables are read by the core as the Settings page reads a pasted block (a Midscene family
+ * name is taken as ours). Throws a readable error for a family nobody knows, a planner named
+ * without its address or name, or a planner without a model to find its targets.
  */
-export function modelFromEnv(env = process.env) {
-  if (env.SIGHTLINE_BASE_URL && env.SIGHTLINE_MODEL) {
-    return {
-      baseUrl: env.SIGHTLINE_BASE_URL,
-      model: env.SIGHTLINE_MODEL,
-      apiKey: env.SIGHTLINE_API_KEY ?? '',
-      family: env.SIGHTLINE_FAMILY ?? 'generic',
-      provider: env.SIGHTLINE_PROVIDER ?? 'custom', // e.g. anthropic for its Messages API
-    };
-  }
+export function modelsFromEnv(env = process.env) {
+  const own = ownModel(env, 'SIGHTLINE_');
+  const ownPlanner = ownModel(env, 'SIGHTLINE_PLANNER_');
+  // Midscene's variables as far as they are still needed: all of them without our model,
+  // else only the planning model's (the rest would not be used).
+  const needed = own ? (ownPlanner ? null : /^MIDSCENE_PLANNING_MODEL_/) : /^(MIDSCENE_|OPENAI_)/;
   const block = Object.entries(env)
-    .filter(([k, v]) => /^(MIDSCENE_|OPENAI_)/.test(k) && v !== undefined)
+    .filter(([k, v]) => needed?.test(k) && v !== undefined)
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join('\n');
-  if (!block) return null;
-  const { model } = core.settingsFromEnv(block); // throws a readable error
-  if (!model.baseUrl || !model.model) return null;
-  return { baseUrl: model.baseUrl, model: model.model, apiKey: model.apiKey ?? '', family: model.family ?? 'generic', provider: 'custom' };
+  const midscene = block ? core.settingsFromEnv(block) : {}; // throws a readable error
+  const model = own ?? midsceneModel(midscene.model);
+  const planner = ownPlanner ?? midsceneModel(midscene.planner);
+  // A planner half named would silently plan with the acting model: say what is missing.
+  const half = (named, base, name) => named && !planner && `${base} and ${name} go together: set both to plan with a separate model`;
+  const missing = half(env.SIGHTLINE_PLANNER_BASE_URL || env.SIGHTLINE_PLANNER_MODEL, 'SIGHTLINE_PLANNER_BASE_URL', 'SIGHTLINE_PLANNER_MODEL')
+    || half(midscene.planner, 'MIDSCENE_PLANNING_MODEL_BASE_URL', 'MIDSCENE_PLANNING_MODEL_NAME');
+  if (missing) throw new Error(missing);
+  if (planner && !model) {
+    throw new Error(`the planning model ${planner.model} needs a model to find the elements it describes: set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL (or MIDSCENE_MODEL_*)`);
+  }
+  return { model, planner };
+}
+
+/** `<prefix>BASE_URL`, `MODEL`, `API_KEY`, `FAMILY`, `PROVIDER`; null unless the first two are set. */
+function ownModel(env, prefix) {
+  const get = (name) => env[`${prefix}${name}`];
+  if (!get('BASE_URL') || !get('MODEL')) return null;
+  return {
+    baseUrl: get('BASE_URL'),
+    model: get('MODEL'),
+    apiKey: get('API_KEY') ?? '',
+    family: get('FAMILY') ?? 'generic',
+    provider: get('PROVIDER') ?? 'custom', // e.g. anthropic for its Messages API
+  };
+}
+
+/** One model as the core read it from Midscene's variables; null unless they give its address and name. */
+function midsceneModel(read) {
+  if (!read?.baseUrl || !read?.model) return null;
+  return { baseUrl: read.baseUrl, model: read.model, apiKey: read.apiKey ?? '', family: read.family ?? 'generic', provider: 'custom' };
 }
 
 /**
@@ -137,12 +164,13 @@ export function itemLine(run, item, index, total) {
 
 /**
  * Runs the flow on a new tab of `browser` (from launchWithExtension) at `url`, printing items
- * as they end through `log`. `model`: settings for this run only (not stored); `live`: find
+ * as they end through `log`. `model`: settings for this run only (not stored); `planner`: a
+ * planning model for this run (modelsFromEnv), else the extension's saved one; `live`: find
  * every element by its description; `uploadDir`: the folder uploads may come from; `dialogs`:
  * how the page's dialogs are answered (else as the flow says; nobody is there to ask); `page`:
  * a page to use instead of a new one. Resolves to { run, page, tabId }.
  */
-export async function runFlowIn(browser, { yaml, flow, url, model, live = false, uploadDir, dialogs, log = console.log, page: given }) {
+export async function runFlowIn(browser, { yaml, flow, url, model, planner, live = false, uploadDir, dialogs, log = console.log, page: given }) {
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
@@ -150,7 +178,7 @@ export async function runFlowIn(browser, { yaml, flow, url, model, live = false,
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
   const secrets = secretsFromEnv();
   const opts = {
-    interactive: false, ...(model ? { model } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
+    interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
     ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),
   };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension } from './browser.mjs';
-import { modelFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
 
 const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]
   --headed          show the browser window
@@ -16,7 +16,13 @@ const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [
                     (accept) or Cancel (dismiss); else as the flow's web: dialogs says, and a
                     dialog with no answer set fails its step
 Model (needed for steps the XPaths and cache cannot answer): SIGHTLINE_BASE_URL,
-SIGHTLINE_MODEL, SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER.`;
+SIGHTLINE_MODEL, SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER; or Midscene's
+MIDSCENE_MODEL_BASE_URL, MIDSCENE_MODEL_API_KEY, MIDSCENE_MODEL_NAME, MIDSCENE_MODEL_FAMILY
+(OPENAI_API_KEY, OPENAI_BASE_URL).
+Planning model (optional: it plans each step and describes what to act on; the model above
+then only finds each element): SIGHTLINE_PLANNER_BASE_URL, SIGHTLINE_PLANNER_MODEL,
+SIGHTLINE_PLANNER_API_KEY, SIGHTLINE_PLANNER_FAMILY, SIGHTLINE_PLANNER_PROVIDER; or
+MIDSCENE_PLANNING_MODEL_BASE_URL, _API_KEY, _NAME, _FAMILY.`;
 
 function parseArgs(argv) {
   const args = { file: null, headed: false, report: null, live: false, uploadDir: null, dialogs: null };
@@ -54,7 +60,13 @@ async function main() {
     console.log(USAGE);
     return 0;
   }
-  const model = modelFromEnv();
+  let model, planner;
+  try {
+    ({ model, planner } = modelsFromEnv());
+  } catch (e) {
+    console.error(e.message);
+    return 1;
+  }
   if (args.live && !model) {
     console.error('--live needs a model: set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL');
     return 1;
@@ -69,9 +81,10 @@ async function main() {
   const { flow, url } = opened;
   console.log(`${flow.tasks.map((t) => t.name).join(' · ')}: ${url}`);
   console.log(model ? `model: ${model.model} at ${model.baseUrl}` : 'model: none (steps the XPaths and the cache cannot answer will fail; see --help)');
+  if (planner) console.log(`planner: ${planner.model} at ${planner.baseUrl}`);
   const browser = await launchWithExtension({ headless: !args.headed, ...(flow.viewport ? { viewport: flow.viewport } : {}) });
   try {
-    const { run } = await runFlowIn(browser, { ...opened, model, live: args.live, dialogs: args.dialogs });
+    const { run } = await runFlowIn(browser, { ...opened, model, planner, live: args.live, dialogs: args.dialogs });
     const { text, code } = summary(run);
     console.log(text);
     if (args.report) {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, userMessage } from '../support/browser.mjs';
-import { todoPlanReply } from '../support/mock-model.mjs';
+import { messageText, startMockModel, todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
@@ -93,6 +93,70 @@ test('scripts/run heals a stale XPath through the model and still passes', async
   assert.equal(code, 0, stdout);
   assert.match(stdout, /✓ \[1\/2\] aiInput .* 1 model call\)/);
   assert.match(stdout, /passed: 2 of 2 steps/);
+});
+
+test('scripts/run plans with the planning model the environment names; the model only finds what it describes', async () => {
+  const planner = await startMockModel();
+  try {
+    const file = await flowFile('planned.yaml', '      - ai: add a todo "call grandma"\n');
+    planner.script(JSON.stringify({
+      thought: 'Type the todo into the new-todo box and press Enter.',
+      actions: [{ type: 'Input', target: 'the "What needs to be done?" box', value: 'call grandma' }, { type: 'KeyPress', key: 'Enter' }],
+      done: true,
+    }));
+    mock.script(locateTodoInput);
+    const env = { ...mockModelEnv(), SIGHTLINE_PLANNER_BASE_URL: planner.baseUrl, SIGHTLINE_PLANNER_MODEL: 'gpt-4.1', SIGHTLINE_PLANNER_API_KEY: 'sk-plan-env' };
+    const { code, stdout } = await runner([file, '--report', WORK], env);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^planner: gpt-4\.1 at http:\/\/127\.0\.0\.1:\d+/m);
+    // The planner got the planning prompt with its own name and key, and judged the goal after.
+    assert.equal(planner.requests.length, 1);
+    const planned = planner.requests[0];
+    assert.equal(planned.body.model, 'gpt-4.1');
+    assert.equal(planned.headers.authorization, 'Bearer sk-plan-env');
+    assert.match(messageText(planned.body.messages.find((m) => m.role === 'system')), /A second model carries your actions out/);
+    assert.match(userMessage(planned.body).text, /add a todo "call grandma"/);
+    assert.equal(planner.checks.length, 1, 'the planner checks the goal');
+    // The acting model was asked only to locate the described box, with its own key.
+    assert.equal(mock.requests.length, 1);
+    assert.equal(mock.requests[0].headers.authorization, 'Bearer sk-flow');
+    assert.match(userMessage(mock.requests[0].body).text, /the "What needs to be done\?" box/);
+    assert.doesNotMatch(JSON.stringify(mock.requests[0].body), /A second model/);
+    const report = await readFile(path.join(WORK, 'planned.report.html'), 'utf8');
+    assert.match(report, /Planner gpt-4\.1: 2 model call\(s\)/);
+    assert.match(report, /call grandma/);
+  } finally {
+    await planner.close();
+  }
+  // Half a planner, or a planner with no model to find its targets: refused before a browser starts.
+  let r = await runner([DEMO_FLOW], { ...mockModelEnv(), SIGHTLINE_PLANNER_MODEL: 'gpt-4.1' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /SIGHTLINE_PLANNER_BASE_URL and SIGHTLINE_PLANNER_MODEL go together/);
+  r = await runner([DEMO_FLOW], { SIGHTLINE_PLANNER_BASE_URL: 'http://127.0.0.1:9/v1', SIGHTLINE_PLANNER_MODEL: 'gpt-4.1' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /the planning model gpt-4\.1 needs a model to find the elements it describes/);
+  r = await runner(['--help']);
+  assert.match(r.stdout, /SIGHTLINE_PLANNER_BASE_URL, SIGHTLINE_PLANNER_MODEL/);
+});
+
+test('modelsFromEnv: one reader for both models, SIGHTLINE_* over Midscene’s names', async () => {
+  const { modelsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  const midscene = {
+    MIDSCENE_MODEL_BASE_URL: 'https://ark.example/api/v3', MIDSCENE_MODEL_NAME: 'doubao-1.5-ui-tars', MIDSCENE_MODEL_FAMILY: 'vlm-ui-tars-doubao-1.5',
+    MIDSCENE_PLANNING_MODEL_BASE_URL: 'https://dash.example/v1', MIDSCENE_PLANNING_MODEL_NAME: 'qwen3-max', MIDSCENE_PLANNING_MODEL_API_KEY: 'sk-p',
+  };
+  assert.deepEqual(modelsFromEnv(midscene).planner, { baseUrl: 'https://dash.example/v1', model: 'qwen3-max', apiKey: 'sk-p', family: 'generic', provider: 'custom' });
+  assert.equal(modelsFromEnv(midscene).model.family, 'doubao-ui-tars');
+  // Our model with Midscene's planner; unrelated Midscene variables beside our model are not read.
+  const ours = { SIGHTLINE_BASE_URL: 'http://a/v1', SIGHTLINE_MODEL: 'm' };
+  assert.equal(modelsFromEnv({ ...ours, ...midscene }).model.model, 'm');
+  assert.equal(modelsFromEnv({ ...ours, ...midscene }).planner.model, 'qwen3-max');
+  assert.deepEqual(modelsFromEnv({ ...ours, MIDSCENE_DEBUG: '1' }), { model: modelsFromEnv(ours).model, planner: null });
+  const planner = modelsFromEnv({ ...ours, ...midscene, SIGHTLINE_PLANNER_BASE_URL: 'http://p/v1', SIGHTLINE_PLANNER_MODEL: 'claude', SIGHTLINE_PLANNER_PROVIDER: 'anthropic' }).planner;
+  assert.deepEqual([planner.model, planner.provider, planner.apiKey], ['claude', 'anthropic', '']);
+  assert.throws(() => modelsFromEnv({ ...ours, MIDSCENE_PLANNING_MODEL_NAME: 'qwen3-max' }), /MIDSCENE_PLANNING_MODEL_BASE_URL and MIDSCENE_PLANNING_MODEL_NAME go together/);
+  assert.throws(() => modelsFromEnv({ ...ours, MIDSCENE_PLANNING_MODEL_FAMILY: 'gpt-5', MIDSCENE_PLANNING_MODEL_NAME: 'x' }), /does not know/);
+  assert.deepEqual(modelsFromEnv({}), { model: null, planner: null });
 });
 
 test('scripts/run refuses a broken flow file before opening a browser, naming the place', async () => {

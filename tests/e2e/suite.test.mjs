@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { ROOT, userMessage } from '../support/browser.mjs';
-import { startMockModel, todoPlanReply } from '../support/mock-model.mjs';
+import { messageText, startMockModel, todoPlanReply } from '../support/mock-model.mjs';
 
 const OUT = path.join(ROOT, 'out', 'suite-check');
 const SUITE = 'tests/fixtures/suite';
@@ -208,6 +208,30 @@ test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwrig
   assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');
   assert.match(failed.errors[0].message, /assertion_failed: no kite on the list \(assertion failed: the todos shown are: none\)/);
   assert.equal(result('the next test on that site').status, 'passed', 'what a test stored is cleared before the next');
+});
+
+test('the fixture with a planning model from MIDSCENE_PLANNING_MODEL_*: ai plans with it, the model beside it', async () => {
+  const planner = await startMockModel();
+  planner.setFallback(answer);
+  const requestsBefore = mock.requests.length;
+  try {
+    const json = path.join(OUT, 'fixture-planner.json');
+    const { code, stdout, stderr } = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--grep', 'ai plans', '--reporter=json', `--output=${path.join(OUT, 'fixture-planner-results')}`], {
+      boundMs: 90_000,
+      midscene: true,
+      extraEnv: { PLAYWRIGHT_JSON_OUTPUT_FILE: json, MIDSCENE_PLANNING_MODEL_BASE_URL: planner.baseUrl, MIDSCENE_PLANNING_MODEL_NAME: 'gpt-4.1', MIDSCENE_PLANNING_MODEL_API_KEY: 'sk-planner-env' },
+    });
+    assert.equal(code, 0, stdout + stderr);
+    const system = (r) => messageText(r.body.messages.find((m) => m.role === 'system'));
+    const planned = planner.requests.filter((r) => /A second model carries your actions out/.test(system(r)));
+    assert.ok(planned.length >= 1, `the planner got the planning prompt (${planner.requests.length} requests)`);
+    assert.equal(planned[0].headers.authorization, 'Bearer sk-planner-env');
+    assert.equal(planned[0].body.model, 'gpt-4.1');
+    assert.match(userMessage(planned[0].body).text, /add a todo "call grandma"/);
+    assert.ok(!mock.requests.slice(requestsBefore).some((r) => /A second model/.test(system(r))), 'the model from MIDSCENE_MODEL_* did not plan');
+  } finally {
+    await planner.close();
+  }
 });
 
 after(() => {

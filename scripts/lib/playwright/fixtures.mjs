@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { launchWithExtension, resizeWindow, tabIdOf } from '../browser.mjs';
 import { core } from '../core-node.mjs';
-import { modelFromEnv, openFlow, runFlowIn, secretsFromEnv } from '../flow-runner.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, secretsFromEnv } from '../flow-runner.mjs';
 
 /** A Sightline run that did not succeed: `code` is the run's stable error code (README: error codes). */
 export class SightlineError extends Error {
@@ -113,6 +113,9 @@ async function runsOfTab(sw, tabId, since) {
  *   headless, 1280×800);
  * - `sightlineModel`: model settings for every call (default from the environment: SIGHTLINE_*
  *   or Midscene's MIDSCENE_MODEL_* / OPENAI_*; none: the calls that need one fail saying so);
+ * - `sightlinePlanner`: a planning model for every call, which plans while `sightlineModel` finds
+ *   what it describes (default from the environment: SIGHTLINE_PLANNER_* or Midscene's
+ *   MIDSCENE_PLANNING_MODEL_*; none: the extension's own setting, off in a fresh profile);
  * - `sightlineRunOptions`: more run options (`maxRounds`, `dialogs`, `useCache`, …).
  */
 export function sightlineFixtures(base) {
@@ -120,8 +123,10 @@ export function sightlineFixtures(base) {
    * One call as a step: the run, its steps nested, its typed error thrown. `failMessage`:
    * aiAssert's own words for a failed assertion (Midscene's second argument).
    */
-  const call = async ({ sightline, sightlineModel, sightlineRunOptions }, title, task, failMessage) => base.step(title, async () => {
-    const opts = { interactive: false, ...sightlineRunOptions, ...(sightlineModel ? { model: sightlineModel } : {}) };
+  const call = async ({ sightline, sightlineModel, sightlinePlanner, sightlineRunOptions }, title, task, failMessage) => base.step(title, async () => {
+    const opts = {
+      interactive: false, ...sightlineRunOptions, ...(sightlineModel ? { model: sightlineModel } : {}), ...(sightlinePlanner ? { planner: sightlinePlanner } : {}),
+    };
     const secrets = secretsFromEnv();
     if (secrets.length) opts.secrets = secrets;
     const run = await sightline.sw.evaluate(
@@ -136,13 +141,15 @@ export function sightlineFixtures(base) {
   }, { box: true });
   // A fixture that is a function of the test's Sightline (Playwright reads a fixture's
   // dependencies from its destructured first parameter, so this one is spelled out once).
-  const served = (make) => async ({ sightline, sightlineModel, sightlineRunOptions, page }, use) => use(make({ sightline, sightlineModel, sightlineRunOptions, page }));
+  const served = (make) => async ({ sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }, use) => use(make({ sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }));
 
   const fixtures = {
     sightlineBrowser: [{}, { option: true, scope: 'worker' }],
     // Playwright reads a fixture's dependencies from its first parameter: none is `{}`.
     // eslint-disable-next-line no-empty-pattern
-    sightlineModel: [async ({}, use) => use(modelFromEnv()), { option: true }],
+    sightlineModel: [async ({}, use) => use(modelsFromEnv().model), { option: true }],
+    // eslint-disable-next-line no-empty-pattern
+    sightlinePlanner: [async ({}, use) => use(modelsFromEnv().planner), { option: true }],
     sightlineRunOptions: [{}, { option: true }],
     /** The worker's Chromium with the extension: `{context, sw, extensionId, close}`. */
     sightlineWorker: [async ({ sightlineBrowser }, use) => {
@@ -219,7 +226,7 @@ export function sightlineFixtures(base) {
  * served, its upload folder is `uploadDir`); else `yaml` runs on the page where it is. `base`:
  * the Playwright Test `test` whose steps these are.
  */
-export async function runFlowOnPage(base, { sightline, sightlineModel, sightlineRunOptions = {}, page }, { yaml, file, uploadDir, live = false }) {
+export async function runFlowOnPage(base, { sightline, sightlineModel, sightlinePlanner, sightlineRunOptions = {}, page }, { yaml, file, uploadDir, live = false }) {
   const opened = file ? await openFlow(file, { uploadDir }) : { yaml, flow: core.parseFlow(yaml), url: null, close: async () => {} };
   try {
     // The window the flow asks for (`web: viewportWidth/Height`), on this test's page only.
@@ -227,7 +234,7 @@ export async function runFlowOnPage(base, { sightline, sightlineModel, sightline
     const browser = { context: sightline.context, sw: sightline.sw, tabIdOf: () => sightline.tabId() };
     const url = opened.url ?? page.url();
     const { run } = await runFlowIn(browser, {
-      ...opened, url, page, model: sightlineModel ?? undefined, live, dialogs: sightlineRunOptions.dialogs, log: () => {},
+      ...opened, url, page, model: sightlineModel ?? undefined, planner: sightlinePlanner ?? undefined, live, dialogs: sightlineRunOptions.dialogs, log: () => {},
     });
     for (const item of run.flow?.items ?? []) {
       await base.step(`${item.status === 'succeeded' ? '' : '✗ '}${item.title} (${seconds(item.durationMs ?? 0)})`, async () => {

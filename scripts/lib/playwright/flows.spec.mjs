@@ -15,8 +15,8 @@ const headless = process.env.SIGHTLINE_SUITE_HEADED !== '1';
 test.use({ sightlineBrowser: { headless }, sightlineRunOptions: dialogs ? { dialogs } : {} });
 
 for (const file of flows) {
-  test(path.relative(root, file), async ({ sightline, sightlineModel, sightlineRunOptions, page }) => {
-    const run = await runFlowOnPage(test, { sightline, sightlineModel, sightlineRunOptions, page }, { file, uploadDir, live });
+  test(path.relative(root, file), async ({ sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }) => {
+    const run = await runFlowOnPage(test, { sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }, { file, uploadDir, live });
     const error = runError(run);
     if (error) throw error;
   });
