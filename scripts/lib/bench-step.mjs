@@ -62,6 +62,79 @@ function startInstantModel() {
   })));
 }
 
+/**
+ * Installed once in the service worker: wraps the browser primitives a step calls (chrome.debugger,
+ * chrome.scripting, fetch, IndexedDB transactions, runtime messages) so each step leaves a trace of
+ * `{what, start, end}` (ms). What lies between them is the worker's own work (WASM and glue).
+ */
+function installTracer() {
+  if (self.__benchTrace) return;
+  self.__benchTrace = { on: false, events: [] };
+  const trace = self.__benchTrace;
+  const wrap = (owner, key, name) => {
+    const original = owner[key];
+    owner[key] = function traced(...args) {
+      if (!trace.on) return original.apply(this, args);
+      const event = { what: typeof name === 'function' ? name(...args) : name, start: performance.now(), end: null };
+      trace.events.push(event);
+      const result = original.apply(this, args);
+      const finish = () => { event.end = performance.now(); };
+      if (result && typeof result.then === 'function') result.then(finish, finish);
+      else finish();
+      return result;
+    };
+  };
+  wrap(chrome.debugger, 'attach', 'attach');
+  wrap(chrome.debugger, 'detach', 'detach');
+  wrap(chrome.debugger, 'sendCommand', (_target, method) => method);
+  wrap(chrome.scripting, 'executeScript', 'in page');
+  wrap(chrome.runtime, 'sendMessage', 'panel message');
+  wrap(self, 'fetch', 'model request');
+  const transaction = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function traced(stores, mode, ...rest) {
+    const tx = transaction.call(this, stores, mode, ...rest);
+    if (trace.on && mode === 'readwrite') {
+      const event = { what: `store ${[stores].flat().join('+')}`, start: performance.now(), end: null };
+      trace.events.push(event);
+      const finish = () => { event.end = performance.now(); };
+      tx.addEventListener('complete', finish);
+      tx.addEventListener('abort', finish);
+    }
+    return tx;
+  };
+}
+
+/**
+ * One step's trace as phases (ms): the read and the capture (in parallel), the worker's work
+ * between the observation and the model request (decode, describe, mark, encode, prompt), the
+ * request, and what follows the reply until aiAssert resolves (parse, record, store, detach).
+ */
+function phases({ total, events }) {
+  const of = (test) => events.filter((e) => test(e.what) && e.end != null);
+  const span = (list) => (list.length ? Math.max(...list.map((e) => e.end)) - Math.min(...list.map((e) => e.start)) : 0);
+  const read = of((w) => w === 'in page');
+  const capture = of((w) => w === 'Page.captureScreenshot' || w === 'Page.getLayoutMetrics');
+  const request = of((w) => w === 'model request');
+  const observed = Math.max(0, ...read.map((e) => e.end), ...capture.map((e) => e.end));
+  const firstObserve = Math.min(...[...read, ...capture].map((e) => e.start));
+  const requested = request.length ? request[0].start : NaN;
+  const replied = request.length ? request.at(-1).end : NaN;
+  const storeWall = of((w) => w.startsWith('store '));
+  return {
+    beforeObserve: firstObserve,
+    read: span(read),
+    capture: span(capture),
+    observe: observed - firstObserve,
+    imageAndPrompt: requested - observed,
+    request: replied - requested,
+    afterReply: total - replied,
+    storeWrites: storeWall.length,
+    storeSum: storeWall.reduce((a, e) => a + (e.end - e.start), 0),
+    detach: span(of((w) => w === 'detach')),
+    attach: span(of((w) => w === 'attach')),
+  };
+}
+
 async function measure(browser, url, bundle) {
   const page = await browser.context.newPage();
   await page.goto(url, { waitUntil: 'load' });
@@ -70,11 +143,25 @@ async function measure(browser, url, bundle) {
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   const sw = browser.sw;
 
-  const step = () => sw.evaluate(async (id) => {
-    const t0 = performance.now();
-    await self.sightline.aiAssert(id, 'the page shows a heading');
-    return performance.now() - t0;
-  }, tabId);
+  await sw.evaluate(installTracer);
+  const traces = [];
+  const step = async () => {
+    const { total, events } = await sw.evaluate(async (id) => {
+      const trace = self.__benchTrace;
+      trace.events = [];
+      trace.on = true;
+      const t0 = performance.now();
+      try {
+        await self.sightline.aiAssert(id, 'the page shows a heading');
+      } finally {
+        trace.on = false;
+      }
+      const total = performance.now() - t0;
+      return { total, events: trace.events.map((e) => ({ ...e, start: e.start - t0, end: e.end == null ? null : e.end - t0 })) };
+    }, tabId);
+    traces.push(phases({ total, events }));
+    return total;
+  };
   // Attached first (a run detaches when it ends), outside the timing.
   const screenshot = () => sw.evaluate(async (id) => {
     await chrome.debugger.attach({ tabId: id }, '1.3').catch((e) => {
@@ -137,6 +224,8 @@ async function measure(browser, url, bundle) {
   }
   await page.close();
   const shot = median(t.shot);
+  const timed = traces.slice(1); // the warm-up's left out
+  const stepPhases = Object.fromEntries(Object.keys(timed[0]).map((k) => [k, median(timed.map((p) => p[k]))]));
   return {
     nodes,
     elements,
@@ -149,6 +238,7 @@ async function measure(browser, url, bundle) {
     readWallMs: median(t.readWall),
     floorMs: median(t.floor),
     reusedAgain,
+    stepPhases,
   };
 }
 
@@ -200,6 +290,14 @@ export async function benchStep() {
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
   console.log(line(header));
   for (const row of table) console.log(line(row));
+  const phaseNames = Object.keys(rows[0]?.stepPhases ?? {});
+  if (phaseNames.length) {
+    console.log('\none step by phase (median ms; observe = read ‖ capture; imageAndPrompt = the worker between the observation and the request)\n');
+    const pw = phaseNames.map((k) => Math.max(k.length, 6));
+    const nw = Math.max(4, ...rows.map((r) => r.name.length));
+    console.log([''.padStart(nw), ...phaseNames.map((k, i) => k.padStart(pw[i]))].join('  '));
+    for (const r of rows) console.log([r.name.padStart(nw), ...phaseNames.map((k, i) => f(r.stepPhases[k]).padStart(pw[i]))].join('  '));
+  }
   writeFileSync(path.join(OUT, 'bench-step.json'), JSON.stringify({ runs: RUNS, load, rows }, null, 2));
   console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once.');
   console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
