@@ -177,8 +177,18 @@ function trimStrings(capture) {
 export async function shoot(tabId, { fullPage = false } = {}) {
   await assertUsable(tabId);
   const wasm = await core();
-  const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-  const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), fullPage));
+  if (fullPage) {
+    // The clip is the document's size: the metrics first.
+    const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
+    const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), true));
+    return { bytes: fromBase64(data), metrics, fullPage };
+  }
+  // The viewport's capture needs no metrics: both asked at once. The metrics wait for the
+  // page's main thread (busy with a read taken at the same time), the capture does not.
+  const [metrics, { data }] = await Promise.all([
+    cdp(tabId, 'Page.getLayoutMetrics'),
+    cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(null, false)),
+  ]);
   return { bytes: fromBase64(data), metrics, fullPage };
 }
 

@@ -300,11 +300,11 @@ export async function startRun(tabId, request, opts = {}) {
       if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
       // The reading and the capture at once: each waits mostly on the page's process, and the
       // page has settled before any observation, so the markers drawn from this reading fit.
-      const [page, shot] = await Promise.all([
-        read(entry.tabId, opts),
-        options.includeScreenshot === false ? null : shoot(entry.tabId),
-      ]);
-      return { page, shot };
+      // The capture is asked for first: its metrics wait for the page's main thread, which
+      // the read then occupies.
+      const shot = options.includeScreenshot === false ? null : shoot(entry.tabId);
+      const [page, shotTaken] = await Promise.all([read(entry.tabId, opts), shot]);
+      return { page, shot: shotTaken };
     },
     async dispatch(commands) {
       await beforeInput();
