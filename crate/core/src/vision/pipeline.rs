@@ -137,9 +137,11 @@ pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionErro
     let mut out = Vec::with_capacity(img.len() / 4);
     let (w, h) = img.dimensions();
     let result = match format {
-        // Fast deflate with per-row adaptive filtering: about half the bytes of a fixed filter
-        // on screenshots for little extra time; zlib's default level costs ten times more.
-        ImageFormat::Png => PngEncoder::new_with_quality(&mut out, CompressionType::Fast, PngFilter::Adaptive)
+        // Fast deflate with the Paeth filter on every row: on a 1280×800 screenshot 6% more
+        // bytes than choosing each row's filter (Adaptive, which tries all five) in a sixth of
+        // the time, and a half or less of the bytes of Sub or Up; zlib's default level costs
+        // ten times more.
+        ImageFormat::Png => PngEncoder::new_with_quality(&mut out, CompressionType::Fast, PngFilter::Paeth)
             .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgb8),
         ImageFormat::Jpeg { quality } => {
             let (Ok(w16), Ok(h16)) = (u16::try_from(w), u16::try_from(h)) else {
