@@ -478,10 +478,13 @@ export async function startRun(tabId, request, opts = {}) {
   const done = work
     // A rejection from the core (bad arguments) still ends as a readable, kept record, with the code the core gave.
     .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.code ?? 'internal'), String(e?.message ?? e)))
-    .then(async (run) => {
-      await saveRun(run);
+    .then((run) => {
+      // Stored and pruned after the caller has the record, not before: the store is written in
+      // order (`saving`) and whoever reads it (listRuns, fullRun) waits for those writes first.
+      // A screenshot's write ahead of it held the end of each step up by tens of ms.
+      saveRun(run);
+      saving = saving.then(async () => pruneRuns(await keepRuns())).catch((e) => console.error('pruning old runs failed', e));
       broadcast(run);
-      await pruneRuns(await keepRuns()).catch((e) => console.error('pruning old runs failed', e));
       return run;
     })
     .finally(release);
