@@ -347,11 +347,11 @@ export async function locatorData(tabId, xpath) {
     const objectId = found.result?.objectId;
     if (!objectId || found.result.subtype !== 'node') return null;
     const own = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: String(attributesForLocators), returnByValue: true });
+    const { elements, ...data } = own.result.value;
+    if (elements > AX_ELEMENT_LIMIT) return data;
     const doc = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.ownerDocument; }', objectGroup: group });
     const { node } = await cdp(tabId, 'DOM.describeNode', { objectId });
     const { node: docNode } = await cdp(tabId, 'DOM.describeNode', { objectId: doc.result.objectId });
-    const { elements, ...data } = own.result.value;
-    if (elements > AX_ELEMENT_LIMIT) return data;
     const { nodes } = await cdp(tabId, 'Accessibility.getPartialAXTree', { backendNodeId: node.backendNodeId, fetchRelatives: false });
     const ax = nodes.find((n) => n.backendDOMNodeId === node.backendNodeId);
     const shown = async (role) => (await cdp(tabId, 'Accessibility.queryAXTree', { backendNodeId: docNode.backendNodeId, role })).nodes.filter((n) => !n.ignored);
