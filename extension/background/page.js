@@ -114,9 +114,54 @@ async function readPage(tabId, opts) {
 
 /** A reading (`read`) as JS objects: `{url, title, elements, description, timings, source, …}`. */
 async function parseReading(reading) {
-  if (reading.cdp != null) return JSON.parse((await core()).describeCdpSnapshot(reading.cdp, reading.opts, reading.captureMs));
-  const result = JSON.parse(reading.json);
+  if (reading.cdp != null) return withElements(JSON.parse((await core()).describeCdpSnapshot(reading.cdp, reading.opts, reading.captureMs)));
+  const result = withElements(JSON.parse(reading.json));
   result.timings.inPageMs = reading.inPageMs;
+  return result;
+}
+
+/**
+ * A parsed reading with its elements as objects again: readers send them as columns
+ * (`sightline::describe::ElementColumns`, about half the text of one object per element).
+ * Each object has the fields, and the order, the core's `Element` is written with.
+ */
+function withElements(result) {
+  const c = result.columns;
+  if (!c) return result;
+  delete result.columns;
+  const n = c.index.length;
+  const sparse = (pairs) => {
+    const at = new Array(n);
+    for (const [i, v] of pairs) at[i] = v;
+    return at;
+  };
+  const visibleRect = sparse(c.visibleRect);
+  const xpathText = sparse(c.xpathText);
+  const frameOrigin = sparse(c.frameOrigin);
+  const options = sparse(c.options);
+  const occluded = new Uint8Array(n);
+  for (const i of c.occluded) occluded[i] = 1;
+  const elements = new Array(n);
+  let xpath = '';
+  for (let i = 0; i < n; i++) {
+    // Each XPath: the UTF-16 units it shares with the one before, then the rest.
+    xpath = xpath.slice(0, c.xpathShared[i]) + c.xpathRest[i];
+    const e = {
+      index: c.index[i], id: c.id[i], kind: c.kind[i], tag: c.tag[i], attributes: c.attributes[i], content: c.content[i],
+      rect: { x: c.rect[4 * i], y: c.rect[4 * i + 1], width: c.rect[4 * i + 2], height: c.rect[4 * i + 3] },
+      center: [c.center[2 * i], c.center[2 * i + 1]],
+      inViewport: c.inViewport[i],
+    };
+    if (visibleRect[i] !== undefined) e.visibleRect = visibleRect[i];
+    e.occluded = occluded[i] === 1;
+    e.xpath = xpath;
+    if (xpathText[i] !== undefined) e.xpathText = xpathText[i];
+    e.node = c.node[i];
+    if (frameOrigin[i] !== undefined) e.frameOrigin = frameOrigin[i];
+    if (options[i] !== undefined) e.options = options[i];
+    elements[i] = e;
+  }
+  result.elements = elements;
   return result;
 }
 

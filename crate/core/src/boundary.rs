@@ -4,8 +4,10 @@
 //! between crates in release builds); made here, it is the copy `Trajectory::from_json` uses.
 
 use crate::agent::record::Run;
-use crate::describe::Extraction;
+use crate::describe::midscene::MsTree;
+use crate::describe::{ColumnsError, Element, ElementColumns, Extraction, FrameArea};
 use crate::snapshot::cdp::LayoutMetrics;
+use crate::snapshot::Viewport;
 use std::collections::BTreeMap;
 
 /// A run record (as the worker keeps it).
@@ -23,7 +25,86 @@ pub fn layout_metrics_from_json(text: &str) -> Result<LayoutMetrics, serde_json:
     serde_json::from_str(text)
 }
 
-/// The content script's reading of a page (its extraction, as the JSON text it sent).
-pub fn extraction_from_json(text: &str) -> Result<Extraction, serde_json::Error> {
-    serde_json::from_str(text)
+/// The content script's reading of a page (its extraction, as the JSON text it sent): its
+/// elements as columns (`describe::ElementColumns`, as the readers send them) or as objects.
+pub fn extraction_from_json(text: &str) -> Result<Extraction, ReadingError> {
+    let r: Reading = serde_json::from_str(text)?;
+    let elements = match r.columns {
+        Some(columns) => columns.into_elements()?,
+        None => r.elements,
+    };
+    Ok(Extraction {
+        description: r.description,
+        elements,
+        url: r.url,
+        title: r.title,
+        viewport: r.viewport,
+        tree: r.tree,
+        in_view_only: r.in_view_only,
+        frames: r.frames,
+    })
+}
+
+/// A reading as it crosses: an [`Extraction`] whose elements may come as columns. (Not
+/// `#[serde(flatten)]`: that would buffer the whole reading before decoding it.)
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Reading {
+    description: String,
+    #[serde(default)]
+    elements: Vec<Element>,
+    #[serde(default)]
+    columns: Option<ElementColumns>,
+    url: String,
+    title: String,
+    viewport: Viewport,
+    #[serde(default)]
+    tree: Option<MsTree>,
+    #[serde(default)]
+    in_view_only: bool,
+    #[serde(default)]
+    frames: Vec<FrameArea>,
+}
+
+/// Why a page's reading could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadingError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Columns(#[from] ColumnsError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_reads_the_same_with_its_elements_as_objects_or_as_columns() {
+        let element = |index: u32, xpath: &str| {
+            serde_json::json!({
+                "index": index, "id": format!("e{index}"), "kind": "TEXT", "tag": "p", "attributes": [["class", "c"]],
+                "content": "hello", "rect": {"x": 1.5, "y": 2.0, "width": 3.0, "height": 4.0}, "center": [3.0, 4.0],
+                "inViewport": 1.0, "occluded": index == 2, "xpath": xpath, "node": index * 2,
+            })
+        };
+        let objects = serde_json::json!({
+            "description": "a page", "url": "https://example.com/", "title": "Example",
+            "viewport": {"width": 1280.0, "height": 800.0, "devicePixelRatio": 1.0, "scrollX": 0.0, "scrollY": 0.0,
+                "documentWidth": 1280.0, "documentHeight": 2000.0},
+            "elements": [element(1, "/html[1]/body[1]/p[1]"), element(2, "/html[1]/body[1]/p[2]")],
+            "inViewOnly": true,
+            "timings": {"walkMs": 1.0}, "source": "content-script",
+        });
+        let read = extraction_from_json(&objects.to_string()).unwrap();
+        assert_eq!(read.elements.len(), 2);
+        assert!(read.elements[1].occluded && read.in_view_only);
+        let mut wire = objects.clone();
+        wire["columns"] = serde_json::to_value(ElementColumns::of(read.elements.clone())).unwrap();
+        wire["elements"] = serde_json::json!([]);
+        assert_eq!(extraction_from_json(&wire.to_string()).unwrap(), read);
+        wire["columns"]["node"] = serde_json::json!([1]);
+        let refused = extraction_from_json(&wire.to_string()).unwrap_err();
+        assert!(refused.to_string().contains("do not fit together"), "{refused}");
+    }
 }

@@ -40,12 +40,8 @@ pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     let t1 = now_ms();
     let extraction = describe_with(&snapshot, &opts, &mut hits);
     let describe_ms = now_ms() - t1;
-    let json = to_json(&ExtractResult {
-        extraction,
-        timings: Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 },
-        source: "content-script",
-        reused: false,
-    })?;
+    let timings = Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 };
+    let json = to_json(&ExtractResult::new(extraction, timings, "content-script"))?;
     if whole {
         kept::keep(key, &json);
     }

@@ -35,17 +35,9 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
     let t1 = now_ms();
     let extraction = describe_with(&page.snapshot, &opts, &mut page.hit_test());
     let describe_ms = now_ms() - t1;
-    to_json(&ExtractResult {
-        extraction,
-        timings: Timings {
-            walk_ms: capture_ms + (t1 - t0),
-            style_ms: 0.0,
-            describe_ms,
-            total_ms: capture_ms + now_ms() - t0,
-        },
-        source: "cdp",
-        reused: false,
-    })
+    let timings =
+        Timings { walk_ms: capture_ms + (t1 - t0), style_ms: 0.0, describe_ms, total_ms: capture_ms + now_ms() - t0 };
+    to_json(&ExtractResult::new(extraction, timings, "cdp"))
 }
 
 /// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to

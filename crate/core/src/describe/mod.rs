@@ -6,6 +6,7 @@
 //! description can say how much of the page lies above and below.
 
 mod classify;
+mod columns;
 mod compact;
 mod element;
 pub mod locators;
@@ -14,6 +15,7 @@ pub mod visibility;
 pub mod xpath;
 
 pub use classify::{classify, nodes_needing_rect};
+pub use columns::{ColumnsError, ElementColumns};
 pub use compact::compact_description;
 pub use element::{
     collapse_whitespace, element_at, is_sensitive, is_sensitive_field, options_text, truncate_chars, Aim, Element,

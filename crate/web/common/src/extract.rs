@@ -3,7 +3,7 @@
 
 use super::options_or_default;
 use serde::Serialize;
-use sightline::describe::DescribeOptions;
+use sightline::describe::{DescribeOptions, ElementColumns, Extraction};
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize)]
@@ -15,17 +15,28 @@ pub struct Timings {
     pub total_ms: f64,
 }
 
+/// A page's reading as it leaves a reader: the extraction with its elements as columns
+/// (`ElementColumns`; `elements` is left empty), decoded by `sightline::boundary` in the
+/// worker's module and by `page.js` for the tooling.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractResult {
     #[serde(flatten)]
-    pub extraction: sightline::describe::Extraction,
+    extraction: Extraction,
+    columns: ElementColumns,
     pub timings: Timings,
     /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
     pub source: &'static str,
     /// The content script's kept whole-page reading, the page unchanged since it was read.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reused: bool,
+}
+
+impl ExtractResult {
+    pub fn new(mut extraction: Extraction, timings: Timings, source: &'static str) -> Self {
+        let columns = ElementColumns::of(std::mem::take(&mut extraction.elements));
+        ExtractResult { extraction, columns, timings, source, reused: false }
+    }
 }
 
 pub fn describe_options(opts: JsValue) -> Result<DescribeOptions, crate::Fault> {
