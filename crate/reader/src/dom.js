@@ -143,20 +143,27 @@ function readFrameOrigin(el, out) {
   out[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
   out[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
 }
-// A node's box: out[2..6] = x, y, width, height (a Range measures text).
+// A node's box (a Range measures text).
+function boxOf(node) {
+  if (node.nodeType !== 3) return node.getBoundingClientRect();
+  const doc = node.ownerDocument;
+  let range = ranges.get(doc);
+  if (!range) { range = doc.createRange(); ranges.set(doc, range); }
+  range.selectNodeContents(node);
+  return range.getBoundingClientRect();
+}
+// A node's box: out[2..6] = x, y, width, height.
 export function readBox(i, out) {
-  const node = nodes[i];
-  let r;
-  if (node.nodeType === 3) {
-    const doc = node.ownerDocument;
-    let range = ranges.get(doc);
-    if (!range) { range = doc.createRange(); ranges.set(doc, range); }
-    range.selectNodeContents(node);
-    r = range.getBoundingClientRect();
-  } else {
-    r = node.getBoundingClientRect();
-  }
+  const r = boxOf(nodes[i]);
   out[2] = r.x; out[3] = r.y; out[4] = r.width; out[5] = r.height;
+}
+// The boxes of many nodes in one call: out[4k..4k+4] = x, y, width, height of node which[k].
+export function readBoxes(which, out) {
+  for (let k = 0; k < which.length; k++) {
+    const r = boxOf(nodes[which[k]]);
+    const at = 4 * k;
+    out[at] = r.x; out[at + 1] = r.y; out[at + 2] = r.width; out[at + 3] = r.height;
+  }
 }
 const STYLE_SETS = [
   ['background-color', 'background-image', 'font-family'],

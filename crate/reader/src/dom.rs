@@ -7,7 +7,8 @@
 //! table, and the walker names them by index: no node handle crosses per step. Each node costs
 //! one call to a small reader (below) that returns its tag or text and leaves its numbers in a
 //! view of WASM memory; an entered element costs one more call that appends its children to
-//! the table. The walker decides what is read, skipped and entered.
+//! the table. The boxes classification needs are then measured in one call for all of them
+//! (`readBoxes`). The walker decides what is read, skipped and entered.
 
 use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
@@ -51,6 +52,8 @@ extern "C" {
     fn frame_document_origin(i: u32) -> String;
     #[wasm_bindgen(js_name = readBox)]
     fn read_box(i: u32, out: &mut [f64]);
+    #[wasm_bindgen(js_name = readBoxes)]
+    fn read_boxes(which: &[u32], out: &mut [f64]);
     #[wasm_bindgen(js_name = readStyle)]
     fn read_style(i: u32, set: u32) -> String;
     #[wasm_bindgen(js_name = coveredAt)]
@@ -264,9 +267,7 @@ pub fn snapshot_document(
     to_measure.dedup();
     let table = &hits.table;
     let mut reader = BoxReader { out, table, frame_of: &frame_of, frame_origins: &frame_origins };
-    for i in to_measure {
-        reader.measure(&mut snap, i as usize);
-    }
+    reader.measure_all(&mut snap, &to_measure);
     let t1 = now();
     for i in snap.nodes_needing_style() {
         let values = read_style(table[i as usize], BACKGROUND_STYLES);
@@ -320,8 +321,23 @@ impl BoxReader<'_> {
     fn measure(&mut self, snap: &mut PageSnapshot, i: usize) {
         read_box(self.table[i], &mut self.out);
         let b = &self.out;
+        self.record(snap, i, [b[2], b[3], b[4], b[5]]);
+    }
+
+    /// Measures the nodes `which` (snapshot indices) in one call: a whole page's boxes cost one
+    /// crossing instead of one each.
+    fn measure_all(&mut self, snap: &mut PageSnapshot, which: &[u32]) {
+        let table: Vec<u32> = which.iter().map(|&i| self.table[i as usize]).collect();
+        let mut boxes = vec![0.0f64; 4 * which.len()];
+        read_boxes(&table, &mut boxes);
+        for (&i, b) in which.iter().zip(boxes.chunks_exact(4)) {
+            self.record(snap, i as usize, [b[0], b[1], b[2], b[3]]);
+        }
+    }
+
+    fn record(&self, snap: &mut PageSnapshot, i: usize, [x, y, width, height]: [f64; 4]) {
         let (dx, dy) = self.frame_origins[self.frame_of[i] as usize];
-        let r = Rect::new(b[2] + dx, b[3] + dy, b[4], b[5]);
+        let r = Rect::new(x + dx, y + dy, width, height);
         let node = &mut snap.nodes[i];
         if matches!(node.data, NodeData::Text { .. }) {
             let has_area = r.width > 0.0 || r.height > 0.0;
