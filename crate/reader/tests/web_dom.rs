@@ -145,3 +145,39 @@ fn megabytes_of_text_and_value_are_read_cut() {
     );
     assert_eq!(field.attr("title").map(|v| v.chars().count()), Some(sightline::snapshot::MAX_READ_CHARS));
 }
+
+#[wasm_bindgen_test]
+fn boxes_read_in_one_call_are_each_nodes_own() {
+    // readBoxes measures every box a walk needs in one call: each must land on its own node,
+    // elements by getBoundingClientRect, text by a Range over it.
+    let window = mount(
+        r#"<div style="position:relative;height:120px">
+             <button id="b1" style="position:absolute;left:10px;top:5px;width:70px;height:20px">one</button>
+             <span id="t2" style="position:absolute;left:200px;top:40px;font:16px monospace">two words</span>
+             <a id="a3" href="/x" style="position:absolute;left:30px;top:80px;width:90px;height:30px;display:block">three</a>
+           </div>"#,
+    );
+    let document = window.document().unwrap();
+    let snap = snapshot_document(&window, false).unwrap().0.snapshot;
+    let page = describe(&snap, &DescribeOptions::default());
+    let expected = |id: &str| {
+        let el = document.get_element_by_id(id).unwrap();
+        let r = if id == "t2" {
+            let range = document.create_range().unwrap();
+            range.select_node_contents(&el.first_child().unwrap()).unwrap();
+            range.get_bounding_client_rect()
+        } else {
+            el.get_bounding_client_rect()
+        };
+        (r.x(), r.y(), r.width(), r.height())
+    };
+    let measured = |content: &str| {
+        let e = page.elements.iter().find(|e| e.content == content).unwrap_or_else(|| panic!("{content} listed"));
+        (e.rect.x, e.rect.y, e.rect.width, e.rect.height)
+    };
+    let pairs = [("b1", "one"), ("t2", "two words"), ("a3", "three")].map(|(id, c)| (expected(id), measured(c)));
+    mount("");
+    for (want, got) in pairs {
+        assert_eq!(got, want);
+    }
+}
