@@ -33,22 +33,41 @@ const ranges = new WeakMap();
 let nodes = [];
 // Shadow roots and frames the current walk entered: a page watch (below) cannot see into them.
 let entered = 0;
-export function beginWalk(root) { nodes = [root]; entered = 0; }
-export function endWalk() { nodes = []; }
+// With viewportOnly, the table indices of the walk's roots (the document's, each entered frame's):
+// every other node is judged in or out of view by appendChildren, with its siblings.
+let roots = [];
+export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); }
+export function endWalk() { nodes = []; reaches = new Map(); }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 let margin = 0; // in viewports, each way (snapshot::IN_VIEW_MARGIN)
 export function setViewportOnly(on, viewports) { viewportOnly = on; margin = viewports; }
+// Per document of the walk: the edges of its viewport with the margin around it,
+// [left, top, right, bottom] (the viewport does not change while a walk runs).
+let reaches = new Map();
+function reachOf(doc) {
+  let reach = reaches.get(doc);
+  if (!reach) {
+    const root = doc.documentElement;
+    const w = root.clientWidth, h = root.clientHeight;
+    reach = [-w * margin, -h * margin, w * (1 + margin), h * (1 + margin)];
+    reaches.set(doc, reach);
+  }
+  return reach;
+}
 // For viewportOnly: true when an element with children lies, with its overflow, entirely
 // outside its document's viewport and the margin around it, so nothing beneath it can show there.
+// The box alone decides unless it lies above or left of that area: only then can its overflow
+// (scrollWidth, scrollHeight: right and down) reach in, and only then are they read.
 function outsideViewport(el) {
   if (!el.firstElementChild && el.localName !== 'iframe') return false;
   const r = el.getBoundingClientRect();
-  const root = el.ownerDocument.documentElement;
-  const w = root.clientWidth, h = root.clientHeight;
+  const [minX, minY, maxX, maxY] = reachOf(el.ownerDocument);
+  if (r.top >= maxY || r.left >= maxX) return true;
+  if (r.bottom > minY && r.right > minX) return false;
   const right = r.left + Math.max(r.width, el.scrollWidth);
   const bottom = r.top + Math.max(r.height, el.scrollHeight);
-  return r.top >= h * (1 + margin) || bottom <= -h * margin || r.left >= w * (1 + margin) || right <= -w * margin;
+  return bottom <= minY || right <= minX;
 }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
 // Numbers go back through `out`, a view of the walker's memory (no call per number).
@@ -79,7 +98,8 @@ export function readNode(i, out) {
     const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
     out[1] = state;
     out[2] = shadowOf(node) ? 1 : 0;
-    out[3] = viewportOnly && state !== 0 && outsideViewport(node) ? 1 : 0;
+    // Other nodes were judged with their siblings (appendChildren), where pruned ones stayed out.
+    out[3] = viewportOnly && state !== 0 && roots.includes(i) && outsideViewport(node) ? 1 : 0;
     const tag = node.localName;
     let packed = tag;
     if (node.hasAttributes()) {
@@ -106,16 +126,54 @@ export function readNode(i, out) {
   out[0] = 0;
   return undefined;
 }
+// The runs appendChildren is writing, and the table's length at the end of the last run.
+let left = '';
+let leftAfter = 0;
 // Appends node i's children to the table, a shadow root's first: out[0] = index of the
 // first, out[1] = how many came from the shadow root, out[2] = how many in all.
+// With viewportOnly, children lying outside the view and its margin (outsideViewport) are left
+// out of the table, and described instead by the return value, for XPath positions (which count
+// every sibling): undefined when none was left out, else runs of them, each as four fields
+// ending in "\0": how many appended children precede the run (since the previous run), 1 if it
+// is in the shadow root (else 0), the tag, and how many of that tag in a row.
 export function appendChildren(i, hostsShadow, out) {
   const node = nodes[i];
   const start = nodes.length;
   const root = hostsShadow ? shadowOf(node) : null;
-  if (root) { entered++; for (let c = root.firstChild; c; c = c.nextSibling) nodes.push(c); }
+  left = '';
+  leftAfter = start;
+  if (root) { entered++; appendFrom(root.firstChild, '1'); }
   const inShadow = nodes.length - start;
-  for (let c = node.firstChild; c; c = c.nextSibling) nodes.push(c);
+  appendFrom(node.firstChild, '0');
   out[0] = start; out[1] = inShadow; out[2] = nodes.length - start;
+  return left === '' ? undefined : left;
+}
+function appendFrom(first, tree) {
+  if (!viewportOnly) {
+    for (let c = first; c; c = c.nextSibling) nodes.push(c);
+    return;
+  }
+  let tag = null, count = 0;
+  const endRun = () => {
+    if (count === 0) return;
+    left += `${nodes.length - leftAfter}\0${tree}\0${tag}\0${count}\0`;
+    leftAfter = nodes.length;
+    count = 0;
+  };
+  for (let c = first; c; c = c.nextSibling) {
+    // Pruned here as readNode did one by one: an element (nodeType 1) outside the view. Unlike
+    // readNode this asks no checkVisibility: an element without a box (display:none) was left out
+    // there too, and one with display:contents has an empty box at the viewport's origin, never outside.
+    if (c.nodeType === 1 && outsideViewport(c)) {
+      if (count > 0 && c.localName !== tag) endRun();
+      tag = c.localName;
+      count++;
+    } else {
+      endRun();
+      nodes.push(c);
+    }
+  }
+  endRun();
 }
 // A same-origin frame's document, or null (cross-origin, sandboxed, not loaded).
 function frameDocument(el) {
@@ -130,6 +188,7 @@ export function enterFrame(i, out) {
   readFrameOrigin(el, out);
   entered++;
   nodes.push(doc.documentElement);
+  roots.push(nodes.length - 1);
   return nodes.length - 1;
 }
 // The web origin of the document in frame i (entered with enterFrame): "null" when opaque.

@@ -45,7 +45,7 @@ extern "C" {
     #[wasm_bindgen(js_name = readNode)]
     fn read_node(i: u32, out: &mut [f64]) -> Option<String>;
     #[wasm_bindgen(js_name = appendChildren)]
-    fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]);
+    fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]) -> Option<String>;
     #[wasm_bindgen(js_name = enterFrame)]
     fn enter_frame(i: u32, out: &mut [f64]) -> i32;
     #[wasm_bindgen(js_name = frameDocumentOrigin)]
@@ -131,9 +131,46 @@ struct Visit {
     frame: u32,
 }
 
+/// What waits on the walk's stack: a node to visit, or, in a viewport-only walk, a run of
+/// siblings `appendChildren` left out as out of view, unread: their tags still count in the
+/// XPath positions of the siblings after them.
+enum Pending {
+    Visit(Visit),
+    LeftOut { parent: u32, tree: Option<TreeKind>, tag: String, count: u32 },
+}
+
+/// Node `parent`'s children as `appendChildren` appended them (`start`, `in_shadow`, `count`)
+/// and, where it left some out (`left_out`, its runs), those runs in their places; in document
+/// order, each child as `visit` makes it.
+fn children_in_order(
+    (start, in_shadow, count): (u32, u32, u32),
+    left_out: Option<String>,
+    parent: u32,
+    visit: impl Fn(u32, Option<TreeKind>) -> Visit,
+) -> Vec<Pending> {
+    let tree_of = |child: u32| (child < start + in_shadow).then_some(TreeKind::Shadow);
+    let appended = |range: std::ops::Range<u32>| range.map(|c| Pending::Visit(visit(c, tree_of(c))));
+    let end = start + count;
+    let Some(runs) = left_out else { return appended(start..end).collect() };
+    let mut order = Vec::new();
+    let mut next = start;
+    let mut fields = runs.split('\0');
+    while let (Some(before), Some(tree), Some(tag), Some(n)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    {
+        let upto = next.saturating_add(before.parse().unwrap_or(0)).min(end);
+        order.extend(appended(next..upto));
+        next = upto;
+        let tree = (tree == "1").then_some(TreeKind::Shadow);
+        order.push(Pending::LeftOut { parent, tree, tag: tag.to_string(), count: n.parse().unwrap_or(0) });
+    }
+    order.extend(appended(next..end));
+    order
+}
+
 /// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport and
 /// its margin (`IN_VIEW_MARGIN`) are not entered (a `position: fixed` element nested in one is
-/// missed).
+/// missed): `appendChildren` judges each child list in one call and leaves those out unread.
 pub fn snapshot_document(
     window: &Window,
     viewport_only: bool,
@@ -174,8 +211,15 @@ pub fn snapshot_document(
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
     // Explicit stack: a 10,000-deep page must not overflow anything.
-    let mut stack = vec![Visit { node: 0, parent: None, tree: None, enters: None, frame: 0 }];
-    while let Some(v) = stack.pop() {
+    let mut stack = vec![Pending::Visit(Visit { node: 0, parent: None, tree: None, enters: None, frame: 0 })];
+    while let Some(pending) = stack.pop() {
+        let v = match pending {
+            Pending::Visit(v) => v,
+            Pending::LeftOut { parent, tree, tag, count } => {
+                positions.pass(Some(parent), tree, &tag, count);
+                continue;
+            }
+        };
         let index = snap.nodes.len() as u32;
         let read = read_node(v.node, &mut out);
         let kind = out[0];
@@ -216,17 +260,16 @@ pub fn snapshot_document(
                         frame_web_origins.push(frame_document_origin(v.node));
                         let frame = (frame_origins.len() - 1) as u32;
                         let tree = Some(TreeKind::Frame);
-                        stack.push(Visit { node: inner_root as u32, parent: Some(index), tree, enters: tree, frame });
+                        let visit = Visit { node: inner_root as u32, parent: Some(index), tree, enters: tree, frame };
+                        stack.push(Pending::Visit(visit));
                     }
                 }
             } else {
-                append_children(v.node, hosts_shadow, &mut out);
-                let (start, in_shadow, count) = (out[0] as u32, out[1] as u32, out[2] as u32);
+                let left_out = append_children(v.node, hosts_shadow, &mut out);
+                let appended = (out[0] as u32, out[1] as u32, out[2] as u32);
+                let visit = |node, tree| Visit { node, parent: Some(index), tree, enters: tree, frame: v.frame };
                 // Pushed last first, so they pop in document order.
-                for child in (start..start + count).rev() {
-                    let tree = (child < start + in_shadow).then_some(TreeKind::Shadow);
-                    stack.push(Visit { node: child, parent: Some(index), tree, enters: tree, frame: v.frame });
-                }
+                stack.extend(children_in_order(appended, left_out, index, visit).into_iter().rev());
             }
             snap.nodes.push(SnapNode {
                 parent: v.parent,

@@ -181,3 +181,80 @@ fn boxes_read_in_one_call_are_each_nodes_own() {
         assert_eq!(got, want);
     }
 }
+
+/// What an in-view description lists, and where: kind, content, XPath, box, share in view.
+fn in_view_facts(snap: &sightline::snapshot::PageSnapshot) -> Vec<(ElementKind, String, String, [i64; 4], i64)> {
+    let page = describe(snap, &DescribeOptions { viewport_only: true, ..Default::default() });
+    let r = |v: f64| v.round() as i64;
+    page.elements
+        .iter()
+        .map(|e| {
+            let rect = [r(e.rect.x), r(e.rect.y), r(e.rect.width), r(e.rect.height)];
+            (e.kind, e.content.clone(), e.xpath.clone(), rect, r(e.in_viewport * 100.0))
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn in_view_walk_leaves_far_siblings_unread_and_lists_what_the_whole_walk_does() {
+    // Long child lists reaching far past the view and its margin (one viewport each way), with
+    // what must still be found beside them: a fixed element last among 600 siblings, children of
+    // display:contents, a shadow root's own long list, a row running far to the right, and a
+    // scroller scrolled to its middle. Tags alternate so XPath positions count left-out siblings.
+    let window = mount("");
+    let h = window.document().unwrap().document_element().unwrap().client_height();
+    let rows: String = (0..600)
+        .map(|k| {
+            let tag = if k % 3 == 0 { "div" } else { "section" };
+            format!(r##"<{tag} style="height:{}px"><p>Row {k} <a href="#r{k}">open {k}</a></p></{tag}>"##, h / 4)
+        })
+        .collect();
+    let cells: String =
+        (0..60).map(|k| format!(r##"<div style="flex:none;width:400px"><button>Cell {k}</button></div>"##)).collect();
+    let items: String = (0..200).map(|k| format!(r##"<li style="height:40px"><span>Item {k}</span></li>"##)).collect();
+    let window = mount(&format!(
+        r##"<div style="display:contents"><section><p>Through contents <a href="#c">contents link</a></p></section></div>
+           <div id="row" style="display:flex;width:max-content">{cells}</div>
+           <ul id="scroller" style="height:200px;overflow:auto;margin:0">{items}</ul>
+           <div id="host"></div>
+           {rows}<div style="position:fixed;left:10px;bottom:10px"><p>Fixed <button>Accept cookies</button></p></div>"##
+    ));
+    let document = window.document().unwrap();
+    let host = document.get_element_by_id("host").unwrap();
+    let root = host.attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open)).unwrap();
+    let shadow_rows: String =
+        (0..30).map(|k| format!(r##"<div style="height:{}px"><p>Shadow {k} <b>bold</b></p></div>"##, h / 3)).collect();
+    root.set_inner_html(&shadow_rows);
+    document.get_element_by_id("scroller").unwrap().set_scroll_top(4000);
+
+    let middle_row = document.query_selector("#fixture > :nth-child(304)").unwrap().unwrap();
+    for scroll in [false, true] {
+        window.scroll_to_with_x_and_y(0.0, 0.0);
+        if scroll {
+            middle_row.scroll_into_view();
+        }
+        let whole = snapshot_document(&window, false).unwrap().0.snapshot;
+        let in_view = snapshot_document(&window, true).unwrap().0.snapshot;
+        let (whole_facts, view_facts) = (in_view_facts(&whole), in_view_facts(&in_view));
+        let found = |text: &str| view_facts.iter().any(|f| f.1 == text);
+        assert!(found("Accept cookies"), "the fixed element after 600 siblings (scrolled: {scroll})");
+        assert!(
+            in_view.nodes.len() * 4 < whole.nodes.len(),
+            "far siblings left out: {} of {}",
+            in_view.nodes.len(),
+            whole.nodes.len()
+        );
+        if !scroll {
+            for text in ["contents link", "Cell 0", "Item 100", "Shadow 0"] {
+                assert!(found(text), "{text} at the top: {view_facts:?}");
+            }
+            assert!(!found("Cell 59") && !found("Item 0") && !found("Shadow 25"), "far ones are not read");
+        } else {
+            assert!(found("open 299"), "rows in view, scrolled");
+            assert!(!found("open 0") && !found("open 599"), "rows far above and below are not read");
+        }
+        assert_eq!(view_facts, whole_facts, "scrolled: {scroll}");
+    }
+    window.scroll_to_with_x_and_y(0.0, 0.0);
+    mount("");
+}

@@ -300,10 +300,16 @@ impl SiblingPositions {
     /// The next position for `name` (a lower-case tag, or `text()`) under `parent`. Children
     /// of a shadow root, and a frame's root, are counted apart from the parent's light-DOM children.
     pub fn next(&mut self, parent: Option<u32>, tree: Option<TreeKind>, name: &str) -> u32 {
+        self.pass(parent, tree, name, 1)
+    }
+
+    /// Counts `n` siblings named `name` met at once (a walker that left them out unread), as
+    /// `n` calls of `next` would; returns the last one's position.
+    pub fn pass(&mut self, parent: Option<u32>, tree: Option<TreeKind>, name: &str, n: u32) -> u32 {
         // FNV-1a: tag names are short and few, and 64 bits make a collision a non-event.
         let hash = name.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
         let count = self.counts.entry((parent, tree, hash)).or_insert(0);
-        *count += 1;
+        *count += n;
         *count
     }
 }
@@ -572,6 +578,22 @@ mod tests {
         assert!(!f.has_background_color && f.has_background_image && !f.icon_font);
         let f = StyleFacts::from_computed("rgb(1, 2, 3)", "none", "\"Font Awesome 6 Free\"");
         assert!(f.has_background_color && !f.has_background_image && f.icon_font);
+    }
+
+    #[test]
+    fn siblings_passed_unread_count_as_if_each_was_met() {
+        let mut one_by_one = SiblingPositions::default();
+        let mut at_once = SiblingPositions::default();
+        for tag in ["section", "section", "div", "section"] {
+            one_by_one.next(Some(1), None, tag);
+        }
+        assert_eq!(at_once.pass(Some(1), None, "section", 2), 2);
+        at_once.next(Some(1), None, "div");
+        at_once.pass(Some(1), None, "section", 1);
+        for tag in ["section", "div", "p"] {
+            assert_eq!(at_once.next(Some(1), None, tag), one_by_one.next(Some(1), None, tag), "{tag}");
+        }
+        assert_eq!(at_once.next(Some(1), Some(TreeKind::Shadow), "section"), 1, "a shadow root counts apart");
     }
 
     #[test]
