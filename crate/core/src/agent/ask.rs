@@ -4,6 +4,7 @@
 //! (`run.question`) while the panel, or an automation caller through `answerRun`, answers it
 //! with an answer of the same kind; each answer is kept on the step that asked.
 
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,32 +50,36 @@ pub struct PageDialog {
     pub url: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Question {
-    /// The model needs something only the person can say; answered in words.
-    Text { text: String },
-    /// The page opened a dialog during an action: OK or Cancel (and, for a prompt, its text).
-    PageDialog { dialog: PageDialog },
-    /// Files a file (a flow, a saved run) names for upload, not the person: allow or refuse.
-    Upload { paths: Vec<String> },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "Question";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum Question {
+        /// The model needs something only the person can say; answered in words.
+        Text { text: String },
+        /// The page opened a dialog during an action: OK or Cancel (and, for a prompt, its text).
+        PageDialog { dialog: PageDialog },
+        /// Files a file (a flow, a saved run) names for upload, not the person: allow or refuse.
+        Upload { paths: Vec<String> },
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Answer {
-    Text {
-        text: String,
-    },
-    /// OK (`accept`) or Cancel; `text`: what a prompt dialog gets (none: the page's default).
-    Dialog {
-        accept: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        text: Option<String>,
-    },
-    Upload {
-        allow: bool,
-    },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "Answer";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum Answer {
+        Text {
+            text: String,
+        },
+        /// OK (`accept`) or Cancel; `text`: what a prompt dialog gets (none: the page's default).
+        Dialog {
+            accept: bool,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            text: Option<String>,
+        },
+        Upload {
+            allow: bool,
+        },
+    }
 }
 
 impl Answer {
@@ -111,22 +116,18 @@ pub struct Asked {
 }
 
 /// `run.question` as kept: the question, or (in runs saved before questions had kinds) its text.
+/// Read through a Value, not serde's untagged buffering (see `vocab::wire`).
 pub(crate) mod stored {
     use super::Question;
     use serde::{Deserialize, Deserializer};
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Plain(String),
-        Typed(Question),
-    }
+    use serde_json::Value;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Question>, D::Error> {
-        Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
-            Stored::Plain(text) => Question::Text { text },
-            Stored::Typed(q) => q,
-        }))
+        match Option::<Value>::deserialize(d)? {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(Question::Text { text })),
+            Some(typed) => Question::deserialize(typed).map(Some).map_err(serde::de::Error::custom),
+        }
     }
 }
 

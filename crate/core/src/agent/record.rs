@@ -291,18 +291,16 @@ impl RunErrorRecord {
     /// The code of errors kept before errors had codes.
     pub const UNCODED: &'static str = "uncoded";
 
-    /// Reads `{code, message}`, or a plain message as runs saved before codes kept it.
+    /// Reads `{code, message}`, or a plain message as runs saved before codes kept it. Read
+    /// through a Value, not serde's untagged buffering (see `vocab::wire`).
     pub(crate) fn deserialize_stored<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Stored {
-            Coded(RunErrorRecord),
-            Plain(String),
+        match Option::<Value>::deserialize(d)? {
+            None => Ok(None),
+            Some(Value::String(message)) => {
+                Ok(Some(RunErrorRecord { code: Self::UNCODED.into(), message, cause: None }))
+            }
+            Some(coded) => RunErrorRecord::deserialize(coded).map(Some).map_err(serde::de::Error::custom),
         }
-        Ok(Option::<Stored>::deserialize(d)?.map(|s| match s {
-            Stored::Coded(r) => r,
-            Stored::Plain(message) => RunErrorRecord { code: Self::UNCODED.into(), message, cause: None },
-        }))
     }
 }
 

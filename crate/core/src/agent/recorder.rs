@@ -9,10 +9,11 @@
 use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 /// An element a person acted on, as the content script describes it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Picked {
     #[serde(flatten)]
@@ -23,6 +24,24 @@ pub struct Picked {
     /// The field's name or id, naming the placeholder a sensitive value is recorded as.
     #[serde(default)]
     pub field: String,
+}
+
+/// The flattened form `{...info, sensitive, field}`, read through one Value rather than serde's
+/// `flatten` buffering (see `vocab::wire`).
+impl<'de> Deserialize<'de> for Picked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Flags {
+            #[serde(default)]
+            sensitive: bool,
+            #[serde(default)]
+            field: String,
+        }
+        let value = serde_json::Value::deserialize(d)?;
+        let flags = Flags::deserialize(&value).map_err(serde::de::Error::custom)?;
+        let info = TargetInfo::deserialize(value).map_err(serde::de::Error::custom)?;
+        Ok(Picked { info, sensitive: flags.sensitive, field: flags.field })
+    }
 }
 
 impl Picked {
@@ -37,43 +56,45 @@ impl Picked {
     }
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum ManualEvent {
-    Tap {
-        target: Option<Picked>,
-    },
-    DoubleClick {
-        target: Option<Picked>,
-    },
-    RightClick {
-        target: Option<Picked>,
-    },
-    /// The field's whole value after the person's edit.
-    Input {
-        target: Option<Picked>,
-        value: String,
-    },
-    /// A choice in a native select: the chosen option's text and value.
-    Select {
-        target: Option<Picked>,
-        option: String,
-        #[serde(default)]
-        value: String,
-    },
-    Key {
-        key: String,
-    },
-    /// The page moved by (dx, dy) CSS px.
-    Scroll {
-        dx: f64,
-        dy: f64,
-    },
-    /// The person opened an address themselves (typed it, reloaded, went back or forward);
-    /// navigations their clicks caused are not steps: the click is.
-    Navigate {
-        url: String,
-    },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "ManualEvent";
+    #[derive(Clone, Debug, Serialize)]
+    pub enum ManualEvent {
+        Tap {
+            target: Option<Picked>,
+        },
+        DoubleClick {
+            target: Option<Picked>,
+        },
+        RightClick {
+            target: Option<Picked>,
+        },
+        /// The field's whole value after the person's edit.
+        Input {
+            target: Option<Picked>,
+            value: String,
+        },
+        /// A choice in a native select: the chosen option's text and value.
+        Select {
+            target: Option<Picked>,
+            option: String,
+            #[serde(default)]
+            value: String,
+        },
+        Key {
+            key: String,
+        },
+        /// The page moved by (dx, dy) CSS px.
+        Scroll {
+            dx: f64,
+            dy: f64,
+        },
+        /// The person opened an address themselves (typed it, reloaded, went back or forward);
+        /// navigations their clicks caused are not steps: the click is.
+        Navigate {
+            url: String,
+        },
+    }
 }
 
 impl ManualEvent {

@@ -11,11 +11,40 @@ use super::{Element, ElementKind};
 use crate::snapshot::PageSnapshot;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AttrValue {
     Text(String),
     Number(f64),
+}
+
+/// A string or a number, read without serde's untagged buffering (see `vocab::wire`).
+impl<'de> Deserialize<'de> for AttrValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Either;
+        impl serde::de::Visitor<'_> for Either {
+            type Value = AttrValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<AttrValue, E> {
+                Ok(AttrValue::Text(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<AttrValue, E> {
+                Ok(AttrValue::Text(v))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<AttrValue, E> {
+                Ok(AttrValue::Number(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<AttrValue, E> {
+                Ok(AttrValue::Number(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<AttrValue, E> {
+                Ok(AttrValue::Number(v as f64))
+            }
+        }
+        d.deserialize_any(Either)
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
 
 use crate::vocab::geometry::WindowSize;
 use crate::vocab::tasks::Task;
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,24 +44,26 @@ pub struct FlowTask {
     pub steps: Vec<FlowStep>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum FlowStep {
-    /// An instruction for the planning loop (`aiAct`).
-    Act { instruction: String },
-    /// One AI task. `xpath`: where the file says its element is; `name`: the key its
-    /// answer is kept under in the flow's result.
-    Task {
-        task: Task,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        xpath: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        name: Option<String>,
-    },
-    /// A pause.
-    Sleep { ms: u32 },
-    /// Open a web address (a navigation a person recorded).
-    Navigate { url: String },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "FlowStep";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum FlowStep {
+        /// An instruction for the planning loop (`aiAct`).
+        Act { instruction: String },
+        /// One AI task. `xpath`: where the file says its element is; `name`: the key its
+        /// answer is kept under in the flow's result.
+        Task {
+            task: Task,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            xpath: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            name: Option<String>,
+        },
+        /// A pause.
+        Sleep { ms: u32 },
+        /// Open a web address (a navigation a person recorded).
+        Navigate { url: String },
+    }
 }
 
 impl FlowStep {

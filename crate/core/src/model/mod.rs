@@ -17,14 +17,17 @@ pub use bridge::{Bridge, HttpResponse, ResponseBody, Transport};
 pub use provider::{HttpRequest, ModelConfig, Preset, Provider, Wire};
 pub use usage::{Price, PriceTable, Usage};
 
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentPart {
-    Text { text: String },
-    ImageUrl { image_url: ImageUrl },
+internally_tagged! {
+    tag = "type", rename_all = "snake_case", name = "ContentPart";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum ContentPart {
+        Text { text: String },
+        ImageUrl { image_url: ImageUrl },
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -8,6 +8,7 @@
 pub mod cdp;
 
 use crate::vocab::geometry::Rect;
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -51,17 +52,19 @@ pub struct PageSnapshot {
     pub nodes: Vec<SnapNode>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum NodeData {
-    Element {
-        /// Lower-case tag name.
-        tag: String,
-        attributes: Vec<(String, String)>,
-    },
-    Text {
-        text: String,
-    },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "NodeData";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum NodeData {
+        Element {
+            /// Lower-case tag name.
+            tag: String,
+            attributes: Vec<(String, String)>,
+        },
+        Text {
+            text: String,
+        },
+    }
 }
 
 /// Live state of a form control, which attributes do not show.

@@ -6,26 +6,36 @@
 use super::mapping::ImageMapping;
 use super::VisionError;
 use crate::vocab::family::ModelFamily;
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 /// The patch size of Qwen-VL-family vision encoders: image sides must be multiples of it.
 pub const PATCH: u32 = 28;
 
-/// How a model family wants its images shaped.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum ImageRule {
-    /// Sent as sized by the options.
-    #[default]
-    AsIs,
-    /// Qwen2.5-VL: white padding on the right and bottom up to multiples of 28, so the
-    /// content is not stretched and coordinates stay in the image's pixels.
-    QwenPad28,
-    /// Qwen2-VL / UI-TARS `smart_resize`: both sides rounded to multiples of 28, area kept
-    /// within [min_pixels, max_pixels]. Sending the image already at that size makes the
-    /// model server's own resize a no-op, so coordinates come back in our image's pixels.
-    #[serde(rename_all = "camelCase")]
-    SmartResize { min_pixels: u64, max_pixels: u64 },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "ImageRule";
+    /// How a model family wants its images shaped.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+    pub enum ImageRule {
+        /// Sent as sized by the options (the default).
+        AsIs,
+        /// Qwen2.5-VL: white padding on the right and bottom up to multiples of 28, so the
+        /// content is not stretched and coordinates stay in the image's pixels.
+        QwenPad28,
+        /// Qwen2-VL / UI-TARS `smart_resize`: both sides rounded to multiples of 28, area kept
+        /// within [min_pixels, max_pixels]. Sending the image already at that size makes the
+        /// model server's own resize a no-op, so coordinates come back in our image's pixels.
+        #[serde(rename_all = "camelCase")]
+        SmartResize { min_pixels: u64, max_pixels: u64 },
+    }
+}
+
+// Not `#[default]`: the body of `internally_tagged!` is also its variants' reader, which derives no Default.
+#[allow(clippy::derivable_impls)]
+impl Default for ImageRule {
+    fn default() -> Self {
+        ImageRule::AsIs
+    }
 }
 
 impl ImageRule {
@@ -63,14 +73,23 @@ impl Default for ImageOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", tag = "type")]
-pub enum ImageFormat {
-    /// Lossless: small digits on markers stay crisp.
-    #[default]
-    Png,
-    /// Smaller uploads; quality 1..=100.
-    Jpeg { quality: u8 },
+internally_tagged! {
+    tag = "type", rename_all = "camelCase", name = "ImageFormat";
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+    pub enum ImageFormat {
+        /// Lossless: small digits on markers stay crisp (the default).
+        Png,
+        /// Smaller uploads; quality 1..=100.
+        Jpeg { quality: u8 },
+    }
+}
+
+// Not `#[default]`: the body of `internally_tagged!` is also its variants' reader, which derives no Default.
+#[allow(clippy::derivable_impls)]
+impl Default for ImageFormat {
+    fn default() -> Self {
+        ImageFormat::Png
+    }
 }
 
 pub const MIN_SHRINK: f64 = 0.25;

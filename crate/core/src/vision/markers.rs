@@ -7,6 +7,7 @@ use super::labels::place_labels;
 use super::mapping::ImageMapping;
 use crate::describe::Element;
 use crate::vocab::geometry::Rect;
+use crate::vocab::wire::internally_tagged;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
@@ -73,18 +74,20 @@ pub fn draw_markers(img: &mut RgbImage, markers: &[Marker], mapping: &ImageMappi
     placed
 }
 
-/// What an overlay shows: one element, a box a model answered, or a point it answered.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum Overlay {
-    /// An element, tinted and outlined (CSS pixels).
-    Highlight { rect: Rect },
-    /// A box from a model, outlined (CSS pixels).
-    Bbox { rect: Rect },
-    /// A point from a model (CSS pixels).
-    Point { x: f64, y: f64 },
-    /// Painted over: an element showing a secret or a password (CSS pixels).
-    Redact { rect: Rect },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "Overlay";
+    /// What an overlay shows: one element, a box a model answered, or a point it answered.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+    pub enum Overlay {
+        /// An element, tinted and outlined (CSS pixels).
+        Highlight { rect: Rect },
+        /// A box from a model, outlined (CSS pixels).
+        Bbox { rect: Rect },
+        /// A point from a model (CSS pixels).
+        Point { x: f64, y: f64 },
+        /// Painted over: an element showing a secret or a password (CSS pixels).
+        Redact { rect: Rect },
+    }
 }
 
 const HIGHLIGHT: Rgb = [255, 64, 129];

@@ -1,98 +1,101 @@
 //! What can be done on a page, as data: the actions a model's reply plans, the input modes and
 //! scroll kinds a task names.
 
+use super::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum PlannedAction {
-    /// Click the element with this number.
-    Tap { target: u32 },
-    /// Focus the element, clear it, type `value`.
-    Input { target: u32, value: String },
-    /// Press a key or combination, e.g. `Enter`, `Control+A`.
-    KeyPress { key: String },
-    /// Scroll the page (no target) or the element under `target`.
-    Scroll { target: Option<u32>, direction: ScrollDirection, distance: Option<f64> },
-    // Grounding models name points, not elements. Coordinates are viewport CSS pixels,
-    // already mapped back from the image the model saw.
-    /// Click at a point: `clicks` 2 for a double click, `button` right for a context click.
-    TapAt { x: f64, y: f64, button: MouseButton, clicks: u8 },
-    /// Move the pointer over a point.
-    HoverAt { x: f64, y: f64 },
-    /// Press at `from`, move, release at `to`.
-    DragAt { from: (f64, f64), to: (f64, f64) },
-    /// Type into whatever has focus; `submit` presses Enter after.
-    Type { value: String, submit: bool },
-    /// Scroll with the pointer at a point.
-    ScrollAt { x: f64, y: f64, direction: ScrollDirection, distance: Option<f64> },
-    /// Give the page time (loading, animations).
-    Wait { ms: u32 },
-    /// Open a web address in the tab (a person typed it, or went back or forward).
-    Navigate { url: String },
-    /// The model needs the person: a question only they can answer.
-    AskUser { question: String },
-    // The element-numbering families' (generic JSON plan, function calling) further actions.
-    /// Double-click element N.
-    DoubleClick { target: u32 },
-    /// Right-click element N (its context menu).
-    RightClick { target: u32 },
-    /// Move the pointer over element N (menus and tooltips that open on hover).
-    Hover { target: u32 },
-    /// Type `value` after what field N holds.
-    Append { target: u32, value: String },
-    /// Empty field N.
-    Clear { target: u32 },
-    /// Choose the option whose text is `option`: in a native `<select>` as a person's choice
-    /// does (input and change fire), or in a custom list box, which is opened first.
-    Select {
-        target: u32,
-        option: String,
-        /// The chosen option's value, once chosen (what a replay or an export sets).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        value: Option<String>,
-    },
-    /// A point's `Select` (grounding families): the element under the point.
-    SelectAt { x: f64, y: f64, option: String },
-    /// Scroll the page (no target) or element N until it stops moving.
-    ScrollToEdge { target: Option<u32>, direction: ScrollDirection },
-    /// Scroll until element N is in view.
-    ScrollTo { target: u32 },
-    /// Press on element `from`, move, release on element `to`.
-    Drag { from: u32, to: u32 },
-    /// Click element N (a file field, or the button that opens one) and give the file chooser
-    /// these files: paths the person named.
-    Upload { target: u32, files: Vec<String> },
-    /// Wait until the page shows `text` (or, with `gone`, no longer shows it), at most `timeout_ms`.
-    WaitFor {
-        text: String,
-        #[serde(default)]
-        gone: bool,
-        #[serde(default = "wait_for_timeout")]
-        timeout_ms: u32,
-    },
-    /// Go back in the tab's history.
-    Back,
-    /// Go forward in the tab's history.
-    Forward,
-    /// Load the page again.
-    Reload,
-    /// Open `url` in a new tab and follow it.
-    OpenTab { url: String },
-    /// Follow another open tab (its id, as the tab list says).
-    SwitchTab { tab: i64 },
-    /// Close the tab the run is on and follow the one it came from.
-    CloseTab,
-    /// Keep a note, or data read off the page, in the run's memory.
-    Remember {
-        #[serde(default)]
-        note: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        data: Option<Value>,
-    },
-    /// A tool call we pass through by name (MCP-style); nothing here runs it.
-    Tool { name: String, arguments: Value },
+internally_tagged! {
+    tag = "type", name = "PlannedAction";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum PlannedAction {
+        /// Click the element with this number.
+        Tap { target: u32 },
+        /// Focus the element, clear it, type `value`.
+        Input { target: u32, value: String },
+        /// Press a key or combination, e.g. `Enter`, `Control+A`.
+        KeyPress { key: String },
+        /// Scroll the page (no target) or the element under `target`.
+        Scroll { target: Option<u32>, direction: ScrollDirection, distance: Option<f64> },
+        // Grounding models name points, not elements. Coordinates are viewport CSS pixels,
+        // already mapped back from the image the model saw.
+        /// Click at a point: `clicks` 2 for a double click, `button` right for a context click.
+        TapAt { x: f64, y: f64, button: MouseButton, clicks: u8 },
+        /// Move the pointer over a point.
+        HoverAt { x: f64, y: f64 },
+        /// Press at `from`, move, release at `to`.
+        DragAt { from: (f64, f64), to: (f64, f64) },
+        /// Type into whatever has focus; `submit` presses Enter after.
+        Type { value: String, submit: bool },
+        /// Scroll with the pointer at a point.
+        ScrollAt { x: f64, y: f64, direction: ScrollDirection, distance: Option<f64> },
+        /// Give the page time (loading, animations).
+        Wait { ms: u32 },
+        /// Open a web address in the tab (a person typed it, or went back or forward).
+        Navigate { url: String },
+        /// The model needs the person: a question only they can answer.
+        AskUser { question: String },
+        // The element-numbering families' (generic JSON plan, function calling) further actions.
+        /// Double-click element N.
+        DoubleClick { target: u32 },
+        /// Right-click element N (its context menu).
+        RightClick { target: u32 },
+        /// Move the pointer over element N (menus and tooltips that open on hover).
+        Hover { target: u32 },
+        /// Type `value` after what field N holds.
+        Append { target: u32, value: String },
+        /// Empty field N.
+        Clear { target: u32 },
+        /// Choose the option whose text is `option`: in a native `<select>` as a person's choice
+        /// does (input and change fire), or in a custom list box, which is opened first.
+        Select {
+            target: u32,
+            option: String,
+            /// The chosen option's value, once chosen (what a replay or an export sets).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            value: Option<String>,
+        },
+        /// A point's `Select` (grounding families): the element under the point.
+        SelectAt { x: f64, y: f64, option: String },
+        /// Scroll the page (no target) or element N until it stops moving.
+        ScrollToEdge { target: Option<u32>, direction: ScrollDirection },
+        /// Scroll until element N is in view.
+        ScrollTo { target: u32 },
+        /// Press on element `from`, move, release on element `to`.
+        Drag { from: u32, to: u32 },
+        /// Click element N (a file field, or the button that opens one) and give the file chooser
+        /// these files: paths the person named.
+        Upload { target: u32, files: Vec<String> },
+        /// Wait until the page shows `text` (or, with `gone`, no longer shows it), at most `timeout_ms`.
+        WaitFor {
+            text: String,
+            #[serde(default)]
+            gone: bool,
+            #[serde(default = "wait_for_timeout")]
+            timeout_ms: u32,
+        },
+        /// Go back in the tab's history.
+        Back,
+        /// Go forward in the tab's history.
+        Forward,
+        /// Load the page again.
+        Reload,
+        /// Open `url` in a new tab and follow it.
+        OpenTab { url: String },
+        /// Follow another open tab (its id, as the tab list says).
+        SwitchTab { tab: i64 },
+        /// Close the tab the run is on and follow the one it came from.
+        CloseTab,
+        /// Keep a note, or data read off the page, in the run's memory.
+        Remember {
+            #[serde(default)]
+            note: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            data: Option<Value>,
+        },
+        /// A tool call we pass through by name (MCP-style); nothing here runs it.
+        Tool { name: String, arguments: Value },
+    }
 }
 
 /// How long a `WaitFor` waits when the plan does not say.
@@ -102,19 +105,21 @@ fn wait_for_timeout() -> u32 {
     WAIT_FOR_TIMEOUT_MS
 }
 
-/// Where a run goes in the browser: the actions that change the tab's document or the tab
-/// itself, carried out by the host with the browser's own tab primitives (they work where no
-/// page can be read, such as the new-tab page).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Go {
-    Address { url: String },
-    Back,
-    Forward,
-    Reload,
-    OpenTab { url: String },
-    SwitchTab { tab: i64 },
-    CloseTab,
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "Go";
+    /// Where a run goes in the browser: the actions that change the tab's document or the tab
+    /// itself, carried out by the host with the browser's own tab primitives (they work where no
+    /// page can be read, such as the new-tab page).
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum Go {
+        Address { url: String },
+        Back,
+        Forward,
+        Reload,
+        OpenTab { url: String },
+        SwitchTab { tab: i64 },
+        CloseTab,
+    }
 }
 
 /// An open tab, as the model is shown it.

@@ -1,5 +1,6 @@
 //! Model families: which protocol a model answers in and how it writes coordinates.
 
+use super::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 /// Which prompt style, reply parser and image shape a model needs. The names (kebab-case on
@@ -109,17 +110,19 @@ impl ModelFamily {
     }
 }
 
-/// How a model family writes coordinates.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum CoordSpace {
-    /// Pixels of the image the model was sent (Qwen2.5-VL, UI-TARS 1.5 on a smart-resized image).
-    ImagePixels,
-    /// 0..=range on both axes across the image: 1000 for Qwen3-VL, Doubao, GLM and UI-TARS 1.0;
-    /// 999 for MAI-UI.
-    Relative { range: f64 },
-    /// Gemini: `[ymin, xmin, ymax, xmax]` (or `[y, x]`) on 0..=1000.
-    GeminiYx,
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "CoordSpace";
+    /// How a model family writes coordinates.
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+    pub enum CoordSpace {
+        /// Pixels of the image the model was sent (Qwen2.5-VL, UI-TARS 1.5 on a smart-resized image).
+        ImagePixels,
+        /// 0..=range on both axes across the image: 1000 for Qwen3-VL, Doubao, GLM and UI-TARS 1.0;
+        /// 999 for MAI-UI.
+        Relative { range: f64 },
+        /// Gemini: `[ymin, xmin, ymax, xmax]` (or `[y, x]`) on 0..=1000.
+        GeminiYx,
+    }
 }
 
 /// MAI-UI's coordinate scale.

@@ -9,3 +9,4 @@ pub mod geometry;
 pub mod redact;
 pub mod tasks;
 pub mod tools;
+pub mod wire;

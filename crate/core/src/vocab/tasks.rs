@@ -2,6 +2,7 @@
 //! answers page dialogs: data every floor above reads.
 
 use super::actions::{InputMode, ScrollDirection, ScrollType};
+use super::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,74 +16,76 @@ fn wait_interval() -> u32 {
     1_000
 }
 
-/// A task as `self.sightline.ai(tabId, task)` takes it: `{type: "aiTap", locate: "…"}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum Task {
-    #[serde(rename = "aiTap")]
-    Tap { locate: String },
-    #[serde(rename = "aiDoubleClick")]
-    DoubleClick { locate: String },
-    #[serde(rename = "aiRightClick")]
-    RightClick { locate: String },
-    #[serde(rename = "aiHover")]
-    Hover { locate: String },
-    #[serde(rename = "aiInput")]
-    Input {
-        locate: String,
-        #[serde(default)]
-        value: String,
-        #[serde(default)]
-        mode: InputMode,
-    },
-    #[serde(rename = "aiKeyboardPress")]
-    KeyboardPress {
-        key: String,
-        /// Focus this element first (a click), else the key goes to what has focus.
-        #[serde(default)]
-        locate: Option<String>,
-    },
-    #[serde(rename = "aiScroll", rename_all = "camelCase")]
-    Scroll {
-        /// Scroll inside this element, else the page.
-        #[serde(default)]
-        locate: Option<String>,
-        #[serde(default = "down")]
-        direction: ScrollDirection,
-        #[serde(default)]
-        scroll_type: ScrollType,
-        #[serde(default)]
-        distance: Option<f64>,
-    },
-    #[serde(rename = "aiDrag")]
-    Drag { from: String, to: String },
-    /// Clicks the element (a file field, or the button that opens one) and gives the file
-    /// chooser it opens these files: absolute paths on the machine the browser runs on.
-    #[serde(rename = "aiUpload")]
-    Upload { locate: String, files: Vec<String> },
-    #[serde(rename = "aiLocate")]
-    Locate { locate: String },
-    /// `demand`: the data wanted, in words or as a JSON shape / JSON Schema.
-    #[serde(rename = "aiQuery")]
-    Query { demand: Value },
-    #[serde(rename = "aiBoolean")]
-    Boolean { question: String },
-    #[serde(rename = "aiNumber")]
-    Number { question: String },
-    #[serde(rename = "aiString")]
-    Text { question: String },
-    #[serde(rename = "aiAsk")]
-    Ask { question: String },
-    #[serde(rename = "aiAssert")]
-    Assert { assertion: String },
-    #[serde(rename = "aiWaitFor", rename_all = "camelCase")]
-    WaitFor {
-        assertion: String,
-        #[serde(default = "wait_timeout")]
-        timeout_ms: u32,
-        #[serde(default = "wait_interval")]
-        interval_ms: u32,
-    },
+internally_tagged! {
+    tag = "type", name = "Task";
+    /// A task as `self.sightline.ai(tabId, task)` takes it: `{type: "aiTap", locate: "…"}`.
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum Task {
+        #[serde(rename = "aiTap")]
+        Tap { locate: String },
+        #[serde(rename = "aiDoubleClick")]
+        DoubleClick { locate: String },
+        #[serde(rename = "aiRightClick")]
+        RightClick { locate: String },
+        #[serde(rename = "aiHover")]
+        Hover { locate: String },
+        #[serde(rename = "aiInput")]
+        Input {
+            locate: String,
+            #[serde(default)]
+            value: String,
+            #[serde(default)]
+            mode: InputMode,
+        },
+        #[serde(rename = "aiKeyboardPress")]
+        KeyboardPress {
+            key: String,
+            /// Focus this element first (a click), else the key goes to what has focus.
+            #[serde(default)]
+            locate: Option<String>,
+        },
+        #[serde(rename = "aiScroll", rename_all = "camelCase")]
+        Scroll {
+            /// Scroll inside this element, else the page.
+            #[serde(default)]
+            locate: Option<String>,
+            #[serde(default = "down")]
+            direction: ScrollDirection,
+            #[serde(default)]
+            scroll_type: ScrollType,
+            #[serde(default)]
+            distance: Option<f64>,
+        },
+        #[serde(rename = "aiDrag")]
+        Drag { from: String, to: String },
+        /// Clicks the element (a file field, or the button that opens one) and gives the file
+        /// chooser it opens these files: absolute paths on the machine the browser runs on.
+        #[serde(rename = "aiUpload")]
+        Upload { locate: String, files: Vec<String> },
+        #[serde(rename = "aiLocate")]
+        Locate { locate: String },
+        /// `demand`: the data wanted, in words or as a JSON shape / JSON Schema.
+        #[serde(rename = "aiQuery")]
+        Query { demand: Value },
+        #[serde(rename = "aiBoolean")]
+        Boolean { question: String },
+        #[serde(rename = "aiNumber")]
+        Number { question: String },
+        #[serde(rename = "aiString")]
+        Text { question: String },
+        #[serde(rename = "aiAsk")]
+        Ask { question: String },
+        #[serde(rename = "aiAssert")]
+        Assert { assertion: String },
+        #[serde(rename = "aiWaitFor", rename_all = "camelCase")]
+        WaitFor {
+            assertion: String,
+            #[serde(default = "wait_timeout")]
+            timeout_ms: u32,
+            #[serde(default = "wait_interval")]
+            interval_ms: u32,
+        },
+    }
 }
 
 impl Task {

@@ -6,6 +6,7 @@
 
 use crate::describe::{Element, Extraction};
 use crate::vocab::actions::PlannedAction;
+use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
 /// How an element is found again.
@@ -78,15 +79,17 @@ pub struct CachedRound {
     pub done: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum CacheEntry {
-    /// A description (`aiTap "the Save button"`) and the element it named.
-    #[serde(rename_all = "camelCase")]
-    Locate { page: String, prompt: String, element: ElementKey, updated_ms: f64 },
-    /// An instruction and the rounds that carried it out.
-    #[serde(rename_all = "camelCase")]
-    Plan { page: String, prompt: String, rounds: Vec<CachedRound>, updated_ms: f64 },
+internally_tagged! {
+    tag = "kind", rename_all = "camelCase", name = "CacheEntry";
+    #[derive(Clone, Debug, PartialEq, Serialize)]
+    pub enum CacheEntry {
+        /// A description (`aiTap "the Save button"`) and the element it named.
+        #[serde(rename_all = "camelCase")]
+        Locate { page: String, prompt: String, element: ElementKey, updated_ms: f64 },
+        /// An instruction and the rounds that carried it out.
+        #[serde(rename_all = "camelCase")]
+        Plan { page: String, prompt: String, rounds: Vec<CachedRound>, updated_ms: f64 },
+    }
 }
 
 impl CacheEntry {
