@@ -211,11 +211,6 @@ function boxOf(node) {
   range.selectNodeContents(node);
   return range.getBoundingClientRect();
 }
-// A node's box: out[2..6] = x, y, width, height.
-export function readBox(i, out) {
-  const r = boxOf(nodes[i]);
-  out[2] = r.x; out[3] = r.y; out[4] = r.width; out[5] = r.height;
-}
 // The boxes of many nodes in one call: out[4k..4k+4] = x, y, width, height of node which[k].
 export function readBoxes(which, out) {
   for (let k = 0; k < which.length; k++) {

@@ -50,8 +50,6 @@ extern "C" {
     fn enter_frame(i: u32, out: &mut [f64]) -> i32;
     #[wasm_bindgen(js_name = frameDocumentOrigin)]
     fn frame_document_origin(i: u32) -> String;
-    #[wasm_bindgen(js_name = readBox)]
-    fn read_box(i: u32, out: &mut [f64]);
     #[wasm_bindgen(js_name = readBoxes)]
     fn read_boxes(which: &[u32], out: &mut [f64]);
     #[wasm_bindgen(js_name = readStyle)]
@@ -309,8 +307,8 @@ pub fn snapshot_document(
     to_measure.sort_unstable();
     to_measure.dedup();
     let table = &hits.table;
-    let mut reader = BoxReader { out, table, frame_of: &frame_of, frame_origins: &frame_origins };
-    reader.measure_all(&mut snap, &to_measure);
+    let reader = BoxReader { table, frame_of: &frame_of, frame_origins: &frame_origins };
+    reader.measure(&mut snap, &to_measure);
     let t1 = now();
     for i in snap.nodes_needing_style() {
         let values = read_style(table[i as usize], BACKGROUND_STYLES);
@@ -328,7 +326,7 @@ pub fn snapshot_document(
         let mut ancestor = snap.nodes[c as usize].parent;
         while let Some(a) = ancestor.map(|a| a as usize) {
             if snap.nodes[a].rect.is_none() {
-                reader.measure(&mut snap, a);
+                reader.measure(&mut snap, &[a as u32]);
             }
             if let Some(outer) = snap.nodes[a].rect {
                 if !overflow_read[a] && snap.nodes[a].clip.is_none() && visibility::may_clip(&outer, &rect) {
@@ -353,7 +351,6 @@ pub fn snapshot_document(
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.
 struct BoxReader<'a> {
-    out: [f64; 6],
     /// Parallel to the snapshot's nodes: index in the node table.
     table: &'a [u32],
     frame_of: &'a [u32],
@@ -361,15 +358,9 @@ struct BoxReader<'a> {
 }
 
 impl BoxReader<'_> {
-    fn measure(&mut self, snap: &mut PageSnapshot, i: usize) {
-        read_box(self.table[i], &mut self.out);
-        let b = &self.out;
-        self.record(snap, i, [b[2], b[3], b[4], b[5]]);
-    }
-
     /// Measures the nodes `which` (snapshot indices) in one call: a whole page's boxes cost one
     /// crossing instead of one each.
-    fn measure_all(&mut self, snap: &mut PageSnapshot, which: &[u32]) {
+    fn measure(&self, snap: &mut PageSnapshot, which: &[u32]) {
         let table: Vec<u32> = which.iter().map(|&i| self.table[i as usize]).collect();
         let mut boxes = vec![0.0f64; 4 * which.len()];
         read_boxes(&table, &mut boxes);

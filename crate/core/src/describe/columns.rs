@@ -5,7 +5,7 @@
 //! element before. As columns each key is written once, optional fields only where present,
 //! and each XPath as what it shares with the one before plus the rest: about half the text to
 //! write, copy into the worker and parse. The worker's JS rebuilds the objects the tooling
-//! hands out (`extension/background/page.js`, `elementsOfColumns`); runs decode them here.
+//! hands out (`extension/background/page.js`, `withElements`); runs decode them here.
 
 use super::element::{Element, ElementKind};
 use crate::vocab::geometry::Rect;
