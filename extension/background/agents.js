@@ -270,7 +270,8 @@ async function carryOut(wasm, id, plan, tabId, runId) {
     case 'screenshot': {
       await watch(tabId);
       const shot = plan.kind === 'screenshot' ? await shoot(tabId, { fullPage: plan.fullPage }) : null;
-      const page = await read(tabId, { viewportOnly: false });
+      // The whole page described (what lies beyond the view counted), the view's elements crossing.
+      const page = await read(tabId, { viewportOnly: false, elsewhere: true });
       const seen = wasm.agentObserve({ page, shot }, await runOptions(settings, { useCache: false }), shot != null);
       const blocks = [{ type: 'text', text: seen.text }];
       if (seen.image) blocks.push({ type: 'image', data: seen.image, mimeType: seen.mimeType });

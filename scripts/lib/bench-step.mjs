@@ -2,9 +2,9 @@
 // (read + capture + markers + request + parse + record) against a model that answers at once,
 // beside a bare CDP Page.captureScreenshot of the same tab, and beside Midscene's step (its
 // published extractor and description in the page, the result handed out, plus that same bare
-// screenshot); and a whole-page read (first and again) against a bare walk of the page (the
-// floor). Chromium at 1280×800. A benchmark, not a test: it prints figures and writes
-// out/bench-step.json.
+// screenshot); a whole-page read (first and again) against a bare walk of the page (the
+// floor); and one aiLocate by a model reading the element list. Chromium at 1280×800. A
+// benchmark, not a test: it prints figures and writes out/bench-step.json.
 import { writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import http from 'node:http';
@@ -41,14 +41,25 @@ function writePages() {
   for (const [name, html] of Object.entries(pages)) writeFileSync(path.join(PAGES_DIR, name), html);
 }
 
-/** An OpenAI-compatible endpoint that passes every assertion at once. */
+/**
+ * An OpenAI-compatible endpoint that answers at once: every assertion passes, and a locate (its
+ * system prompt asks for `"element": N`) gets the first element the request lists.
+ */
 function startInstantModel() {
   const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
+  const reply = (body) => {
+    const messages = JSON.parse(body || '{}').messages ?? [];
+    const said = (m) => [m?.content].flat().map((c) => (typeof c === 'string' ? c : c?.text ?? '')).join('\n');
+    if (!said(messages[0]).includes('"element": N')) return { thought: 'checked', pass: true, reason: 'holds' };
+    const first = /^\[(\d+)\] /m.exec(said(messages.at(-1)));
+    return { thought: 'the first one listed', element: first ? Number(first[1]) : null };
+  };
   const server = http.createServer((req, res) => {
     if (req.method === 'OPTIONS') return res.writeHead(204, cors).end();
-    req.resume();
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const content = JSON.stringify({ thought: 'checked', pass: true, reason: 'holds' });
+      const content = JSON.stringify(reply(Buffer.concat(chunks).toString()));
       res.writeHead(200, { ...cors, 'Content-Type': 'application/json' }).end(JSON.stringify({
         id: 'bench', object: 'chat.completion', created: 0, model: 'bench-model',
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
@@ -195,13 +206,25 @@ async function measure(browser, url, bundle) {
     return { wallMs: performance.now() - t0, inPageMs: r.timings.inPageMs, elements: r.elements.length, reused: !!r.reused };
   }, tabId);
   const floor = () => page.evaluate(bareWalk);
+  // A locate by a model reading the element list: the view, then the page read for what lies
+  // beyond it (`Reach::Locating`), the request, the answer. Made a first read by a page change.
+  const locate = async (i) => {
+    await page.evaluate((i) => { document.body.dataset.benchLocate = String(i); }, i);
+    return sw.evaluate(async (id) => {
+      const t0 = performance.now();
+      const run = await self.sightline.ai(id, { type: 'aiLocate', locate: 'the first element listed' });
+      if (run.status !== 'succeeded') throw new Error(`the bench's locate ended ${run.status}: ${JSON.stringify(run.error)}`);
+      return performance.now() - t0;
+    }, tabId);
+  };
 
   // Warm up (WASM compile, debugger attach, style caches), then interleave the timed runs.
   await step();
   await screenshot();
   await midscene();
   await floor();
-  const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [] };
+  await locate(-1);
+  const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [], locate: [] };
   let elements = 0;
   let reusedAgain = 0;
   for (let i = 0; i < RUNS; i++) {
@@ -221,6 +244,7 @@ async function measure(browser, url, bundle) {
     t.readAgain.push(again.inPageMs);
     t.readWall.push(first.wallMs);
     t.floor.push((await floor()).ms);
+    t.locate.push(await locate(i));
   }
   await page.close();
   const shot = median(t.shot);
@@ -237,6 +261,7 @@ async function measure(browser, url, bundle) {
     readAgainMs: median(t.readAgain),
     readWallMs: median(t.readWall),
     floorMs: median(t.floor),
+    locateMs: median(t.locate),
     reusedAgain,
     stepPhases,
   };
@@ -281,10 +306,10 @@ export async function benchStep() {
   const ratio = (a, b, d = 1) => (a != null && b > 0 ? `${f(a / b, d)}×` : '–');
   console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
   const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'midscene step', 'midscene/step',
-    'whole read', 'again', 'read wall', 'bare walk', 'read/walk'];
+    'whole read', 'again', 'read wall', 'bare walk', 'read/walk', 'one locate'];
   const table = rows.map((r) => [
     r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
-    f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2),
+    f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2), f(r.locateMs),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
@@ -305,5 +330,6 @@ export async function benchStep() {
   console.log('"whole read": the whole page read in the page (extract, in-page ms); "again": a second read right after;');
   console.log('"again" answers with the reading kept in the page when nothing changed since (reusedAgain in the JSON: how many times).');
   console.log('"read wall": the first, as the service worker waits for it; "bare walk": TreeWalker + getBoundingClientRect + getComputedStyle.');
+  console.log('"one locate": an aiLocate by a model reading the element list (the view, then the page read for what a locate lists beyond it), after a page change.');
   console.log('\nwritten: out/bench-step.json');
 }

@@ -41,6 +41,7 @@ pub fn extraction_from_json(text: &str) -> Result<Extraction, ReadingError> {
         viewport: r.viewport,
         tree: r.tree,
         in_view_only: r.in_view_only,
+        elsewhere: r.elsewhere,
         frames: r.frames,
     })
 }
@@ -62,6 +63,8 @@ struct Reading {
     tree: Option<MsTree>,
     #[serde(default)]
     in_view_only: bool,
+    #[serde(default)]
+    elsewhere: bool,
     #[serde(default)]
     frames: Vec<FrameArea>,
 }

@@ -42,7 +42,8 @@ impl Observation {
 /// How much of the page a step reads. Each step reads what is in view (with a margin, see
 /// `snapshot::IN_VIEW_MARGIN`): the model is shown no more, and on a long page the whole of it
 /// costs many times a screenshot. The whole page is read only when a step needs what lies
-/// beyond: an element a cache entry or a flow's XPath names that the view does not hold.
+/// beyond: an element a cache entry or a flow's XPath names that the view does not hold, or
+/// the elements a model locating by the element list is shown beyond the view.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Reach {
     #[default]
@@ -50,9 +51,11 @@ pub enum Reach {
     /// The view, and these elements wherever they are: the whole page is read in the page, and
     /// only the view and the elements sought cross to the worker.
     Seeking(Vec<crate::describe::Sought>),
-    /// Every element: a model asked to locate an element by its description is shown those out
-    /// of view too (`prompt::tasks`, "Elsewhere on the page").
-    WholePage,
+    /// For a model asked to locate an element by its description: it is shown elements out of
+    /// view too (`prompt::tasks`, "Elsewhere on the page"). The whole page is read and described
+    /// in the page, and only the view and the elements listed beyond it cross to the worker
+    /// (`DescribeOptions::elsewhere`).
+    Locating,
 }
 
 impl Reach {
@@ -61,7 +64,7 @@ impl Reach {
         match self {
             Reach::InView => serde_json::json!({ "viewportOnly": true }),
             Reach::Seeking(sought) => serde_json::json!({ "viewportOnly": true, "sought": sought }),
-            Reach::WholePage => serde_json::json!({ "viewportOnly": false }),
+            Reach::Locating => serde_json::json!({ "viewportOnly": false, "elsewhere": true }),
         }
     }
 }

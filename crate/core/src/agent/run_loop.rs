@@ -524,7 +524,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     async fn replay(&mut self, round: usize) -> Result<Option<((Vec<PlannedAction>, bool), bool)>, RunError> {
         let Some(cached) = self.work.cached.get(round) else { return Ok(None) };
         let found = replay_round(cached, &self.work.observation.extraction);
-        if !self.work.observation.extraction.in_view_only || found.as_ref().is_some_and(|(_, moved)| !moved) {
+        if self.work.observation.extraction.holds_whole_page() || found.as_ref().is_some_and(|(_, moved)| !moved) {
             return Ok(found.map(|a| (a, cached.done)));
         }
         let sought = cached.actions.iter().filter_map(|a| a.target.as_ref().map(ElementKey::sought)).collect();

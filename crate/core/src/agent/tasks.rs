@@ -417,7 +417,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
         hint: Option<&str>,
         obs: Observation,
     ) -> Result<Observation, RunError> {
-        if !obs.extraction.in_view_only {
+        if obs.extraction.holds_whole_page() {
             return Ok(obs);
         }
         let page = &obs.extraction;
@@ -497,9 +497,9 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         if let Some(found) = self.locate_from_cache(what, &obs, &label) {
             return self.in_view(found, obs).await;
         }
-        // A model reading the element list is shown the elements out of view too: the whole page.
+        // A model reading the element list is shown elements out of view too (a locate's reading).
         let obs = match obs.extraction.in_view_only && !self.config.family.grounds_on_image() {
-            true => self.observe(&Reach::WholePage).await?,
+            true => self.observe(&Reach::Locating).await?,
             false => obs,
         };
         let (text, mut step, mapping) = self.ask(&Ask::Locate(what), &obs, &label).await?;

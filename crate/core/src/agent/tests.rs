@@ -179,7 +179,7 @@ impl Browser for FakeTodoPage {
             Reach::Seeking(sought) => {
                 DescribeOptions { viewport_only: true, sought: sought.clone(), ..Default::default() }
             }
-            Reach::WholePage => DescribeOptions::default(),
+            Reach::Locating => DescribeOptions { elsewhere: true, ..Default::default() },
         }))
     }
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
@@ -1063,7 +1063,11 @@ mod tasks {
         let r = run(task(json!({"type":"aiTap","locate":"Load more"})), &mut page, &model, &config());
         assert_eq!(r.status, RunStatus::Succeeded, "{:?}", r.error);
         assert_eq!(page.reveals, 1);
-        assert_eq!(page.reads[..2], [Reach::InView, Reach::WholePage], "the model locating by the list sees all of it");
+        assert_eq!(
+            page.reads[..2],
+            [Reach::InView, Reach::Locating],
+            "the model locating by the list sees beyond the view"
+        );
         assert!(r.steps[0].note.as_deref().unwrap().contains("scrolled into view"));
         let press = page.dispatched.iter().find(|c| c.params["type"] == "mousePressed").unwrap();
         assert_eq!(press.params["y"], 415.0, "clicked where the button is after scrolling");

@@ -67,6 +67,16 @@ impl Element {
         self.in_viewport > 0.0 && !self.occluded && !separator
     }
 
+    /// Listed for a model locating an element, beyond the view (`prompt::tasks`): out of view,
+    /// not covered, with an area, and saying something (text, or more than a bare container).
+    pub fn listed_elsewhere(&self) -> bool {
+        self.in_viewport <= 0.0
+            && !self.occluded
+            && self.rect.width > 0.0
+            && self.rect.height > 0.0
+            && (!self.content.trim().is_empty() || self.kind != ElementKind::Container)
+    }
+
     /// It shows a sensitive field's masked value or a secret's placeholder: screenshots
     /// paint it over.
     pub fn holds_secret(&self) -> bool {

@@ -41,6 +41,10 @@ pub struct Extraction {
     /// margin (`snapshot::IN_VIEW_MARGIN`) are not here, so none can be counted or matched.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_view_only: bool,
+    /// Read for a locate (`DescribeOptions::elsewhere`): the description is the whole page's,
+    /// but of the elements beyond the view only those a locate lists are here.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub elsewhere: bool,
     /// The frames the page shows, with the origin of each one's document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<FrameArea>,
@@ -59,6 +63,12 @@ pub struct FrameArea {
 }
 
 impl Extraction {
+    /// Whether every element of the page is here: a cached or named element not among them
+    /// is not on the page.
+    pub fn holds_whole_page(&self) -> bool {
+        !self.in_view_only && !self.elsewhere
+    }
+
     /// Leaves out the frames `keep` refuses (by origin): their elements are gone from the list
     /// and the description, and screenshots paint them over. Returns how many elements went.
     pub fn withhold_frames(&mut self, keep: impl Fn(&str) -> bool) -> usize {
@@ -71,12 +81,13 @@ impl Extraction {
         }
         if any {
             // Runs read the compact description; a Midscene one cannot be rebuilt without the page.
+            // A locate's reading holds too few of the elements beyond the view to count them.
             self.description = compact::compact_description_of(
                 &self.title,
                 &self.url,
                 &self.viewport,
                 &self.elements,
-                self.in_view_only,
+                self.in_view_only || self.elsewhere,
             );
             self.tree = None;
         }
@@ -125,12 +136,26 @@ pub struct DescribeOptions {
     /// With `viewport_only`: elements kept wherever they are on the page. The whole page is
     /// read, and only the view and these are kept (what crosses to the worker stays small).
     pub sought: Vec<Sought>,
+    /// For a locate: the whole page is read and described (what lies above and below is
+    /// counted), and the elements kept are the view's (as `viewport_only` keeps them), the
+    /// sought ones and the first [`LISTED_ELSEWHERE`] beyond the view a locate lists
+    /// (`Element::listed_elsewhere`). What crosses to the worker is what the step shows.
+    pub elsewhere: bool,
 }
+
+/// How many elements beyond the view a locate shows the model (`prompt::tasks`): a long
+/// page's every element would cost more tokens than the search is worth.
+pub const LISTED_ELSEWHERE: usize = 150;
 
 impl DescribeOptions {
     /// Whether the reader may skip subtrees lying beyond the view's reach.
     pub fn skips_beyond_view(&self) -> bool {
-        self.viewport_only && self.sought.is_empty()
+        self.viewport_only && self.sought.is_empty() && !self.elsewhere
+    }
+
+    /// Whether an element stays in a reading that leaves out what lies beyond the view.
+    fn keeps_near_view(&self, e: &Element, reach: &Rect) -> bool {
+        e.in_viewport > 0.0 || e.rect.meets(reach) || self.sought.iter().any(|s| s.matches(e))
     }
 }
 
@@ -142,9 +167,9 @@ pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
 /// Classify, mark covered elements, serialize: the whole of this room in one call.
 pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut dyn HitTest) -> Extraction {
     let mut elements = classify(snapshot);
+    let reach = snapshot.viewport.reach_rect();
     if opts.viewport_only {
-        let reach = snapshot.viewport.reach_rect();
-        elements.retain(|e| e.in_viewport > 0.0 || e.rect.meets(&reach) || opts.sought.iter().any(|s| s.matches(e)));
+        elements.retain(|e| opts.keeps_near_view(e, &reach));
     }
     let viewport = snapshot.viewport.rect();
     for e in &mut elements {
@@ -169,6 +194,15 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
             (midscene::description_of_tree(&tree, None, false, true), Some(tree))
         }
     };
+    if opts.elsewhere {
+        // After the description, which counts what lies beyond the view.
+        let mut listed = 0;
+        elements.retain(|e| {
+            let shown_elsewhere = listed < LISTED_ELSEWHERE && e.listed_elsewhere();
+            listed += usize::from(shown_elsewhere);
+            shown_elsewhere || opts.keeps_near_view(e, &reach)
+        });
+    }
     Extraction {
         description,
         elements,
@@ -177,6 +211,7 @@ pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut
         viewport: snapshot.viewport.clone(),
         tree,
         in_view_only: opts.viewport_only,
+        elsewhere: opts.elsewhere,
         frames,
     }
 }

@@ -90,19 +90,15 @@ pub fn task_messages(
 }
 
 /// Off-screen elements a person could mean ("the Submit button at the bottom"), so locating
-/// does not need a scroll first; Sightline scrolls to the one named. Capped: a long page
-/// would otherwise cost more tokens than the search is worth.
-const MAX_ELSEWHERE: usize = 150;
-
+/// does not need a scroll first; Sightline scrolls to the one named. Capped
+/// (`describe::LISTED_ELSEWHERE`): a locate's reading holds only these beyond the view.
 fn elsewhere(page: &Extraction) -> String {
-    use crate::describe::ElementKind;
     let vp = page.viewport.rect();
     let lines: Vec<String> = page
         .elements
         .iter()
-        .filter(|e| e.in_viewport <= 0.0 && !e.occluded && e.rect.width > 0.0 && e.rect.height > 0.0)
-        .filter(|e| !e.content.trim().is_empty() || e.kind != ElementKind::Container)
-        .take(MAX_ELSEWHERE)
+        .filter(|e| e.listed_elsewhere())
+        .take(crate::describe::LISTED_ELSEWHERE)
         .map(|e| {
             let r = e.rect;
             let side = if r.y >= vp.y + vp.height {
@@ -176,5 +172,40 @@ mod tests {
         assert!(t.contains("out of view") && t.contains("button \"Far\" (below)"), "{t}");
         let m = task_messages(ModelFamily::Generic, &Ask::Query("the buttons"), &page, None);
         assert!(!text(&m[1]).contains("out of view"), "only locating needs them");
+    }
+
+    #[test]
+    fn a_locates_reading_gives_the_prompt_the_whole_page_gives() {
+        use crate::describe::{describe, DescribeOptions, LISTED_ELSEWHERE};
+        use crate::snapshot::test_support::Builder;
+        use crate::vocab::geometry::Rect;
+        let mut b = Builder::new();
+        b.snap.viewport.document_height = 20_000.0;
+        let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 20_000.0));
+        let button = |b: &mut Builder, y: f64, label: &str| {
+            let e = b.el(Some(body), "button", &[], Rect::new(10.0, y, 80.0, 30.0));
+            b.text(e, label, Rect::new(10.0, y, 80.0, 30.0));
+        };
+        button(&mut b, 10.0, "In view");
+        button(&mut b, 900.0, "Just below"); // in the in-view margin
+        for i in 0..2 * LISTED_ELSEWHERE {
+            button(&mut b, 2000.0 + 40.0 * i as f64, &format!("Far {i}"));
+        }
+        let whole = describe(&b.snap, &DescribeOptions::default());
+        let locating = describe(&b.snap, &DescribeOptions { elsewhere: true, ..Default::default() });
+        assert!(whole.holds_whole_page() && !locating.holds_whole_page() && !locating.in_view_only);
+        assert_eq!(locating.description, whole.description, "what lies below is still counted");
+        assert_eq!(whole.elements.len(), 2 + 2 * LISTED_ELSEWHERE);
+        assert_eq!(locating.elements.len(), 1 + LISTED_ELSEWHERE, "the view and what is listed beyond it");
+        let ask = Ask::Locate("the last button");
+        let (a, b) = (
+            task_messages(ModelFamily::Generic, &ask, &whole, None),
+            task_messages(ModelFamily::Generic, &ask, &locating, None),
+        );
+        assert_eq!(text(&a[1]), text(&b[1]));
+        assert!(
+            text(&b[1]).contains("\"Far 148\"") && !text(&b[1]).contains("\"Far 149\""),
+            "the first ones, in page order"
+        );
     }
 }
