@@ -39,8 +39,8 @@ pub struct XPaths<'a> {
     /// Per node: the node that begins its tree (a shadow root's first nodes, a frame's root;
     /// `usize::MAX` for the top document).
     tree: Vec<usize>,
-    /// How many elements of a tag, in a tree, have a given normalized text.
-    texts: FastMap<(usize, &'a str, String), u32>,
+    /// Per tree and tag: how many of its elements have a given normalized text.
+    texts: FastMap<(usize, &'a str), FastMap<String, u32>>,
     /// (tree, tag) pairs with an element whose text was too big to index: no text paths there.
     unindexed: FastSet<(usize, &'a str)>,
     /// Per node: the last node of its subtree.
@@ -111,25 +111,24 @@ impl<'a> XPaths<'a> {
                 self.unindexed.insert(key);
                 continue;
             }
-            let joined = normalize(&parts.join(" "));
-            let concatenated = normalize(&parts.concat());
+            let joined = normalize_parts(&parts, true);
+            let concatenated = normalize_parts(&parts, false);
+            let counts = self.texts.entry(key).or_default();
             if concatenated != joined {
-                *self.texts.entry((key.0, key.1, concatenated)).or_insert(0) += 1;
+                *counts.entry(concatenated).or_insert(0) += 1;
             }
-            *self.texts.entry((key.0, key.1, joined)).or_insert(0) += 1;
+            *counts.entry(joined).or_insert(0) += 1;
         }
     }
 
     pub fn of(&self, node: usize) -> String {
-        let mut segments: Vec<String> = Vec::new();
-        let mut start = Some(node);
-        while let Some(s) = start {
-            let (segment, holder) = self.segment(s);
-            segments.push(segment);
-            start = holder;
+        let (mut path, mut holder) = self.segment(node);
+        while let Some(h) = holder {
+            let (outer, next) = self.segment(h);
+            path = outer + TREE_SEPARATOR + &path;
+            holder = next;
         }
-        segments.reverse();
-        segments.join(TREE_SEPARATOR)
+        path
     }
 
     /// The path to `node` within its own tree, and the node holding that tree (shadow host or
@@ -191,7 +190,7 @@ impl<'a> XPaths<'a> {
         let text = normalize(only);
         if text.is_empty()
             || text.chars().count() > MAX_TEXT_CHARS
-            || self.texts.get(&(tree, tag, text.clone())) != Some(&1)
+            || self.texts.get(&(tree, tag)).and_then(|counts| counts.get(&text)) != Some(&1)
         {
             return None;
         }
@@ -223,7 +222,29 @@ fn literal(text: &str) -> String {
 
 /// As XPath's `normalize-space()`: XML whitespace runs become one space, ends trimmed.
 fn normalize(s: &str) -> String {
-    s.split([' ', '\t', '\n', '\r']).filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ")
+    normalize_parts(&[s], false)
+}
+
+/// `normalize` of the parts joined by a space (`spaced`) or run together, in one pass: a
+/// page's every element is indexed, so no joined copy is made first.
+fn normalize_parts(parts: &[&str], spaced: bool) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    let mut space = false;
+    for (k, part) in parts.iter().enumerate() {
+        space |= spaced && k > 0;
+        for c in part.chars() {
+            if matches!(c, ' ' | '\t' | '\n' | '\r') {
+                space = true;
+            } else {
+                if space && !out.is_empty() {
+                    out.push(' ');
+                }
+                space = false;
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 fn step_name(data: &NodeData) -> &str {
@@ -244,6 +265,28 @@ mod tests {
     use crate::snapshot::test_support::Builder;
     use crate::snapshot::TreeKind;
     use crate::vocab::geometry::Rect;
+
+    #[test]
+    fn normalizing_parts_reads_as_normalizing_them_joined() {
+        let joined_then_normalized =
+            |s: &str| s.split([' ', '\t', '\n', '\r']).filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ");
+        let cases: [&[&str]; 10] = [
+            &["a", "b"],
+            &[" a ", " b"],
+            &["a\n", "b"],
+            &["", "a", "", "b", ""],
+            &["x\u{a0}y", "\tz\r"],
+            &[],
+            &["  "],
+            &["Sa", "ve"],
+            &["é ", "ü"],
+            &["one  two", "three\t\tfour "],
+        ];
+        for parts in cases {
+            assert_eq!(normalize_parts(parts, true), joined_then_normalized(&parts.join(" ")), "{parts:?}");
+            assert_eq!(normalize_parts(parts, false), joined_then_normalized(&parts.concat()), "{parts:?}");
+        }
+    }
 
     #[test]
     fn counts_siblings_by_tag_and_anchors_on_unique_ids() {
