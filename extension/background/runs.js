@@ -95,6 +95,35 @@ async function imagesOf(wasm, runJson) {
   return JSON.stringify(await getImages(wasm.trajectoryReferences(runJson)));
 }
 
+/**
+ * `imagesOf` for a core that reads the pixels (the report, the GIF): each kept JPEG the core
+ * names (`browserDecodes`: the model's images with Settings' JPEG format, a loaded trajectory's)
+ * as the browser's PNG of it, for the module carries no JPEG decoder. One that does not decode
+ * stays as it is, and the export leaves it out as it does any unreadable image.
+ */
+async function decodedImagesOf(wasm, runJson) {
+  const images = await getImages(wasm.trajectoryReferences(runJson));
+  await Promise.all(Object.entries(images).filter(([, url]) => wasm.browserDecodes(url)).map(async ([ref, url]) => {
+    images[ref] = await pngOf(url).catch(() => url);
+  }));
+  return JSON.stringify(images);
+}
+
+/** An image data URL drawn on a canvas and read back as a PNG data URL. */
+async function pngOf(url) {
+  const bitmap = await createImageBitmap(await (await fetch(url)).blob());
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  canvas.getContext('2d').drawImage(bitmap, 0, 0);
+  bitmap.close();
+  const png = await canvas.convertToBlob({ type: 'image/png' });
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(png);
+  });
+}
+
 /** A run and its screenshots as a trajectory file (JSON text). */
 export async function saveTrajectory(id) {
   const run = await fullRun(id);
@@ -128,7 +157,7 @@ export async function exportRun(id, format, opts = {}) {
   const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
   const wasm = await core();
   const json = JSON.stringify(run);
-  const images = format === 'report' || format === 'gif' ? await imagesOf(wasm, json) : undefined;
+  const images = format === 'report' || format === 'gif' ? await decodedImagesOf(wasm, json) : undefined;
   const text = wasm.exportRun(json, format, viewport, images);
   const stamp = new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return { text, filename: `sightline-${stamp}.${kind.ext}`, mime: kind.mime };

@@ -282,3 +282,30 @@ test('the HTML report and the GIF open in Chromium with every screenshot', async
   assert.equal(size[0], 800);
   await page.close();
 });
+
+test('with JPEG model images (Settings) the report and the GIF still show every screenshot: the browser decodes them', async () => {
+  const image = (await browser.sw.evaluate(() => self.sightline.getSettings())).run.image;
+  await browser.sw.evaluate((i) => self.sightline.setSettings({ run: { image: { ...i, format: { type: 'jpeg', quality: 70 } } } }), image);
+  try {
+    const { run } = await recordTodoRun('export=jpeg');
+    assert.match(JSON.stringify(mock.requests.at(-1).body), /data:image\/jpeg;base64,/, 'the run kept JPEGs');
+    const html = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id);
+    const gif = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'gif'), run.id);
+    const page = await browser.context.newPage();
+    await page.setContent(html);
+    const shots = await page.$$eval('figure img', (imgs) => Promise.all(imgs.map((i) => i.decode().then(() => i.naturalWidth))));
+    assert.ok(shots.length >= 2 && shots.length === run.steps.filter((s) => s.screenshot).length, `${shots}`);
+    assert.ok(shots.every((w) => w === 1024), `${shots}`);
+    const size = await page.evaluate(async (url) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      return [img.naturalWidth, img.naturalHeight];
+    }, gif);
+    // A GIF with no readable screenshot is one 200-pixel card; with them, 800×500 pages under a title.
+    assert.ok(size[0] === 800 && size[1] > 500, `${size}`);
+    await page.close();
+  } finally {
+    await browser.sw.evaluate((i) => self.sightline.setSettings({ run: { image: i } }), image);
+  }
+});

@@ -436,9 +436,17 @@ pub fn inside_folder(path: &str, folder: &str) -> bool {
     sightline::agent::uploads::inside_folder(path, folder)
 }
 
+/// Whether the worker hands the kept image `url` over as the browser's PNG of it before an export
+/// reads it: a JPEG within the core's pixel limit (the module carries no JPEG decoder).
+#[wasm_bindgen(js_name = browserDecodes)]
+pub fn browser_decodes(url: &str) -> bool {
+    vision::pipeline::browser_decodes(url)
+}
+
 /// A run (JSON text) written for another tool: `format` is `midscene-yaml`, `playwright`,
 /// `recorder` (Chrome DevTools Recorder JSON), `report` (HTML) or `gif` (a `data:image/gif`
-/// URL); the last two take `images_json`, the run's image references → data URLs.
+/// URL); the last two take `images_json`, the run's image references → data URLs (PNG: a kept
+/// JPEG as the browser decoded it, `browserDecodes`).
 /// `viewport` `{width, height}` (default 1280×800).
 #[wasm_bindgen(js_name = exportRun)]
 pub fn export_run(

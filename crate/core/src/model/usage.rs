@@ -67,7 +67,7 @@ pub fn image_tokens(family: ModelFamily, wire: Wire, width: u32, height: u32) ->
 fn data_url_size(url: &str) -> Option<(u32, u32)> {
     let b64 = url.split_once(";base64,")?.1;
     let head = crate::vision::base64::decode_prefix(b64, 64 * 1024)?;
-    image::ImageReader::new(std::io::Cursor::new(head)).with_guessed_format().ok()?.into_dimensions().ok()
+    crate::vision::capture::image_size(&head)
 }
 
 /// Our count of a call the server did not count.
@@ -224,6 +224,14 @@ mod tests {
         };
         let u = estimate(&ModelConfig::default(), &[msg], "abcd");
         assert_eq!(u, Usage { prompt_tokens: 4 + 255, completion_tokens: 1, estimated: true });
+        // A JPEG model image (Settings' JPEG format): its size from its header too.
+        let jpeg = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Jpeg { quality: 80 }).unwrap();
+        let url = crate::vision::pipeline::data_url(&jpeg, crate::vision::ImageFormat::Jpeg { quality: 80 });
+        let msg = ChatMessage {
+            role: "user".into(),
+            content: vec![ContentPart::ImageUrl { image_url: super::super::ImageUrl { url } }],
+        };
+        assert_eq!(estimate(&ModelConfig::default(), &[msg], "abcd").prompt_tokens, 4 + 255);
     }
 
     #[test]

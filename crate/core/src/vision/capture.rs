@@ -75,6 +75,47 @@ pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     Some((be(&size[..4]), be(&size[4..])))
 }
 
+/// Width and height from a baseline or progressive JPEG's header: the first frame marker (SOFn)
+/// after the segments before it. The core decodes no JPEG (the worker's JS does, see
+/// `pipeline::browser_decodes`); its size is all it reads of one.
+pub fn jpeg_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.get(..2)? != [0xFF, 0xD8] {
+        return None;
+    }
+    let mut at = 2;
+    loop {
+        // Markers may be preceded by any number of 0xFF fill bytes.
+        while *bytes.get(at)? == 0xFF && *bytes.get(at + 1)? == 0xFF {
+            at += 1;
+        }
+        if *bytes.get(at)? != 0xFF {
+            return None;
+        }
+        let marker = *bytes.get(at + 1)?;
+        // Markers with no length: TEM and the restarts.
+        if marker == 0x01 || (0xD0..=0xD7).contains(&marker) {
+            at += 2;
+            continue;
+        }
+        let length = u16::from_be_bytes([*bytes.get(at + 2)?, *bytes.get(at + 3)?]) as usize;
+        // SOF0–SOF15, but not DHT (C4), JPG (C8) or DAC (CC).
+        if (0xC0..=0xCF).contains(&marker) && ![0xC4, 0xC8, 0xCC].contains(&marker) {
+            let frame = bytes.get(at + 4..at + 9)?; // precision, height, width
+            let (height, width) = (u16::from_be_bytes([frame[1], frame[2]]), u16::from_be_bytes([frame[3], frame[4]]));
+            return Some((width as u32, height as u32));
+        }
+        if marker == 0xD9 || marker == 0xDA || length < 2 {
+            return None; // the image ended or its data began before any frame
+        }
+        at += 2 + length;
+    }
+}
+
+/// Width and height of a PNG or a JPEG, from its header.
+pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    png_size(bytes).or_else(|| jpeg_size(bytes))
+}
+
 /// Bytes written as base64 text in JSON: how tooling hands a capture back and forth.
 mod as_base64 {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
@@ -132,5 +173,25 @@ mod tests {
         assert_eq!(Capture::from_cdp(png, &metrics(), false).device_pixel_ratio, 3.0);
         let jpeg = crate::vision::base64::decode("/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDA").unwrap();
         assert_eq!(png_size(&jpeg), None, "JPEG is not PNG");
+    }
+
+    #[test]
+    fn a_jpeg_size_is_read_from_its_frame_header() {
+        let jpeg = sightline_codec::jpeg_rgb8(&[90; 37 * 23 * 3], 37, 23, 80).unwrap();
+        assert_eq!(jpeg_size(&jpeg), Some((37, 23)));
+        assert_eq!(image_size(&jpeg), Some((37, 23)));
+        // Cut anywhere before the frame's size: no size, and nothing read past the end.
+        let sof = jpeg.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
+        for cut in 0..sof + 9 {
+            assert_eq!(jpeg_size(&jpeg[..cut]), None, "cut at {cut}");
+        }
+        // Fill bytes before a marker, a restart marker, a progressive frame (SOF2).
+        let mut odd = vec![0xFF, 0xD8, 0xFF, 0xFF, 0xD0, 0xFF, 0xC2, 0, 11, 8, 0x01, 0x00, 0x02, 0x00, 3];
+        assert_eq!(jpeg_size(&odd), Some((512, 256)));
+        odd[6] = 0xDA; // scan data before any frame
+        assert_eq!(jpeg_size(&odd), None);
+        let png =
+            crate::vision::pipeline::encode(&image::RgbImage::new(5, 4), crate::vision::ImageFormat::Png).unwrap();
+        assert_eq!((jpeg_size(&png), image_size(&png)), (None, Some((5, 4))));
     }
 }

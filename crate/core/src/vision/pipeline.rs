@@ -44,18 +44,12 @@ impl Frame {
         origin: (f64, f64),
         opts: &ImageOptions,
     ) -> Result<Frame, VisionError> {
-        let reader = ImageReader::new(Cursor::new(bytes))
-            .with_guessed_format()
-            .map_err(|e| VisionError::Decode(e.to_string()))?;
-        let (w, h) = reader.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+        let (w, h) = png_reader(bytes)?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
         if w as u64 * h as u64 > MAX_CAPTURE_PIXELS {
             return Err(VisionError::TooLarge { width: w, height: h });
         }
         let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
-        let reader = ImageReader::new(Cursor::new(bytes))
-            .with_guessed_format()
-            .map_err(|e| VisionError::Decode(e.to_string()))?;
-        let decoded = reader.decode().map_err(|e| VisionError::Decode(e.to_string()))?.into_rgb8();
+        let decoded = png_reader(bytes)?.decode().map_err(|e| VisionError::Decode(e.to_string()))?.into_rgb8();
         let content = resize(decoded, mapping.content_width, mapping.content_height);
         Ok(Frame { image: pad(content, mapping.width, mapping.height), mapping })
     }
@@ -214,18 +208,36 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
     base64::decode(payload).ok_or(VisionError::Base64)
 }
 
-/// The pixels of a `data:image/png|jpeg;base64,…` URL (a kept screenshot). As with captures,
-/// images over [`MAX_CAPTURE_PIXELS`] are refused before decoding: a few hundred bytes of a
-/// loaded trajectory can declare a JPEG of hundreds of megapixels.
+/// A reader of PNG bytes. The core decodes PNG only: captures are PNG (`capture_params`), and a
+/// kept JPEG reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder was a
+/// tenth of the worker's module (issue 23's size budget).
+fn png_reader(bytes: &[u8]) -> Result<ImageReader<Cursor<&[u8]>>, VisionError> {
+    if super::capture::jpeg_size(bytes).is_some() {
+        return Err(VisionError::Decode("a JPEG, which the browser decodes before the core reads it".into()));
+    }
+    Ok(ImageReader::with_format(Cursor::new(bytes), image::ImageFormat::Png))
+}
+
+/// Whether the worker's JS hands `url` over as the browser's PNG of it before the core decodes
+/// it (exports): a JPEG data URL within [`MAX_CAPTURE_PIXELS`]. Larger ones stay as they are, and
+/// are refused here as PNGs that large are.
+pub fn browser_decodes(url: &str) -> bool {
+    let Some(b64) = url.strip_prefix("data:image/jpeg;base64,") else { return false };
+    let size = base64::decode_prefix(b64, 64 * 1024).and_then(|head| super::capture::jpeg_size(&head));
+    size.is_some_and(|(w, h)| w as u64 * h as u64 <= MAX_CAPTURE_PIXELS)
+}
+
+/// The pixels of a `data:image/png;base64,…` URL (a kept screenshot; a JPEG is decoded by the
+/// browser first, [`browser_decodes`]). As with captures, images over [`MAX_CAPTURE_PIXELS`]
+/// are refused before decoding: a few hundred bytes of a loaded trajectory can declare an
+/// image of hundreds of megapixels.
 pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
     let bytes = data_url_bytes(url)?;
-    let reader =
-        || ImageReader::new(Cursor::new(&bytes)).with_guessed_format().map_err(|e| VisionError::Decode(e.to_string()));
-    let (width, height) = reader()?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+    let (width, height) = png_reader(&bytes)?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
     if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
         return Err(VisionError::TooLarge { width, height });
     }
-    reader()?.decode().map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
+    png_reader(&bytes)?.decode().map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
 }
 
 /// `img` at most `max_width` wide (aspect kept), as a JPEG data URL.
