@@ -61,7 +61,12 @@ pub fn to_gif(run: &Run, images: &HashMap<String, String>) -> Result<Vec<u8>, Gi
     let mut page_h = None;
     for (k, (_, step, img)) in shots.into_iter().enumerate() {
         let (nw, nh) = fitted(img.dimensions());
-        let scaled = image::DynamicImage::ImageRgb8(resize(img, nw, nh)).into_rgba8();
+        let rgb = resize(img, nw, nh);
+        // Opaque, pixel by pixel (image's DynamicImage conversion would compile every layout's).
+        let scaled = RgbaImage::from_fn(nw, nh, |x, y| {
+            let [r, g, b] = rgb.get_pixel(x, y).0;
+            Rgba([r, g, b, 255])
+        });
         let height = *page_h.get_or_insert(nh);
         let mut page = RgbaImage::from_pixel(WIDTH, height, Rgba([255, 255, 255, 255]));
         image::imageops::overlay(&mut page, &scaled, 0, 0);

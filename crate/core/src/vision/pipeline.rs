@@ -9,9 +9,8 @@ use super::markers::{draw_markers, draw_overlay, markers_for, Marker, Overlay, P
 use super::VisionError;
 use crate::describe::{Element, Extraction};
 use crate::vocab::geometry::Rect;
-use image::{ImageReader, RgbImage};
+use image::RgbImage;
 use serde::{Deserialize, Serialize};
-use std::io::Cursor;
 
 /// Captures larger than this many device pixels are refused rather than decoded (a full-page
 /// capture of an endless page would need gigabytes).
@@ -44,12 +43,12 @@ impl Frame {
         origin: (f64, f64),
         opts: &ImageOptions,
     ) -> Result<Frame, VisionError> {
-        let (w, h) = png_reader(bytes)?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+        let (w, h) = png_dimensions(bytes)?;
         if w as u64 * h as u64 > MAX_CAPTURE_PIXELS {
             return Err(VisionError::TooLarge { width: w, height: h });
         }
         let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
-        let decoded = png_reader(bytes)?.decode().map_err(|e| VisionError::Decode(e.to_string()))?.into_rgb8();
+        let decoded = decode_png(bytes)?;
         let content = resize(decoded, mapping.content_width, mapping.content_height);
         Ok(Frame { image: pad(content, mapping.width, mapping.height), mapping })
     }
@@ -208,14 +207,20 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
     base64::decode(payload).ok_or(VisionError::Base64)
 }
 
-/// A reader of PNG bytes. The core decodes PNG only: captures are PNG (`capture_params`), and a
-/// kept JPEG reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder was a
-/// tenth of the worker's module (issue 23's size budget).
-fn png_reader(bytes: &[u8]) -> Result<ImageReader<Cursor<&[u8]>>, VisionError> {
+/// A PNG's size from its header. The core decodes PNG only: captures are PNG (`capture_params`),
+/// and a kept JPEG reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder
+/// was a tenth of the worker's module (issue 23's size budget).
+fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
     if super::capture::jpeg_size(bytes).is_some() {
         return Err(VisionError::Decode("a JPEG, which the browser decodes before the core reads it".into()));
     }
-    Ok(ImageReader::with_format(Cursor::new(bytes), image::ImageFormat::Png))
+    sightline_codec::png_dimensions(bytes).map_err(VisionError::Decode)
+}
+
+/// A PNG's pixels (in sightline-codec, compiled at its opt-level; see [`png_dimensions`]).
+fn decode_png(bytes: &[u8]) -> Result<RgbImage, VisionError> {
+    let (w, h, rgb) = sightline_codec::png_to_rgb8(bytes).map_err(VisionError::Decode)?;
+    RgbImage::from_raw(w, h, rgb).ok_or_else(|| VisionError::Decode("fewer pixels than its size".into()))
 }
 
 /// Whether the worker's JS hands `url` over as the browser's PNG of it before the core decodes
@@ -233,11 +238,11 @@ pub fn browser_decodes(url: &str) -> bool {
 /// image of hundreds of megapixels.
 pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
     let bytes = data_url_bytes(url)?;
-    let (width, height) = png_reader(&bytes)?.into_dimensions().map_err(|e| VisionError::Decode(e.to_string()))?;
+    let (width, height) = png_dimensions(&bytes)?;
     if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
         return Err(VisionError::TooLarge { width, height });
     }
-    png_reader(&bytes)?.decode().map(|i| i.into_rgb8()).map_err(|e| VisionError::Decode(e.to_string()))
+    decode_png(&bytes)
 }
 
 /// `img` at most `max_width` wide (aspect kept), as a JPEG data URL.
