@@ -211,7 +211,11 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
 /// and a kept JPEG reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder
 /// was a tenth of the worker's module (issue 23's size budget).
 fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
-    if super::capture::jpeg_size(bytes).is_some() {
+    if let Some((width, height)) = super::capture::jpeg_size(bytes) {
+        // Too large to hand to the browser either: refused by its size, as a PNG that large is.
+        if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
+            return Err(VisionError::TooLarge { width, height });
+        }
         return Err(VisionError::Decode("a JPEG, which the browser decodes before the core reads it".into()));
     }
     sightline_codec::png_dimensions(bytes).map_err(VisionError::Decode)

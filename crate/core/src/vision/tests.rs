@@ -216,7 +216,10 @@ fn kept_screenshots_too_large_are_refused_before_decoding() {
     jpeg[sof + 5..sof + 9].copy_from_slice(&[0x50, 0x37, 0x20, 0x06]); // height 20535, width 8198
     let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 });
     assert!(!pipeline::browser_decodes(&url), "the worker's JS leaves it as it is");
-    assert!(matches!(pipeline::decode_data_url(&url), Err(VisionError::Decode(_))), "and the core decodes no JPEG");
+    assert!(
+        matches!(pipeline::decode_data_url(&url), Err(VisionError::TooLarge { width: 8198, height: 20535 })),
+        "and the core refuses it by its size"
+    );
     // A PNG declaring as much is refused by its size, not decoded.
     let mut png = pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap();
     png[16..24].copy_from_slice(&[0, 0, 0x20, 0x06, 0, 0, 0x50, 0x37]);
