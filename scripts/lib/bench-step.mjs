@@ -14,6 +14,11 @@ import { startStaticServer } from './static-server.mjs';
 import { PAGES_DIR, PY_DOCS, bareWalk, formTable, median, midsceneBundle } from './bench-dom.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+// Playwright inspects the network of every service worker it sees (CDP Network domain on the
+// worker), which makes Chrome copy each request body into DevTools on the worker's thread: a
+// 475 KB model request took 33–55 ms with it and 7–12 ms without. No user's worker has
+// DevTools attached; the step is measured as they run it.
+process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK ??= '1';
 // Another build of the extension to measure (a "before"), instead of dist/.
 const EXTENSION_DIR = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : undefined;
 const OUT = path.join(ROOT, 'out');
