@@ -41,13 +41,12 @@ pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> R
 }
 
 /// The model bridge for a run on this host: Stop aborts its requests, streamed text goes to
-/// the host's `modelText`, and the images the run kept are sent as JS already holds them.
+/// the host's `modelText`.
 pub(crate) fn model_client(browser: &HostBrowser) -> Bridge<FetchTransport> {
     let host = &browser.host;
     let on_text =
         js_sys::Reflect::get(host, &"modelText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let images = Some(browser.outgoing.clone());
-    Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text, images } }
+    Bridge { transport: FetchTransport { stop: Some(host.stop_signal()), on_text } }
 }
 
 #[derive(serde::Deserialize)]
@@ -329,7 +328,7 @@ struct ModelCheck {
 pub async fn check_model(config: JsValue) -> Result<JsValue, Fault> {
     let config: ModelConfig = from_js(config, "the model settings")?;
     let config = ModelConfig { max_tokens: Some(16), stream: false, ..config };
-    let client = Bridge { transport: FetchTransport { stop: None, on_text: None, images: None } };
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
     let t0 = now_ms();
     let messages = [ChatMessage::text("user", "This is a connection test. Reply with the single word OK.")];
     let reply = client.complete(&config, &messages).await?;
@@ -526,7 +525,7 @@ pub async fn describe_recorded(
     let mut run = run_of(&run_json)?;
     let images: std::collections::HashMap<String, String> = images_of(&images_json)?.into_iter().collect();
     let config: ModelConfig = from_js(model, "the model settings")?;
-    let client = Bridge { transport: FetchTransport { stop: None, on_text: None, images: None } };
+    let client = Bridge { transport: FetchTransport { stop: None, on_text: None } };
     sightline::agent::recorder::describe_targets(&mut run, &images, device_pixel_ratio.max(0.1), &config, &client)
         .await;
     to_json(&run)

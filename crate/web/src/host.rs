@@ -1,7 +1,6 @@
 //! `Browser` over the service worker's host object: the JS glue owns chrome.debugger,
 //! tab messaging and storage; the loop's decisions stay in Rust.
 
-use super::materials::Outgoing;
 use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
@@ -9,7 +8,6 @@ use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::{ConsoleEntry, Run};
 use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
 use sightline::vocab::actions::Go;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -106,13 +104,11 @@ extern "C" {
 
 pub struct HostBrowser {
     pub host: Host,
-    /// The images kept so far, as JS holds them: the model requests send these.
-    pub outgoing: Rc<Outgoing>,
 }
 
 impl HostBrowser {
     pub fn new(host: Host) -> HostBrowser {
-        HostBrowser { host, outgoing: Rc::default() }
+        HostBrowser { host }
     }
 
     /// The tab the run acts on now, as the host sees it.
@@ -253,7 +249,7 @@ impl Browser for HostBrowser {
     }
 
     fn keep_image(&mut self, data_url: &str) -> String {
-        self.host.keep_image(&self.outgoing.hand_over(data_url))
+        self.host.keep_image(&js_sys::JsString::from(data_url))
     }
 
     async fn go(&mut self, to: &Go) -> Result<(), PageError> {

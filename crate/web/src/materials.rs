@@ -7,9 +7,6 @@
 //!   or null (no screenshot wanted).
 //!
 //! The same `{page, shot}` also makes the tooling's marked screenshot ([`marked_image`]).
-//!
-//! And what leaves: each image the run keeps goes out once, as one JS string ([`Outgoing`]),
-//! which both the run's record (stored by JS) and the model requests that send it use.
 
 use super::{from_js, Fault};
 use sightline::agent::Observation;
@@ -17,9 +14,6 @@ use sightline::describe::{describe_with, DescribeOptions, Extraction};
 use sightline::snapshot::cdp;
 use sightline::vision::markers::PlacedLabel;
 use sightline::vision::{Capture, ImageOptions, ModelImage};
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use wasm_bindgen::{JsCast, JsValue};
 
 fn field(object: &JsValue, name: &str) -> JsValue {
@@ -100,79 +94,4 @@ pub fn marked_image(materials: &JsValue, opts: &ImageOptions) -> Result<(ModelIm
     let capture =
         capture(&field(materials, "shot"))?.ok_or_else(|| Fault::bad_input("the screenshot holds no image".into()))?;
     Ok(sightline::vision::pipeline::marked_image(&capture, &elements, opts)?)
-}
-
-/// The images a run has handed to JS, each as the one JS string its data URL became when the
-/// run kept it. A model request then names each one by that string instead of copying its
-/// base64 out of WASM again.
-#[derive(Default)]
-pub struct Outgoing {
-    held: RefCell<VecDeque<HeldImage>>,
-}
-
-struct HeldImage {
-    /// The payload (the data URL's base64) by hash and length.
-    hash: u64,
-    len: u32,
-    /// Where the payload starts in `data_url`.
-    payload_at: u32,
-    data_url: js_sys::JsString,
-}
-
-/// Base64 runs shorter than this in a request body are text, never an image worth splicing.
-const MIN_IMAGE_CHARS: usize = 1024;
-
-impl Outgoing {
-    /// The images held: a grounding model's history sends the last few screens again, and an
-    /// image no longer held is sent as plain text, as before.
-    const HELD: usize = 12;
-
-    /// The data URL as a JS string: the one time its text leaves WASM.
-    pub fn hand_over(&self, data_url: &str) -> js_sys::JsString {
-        let js = js_sys::JsString::from(data_url);
-        if let Some((head, payload)) = data_url.split_once(";base64,") {
-            let mut held = self.held.borrow_mut();
-            if held.len() == Self::HELD {
-                held.pop_front();
-            }
-            let payload_at = (head.len() + ";base64,".len()) as u32;
-            held.push_back(HeldImage {
-                hash: hash(payload),
-                len: payload.len() as u32,
-                payload_at,
-                data_url: js.clone(),
-            });
-        }
-        js
-    }
-
-    /// A request body as JS text: its own text crosses, and each image held here is spliced
-    /// in by its JS string (a slice of it: no copy across the boundary).
-    pub fn body(&self, body: &str) -> JsValue {
-        let held = self.held.borrow();
-        if held.is_empty() {
-            return JsValue::from_str(body);
-        }
-        let parts = js_sys::Array::new();
-        let mut from = 0;
-        for run in sightline::vision::base64::runs(body, MIN_IMAGE_CHARS) {
-            let payload = &body[run.clone()];
-            let key = hash(payload);
-            let Some(image) = held.iter().find(|i| i.len as usize == payload.len() && i.hash == key) else { continue };
-            parts.push(&JsValue::from_str(&body[from..run.start]));
-            parts.push(&image.data_url.slice(image.payload_at, image.payload_at + image.len));
-            from = run.end;
-        }
-        if from == 0 {
-            return JsValue::from_str(body);
-        }
-        parts.push(&JsValue::from_str(&body[from..]));
-        parts.join("").into()
-    }
-}
-
-fn hash(text: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
 }

@@ -49,30 +49,6 @@ pub fn encode(bytes: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// Where `text` holds runs of at least `min_len` characters of the standard alphabet (its
-/// padding included), each as long as it goes: the base64 payloads of images inside a model
-/// request's JSON body, which a string delimits (`"`, or `,` after `;base64`).
-pub fn runs(text: &str, min_len: usize) -> Vec<std::ops::Range<usize>> {
-    let in_alphabet = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'=';
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        if !in_alphabet(bytes[at]) {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        while at < bytes.len() && in_alphabet(bytes[at]) {
-            at += 1;
-        }
-        if at - start >= min_len {
-            found.push(start..at);
-        }
-    }
-    found
-}
-
 /// Decodes base64 text; `None` on a character outside the alphabet or a dangling bit group.
 pub fn decode(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
@@ -121,15 +97,6 @@ mod tests {
         assert_eq!(encode(b"Ma"), "TWE=");
         assert_eq!(decode("TW E=\n").unwrap(), b"Ma");
         assert_eq!(decode("TWF-_w").unwrap(), [77, 97, 126, 255]);
-    }
-
-    #[test]
-    fn finds_the_payloads_in_a_request_body() {
-        let payload = encode(&[7; 30]);
-        let body = format!(r#"{{"url":"data:image/png;base64,{payload}","data":"{payload}","text":"a short word"}}"#);
-        let found: Vec<&str> = runs(&body, 16).into_iter().map(|r| &body[r]).collect();
-        assert_eq!(found, [payload.as_str(), payload.as_str()]);
-        assert!(runs("", 1).is_empty());
     }
 
     #[test]

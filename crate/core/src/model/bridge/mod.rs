@@ -5,8 +5,8 @@
 use super::retry::{self, RetryPolicy};
 use super::sse::{SseDecoder, SseEvent};
 use super::{
-    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig,
-    ModelError, Wire,
+    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, ContentPart, HttpRequest, ImageUrl,
+    ModelClient, ModelConfig, ModelError, Wire,
 };
 use crate::vocab::family::ModelFamily;
 use crate::vocab::tools::{element_tools, ToolSpec};
@@ -64,11 +64,92 @@ fn api_tools(family: ModelFamily) -> Vec<ToolSpec> {
 /// The HTTP request for one call, for the configured provider.
 pub fn build_request(config: &ModelConfig, messages: &[ChatMessage]) -> HttpRequest {
     let tools = api_tools(config.family);
-    let body = match config.provider.wire() {
-        Wire::OpenAiChat => openai::request_body(config, messages, &tools),
-        Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
+    let write = |messages: &[ChatMessage]| {
+        match config.provider.wire() {
+            Wire::OpenAiChat => openai::request_body(config, messages, &tools),
+            Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
+        }
+        .to_string()
     };
-    HttpRequest { url: provider::endpoint_url(config), headers: provider::headers(config), body: body.to_string() }
+    let (standing_in, payloads) = images_stood_in(messages);
+    let body = if payloads.is_empty() {
+        write(messages)
+    } else {
+        put_in_place(write(&standing_in), &payloads).unwrap_or_else(|| write(messages))
+    };
+    HttpRequest { url: provider::endpoint_url(config), headers: provider::headers(config), body }
+}
+
+/// Images' base64 shorter than this is written with the rest.
+const STAND_IN_FROM: usize = 1024;
+
+/// What stands in for image `n`'s base64 while the body is written: a text no JSON writer leaves
+/// as it is (it escapes the control characters), so its written form is found where it went.
+fn stand_in(n: usize) -> String {
+    format!("\u{1}image {n}\u{1}")
+}
+
+/// The messages with the base64 of each data-URL image (the screenshots, hundreds of KB each)
+/// replaced by a short stand-in, and those base64 texts in order. Only base64 that JSON writes
+/// as it is (no quote, backslash or control character) is stood in for.
+fn images_stood_in(messages: &[ChatMessage]) -> (Vec<ChatMessage>, Vec<&str>) {
+    let mut payloads = Vec::new();
+    let standing_in = messages
+        .iter()
+        .map(|m| ChatMessage {
+            role: m.role.clone(),
+            content: m
+                .content
+                .iter()
+                .map(|part| match part {
+                    ContentPart::ImageUrl { image_url } => {
+                        let split =
+                            image_url.url.strip_prefix("data:").and_then(|_| image_url.url.split_once(";base64,"));
+                        match split {
+                            Some((head, payload))
+                                if payload.len() >= STAND_IN_FROM
+                                    && !payload.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) =>
+                            {
+                                let url = format!("{head};base64,{}", stand_in(payloads.len()));
+                                payloads.push(payload);
+                                ContentPart::ImageUrl { image_url: ImageUrl { url } }
+                            }
+                            _ => part.clone(),
+                        }
+                    }
+                    other => other.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    (standing_in, payloads)
+}
+
+/// The body written with stand-ins, each replaced by its base64: byte for byte the body written
+/// with the images in it, as base64 is written as it is. `None` when a stand-in is not found
+/// exactly once (a text of the page that looks like one).
+fn put_in_place(body: String, payloads: &[&str]) -> Option<String> {
+    let mut at = Vec::with_capacity(payloads.len());
+    for (n, payload) in payloads.iter().enumerate() {
+        let written = serde_json::to_string(&stand_in(n)).ok()?;
+        let written = &written[1..written.len() - 1];
+        let mut found = body.match_indices(written);
+        let (start, _) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        at.push((start, written.len(), *payload));
+    }
+    at.sort_unstable_by_key(|&(start, ..)| start);
+    let mut out = String::with_capacity(body.len() + payloads.iter().map(|p| p.len()).sum::<usize>());
+    let mut from = 0;
+    for (start, len, payload) in at {
+        out.push_str(&body[from..start]);
+        out.push_str(payload);
+        from = start + len;
+    }
+    out.push_str(&body[from..]);
+    Some(out)
 }
 
 struct Failure {

@@ -202,3 +202,68 @@ fn oversized_bodies_are_refused() {
     let b = bridge(vec![Scripted::Reply { status: 200, headers: vec![], pieces: vec![huge] }]);
     assert!(ask(&b, &config()).unwrap_err().to_string().contains("longer than"));
 }
+
+/// The body as written before images were stood in for: the whole request in one JSON writing.
+fn written_whole(config: &ModelConfig, messages: &[ChatMessage]) -> String {
+    let tools = api_tools(config.family);
+    match config.provider.wire() {
+        Wire::OpenAiChat => openai::request_body(config, messages, &tools),
+        Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
+    }
+    .to_string()
+}
+
+fn image(url: String) -> ContentPart {
+    ContentPart::ImageUrl { image_url: ImageUrl { url } }
+}
+
+#[test]
+fn a_body_with_images_put_in_place_is_the_body_written_whole() {
+    let screen = |seed: u8| {
+        let bytes: Vec<u8> = (0..6000u32).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
+        format!("data:image/png;base64,{}", crate::vision::base64::encode(&bytes))
+    };
+    let text = |t: &str| ContentPart::Text { text: t.to_string() };
+    let cases: Vec<Vec<ChatMessage>> = vec![
+        // A screenshot after the page's text, quotes, non-ASCII and control characters in it.
+        vec![
+            ChatMessage::text("system", "You check statements."),
+            ChatMessage {
+                role: "user".into(),
+                content: vec![text("[1] a \"link\" ¶ — 文字\n\ttab \u{1} end"), image(screen(1))],
+            },
+        ],
+        // A history of screens (in order), a small image and a JPEG, an image by address.
+        vec![
+            ChatMessage { role: "user".into(), content: vec![image(screen(2)), text("then")] },
+            ChatMessage::text("assistant", "tapped"),
+            ChatMessage {
+                role: "user".into(),
+                content: vec![
+                    image(screen(3)),
+                    image("data:image/png;base64,iVBORw0KGgo=".into()),
+                    image(screen(4).replace("image/png", "image/jpeg")),
+                    image("https://example.com/a.png".into()),
+                ],
+            },
+        ],
+        // A page text that reads like a stand-in: written whole instead.
+        vec![ChatMessage { role: "user".into(), content: vec![text("\u{1}image 0\u{1}"), image(screen(5))] }],
+        // A data URL whose payload JSON would escape is written with the rest.
+        vec![ChatMessage { role: "user".into(), content: vec![image(format!("{}\"\\", screen(6))), image(screen(7))] }],
+    ];
+    for provider in [Provider::Openai, Provider::Anthropic] {
+        for family in [ModelFamily::Generic, ModelFamily::FunctionCalling] {
+            let c = ModelConfig { provider, family, ..config() };
+            for messages in &cases {
+                let body = build_request(&c, messages).body;
+                assert_eq!(body, written_whole(&c, messages), "{provider:?} {family:?}");
+                assert!(serde_json::from_str::<serde_json::Value>(&body).is_ok());
+            }
+        }
+    }
+    // The screenshots really were stood in for (and put back) in the first case.
+    let (standing_in, payloads) = images_stood_in(&cases[0]);
+    assert_eq!(payloads.len(), 1);
+    assert!(serde_json::to_string(&standing_in).unwrap().len() < 1000, "the 8,000 characters of base64 stood in for");
+}
