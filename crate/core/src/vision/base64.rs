@@ -18,35 +18,8 @@ const fn decode_table() -> [u8; 256] {
 const DECODE: [u8; 256] = decode_table();
 
 pub fn encode(bytes: &[u8]) -> String {
-    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
-    let mut chunks = bytes.chunks_exact(3);
-    for c in &mut chunks {
-        let n = (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32;
-        out.extend_from_slice(&[
-            ALPHABET[(n >> 18) as usize & 63],
-            ALPHABET[(n >> 12) as usize & 63],
-            ALPHABET[(n >> 6) as usize & 63],
-            ALPHABET[n as usize & 63],
-        ]);
-    }
-    match *chunks.remainder() {
-        [a] => {
-            let n = (a as u32) << 16;
-            out.extend_from_slice(&[ALPHABET[(n >> 18) as usize & 63], ALPHABET[(n >> 12) as usize & 63], b'=', b'=']);
-        }
-        [a, b] => {
-            let n = (a as u32) << 16 | (b as u32) << 8;
-            out.extend_from_slice(&[
-                ALPHABET[(n >> 18) as usize & 63],
-                ALPHABET[(n >> 12) as usize & 63],
-                ALPHABET[(n >> 6) as usize & 63],
-                b'=',
-            ]);
-        }
-        _ => {}
-    }
-    // Only ASCII from ALPHABET was written.
-    String::from_utf8(out).unwrap_or_default()
+    // In sightline-codec, compiled at its opt-level, not the core's.
+    sightline_codec::base64_after("", bytes)
 }
 
 /// Decodes base64 text; `None` on a character outside the alphabet or a dangling bit group.

@@ -144,7 +144,7 @@ pub fn data_url(bytes: &[u8], format: ImageFormat) -> String {
         ImageFormat::Png => "image/png",
         ImageFormat::Jpeg { .. } => "image/jpeg",
     };
-    format!("data:{mime};base64,{}", base64::encode(bytes))
+    sightline_codec::base64_after(&format!("data:{mime};base64,"), bytes)
 }
 
 /// Resamples to `w` × `h`. Whole-number reductions (DPR 2 or 3 back to CSS size, the common
