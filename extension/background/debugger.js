@@ -178,12 +178,16 @@ export function leaveDialogsToPerson(tabId, on) {
 
 // Attachments under way, by tab: callers at the same time (a reading and a capture) share one.
 const attaching = new Map();
+// Detachments under way, by tab: an attachment waits for the tab's to end (attaching while
+// still attached would find it "already attached", and the detachment then end it).
+const detaching = new Map();
 function attach(tabId) {
   if (attached.has(tabId)) return Promise.resolve();
   if (!attaching.has(tabId)) attaching.set(tabId, attachNow(tabId).finally(() => attaching.delete(tabId)));
   return attaching.get(tabId);
 }
 async function attachNow(tabId) {
+  await detaching.get(tabId);
   try {
     await chrome.debugger.attach({ tabId }, '1.3');
   } catch (e) {
@@ -294,11 +298,19 @@ export async function remoteFrames(tabId) {
   return [...(frameSessions.get(tabId) ?? new Map())].map(([sessionId, frameId]) => ({ sessionId, frameId }));
 }
 
+/**
+ * Lets go of the tab; resolves once Chrome has. Who need not wait (a run that ended) may go on:
+ * the next attachment to the tab waits for this one to end.
+ */
 export async function detach(tabId) {
   // A tab whose console is kept stays attached (until unwatchConsole).
   if (!attached.has(tabId) || consoleLog.has(tabId)) return;
   forget(tabId);
-  await chrome.debugger.detach({ tabId }).catch(() => {});
+  const going = chrome.debugger.detach({ tabId }).catch(() => {}).finally(() => {
+    if (detaching.get(tabId) === going) detaching.delete(tabId);
+  });
+  detaching.set(tabId, going);
+  await going;
 }
 
 /**

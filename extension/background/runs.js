@@ -489,7 +489,9 @@ export async function startRun(tabId, request, opts = {}) {
     if (held.dialog) await answerDialog(held.dialog, false); // the core ended without answering it
     for (const t of entry.tabs) {
       await unwatchConsole(t, id, true);
-      if (![...active.values()].some((r) => r.tabs.has(t))) await detach(t);
+      // Not waited for: the run's caller has its record a few ms sooner (the next attachment
+      // to the tab waits for this detachment).
+      if (![...active.values()].some((r) => r.tabs.has(t))) detach(t);
     }
   };
   if (opts.session) {
