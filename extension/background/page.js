@@ -88,6 +88,11 @@ export async function extract(tabId, opts = {}) {
  */
 export async function read(tabId, opts = {}) {
   await assertUsable(tabId);
+  return readUsable(tabId, opts);
+}
+
+/** `read` of a tab its caller has just found usable (a run's observe asks for the tab once, for both reads). */
+export function readUsable(tabId, opts = {}) {
   return busyWith(tabId, () => readPage(tabId, opts));
 }
 
@@ -219,8 +224,13 @@ function trimStrings(capture) {
  * 1 ms to decode and copy into WASM memory, against about 16 ms for copying the text in and
  * decoding it in WebAssembly; and a quarter fewer bytes cross.
  */
-export async function shoot(tabId, { fullPage = false } = {}) {
+export async function shoot(tabId, opts = {}) {
   await assertUsable(tabId);
+  return shootUsable(tabId, opts);
+}
+
+/** `shoot` of a tab its caller has just found usable (see `readUsable`). */
+export async function shootUsable(tabId, { fullPage = false } = {}) {
   const wasm = await core();
   if (fullPage) {
     // The clip is the document's size: the metrics first.

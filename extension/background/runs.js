@@ -4,7 +4,7 @@ import { keepCacheRecord, loadCache } from './cache.js';
 import {
   answerDialog, cdp, chooseFiles, consoleSince, detach, focusedField, holdDialogs, takeDialogs, unwatchConsole, watchConsole,
 } from './debugger.js';
-import { assertUsable, choose, locatorData, read, restriction, reveal, setRecording, settle, shoot, tabLoaded } from './page.js';
+import { assertUsable, choose, locatorData, read, readUsable, restriction, reveal, setRecording, settle, shoot, shootUsable, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -331,8 +331,9 @@ export async function startRun(tabId, request, opts = {}) {
       // page has settled before any observation, so the markers drawn from this reading fit.
       // The capture is asked for first: its metrics wait for the page's main thread, which
       // the read then occupies.
-      const shot = options.includeScreenshot === false ? null : shoot(entry.tabId);
-      const [page, shotTaken] = await Promise.all([read(entry.tabId, opts), shot]);
+      // The tab was found usable above: neither asks chrome.tabs for it again.
+      const shot = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
+      const [page, shotTaken] = await Promise.all([readUsable(entry.tabId, opts), shot]);
       return { page, shot: shotTaken };
     },
     async dispatch(commands) {
