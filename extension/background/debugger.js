@@ -252,8 +252,9 @@ export async function watchConsole(tabId, owner) {
   log.owners.add(owner);
   await attach(tabId);
   if (fresh) {
-    await cdp(tabId, 'Runtime.enable').catch(() => {});
-    await cdp(tabId, 'Log.enable').catch(() => {});
+    // Both at once: each waits for the page's main thread, which a busy page holds up (what
+    // each replays of earlier messages falls before the place returned, so order does not matter).
+    await Promise.all([cdp(tabId, 'Runtime.enable').catch(() => {}), cdp(tabId, 'Log.enable').catch(() => {})]);
   }
   return log.next;
 }
