@@ -84,6 +84,14 @@ async function midsceneCompile(yaml) {
   return { script, steps };
 }
 
+/** An image's natural size (a data URL) as the page decodes it: [width, height]. */
+const imageSize = (page, url) => page.evaluate(async (src) => {
+  const img = new Image();
+  img.src = src;
+  await img.decode();
+  return [img.naturalWidth, img.naturalHeight];
+}, url);
+
 test('Midscene YAML: parsed and compiled by @midscene/core, every flow item understood', async () => {
   const { run, exported } = await recordTodoRun('export=yaml');
   const yaml = exported['midscene-yaml'];
@@ -273,12 +281,7 @@ test('the HTML report and the GIF open in Chromium with every screenshot', async
   assert.ok(shots.length >= 2 && shots.every((w) => w === 1024), `${shots}`);
   assert.match((await page.$$eval('details pre', (p) => p.map((x) => x.textContent))).join('\n'), /add a todo ‘buy milk’/, 'the model input is shown');
   await page.screenshot({ path: 'out/export-report.png' });
-  const size = await page.evaluate(async (url) => {
-    const img = new Image();
-    img.src = url;
-    await img.decode();
-    return [img.naturalWidth, img.naturalHeight];
-  }, gif);
+  const size = await imageSize(page, gif);
   assert.equal(size[0], 800);
   await page.close();
 });
@@ -296,12 +299,7 @@ test('with JPEG model images (Settings) the report and the GIF still show every 
     const shots = await page.$$eval('figure img', (imgs) => Promise.all(imgs.map((i) => i.decode().then(() => i.naturalWidth))));
     assert.ok(shots.length >= 2 && shots.length === run.steps.filter((s) => s.screenshot).length, `${shots}`);
     assert.ok(shots.every((w) => w === 1024), `${shots}`);
-    const size = await page.evaluate(async (url) => {
-      const img = new Image();
-      img.src = url;
-      await img.decode();
-      return [img.naturalWidth, img.naturalHeight];
-    }, gif);
+    const size = await imageSize(page, gif);
     // A GIF with no readable screenshot is one 200-pixel card; with them, 800×500 pages under a title.
     assert.ok(size[0] === 800 && size[1] > 500, `${size}`);
     await page.close();

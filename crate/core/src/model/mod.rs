@@ -45,6 +45,23 @@ impl ChatMessage {
     pub fn text(role: &str, text: impl Into<String>) -> Self {
         ChatMessage { role: role.into(), content: vec![ContentPart::Text { text: text.into() }] }
     }
+
+    /// The message with each image's address replaced where `replace` gives another (a
+    /// screenshot's data URL by a stand-in, a reference…); text and other images as they are.
+    pub fn with_image_urls<'a>(&'a self, mut replace: impl FnMut(&'a str) -> Option<String>) -> ChatMessage {
+        let content = self
+            .content
+            .iter()
+            .map(|part| match part {
+                ContentPart::ImageUrl { image_url } => match replace(&image_url.url) {
+                    Some(url) => ContentPart::ImageUrl { image_url: ImageUrl { url } },
+                    None => part.clone(),
+                },
+                other => other.clone(),
+            })
+            .collect();
+        ChatMessage { role: self.role.clone(), content }
+    }
 }
 
 /// A call the API returned in its tool-calling field (not in the text).

@@ -5,7 +5,7 @@
 use super::cache::{page_key, prompt_key, Cache, CacheEntry, CachedAction, CachedRound};
 use crate::agent::browser::Browser;
 use crate::agent::record::{Exchange, Run, RunStatus, StepKind, StepStatus};
-use crate::model::{ChatMessage, ContentPart, ImageUrl};
+use crate::model::{ChatMessage, ContentPart};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -31,22 +31,10 @@ impl Album {
     pub fn exchange<B: Browser>(&mut self, browser: &mut B, messages: &[ChatMessage], reply: &str) -> Exchange {
         let request = messages
             .iter()
-            .map(|m| ChatMessage {
-                role: m.role.clone(),
-                content: m
-                    .content
-                    .iter()
-                    .map(|part| match part {
-                        ContentPart::ImageUrl { image_url } if image_url.url.starts_with("data:") => {
-                            ContentPart::ImageUrl {
-                                image_url: ImageUrl {
-                                    url: format!("{IMAGE_SCHEME}{}", self.keep(browser, &image_url.url)),
-                                },
-                            }
-                        }
-                        other => other.clone(),
-                    })
-                    .collect(),
+            .map(|m| {
+                m.with_image_urls(|url| {
+                    url.starts_with("data:").then(|| format!("{IMAGE_SCHEME}{}", self.keep(browser, url)))
+                })
             })
             .collect();
         Exchange { request, reply: reply.to_string() }

@@ -5,8 +5,8 @@
 use super::retry::{self, RetryPolicy};
 use super::sse::{SseDecoder, SseEvent};
 use super::{
-    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, ContentPart, HttpRequest, ImageUrl,
-    ModelClient, ModelConfig, ModelError, Wire,
+    anthropic, error_message, openai, provider, usage, ChatMessage, ChatReply, HttpRequest, ModelClient, ModelConfig,
+    ModelError, Wire,
 };
 use crate::vocab::family::ModelFamily;
 use crate::vocab::tools::{element_tools, ToolSpec};
@@ -96,30 +96,16 @@ fn images_stood_in(messages: &[ChatMessage]) -> (Vec<ChatMessage>, Vec<&str>) {
     let mut payloads = Vec::new();
     let standing_in = messages
         .iter()
-        .map(|m| ChatMessage {
-            role: m.role.clone(),
-            content: m
-                .content
-                .iter()
-                .map(|part| match part {
-                    ContentPart::ImageUrl { image_url } => {
-                        let split =
-                            image_url.url.strip_prefix("data:").and_then(|_| image_url.url.split_once(";base64,"));
-                        match split {
-                            Some((head, payload))
-                                if payload.len() >= STAND_IN_FROM
-                                    && !payload.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) =>
-                            {
-                                let url = format!("{head};base64,{}", stand_in(payloads.len()));
-                                payloads.push(payload);
-                                ContentPart::ImageUrl { image_url: ImageUrl { url } }
-                            }
-                            _ => part.clone(),
-                        }
-                    }
-                    other => other.clone(),
-                })
-                .collect(),
+        .map(|m| {
+            m.with_image_urls(|url| {
+                let (head, payload) = url.strip_prefix("data:").and_then(|_| url.split_once(";base64,"))?;
+                if payload.len() < STAND_IN_FROM || payload.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+                    return None;
+                }
+                let url = format!("{head};base64,{}", stand_in(payloads.len()));
+                payloads.push(payload);
+                Some(url)
+            })
         })
         .collect();
     (standing_in, payloads)

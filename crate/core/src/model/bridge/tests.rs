@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{Provider, ToolCall};
+use crate::model::{ContentPart, ImageUrl, Provider, ToolCall};
 use crate::test_util::block_on;
 use std::cell::RefCell;
 use std::collections::VecDeque;
