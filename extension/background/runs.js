@@ -96,10 +96,11 @@ async function imagesOf(wasm, runJson) {
 }
 
 /**
- * `imagesOf` for a core that reads the pixels (the report, the GIF): each kept JPEG the core
- * names (`browserDecodes`: the model's images with Settings' JPEG format, a loaded trajectory's)
- * as the browser's PNG of it, for the module carries no JPEG decoder. One that does not decode
- * stays as it is, and the export leaves it out as it does any unreadable image.
+ * `imagesOf` for a core that reads the pixels (the report, the GIF, naming a recording's elements
+ * from their screenshots): each kept JPEG the core names (`browserDecodes`: the model's images
+ * with Settings' JPEG format, a loaded trajectory's) as the browser's PNG of it, for the module
+ * carries no JPEG decoder. One that does not decode stays as it is, and the core leaves it out
+ * as it does any unreadable image.
  */
 async function decodedImagesOf(wasm, runJson) {
   const images = await getImages(wasm.trajectoryReferences(runJson));
@@ -663,7 +664,7 @@ async function describeRecording(run) {
   if (settings.run.describeRecorded === false || !settings.model.baseUrl || !settings.model.model) return run;
   const wasm = await core();
   const json = JSON.stringify(run);
-  const images = await imagesOf(wasm, json);
+  const images = await decodedImagesOf(wasm, json);
   try {
     const described = JSON.parse(await wasm.describeRecorded(json, images, run.devicePixelRatio ?? 1, settings.model));
     await saveRun(described);

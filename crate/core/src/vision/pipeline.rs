@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// capture of an endless page would need gigabytes).
 pub const MAX_CAPTURE_PIXELS: u64 = 40_000_000;
 
+fn too_large(width: u32, height: u32) -> bool {
+    width as u64 * height as u64 > MAX_CAPTURE_PIXELS
+}
+
 /// The image a model receives and how its pixels map back to the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,10 +47,7 @@ impl Frame {
         origin: (f64, f64),
         opts: &ImageOptions,
     ) -> Result<Frame, VisionError> {
-        let (w, h) = png_dimensions(bytes)?;
-        if w as u64 * h as u64 > MAX_CAPTURE_PIXELS {
-            return Err(VisionError::TooLarge { width: w, height: h });
-        }
+        let (w, h) = decodable_size(bytes)?;
         let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
         let decoded = decode_png(bytes)?;
         let content = resize(decoded, mapping.content_width, mapping.content_height);
@@ -207,21 +208,28 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, VisionError> {
     base64::decode(payload).ok_or(VisionError::Base64)
 }
 
-/// A PNG's size from its header. The core decodes PNG only: captures are PNG (`capture_params`),
-/// and a kept JPEG reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder
-/// was a tenth of the worker's module (issue 23's size budget).
-fn png_dimensions(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
-    if let Some((width, height)) = super::capture::jpeg_size(bytes) {
-        // Too large to hand to the browser either: refused by its size, as a PNG that large is.
-        if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
-            return Err(VisionError::TooLarge { width, height });
-        }
+/// The size of a PNG the core will decode, from its header: an image over
+/// [`MAX_CAPTURE_PIXELS`] is refused by its size before any decoding (a few hundred bytes of a
+/// loaded trajectory can declare one of hundreds of megapixels), and a JPEG as one the browser
+/// decodes first. The core decodes PNG only: captures are PNG (`capture_params`), and a kept JPEG
+/// reaches it decoded by the browser (see [`browser_decodes`]) — a JPEG decoder was a tenth of
+/// the worker's module (issue 23's size budget).
+fn decodable_size(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
+    let jpeg = super::capture::jpeg_size(bytes);
+    let (width, height) = match jpeg {
+        Some(size) => size,
+        None => sightline_codec::png_dimensions(bytes).map_err(VisionError::Decode)?,
+    };
+    if too_large(width, height) {
+        return Err(VisionError::TooLarge { width, height });
+    }
+    if jpeg.is_some() {
         return Err(VisionError::Decode("a JPEG, which the browser decodes before the core reads it".into()));
     }
-    sightline_codec::png_dimensions(bytes).map_err(VisionError::Decode)
+    Ok((width, height))
 }
 
-/// A PNG's pixels (in sightline-codec, compiled at its opt-level; see [`png_dimensions`]).
+/// A PNG's pixels (in sightline-codec, compiled at its opt-level; see [`decodable_size`]).
 fn decode_png(bytes: &[u8]) -> Result<RgbImage, VisionError> {
     let (w, h, rgb) = sightline_codec::png_to_rgb8(bytes).map_err(VisionError::Decode)?;
     RgbImage::from_raw(w, h, rgb).ok_or_else(|| VisionError::Decode("fewer pixels than its size".into()))
@@ -233,19 +241,14 @@ fn decode_png(bytes: &[u8]) -> Result<RgbImage, VisionError> {
 pub fn browser_decodes(url: &str) -> bool {
     let Some(b64) = url.strip_prefix("data:image/jpeg;base64,") else { return false };
     let size = base64::decode_prefix(b64, 64 * 1024).and_then(|head| super::capture::jpeg_size(&head));
-    size.is_some_and(|(w, h)| w as u64 * h as u64 <= MAX_CAPTURE_PIXELS)
+    size.is_some_and(|(w, h)| !too_large(w, h))
 }
 
 /// The pixels of a `data:image/png;base64,…` URL (a kept screenshot; a JPEG is decoded by the
-/// browser first, [`browser_decodes`]). As with captures, images over [`MAX_CAPTURE_PIXELS`]
-/// are refused before decoding: a few hundred bytes of a loaded trajectory can declare an
-/// image of hundreds of megapixels.
+/// browser first, [`browser_decodes`]), refused as captures are ([`decodable_size`]).
 pub fn decode_data_url(url: &str) -> Result<RgbImage, VisionError> {
     let bytes = data_url_bytes(url)?;
-    let (width, height) = png_dimensions(&bytes)?;
-    if width as u64 * height as u64 > MAX_CAPTURE_PIXELS {
-        return Err(VisionError::TooLarge { width, height });
-    }
+    decodable_size(&bytes)?;
     decode_png(&bytes)
 }
 

@@ -63,21 +63,23 @@ fn api_tools(family: ModelFamily) -> Vec<ToolSpec> {
 
 /// The HTTP request for one call, for the configured provider.
 pub fn build_request(config: &ModelConfig, messages: &[ChatMessage]) -> HttpRequest {
-    let tools = api_tools(config.family);
-    let write = |messages: &[ChatMessage]| {
-        match config.provider.wire() {
-            Wire::OpenAiChat => openai::request_body(config, messages, &tools),
-            Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
-        }
-        .to_string()
-    };
     let (standing_in, payloads) = images_stood_in(messages);
     let body = if payloads.is_empty() {
-        write(messages)
+        written_whole(config, messages)
     } else {
-        put_in_place(write(&standing_in), &payloads).unwrap_or_else(|| write(messages))
+        put_in_place(written_whole(config, &standing_in), &payloads).unwrap_or_else(|| written_whole(config, messages))
     };
     HttpRequest { url: provider::endpoint_url(config), headers: provider::headers(config), body }
+}
+
+/// The request body in one JSON writing, images and all.
+fn written_whole(config: &ModelConfig, messages: &[ChatMessage]) -> String {
+    let tools = api_tools(config.family);
+    match config.provider.wire() {
+        Wire::OpenAiChat => openai::request_body(config, messages, &tools),
+        Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
+    }
+    .to_string()
 }
 
 /// Images' base64 shorter than this is written with the rest.

@@ -203,16 +203,6 @@ fn oversized_bodies_are_refused() {
     assert!(ask(&b, &config()).unwrap_err().to_string().contains("longer than"));
 }
 
-/// The body as written before images were stood in for: the whole request in one JSON writing.
-fn written_whole(config: &ModelConfig, messages: &[ChatMessage]) -> String {
-    let tools = api_tools(config.family);
-    match config.provider.wire() {
-        Wire::OpenAiChat => openai::request_body(config, messages, &tools),
-        Wire::AnthropicMessages => anthropic::request_body(config, messages, &tools),
-    }
-    .to_string()
-}
-
 fn image(url: String) -> ContentPart {
     ContentPart::ImageUrl { image_url: ImageUrl { url } }
 }
