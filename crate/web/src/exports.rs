@@ -68,7 +68,7 @@ pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Fa
     let mut browser = HostBrowser::new(host);
     let client = model_client(&browser);
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
-    super::record_to_js(&browser.finished(run))
+    super::to_js(&browser.finished(run))
 }
 
 #[derive(serde::Deserialize)]
@@ -90,7 +90,7 @@ pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let client = model_client(&browser);
     let run =
         sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
-    super::record_to_js(&browser.finished(run))
+    super::to_js(&browser.finished(run))
 }
 
 #[derive(serde::Deserialize)]
@@ -119,7 +119,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
         &client,
     )
     .await;
-    super::record_to_js(&browser.finished(run))
+    super::to_js(&browser.finished(run))
 }
 
 /// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, skipped}`),
@@ -400,7 +400,7 @@ pub fn load_trajectory(text: &str) -> Result<JsValue, Fault> {
     let prefix = format!("{}/", t.run.id);
     t.rekey(&prefix);
     t.run.loaded();
-    super::record_to_js(&t)
+    super::to_js(&t)
 }
 
 /// The cache entries that repeat a run (JSON text) without the model where its targets still match.

@@ -231,7 +231,7 @@ impl Browser for HostBrowser {
         // The record the worker holds is the one stored: on the tab the run follows now.
         let tab = self.tab();
         let console: Vec<ConsoleEntry> = from_js(self.host.take_console(), "the console messages").unwrap_or_default();
-        if let Ok(js) = super::runs::with_open(|open| super::record_to_js(open.report(run, &tab, console))) {
+        if let Ok(js) = super::runs::with_open(|open| super::to_js(open.report(run, &tab, console))) {
             self.host.report(js);
         }
     }

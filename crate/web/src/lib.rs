@@ -18,7 +18,7 @@ mod host;
 mod materials;
 mod runs;
 
-use sightline_web_common::{from_js, now_ms, options_or_default, record_to_js, to_js, to_json, Fault};
+use sightline_web_common::{from_js, now_ms, options_or_default, to_js, to_json, Fault};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]

@@ -2,7 +2,7 @@
 //! events, runs of the loop between reports. JS stores what it is handed here (IndexedDB) and
 //! hands back a stored recording once after a worker restart; it never edits a run.
 
-use super::{from_js, now_ms, options_or_default, record_to_js, Fault};
+use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{close_orphans, OpenRuns, TabFacts};
 use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::i18n::Lang;
@@ -30,7 +30,7 @@ fn run_from_js(value: &JsValue) -> Result<Run, Fault> {
 }
 
 fn held(id: &str) -> Result<JsValue, Fault> {
-    with_open(|open| open.get(id).map(record_to_js))
+    with_open(|open| open.get(id).map(to_js))
         .unwrap_or_else(|| Err(sightline::agent::lifecycle::LifecycleError::NotOpen(id.to_string()).into()))
 }
 
@@ -41,7 +41,7 @@ fn held(id: &str) -> Result<JsValue, Fault> {
 pub fn start_recording(id: String, title: Option<String>, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
     let lang: Lang = options_or_default(language, "the language")?;
     let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, lang, now_ms());
-    with_open(|open| record_to_js(open.open(run)))
+    with_open(|open| to_js(open.open(run)))
 }
 
 /// Whether this worker holds run `id` open (false after a restart until it is resumed).
@@ -106,7 +106,7 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
 #[wasm_bindgen(js_name = stopRecording)]
 pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
     let run = with_open(|open| open.stop_recording(id, now_ms()))?;
-    record_to_js(&run)
+    to_js(&run)
 }
 
 /// A run the core rejected (bad arguments): its latest report or a new record of
@@ -116,7 +116,7 @@ pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
 pub fn failed_run(id: &str, instruction: &str, tab: JsValue, code: &str, message: &str) -> Result<JsValue, Fault> {
     let tab = tab_facts(tab)?;
     let error = RunErrorRecord { code: code.to_string(), message: message.to_string(), cause: None };
-    record_to_js(&with_open(|open| open.reject(id, instruction, &tab, error, now_ms())))
+    to_js(&with_open(|open| open.reject(id, instruction, &tab, error, now_ms())))
 }
 
 /// After a worker restart: of the stored `runs`, those left running that nothing drives any
@@ -131,7 +131,7 @@ pub fn close_orphaned_runs(runs: JsValue, live: Vec<String>) -> Result<JsValue, 
     };
     let mut live = live;
     live.extend(runs.iter().filter(|r| with_open(|open| open.holds(&r.id))).map(|r| r.id.clone()));
-    record_to_js(&close_orphans(runs, &live, now_ms()))
+    to_js(&close_orphans(runs, &live, now_ms()))
 }
 
 /// The guard limits that mask the person's secrets in what a recording keeps (events and step photos).

@@ -47,11 +47,14 @@ impl From<Fault> for wasm_bindgen::JsValue {
     }
 }
 
-/// Rust values to plain JS objects (maps as objects, tuples as arrays).
+/// Rust values to plain JS objects (maps as objects, tuples as arrays), through their JSON text
+/// and `JSON.parse`: serde_json's writer is the one serializer of every value in the module (it
+/// writes records and saved files anyway); a second (serde-wasm-bindgen's) compiled another copy
+/// of each type's `Serialize`.
 pub fn to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, Fault> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Fault::internal(format!("could not pass a result to JavaScript: {e}")))
+    let text = serde_json::to_string(value)
+        .map_err(|e| Fault::internal(format!("could not pass a result to JavaScript: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| Fault::internal("could not pass a result to JavaScript".into()))
 }
 
 /// Optional options: absent means the defaults.
@@ -69,14 +72,6 @@ pub fn options_or_default<T: serde::de::DeserializeOwned + Default>(
 /// through the boundary, and a string crosses from the content script to the worker as is.
 pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Fault> {
     serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the result: {e}")))
-}
-
-/// Records (runs, trajectories) cross as JSON parsed on the JS side: the module then holds one
-/// serializer for them (serde_json, needed for saved files anyway) instead of two.
-pub fn record_to_js<T: serde::Serialize>(value: &T) -> Result<wasm_bindgen::JsValue, Fault> {
-    let text =
-        serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the record: {e}")))?;
-    js_sys::JSON::parse(&text).map_err(|_| Fault::internal("could not pass the record to JavaScript".into()))
 }
 
 pub fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, Fault> {
