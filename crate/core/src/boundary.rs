@@ -10,9 +10,11 @@ use crate::snapshot::cdp::LayoutMetrics;
 use crate::snapshot::Viewport;
 use std::collections::BTreeMap;
 
-/// A run record (as the worker keeps it).
+/// A run record (as the worker keeps it), read through a `serde_json::Value`: a run's tasks and
+/// actions are read from one anyway (`vocab::wire`), and the run's own types read from a `Value`
+/// compile smaller than read from text; a saved trajectory's run is read the same way.
 pub fn run_from_json(text: &str) -> Result<Run, serde_json::Error> {
-    serde_json::from_str(text)
+    serde_json::from_str::<serde_json::Value>(text).and_then(serde_json::from_value)
 }
 
 /// A run's images, reference → data URL (a trajectory's `images`).

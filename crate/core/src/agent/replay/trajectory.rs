@@ -76,20 +76,17 @@ pub struct Trajectory {
 impl Trajectory {
     /// Reads a saved trajectory (JSON text), saying what is wrong with one that cannot be used.
     pub fn from_json(text: &str) -> Result<Self, TrajectoryError> {
-        #[derive(Deserialize)]
-        struct Head {
-            format: Option<serde_json::Value>,
-        }
-        let head: Head = serde_json::from_str(text).map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
-        let format = head
-            .format
-            .as_ref()
+        let unreadable = |e: serde_json::Error| TrajectoryError::NotATrajectory(e.to_string());
+        // Parsed once, and the run read from the `Value` as every run is (`boundary::run_from_json`).
+        let file: serde_json::Value = serde_json::from_str(text).map_err(unreadable)?;
+        let format = file
+            .get("format")
             .and_then(|f| f.as_u64())
             .ok_or_else(|| TrajectoryError::NotATrajectory("it has no \"format\" number".into()))?;
         if format != FORMAT as u64 {
             return Err(TrajectoryError::Format { found: format.min(u32::MAX as u64) as u32 });
         }
-        let t: Trajectory = serde_json::from_str(text).map_err(|e| TrajectoryError::NotATrajectory(e.to_string()))?;
+        let t: Trajectory = serde_json::from_value(file).map_err(unreadable)?;
         if let Some(bad) = t.images.iter().find(|(_, url)| !url.starts_with("data:image/")) {
             return Err(TrajectoryError::NotATrajectory(format!("image {} is not a data:image URL", bad.0)));
         }
