@@ -4,13 +4,14 @@
 
 use super::host::{Host, HostBrowser};
 use super::runs::{tab_facts, with_open};
-use super::{from_js, now_ms, options_or_default, record_to_js, to_js, Fault};
+use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{LifecycleError, TabFacts};
 use sightline::agent::record::Run;
 use sightline::agent::remote::{self, Call, Plan};
 use sightline::agent::RunOptions;
 use sightline::i18n::Lang;
 use sightline::model::ModelConfig;
+use sightline::vocab::tasks::Task;
 use wasm_bindgen::prelude::*;
 
 /// What a call (`{tool, args}`) asks for, its steps labelled in `language` (absent: English):
@@ -58,7 +59,7 @@ fn maybe_tab(tab: JsValue) -> Result<Option<TabFacts>, Fault> {
 pub fn agent_session(id: String, agent: &str, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
     let lang: Lang = options_or_default(language, "the language")?;
     let run = Run::agent_session(id, agent, maybe_tab(tab)?.as_ref(), lang, now_ms());
-    with_open(|open| record_to_js(open.open(run)))
+    with_open(|open| to_js(open.open(run)))
 }
 
 /// A call that is no page task becomes a step of session `id` (`error`: its message, when it
@@ -73,7 +74,7 @@ pub fn agent_step(
 ) -> Result<JsValue, Fault> {
     let tab = maybe_tab(tab)?;
     with_open(|open| match open.agent_step(id, label, error.as_deref(), tab.as_ref(), started_ms, now_ms()) {
-        Ok(run) => record_to_js(run),
+        Ok(run) => to_js(run),
         Err(e) => Err(e.into()),
     })
 }
@@ -81,7 +82,7 @@ pub fn agent_step(
 /// Ends session `id` (every step kept) and lets go of it: the record to store.
 #[wasm_bindgen(js_name = endAgentSession)]
 pub fn end_agent_session(id: &str) -> Result<JsValue, Fault> {
-    record_to_js(&with_open(|open| open.end_agent_session(id, now_ms()))?)
+    to_js(&with_open(|open| open.end_agent_session(id, now_ms()))?)
 }
 
 #[derive(serde::Deserialize)]
@@ -94,20 +95,41 @@ struct CallArgs {
     options: RunOptions,
 }
 
-/// The page-task half of a plan, as `agentPlan` gave it.
+/// The page-task half of a plan, as `agentPlan` gave it (`{label, kind, …}`, as `remote::Plan`
+/// writes it). Read as plain fields and matched here: serde's own internally tagged enum,
+/// flattened into this, buffered the map and compiled a reader of every field for that buffer.
 #[derive(serde::Deserialize)]
 struct PlanIn {
     label: String,
-    #[serde(flatten)]
-    request: Request,
+    kind: String,
+    #[serde(default)]
+    task: Option<Task>,
+    #[serde(default)]
+    instruction: Option<String>,
+    #[serde(default)]
+    locate: Option<Task>,
+    #[serde(default)]
+    option: Option<String>,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-enum Request {
-    Task { task: sightline::vocab::tasks::Task },
-    Instruction { instruction: String },
-    Choose { locate: sightline::vocab::tasks::Task, option: String },
+impl PlanIn {
+    /// The plan to carry out: a task, an instruction, or a choice's locate and option.
+    fn request(self) -> Result<Plan, Fault> {
+        let bad =
+            |problem: String| Fault::bad_input(format!("the agent's call is not in the expected form: {problem}"));
+        let missing = |field: &str| bad(format!("missing field `{field}`"));
+        match self.kind.as_str() {
+            "task" => Ok(Plan::Task { task: self.task.ok_or_else(|| missing("task"))? }),
+            "instruction" => {
+                Ok(Plan::Instruction { instruction: self.instruction.ok_or_else(|| missing("instruction"))? })
+            }
+            "choose" => Ok(Plan::Choose {
+                locate: self.locate.ok_or_else(|| missing("locate"))?,
+                option: self.option.ok_or_else(|| missing("option"))?,
+            }),
+            other => Err(bad(format!("unknown variant `{other}`, expected one of `task`, `instruction`, `choose`"))),
+        }
+    }
 }
 
 /// Carries out a page call (a task, an instruction, a choice's locate) in session `runId` on
@@ -116,18 +138,14 @@ enum Request {
 #[wasm_bindgen(js_name = agentCall)]
 pub async fn agent_call(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: CallArgs = from_js(args, "the agent's call")?;
+    let label = args.plan.label.clone();
+    let request = args.plan.request()?;
     let mut run = with_open(|open| open.get(&args.run_id).cloned())
         .ok_or_else(|| Fault::from(LifecycleError::NotOpen(args.run_id.clone())))?;
-    let request = match args.plan.request {
-        Request::Task { task } => Plan::Task { task },
-        Request::Instruction { instruction } => Plan::Instruction { instruction },
-        Request::Choose { locate, option } => Plan::Choose { locate, option },
-    };
     let mut browser = HostBrowser::new(host);
     let client = super::exports::model_client(&browser);
     let done =
-        remote::carry_out_call(&mut run, &args.plan.label, &request, &args.options, &args.model, &mut browser, &client)
-            .await;
+        remote::carry_out_call(&mut run, &label, &request, &args.options, &args.model, &mut browser, &client).await;
     // The held record is the one reported last, with the console messages the loop's copy lacks;
     // the session follows the tab the call ended on, as a run of the loop does.
     run.on_tab(&browser.tab());
