@@ -152,15 +152,18 @@ fn kind_of(task: &Task) -> TaskKind {
 }
 
 fn type_name(task: &Task) -> String {
-    match serde_json::to_value(task) {
-        Ok(serde_json::Value::Object(map)) => map.get("type").and_then(|t| t.as_str()).unwrap_or_default().to_string(),
-        _ => String::new(),
-    }
+    written(task).and_then(|v| Some(v.get("type")?.as_str()?.to_string())).unwrap_or_default()
 }
 
 /// Enum values as serde writes them.
 fn names<T: Serialize>(values: &[T]) -> Vec<String> {
-    values.iter().filter_map(|v| serde_json::to_value(v).ok()?.as_str().map(str::to_string)).collect()
+    values.iter().filter_map(|v| Some(written(v)?.as_str()?.to_string())).collect()
+}
+
+/// A value as serde_json writes it, read back: through its text, as the module writes tasks
+/// anyway (`to_value` compiled a second writer of every task).
+fn written<T: Serialize>(value: &T) -> Option<serde_json::Value> {
+    serde_json::from_str(&serde_json::to_string(value).ok()?).ok()
 }
 
 #[cfg(test)]
