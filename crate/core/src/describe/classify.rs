@@ -82,7 +82,12 @@ pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
             kind,
             attributes: kept_attributes(node),
             tag,
-            content: truncate_chars(&content, MAX_CONTENT_CHARS),
+            // As many bytes or fewer: as many chars or fewer, kept as it is.
+            content: if content.len() <= MAX_CONTENT_CHARS {
+                content
+            } else {
+                truncate_chars(&content, MAX_CONTENT_CHARS)
+            },
             rect,
             center: rect.center(),
             in_viewport: visible_rect.intersection_area(&viewport) / (rect.width * rect.height),
@@ -257,24 +262,28 @@ fn kept_attributes(node: &SnapNode) -> Vec<(String, String)> {
 
 /// A short id from the element's place and content (FNV-1a): unchanged elements keep it
 /// across extractions. Collisions within one page get a suffix.
-fn unique_id(used: &mut crate::fast_hash::FastSet<String>, xpath: &str, tag: &str, content: &str) -> String {
+/// `used` holds the ids given so far as (six letters, suffix): an id is its six letters and,
+/// past the first, its number, so two are equal exactly when both parts are.
+fn unique_id(used: &mut crate::fast_hash::FastSet<([u8; 6], u32)>, xpath: &str, tag: &str, content: &str) -> String {
     let mut h: u64 = 0xcbf29ce484222325;
     for b in xpath.bytes().chain([0]).chain(tag.bytes()).chain([0]).chain(content.bytes().take(64)) {
         h ^= b as u64;
         h = h.wrapping_mul(0x100000001b3);
     }
-    let mut id = String::with_capacity(6);
-    for _ in 0..6 {
-        id.push((b'a' + (h % 26) as u8) as char);
+    let mut letters = [0u8; 6];
+    for letter in &mut letters {
+        *letter = b'a' + (h % 26) as u8;
         h /= 26;
     }
-    let mut candidate = id.clone();
     let mut k = 1;
-    while !used.insert(candidate.clone()) {
+    while !used.insert((letters, k)) {
         k += 1;
-        candidate = format!("{id}{k}");
     }
-    candidate
+    let mut id: String = letters.iter().map(|&b| b as char).collect();
+    if k > 1 {
+        id.push_str(&k.to_string());
+    }
+    id
 }
 
 #[cfg(test)]

@@ -227,9 +227,17 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     }
 }
 
-/// Collapse runs of whitespace to single spaces and trim.
+/// Collapse runs of whitespace to single spaces and trim. One pass into one string: a page's
+/// every text goes through here.
 pub fn collapse_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// Options a description lists for one select.

@@ -81,9 +81,11 @@ impl<'a> XPaths<'a> {
     fn index_texts(&mut self) {
         let nodes = &self.snapshot.nodes;
         let ends = &self.ends;
+        // One list for every element's parts (a page's every element is indexed).
+        let mut parts: Vec<&str> = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
             let NodeData::Element { tag, .. } = &node.data else { continue };
-            let mut parts: Vec<&str> = Vec::new();
+            parts.clear();
             let mut shown_chars = 0;
             let mut complete = true;
             for (visited, inner) in nodes[i + 1..=ends[i]].iter().enumerate() {
@@ -112,10 +114,13 @@ impl<'a> XPaths<'a> {
                 continue;
             }
             let joined = normalize_parts(&parts, true);
-            let concatenated = normalize_parts(&parts, false);
             let counts = self.texts.entry(key).or_default();
-            if concatenated != joined {
-                *counts.entry(concatenated).or_insert(0) += 1;
+            // One part reads the same joined or run together.
+            if parts.len() > 1 {
+                let concatenated = normalize_parts(&parts, false);
+                if concatenated != joined {
+                    *counts.entry(concatenated).or_insert(0) += 1;
+                }
             }
             *counts.entry(joined).or_insert(0) += 1;
         }
