@@ -37,7 +37,7 @@ let entered = 0;
 // every other node is judged in or out of view by appendChildren, with its siblings.
 let roots = [];
 export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); }
-export function endWalk() { nodes = []; reaches = new Map(); }
+export function endWalk() { nodes = []; reaches = new Map(); rangeDoc = null; range = null; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 let margin = 0; // in viewports, each way (snapshot::IN_VIEW_MARGIN)
@@ -70,13 +70,18 @@ function outsideViewport(el) {
   return bottom <= minY || right <= minX;
 }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
-// Numbers go back through `out`, a view of the walker's memory (no call per number).
-// Element → "tag" then "\0name\0value" for each recorded attribute; out[0] = 1,
-// out[1] = 0 for no layout box (display:none), 1 hidden by visibility or opacity, 2 visible;
-// out[2] = 1 when it hosts a shadow root; out[3] = 1 when viewportOnly may skip it.
-// Form controls also carry their live state, read here to save crossings: out[4] = 1, then
-// "\0" + the value (input, textarea) or selected option's text (select) at the end, and
-// out[5] = checked (input) or selected (option) as 0/1.
+// What readNode says comes first in the string it returns, one character, so no view of the
+// walker's memory is made per node: TEXT before a text's data, BLANK for whitespace only;
+// for an element, FLAGS plus bits (dom.rs, `ElementRead`): its state (0 no layout box,
+// display:none; 1 hidden by visibility or opacity; 2 visible), 4 when it hosts a shadow root,
+// 8 when viewportOnly may skip it, 16 when form text follows, 32 when checked or selected.
+const TEXT = '#';
+const BLANK = '!';
+const FLAGS = 0x40;
+// Element → the flags, "tag", then "\0name\0value" for each recorded attribute.
+// Form controls also carry their live state, read here to save crossings: "\0" + the value
+// (input, textarea) or selected option's text (select) at the end, and checked (input) or
+// selected (option).
 // A select's form text: its selected option's text, then every option's (at most
 // MAX_OPTIONS, each cut), all separated by U+0001: options have no box of their own, so the
 // walker never reaches them.
@@ -88,18 +93,16 @@ function selectText(node) {
   for (let k = 0; k < options.length && k < MAX_OPTIONS; k++) text += '\u0001' + optionText(options[k]);
   return text;
 }
-// Text → its data when it has non-space characters, else undefined; out[0] = 3.
-// Anything else → undefined; out[0] = 0.
-export function readNode(i, out) {
+// Text → TEXT + its data, or BLANK when it has no non-space character. Anything else → undefined.
+export function readNode(i) {
   const node = nodes[i];
   const type = node.nodeType;
   if (type === 1) {
-    out[0] = 1;
     const state = node.checkVisibility(VISIBLE) ? 2 : node.checkVisibility() ? 1 : 0;
-    out[1] = state;
-    out[2] = shadowOf(node) ? 1 : 0;
+    let flags = state;
+    if (shadowOf(node)) flags |= 4;
     // Other nodes were judged with their siblings (appendChildren), where pruned ones stayed out.
-    out[3] = viewportOnly && state !== 0 && roots.includes(i) && outsideViewport(node) ? 1 : 0;
+    if (viewportOnly && state !== 0 && roots.includes(i) && outsideViewport(node)) flags |= 8;
     const tag = node.localName;
     let packed = tag;
     if (node.hasAttributes()) {
@@ -109,21 +112,18 @@ export function readNode(i, out) {
         packed += '\0' + name + '\0' + clean(name === 'id' ? value : cut(value)); // ids anchor XPaths: whole
       }
     }
-    out[4] = 0;
     switch (tag) {
-      case 'input': out[4] = 1; out[5] = node.checked ? 1 : 0; packed += '\0' + clean(cut(node.value)); break;
-      case 'textarea': out[4] = 1; out[5] = 0; packed += '\0' + clean(cut(node.value)); break;
-      case 'select': out[4] = 1; out[5] = 0; packed += '\0' + selectText(node); break;
-      case 'option': out[4] = 1; out[5] = node.selected ? 1 : 0; packed += '\0'; break;
+      case 'input': flags |= 16 | (node.checked ? 32 : 0); packed += '\0' + clean(cut(node.value)); break;
+      case 'textarea': flags |= 16; packed += '\0' + clean(cut(node.value)); break;
+      case 'select': flags |= 16; packed += '\0' + selectText(node); break;
+      case 'option': flags |= 16 | (node.selected ? 32 : 0); packed += '\0'; break;
     }
-    return packed;
+    return String.fromCharCode(FLAGS | flags) + packed;
   }
   if (type === 3) {
-    out[0] = 3;
     const data = node.data;
-    return /\S/.test(data) ? cut(data) : undefined;
+    return /\S/.test(data) ? TEXT + cut(data) : BLANK;
   }
-  out[0] = 0;
   return undefined;
 }
 // The runs appendChildren is writing, and the table's length at the end of the last run.
@@ -202,12 +202,19 @@ function readFrameOrigin(el, out) {
   out[2] = r.x + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
   out[3] = r.y + el.clientTop + (parseFloat(cs.paddingTop) || 0);
 }
-// A node's box (a Range measures text).
+// A node's box (a Range measures text). The Range of the last text's document is at hand:
+// a page's texts are mostly in one document, and a WeakMap lookup per text cost more than the
+// check.
+let rangeDoc = null;
+let range = null;
 function boxOf(node) {
   if (node.nodeType !== 3) return node.getBoundingClientRect();
   const doc = node.ownerDocument;
-  let range = ranges.get(doc);
-  if (!range) { range = doc.createRange(); ranges.set(doc, range); }
+  if (doc !== rangeDoc) {
+    range = ranges.get(doc);
+    if (!range) { range = doc.createRange(); ranges.set(doc, range); }
+    rangeDoc = doc;
+  }
   range.selectNodeContents(node);
   return range.getBoundingClientRect();
 }

@@ -43,7 +43,7 @@ extern "C" {
     #[wasm_bindgen(js_name = indexOfNode)]
     fn index_of_node(node: &Node) -> i32;
     #[wasm_bindgen(js_name = readNode)]
-    fn read_node(i: u32, out: &mut [f64]) -> Option<String>;
+    fn read_node(i: u32) -> Option<String>;
     #[wasm_bindgen(js_name = appendChildren)]
     fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]) -> Option<String>;
     #[wasm_bindgen(js_name = enterFrame)]
@@ -113,8 +113,46 @@ impl Drop for DomHits {
     }
 }
 
-const ELEMENT: f64 = 1.0;
-const TEXT: f64 = 3.0;
+/// What `readNode` read, from the character its string begins with (dom.js).
+#[derive(Clone, Copy)]
+enum Read<'a> {
+    Element(ElementRead, &'a str),
+    Text,
+    Blank,
+}
+
+/// An element's numbers as `readNode` packs them into one character (`FLAGS` plus bits).
+#[derive(Clone, Copy)]
+struct ElementRead(u8);
+
+impl ElementRead {
+    /// 0: no layout box (display:none); 1: hidden by visibility or opacity; 2: visible.
+    fn state(self) -> u8 {
+        self.0 & 3
+    }
+    fn hosts_shadow(self) -> bool {
+        self.0 & 4 != 0
+    }
+    /// Lies outside the view and its margin (viewport-only walks).
+    fn outside_view(self) -> bool {
+        self.0 & 8 != 0
+    }
+    fn has_form_text(self) -> bool {
+        self.0 & 16 != 0
+    }
+    fn checked(self) -> bool {
+        self.0 & 32 != 0
+    }
+}
+
+fn classify_read(read: &str) -> Option<Read<'_>> {
+    match *read.as_bytes().first()? {
+        b'#' => Some(Read::Text),
+        b'!' => Some(Read::Blank),
+        flags @ 0x40..=0x7f => Some(Read::Element(ElementRead(flags - 0x40), &read[1..])),
+        _ => None,
+    }
+}
 
 /// One node waiting to be visited.
 struct Visit {
@@ -137,19 +175,24 @@ enum Pending {
     LeftOut { parent: u32, tree: Option<TreeKind>, tag: String, count: u32 },
 }
 
-/// Node `parent`'s children as `appendChildren` appended them (`start`, `in_shadow`, `count`)
-/// and, where it left some out (`left_out`, its runs), those runs in their places; in document
-/// order, each child as `visit` makes it.
-fn children_in_order(
+/// Pushes node `parent`'s children, as `appendChildren` appended them (`start`, `in_shadow`,
+/// `count`) and, where it left some out (`left_out`, its runs), those runs in their places, onto
+/// the walk's stack: last first, so they pop in document order, each child as `visit` makes it.
+fn push_children(
+    stack: &mut Vec<Pending>,
     (start, in_shadow, count): (u32, u32, u32),
     left_out: Option<String>,
     parent: u32,
     visit: impl Fn(u32, Option<TreeKind>) -> Visit,
-) -> Vec<Pending> {
+) {
     let tree_of = |child: u32| (child < start + in_shadow).then_some(TreeKind::Shadow);
-    let appended = |range: std::ops::Range<u32>| range.map(|c| Pending::Visit(visit(c, tree_of(c))));
     let end = start + count;
-    let Some(runs) = left_out else { return appended(start..end).collect() };
+    let Some(runs) = left_out else {
+        // The usual case: straight onto the stack, no list per element.
+        stack.extend((start..end).rev().map(|c| Pending::Visit(visit(c, tree_of(c)))));
+        return;
+    };
+    let appended = |range: std::ops::Range<u32>| range.map(|c| Pending::Visit(visit(c, tree_of(c))));
     let mut order = Vec::new();
     let mut next = start;
     let mut fields = runs.split('\0');
@@ -163,7 +206,7 @@ fn children_in_order(
         order.push(Pending::LeftOut { parent, tree, tag: tag.to_string(), count: n.parse().unwrap_or(0) });
     }
     order.extend(appended(next..end));
-    order
+    stack.extend(order.into_iter().rev());
 }
 
 /// Walks the document. With `viewport_only`, subtrees lying wholly outside the viewport and
@@ -219,23 +262,22 @@ pub fn snapshot_document(
             }
         };
         let index = snap.nodes.len() as u32;
-        let read = read_node(v.node, &mut out);
-        let kind = out[0];
-        if kind == ELEMENT {
-            let Some(packed) = read else { continue };
-            let (tag, attributes, form_text) = unpack(&packed, out[4] == 1.0);
-            let checked = out[5] == 1.0;
+        let Some(mut read) = read_node(v.node) else { continue }; // neither element nor text
+        let Some(kind) = classify_read(&read) else { continue };
+        if let Read::Element(element, packed) = kind {
+            let (tag, attributes, form_text) = unpack(packed, element.has_form_text());
+            let checked = element.checked();
             // Counted before any skipping: XPath steps count every sibling in the DOM.
             let position = positions.next(v.parent, v.tree, &tag);
-            if is_skipped_tag(&tag) || out[3] == 1.0 {
+            if is_skipped_tag(&tag) || element.outside_view() {
                 continue;
             }
-            let state = out[1];
-            let hosts_shadow = out[2] == 1.0;
-            let mut visible = state == 2.0;
+            let state = element.state();
+            let hosts_shadow = element.hosts_shadow();
+            let mut visible = state == 2;
             // No box at all (display:none): nothing beneath can render either,
             // except under display:contents, whose children keep their boxes.
-            if state == 0.0 {
+            if state == 0 {
                 let values = read_style(v.node, DISPLAY_STYLE);
                 let (display, visibility) = values.split_once('\n').unwrap_or((&values, ""));
                 if display != "contents" {
@@ -250,7 +292,7 @@ pub fn snapshot_document(
             if is_frame {
                 // A frame shows its document, not its children (fallback content).
                 match enter_frame(v.node, &mut out) {
-                    -1 if state == 2.0 => remote_frames += 1,
+                    -1 if state == 2 => remote_frames += 1,
                     -1 => {}
                     inner_root => {
                         let outer = frame_origins[v.frame as usize];
@@ -266,8 +308,7 @@ pub fn snapshot_document(
                 let left_out = append_children(v.node, hosts_shadow, &mut out);
                 let appended = (out[0] as u32, out[1] as u32, out[2] as u32);
                 let visit = |node, tree| Visit { node, parent: Some(index), tree, enters: tree, frame: v.frame };
-                // Pushed last first, so they pop in document order.
-                stack.extend(children_in_order(appended, left_out, index, visit).into_iter().rev());
+                push_children(&mut stack, appended, left_out, index, visit);
             }
             snap.nodes.push(SnapNode {
                 parent: v.parent,
@@ -283,9 +324,13 @@ pub fn snapshot_document(
             });
             hits.table.push(v.node);
             frame_of.push(v.frame);
-        } else if kind == TEXT {
+        } else {
             let position = positions.next(v.parent, v.tree, TEXT_STEP);
-            let Some(text) = read else { continue }; // whitespace only
+            if matches!(kind, Read::Blank) {
+                continue; // whitespace only
+            }
+            read.remove(0); // the TEXT mark before its data
+            let text = read;
             let parent_visible = v.parent.is_some_and(|p| snap.nodes[p as usize].visible);
             snap.nodes.push(SnapNode {
                 parent: v.parent,
