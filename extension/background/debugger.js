@@ -176,14 +176,18 @@ export function leaveDialogsToPerson(tabId, on) {
   else personal.delete(tabId);
 }
 
-// Attachments under way, by tab: callers at the same time (a reading and a capture) share one.
+// Attachments under way, by tab: callers at the same time (a reading and a capture) share one,
+// and each waits for all of it (a CDP read needs the tab's cross-process frames, announced
+// before Target.setAutoAttach answers), not only for chrome.debugger.attach.
 const attaching = new Map();
 // Detachments under way, by tab: an attachment waits for the tab's to end (attaching while
 // still attached would find it "already attached", and the detachment then end it).
 const detaching = new Map();
 function attach(tabId) {
-  if (attached.has(tabId)) return Promise.resolve();
-  if (!attaching.has(tabId)) attaching.set(tabId, attachNow(tabId).finally(() => attaching.delete(tabId)));
+  if (!attaching.has(tabId)) {
+    if (attached.has(tabId)) return Promise.resolve();
+    attaching.set(tabId, attachNow(tabId).finally(() => attaching.delete(tabId)));
+  }
   return attaching.get(tabId);
 }
 async function attachNow(tabId) {
