@@ -246,13 +246,24 @@ export async function startRun(tabId, request, opts = {}) {
   active.set(id, entry);
   updateKeepAlive();
   // What the page reports while the run acts (console errors, failed requests) goes on its steps.
-  entry.consoleAt = await watchConsole(tabId, id).catch(() => 0);
+  // Not waited for before the run starts: the first observation's read and capture wait only
+  // for the attachment the watch starts with (they share it), not for its Runtime and Log
+  // domains, which wait for the page's main thread; any input waits for it (`beforeInput`).
+  // Until the watch has its place (`consoleAt`), there is nothing after it to report: what the
+  // page said before is replayed to the watch and falls before that place.
+  entry.consoleAt = null;
+  const watching = watchConsole(tabId, id).catch(() => 0).then((at) => {
+    entry.consoleAt ??= at; // unless a tab the run followed has its own place already
+  });
 
   /**
    * What `settle` reports against, taken at the first input after a settle (an action's
    * commands may come in parts): the address before it; no document loaded, no tab opened yet.
+   * No input goes before the console watch has its place: what the page reports in answer to
+   * the run's own input is always after it.
    */
   const beforeInput = async () => {
+    await watching;
     if (!entry.settled) return;
     entry.settled = false;
     entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '';
@@ -376,7 +387,10 @@ export async function startRun(tabId, request, opts = {}) {
       if (dialog) await answerDialog(dialog, accept, promptText ?? undefined);
       await untilDoneOrDialog();
     },
-    reveal: (element) => reveal(entry.tabId, element),
+    async reveal(element) {
+      await watching; // it scrolls: what the page says to that is the run's, as after an input
+      return reveal(entry.tabId, element);
+    },
     /** What the core decides the element's locators from (`LocatorData`), or null. */
     locatorData: (xpath) => locatorData(entry.tabId, xpath),
     async choose(element, index) {
@@ -470,6 +484,7 @@ export async function startRun(tabId, request, opts = {}) {
     },
     /** What the run's tab reported since the last report, for the step just recorded. */
     takeConsole() {
+      if (entry.consoleAt == null) return []; // the watch has not started yet
       const { entries, next } = consoleSince(entry.tabId, entry.consoleAt);
       entry.consoleAt = next;
       return entries;
@@ -485,6 +500,7 @@ export async function startRun(tabId, request, opts = {}) {
     },
   };
   const release = async () => {
+    await watching; // a watch still starting would leave the tab attached after the run
     active.delete(id);
     updateKeepAlive();
     for (const t of entry.tabs) holdDialogs(t, null, take);
