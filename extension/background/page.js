@@ -91,20 +91,24 @@ export async function read(tabId, opts = {}) {
   return readUsable(tabId, opts);
 }
 
-/** `read` of a tab its caller has just found usable (a run's observe asks for the tab once, for both reads). */
-export function readUsable(tabId, opts = {}) {
-  return busyWith(tabId, () => readPage(tabId, opts));
+/**
+ * `read` of a tab its caller has just found usable (a run's observe asks for the tab once, for both
+ * reads). `besideCapture`: a screenshot of the tab is under way, so the walk starts once the page
+ * has drawn its next frame (the capture waits for one).
+ */
+export function readUsable(tabId, opts = {}, { besideCapture = false } = {}) {
+  return busyWith(tabId, () => readPage(tabId, opts, besideCapture));
 }
 
 // What the content script's reader answers when visible frames hold documents only CDP reads.
 const REMOTE_FRAMES = '{"remoteFrames":';
 
-async function readPage(tabId, opts) {
+async function readPage(tabId, opts, besideCapture = false) {
   const reply = await withinDeadline((async () => {
     // Attached first, so a dialog the page opens before the read gets to run is reported, and
     // answered (the read is in flight) instead of holding it up.
     await watchDialogs(tabId);
-    return inPage(tabId, 'extract', opts);
+    return inPage(tabId, besideCapture ? 'extractAfterFrame' : 'extract', opts);
   })(), PAGE_DEADLINE_MS, 'reading the page');
   if (typeof reply?.json === 'string') {
     // Visible cross-origin frames: only CDP reads every document of the page.

@@ -345,7 +345,7 @@ export async function startRun(tabId, request, opts = {}) {
       // the read then occupies.
       // The tab was found usable above: neither asks chrome.tabs for it again.
       const shot = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
-      const [page, shotTaken] = await Promise.all([readUsable(entry.tabId, opts), shot]);
+      const [page, shotTaken] = await Promise.all([readUsable(entry.tabId, opts, { besideCapture: shot != null }), shot]);
       return { page, shot: shotTaken };
     },
     async dispatch(commands) {

@@ -42,6 +42,30 @@
     },
 
     /**
+     * `extract` once the page has drawn its next frame: a screenshot asked for at the same time
+     * waits for a frame from the page's main thread, which the walk would hold until it ends.
+     * A hidden page draws no frames (nor is it photographed from them): read at once; a frame
+     * that does not come within 100 ms is not waited for longer.
+     */
+    async extractAfterFrame(opts) {
+      if (document.visibilityState === 'visible') {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 100);
+          requestAnimationFrame(() => {
+            // The frame is drawn after this callback, in the same task; a message runs after it.
+            const channel = new MessageChannel();
+            channel.port1.onmessage = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            channel.port2.postMessage(null);
+          });
+        });
+      }
+      return this.extract(opts);
+    },
+
+    /**
      * Brings an element into view: found by its XPath, else by scrolling the page by its box
      * (XPaths into shadow roots or frames do not resolve with document.evaluate).
      */
