@@ -46,15 +46,28 @@ function writePages() {
   for (const [name, html] of Object.entries(pages)) writeFileSync(path.join(PAGES_DIR, name), html);
 }
 
+/** The instruction of a bench task: `rounds` planning rounds, each keeping a note (no input, no settle), then done. */
+const benchTask = (id, rounds) => `bench task ${id}: keep a note ${rounds} times, then finish`;
+const BENCH_TASK = /bench task (\S+): keep a note (\d+) times/;
+
 /**
- * An OpenAI-compatible endpoint that answers at once: every assertion passes, and a locate (its
- * system prompt asks for `"element": N`) gets the first element the request lists.
+ * An OpenAI-compatible endpoint that answers at once: every assertion passes, a locate (its
+ * system prompt asks for `"element": N`) gets the first element the request lists, and a bench
+ * task's planning rounds (`benchTask`) each keep a note until its rounds are done.
  */
 function startInstantModel() {
   const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
+  const planned = new Map(); // bench task id → planning rounds answered
   const reply = (body) => {
     const messages = JSON.parse(body || '{}').messages ?? [];
     const said = (m) => [m?.content].flat().map((c) => (typeof c === 'string' ? c : c?.text ?? '')).join('\n');
+    const task = BENCH_TASK.exec(messages.map(said).join('\n'));
+    if (task && said(messages[0]).includes('"actions": [')) {
+      const round = planned.get(task[1]) ?? 0;
+      planned.set(task[1], round + 1);
+      if (round >= Number(task[2])) return { thought: 'all noted', actions: [], done: true, answer: 'noted' };
+      return { thought: 'note it', actions: [{ type: 'Remember', note: `bench note ${round}` }], done: false, answer: null };
+    }
     if (!said(messages[0]).includes('"element": N')) return { thought: 'checked', pass: true, reason: 'holds' };
     const first = /^\[(\d+)\] /m.exec(said(messages.at(-1)));
     return { thought: 'the first one listed', element: first ? Number(first[1]) : null };
@@ -87,6 +100,20 @@ function installTracer() {
   if (self.__benchTrace) return;
   self.__benchTrace = { on: false, events: [] };
   const trace = self.__benchTrace;
+  /** Runs `work` traced: `{total, result, events}`, times from its start. */
+  trace.traced = async (work) => {
+    trace.events = [];
+    trace.on = true;
+    const t0 = performance.now();
+    let result;
+    try {
+      result = await work();
+    } finally {
+      trace.on = false;
+    }
+    const total = performance.now() - t0;
+    return { total, result, events: trace.events.map((e) => ({ ...e, start: e.start - t0, end: e.end == null ? null : e.end - t0 })) };
+  };
   const wrap = (owner, key, name) => {
     const original = owner[key];
     owner[key] = function traced(...args) {
@@ -151,6 +178,36 @@ function phases({ total, events }) {
   };
 }
 
+/** Rounds of the bench task (`benchTask`); the per-step figure is the median of rounds 2 on. */
+const TASK_ROUNDS = 6;
+
+/**
+ * The steps inside one multi-step run (a bench task's rounds: observe, request, a note kept,
+ * the step recorded), which is what a person waits for per step of a task: each round from its
+ * model request's start to the next one's, and the later rounds' phases (`beforeObserve`: from
+ * the last reply to the observation, the step's record and the loop in between).
+ */
+function rounds({ events }) {
+  const of = (test) => events.filter((e) => test(e.what) && e.end != null);
+  const requests = of((w) => w === 'model request').sort((a, b) => a.start - b.start);
+  const observing = of((w) => w === 'in page' || w === 'Page.captureScreenshot' || w === 'Page.getLayoutMetrics');
+  const out = [];
+  for (let k = 2; k < requests.length; k++) {
+    const [before, request] = [requests[k - 1], requests[k]];
+    const seen = observing.filter((e) => e.start >= before.end && e.end <= request.start);
+    const first = Math.min(...seen.map((e) => e.start));
+    const last = Math.max(...seen.map((e) => e.end));
+    out.push({
+      step: request.start - before.start,
+      beforeObserve: seen.length ? first - before.end : NaN,
+      observe: seen.length ? last - first : NaN,
+      imageAndPrompt: seen.length ? request.start - last : NaN,
+      request: request.end - request.start,
+    });
+  }
+  return out;
+}
+
 async function measure(browser, url, bundle) {
   const page = await browser.context.newPage();
   await page.goto(url, { waitUntil: 'load' });
@@ -161,21 +218,11 @@ async function measure(browser, url, bundle) {
 
   await sw.evaluate(installTracer);
   const traces = [];
+  const lastEvents = { step: [], task: [] }; // the last step's and task's traces, for out/bench-step.json
   const step = async () => {
-    const { total, events } = await sw.evaluate(async (id) => {
-      const trace = self.__benchTrace;
-      trace.events = [];
-      trace.on = true;
-      const t0 = performance.now();
-      try {
-        await self.sightline.aiAssert(id, 'the page shows a heading');
-      } finally {
-        trace.on = false;
-      }
-      const total = performance.now() - t0;
-      return { total, events: trace.events.map((e) => ({ ...e, start: e.start - t0, end: e.end == null ? null : e.end - t0 })) };
-    }, tabId);
+    const { total, events } = await sw.evaluate((id) => self.__benchTrace.traced(() => self.sightline.aiAssert(id, 'the page shows a heading')), tabId);
     traces.push(phases({ total, events }));
+    lastEvents.step = events;
     return total;
   };
   // Attached first (a run detaches when it ends), outside the timing.
@@ -211,6 +258,19 @@ async function measure(browser, url, bundle) {
     return { wallMs: performance.now() - t0, inPageMs: r.timings.inPageMs, elements: r.elements.length, reused: !!r.reused };
   }, tabId);
   const floor = () => page.evaluate(bareWalk);
+  // One run of TASK_ROUNDS steps (`benchTask`): its later steps, as `rounds` measures them.
+  const taskRounds = [];
+  const task = async (i) => {
+    const { status, error, events } = await sw.evaluate(async ([id, instruction]) => {
+      const { result: run, events } = await self.__benchTrace.traced(() => self.sightline.act(id, instruction));
+      return { status: run.status, error: run.error, events };
+    }, [tabId, benchTask(`${i}-${url}`, TASK_ROUNDS)]);
+    if (status !== 'succeeded') throw new Error(`the bench's task ended ${status}: ${JSON.stringify(error)}`);
+    const later = rounds({ events });
+    if (later.length < TASK_ROUNDS - 1) throw new Error(`the bench's task made ${later.length + 2} model requests, not ${TASK_ROUNDS + 1}`);
+    taskRounds.push(...later);
+    lastEvents.task = events;
+  };
   // A locate by a model reading the element list: the view, then the page read for what lies
   // beyond it (`Reach::Locating`), the request, the answer. Made a first read by a page change.
   const locate = async (i) => {
@@ -229,6 +289,8 @@ async function measure(browser, url, bundle) {
   await midscene();
   await floor();
   await locate(-1);
+  await task(-1);
+  taskRounds.length = 0;
   const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [], locate: [] };
   let elements = 0;
   let reusedAgain = 0;
@@ -250,11 +312,13 @@ async function measure(browser, url, bundle) {
     t.readWall.push(first.wallMs);
     t.floor.push((await floor()).ms);
     t.locate.push(await locate(i));
+    await task(i);
   }
   await page.close();
   const shot = median(t.shot);
   const timed = traces.slice(1); // the warm-up's left out
   const stepPhases = Object.fromEntries(Object.keys(timed[0]).map((k) => [k, median(timed.map((p) => p[k]))]));
+  const taskPhases = Object.fromEntries(Object.keys(taskRounds[0]).map((k) => [k, median(taskRounds.map((p) => p[k]))]));
   return {
     nodes,
     elements,
@@ -267,8 +331,11 @@ async function measure(browser, url, bundle) {
     readWallMs: median(t.readWall),
     floorMs: median(t.floor),
     locateMs: median(t.locate),
+    taskStepMs: median(taskRounds.map((r) => r.step)),
     reusedAgain,
     stepPhases,
+    taskPhases,
+    lastEvents,
   };
 }
 
@@ -300,7 +367,8 @@ export async function benchStep() {
     for (const [name, url] of targets) {
       const row = { name, ...(await measure(browser, url, bundle)) };
       rows.push(row);
-      console.log(`measured ${name}: ${JSON.stringify(row)}`);
+      const { lastEvents, ...figures } = row;
+      console.log(`measured ${name}: ${JSON.stringify(figures)}`);
     }
   } finally {
     await browser.close();
@@ -311,23 +379,28 @@ export async function benchStep() {
   const ratio = (a, b, d = 1) => (a != null && b > 0 ? `${f(a / b, d)}×` : '–');
   console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
   const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'midscene step', 'midscene/step',
-    'whole read', 'again', 'read wall', 'bare walk', 'read/walk', 'one locate'];
+    'whole read', 'again', 'read wall', 'bare walk', 'read/walk', 'one locate', 'step in a task', 'task step/shot'];
   const table = rows.map((r) => [
     r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
     f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2), f(r.locateMs),
+    f(r.taskStepMs), ratio(r.taskStepMs, r.screenshotMs, 2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
   console.log(line(header));
   for (const row of table) console.log(line(row));
-  const phaseNames = Object.keys(rows[0]?.stepPhases ?? {});
-  if (phaseNames.length) {
-    console.log('\none step by phase (median ms; observe = read ‖ capture; imageAndPrompt = the worker between the observation and the request)\n');
-    const pw = phaseNames.map((k) => Math.max(k.length, 6));
+  /** A table of each page's phases (`rows[i][key]`, median ms), under `title`. */
+  const printPhases = (title, key) => {
+    const names = Object.keys(rows[0]?.[key] ?? {});
+    if (!names.length) return;
+    console.log(`\n${title}\n`);
+    const pw = names.map((k) => Math.max(k.length, 6));
     const nw = Math.max(4, ...rows.map((r) => r.name.length));
-    console.log([''.padStart(nw), ...phaseNames.map((k, i) => k.padStart(pw[i]))].join('  '));
-    for (const r of rows) console.log([r.name.padStart(nw), ...phaseNames.map((k, i) => f(r.stepPhases[k]).padStart(pw[i]))].join('  '));
-  }
+    console.log([''.padStart(nw), ...names.map((k, i) => k.padStart(pw[i]))].join('  '));
+    for (const r of rows) console.log([r.name.padStart(nw), ...names.map((k, i) => f(r[key][k]).padStart(pw[i]))].join('  '));
+  };
+  printPhases('one step by phase (median ms; observe = read ‖ capture; imageAndPrompt = the worker between the observation and the request)', 'stepPhases');
+  printPhases(`a step in a task by phase (median ms of rounds 2–${TASK_ROUNDS} of each run; step = one model request's start to the next one's; beforeObserve = from the reply to the observation)`, 'taskPhases');
   writeFileSync(path.join(OUT, 'bench-step.json'), JSON.stringify({ runs: RUNS, load, rows }, null, 2));
   console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once.');
   console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
@@ -336,5 +409,6 @@ export async function benchStep() {
   console.log('"again" answers with the reading kept in the page when nothing changed since (reusedAgain in the JSON: how many times).');
   console.log('"read wall": the first, as the service worker waits for it; "bare walk": TreeWalker + getBoundingClientRect + getComputedStyle.');
   console.log('"one locate": an aiLocate by a model reading the element list (the view, then the page read for what a locate lists beyond it), after a page change.');
+  console.log(`"step in a task": one round inside a run of ${TASK_ROUNDS + 1} model requests (act: each round keeps a note, then done), from one request's start to the next one's, rounds 2 on.`);
   console.log('\nwritten: out/bench-step.json');
 }
