@@ -5,6 +5,10 @@
 (() => {
   if (globalThis.__sightline) return;
 
+  // The reader injected with this script. Two callers that find the page without Sightline at
+  // the same time each inject both files: the second reader.js replaces the global with a reader
+  // not yet compiled, while this script (kept, the second returns above) may be compiling its own.
+  const reader = sightlineReader;
   let corePromise = null;
   let wasmMemory = null;
   /**
@@ -13,8 +17,8 @@
    */
   function loadCore() {
     corePromise ??= (async () => {
-      wasmMemory = (await sightlineReader.init({ module_or_path: sightlineReader.moduleBytes })).memory;
-      return sightlineReader;
+      wasmMemory = (await reader.init({ module_or_path: reader.moduleBytes })).memory;
+      return reader;
     })();
     return corePromise;
   }

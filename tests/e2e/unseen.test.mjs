@@ -76,3 +76,25 @@ test('the recorder still names elements with the core in the page', async () => 
   assert.ok(run.steps.every((s) => s.target?.xpath), 'each step carries its element');
   await page.close();
 });
+
+test('a second reader injected while the first compiles: the content script reads with its own', async () => {
+  const { page, tabId } = await open('/todo.html?case=unseen-twice');
+  // Two callers that find the page without Sightline at once each inject both files (a recorded
+  // tab's recorder coming back after a navigation, and the step's photo): the second reader.js
+  // replaces the global while the first content script compiles its reader. Here the second is a
+  // stand-in that fails on any use, put in place just after the read has started compiling.
+  await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id }, files: ['wasm/reader.js', 'content/content.js'],
+  }), tabId);
+  const [{ result }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: async () => {
+      const reading = globalThis.__sightline.extract({});
+      globalThis.sightlineReader = new Proxy({}, { get: () => { throw new Error('the second injection\'s reader, not compiled'); } });
+      const reply = await reading;
+      return reply.error ?? { description: JSON.parse(reply.json).description };
+    },
+  }), tabId);
+  assert.match(result.description ?? '', /What needs/, JSON.stringify(result));
+  await page.close();
+});
