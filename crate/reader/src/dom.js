@@ -70,15 +70,16 @@ function outsideViewport(el) {
   return bottom <= minY || right <= minX;
 }
 export function setRecordedAttributes(names) { recorded = new Set(names); }
-// What readNode says comes first in the string it returns, one character, so no view of the
-// walker's memory is made per node: TEXT before a text's data, BLANK for whitespace only;
+// What readNode says is the last character of the string it returns, so no view of the
+// walker's memory is made per node and the walker drops it without moving the rest (a text's
+// data is kept as it came): TEXT after a text's data, BLANK alone for whitespace only;
 // for an element, FLAGS plus bits (dom.rs, `ElementRead`): its state (0 no layout box,
 // display:none; 1 hidden by visibility or opacity; 2 visible), 4 when it hosts a shadow root,
 // 8 when viewportOnly may skip it, 16 when form text follows, 32 when checked or selected.
 const TEXT = '#';
 const BLANK = '!';
 const FLAGS = 0x40;
-// Element → the flags, "tag", then "\0name\0value" for each recorded attribute.
+// Element → "tag", then "\0name\0value" for each recorded attribute, then the flags.
 // Form controls also carry their live state, read here to save crossings: "\0" + the value
 // (input, textarea) or selected option's text (select) at the end, and checked (input) or
 // selected (option).
@@ -93,7 +94,7 @@ function selectText(node) {
   for (let k = 0; k < options.length && k < MAX_OPTIONS; k++) text += '\u0001' + optionText(options[k]);
   return text;
 }
-// Text → TEXT + its data, or BLANK when it has no non-space character. Anything else → undefined.
+// Text → its data + TEXT, or BLANK when it has no non-space character. Anything else → undefined.
 export function readNode(i) {
   const node = nodes[i];
   const type = node.nodeType;
@@ -118,25 +119,31 @@ export function readNode(i) {
       case 'select': flags |= 16; packed += '\0' + selectText(node); break;
       case 'option': flags |= 16 | (node.selected ? 32 : 0); packed += '\0'; break;
     }
-    return String.fromCharCode(FLAGS | flags) + packed;
+    return packed + String.fromCharCode(FLAGS | flags);
   }
   if (type === 3) {
     const data = node.data;
-    return /\S/.test(data) ? TEXT + cut(data) : BLANK;
+    return /\S/.test(data) ? cut(data) + TEXT : BLANK;
   }
   return undefined;
 }
 // The runs appendChildren is writing, and the table's length at the end of the last run.
 let left = '';
 let leftAfter = 0;
-// Appends node i's children to the table, a shadow root's first: out[0] = index of the
-// first, out[1] = how many came from the shadow root, out[2] = how many in all.
+// How appendChildren packs its counts into the one number it returns: a page holds far fewer
+// than 2^26 nodes (each costs the browser more than a hundred bytes), and the packed number
+// stays below 2^53, exact in a double.
+const COUNT_BITS = 2 ** 26;
+// Appends node i's children to the table, after what is there, a shadow root's first. Returns
+// one number, so no view of WASM memory is made per call: (inShadow × 2^26 + count) × 2 + left,
+// where inShadow is how many came from the shadow root, count how many in all, and left is 1
+// when some were left out (then `takeLeftOut` has them).
 // With viewportOnly, children lying outside the view and its margin (outsideViewport) are left
-// out of the table, and described instead by the return value, for XPath positions (which count
-// every sibling): undefined when none was left out, else runs of them, each as four fields
-// ending in "\0": how many appended children precede the run (since the previous run), 1 if it
-// is in the shadow root (else 0), the tag, and how many of that tag in a row.
-export function appendChildren(i, hostsShadow, out) {
+// out of the table, and described instead by `takeLeftOut`, for XPath positions (which count
+// every sibling): runs of them, each as four fields ending in "\0": how many appended children
+// precede the run (since the previous run), 1 if it is in the shadow root (else 0), the tag,
+// and how many of that tag in a row.
+export function appendChildren(i, hostsShadow) {
   const node = nodes[i];
   const start = nodes.length;
   const root = hostsShadow ? shadowOf(node) : null;
@@ -145,9 +152,11 @@ export function appendChildren(i, hostsShadow, out) {
   if (root) { entered++; appendFrom(root.firstChild, '1'); }
   const inShadow = nodes.length - start;
   appendFrom(node.firstChild, '0');
-  out[0] = start; out[1] = inShadow; out[2] = nodes.length - start;
-  return left === '' ? undefined : left;
+  const count = nodes.length - start;
+  return (inShadow * COUNT_BITS + count) * 2 + (left === '' ? 0 : 1);
 }
+// The runs the last appendChildren left out.
+export function takeLeftOut() { const runs = left; left = ''; return runs; }
 function appendFrom(first, tree) {
   if (!viewportOnly) {
     for (let c = first; c; c = c.nextSibling) nodes.push(c);

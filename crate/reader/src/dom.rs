@@ -5,10 +5,11 @@
 //!
 //! Speed comes from few boundary crossings. The DOM nodes of a walk stay on the JS side in one
 //! table, and the walker names them by index: no node handle crosses per step. Each node costs
-//! one call to a small reader (below) that returns its tag or text and leaves its numbers in a
-//! view of WASM memory; an entered element costs one more call that appends its children to
-//! the table. The boxes classification needs are then measured in one call for all of them
-//! (`readBoxes`). The walker decides what is read, skipped and entered.
+//! one call to a small reader (below) that returns its tag or text with its numbers packed in a
+//! character; an entered element costs one more call that appends its children to the table
+//! and returns their counts in one number. The boxes classification needs are then measured
+//! in one call for all of them (`readBoxes`). The walker decides what is read, skipped and
+//! entered.
 
 use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
@@ -45,7 +46,9 @@ extern "C" {
     #[wasm_bindgen(js_name = readNode)]
     fn read_node(i: u32) -> Option<String>;
     #[wasm_bindgen(js_name = appendChildren)]
-    fn append_children(i: u32, hosts_shadow: bool, out: &mut [f64]) -> Option<String>;
+    fn append_children(i: u32, hosts_shadow: bool) -> f64;
+    #[wasm_bindgen(js_name = takeLeftOut)]
+    fn take_left_out() -> String;
     #[wasm_bindgen(js_name = enterFrame)]
     fn enter_frame(i: u32, out: &mut [f64]) -> i32;
     #[wasm_bindgen(js_name = frameDocumentOrigin)]
@@ -113,7 +116,7 @@ impl Drop for DomHits {
     }
 }
 
-/// What `readNode` read, from the character its string begins with (dom.js).
+/// What `readNode` read, from the character its string ends with (dom.js).
 #[derive(Clone, Copy)]
 enum Read<'a> {
     Element(ElementRead, &'a str),
@@ -146,11 +149,34 @@ impl ElementRead {
 }
 
 fn classify_read(read: &str) -> Option<Read<'_>> {
-    match *read.as_bytes().first()? {
+    let (&mark, rest) = read.as_bytes().split_last()?;
+    match mark {
         b'#' => Some(Read::Text),
         b'!' => Some(Read::Blank),
-        flags @ 0x40..=0x7f => Some(Read::Element(ElementRead(flags - 0x40), &read[1..])),
+        // An ASCII mark is one whole character: the rest ends on a character boundary.
+        flags @ 0x40..=0x7f => Some(Read::Element(ElementRead(flags - 0x40), &read[..rest.len()])),
         _ => None,
+    }
+}
+
+/// What one `appendChildren` appended: children `start..start + count` of the node table, the
+/// first `in_shadow` of them from the shadow root; `left_out` when `takeLeftOut` has runs.
+struct Appended {
+    start: u32,
+    in_shadow: u32,
+    count: u32,
+    left_out: bool,
+}
+
+impl Appended {
+    /// From the number `appendChildren` packs its counts in (dom.js, `COUNT_BITS`), appended
+    /// after a table of `table_len` nodes.
+    fn unpack(packed: f64, table_len: u32) -> Appended {
+        const COUNT_BITS: u64 = 1 << 26;
+        let packed = packed as u64;
+        let (counts, left_out) = (packed >> 1, packed & 1 == 1);
+        let (in_shadow, count) = ((counts / COUNT_BITS) as u32, (counts % COUNT_BITS) as u32);
+        Appended { start: table_len, in_shadow, count, left_out }
     }
 }
 
@@ -233,6 +259,9 @@ pub fn snapshot_document(
     set_read_limit(MAX_READ_CHARS as u32);
     set_viewport_only(viewport_only, IN_VIEW_MARGIN);
     begin_walk(&root);
+    // The node table's length, as the walk grows it (`beginWalk` puts the root in; each
+    // `appendChildren` appends at the end, `enterFrame` a frame's root): where children begin.
+    let mut table_len: u32 = 1;
     // Built before any early return, so the node table is always released.
     let mut hits = DomHits { table: Vec::new() };
     let mut out = [0.0f64; 6];
@@ -295,6 +324,7 @@ pub fn snapshot_document(
                     -1 if state == 2 => remote_frames += 1,
                     -1 => {}
                     inner_root => {
+                        table_len = inner_root as u32 + 1; // pushed at the end of the table
                         let outer = frame_origins[v.frame as usize];
                         frame_origins.push((outer.0 + out[2], outer.1 + out[3]));
                         frame_web_origins.push(frame_document_origin(v.node));
@@ -305,10 +335,11 @@ pub fn snapshot_document(
                     }
                 }
             } else {
-                let left_out = append_children(v.node, hosts_shadow, &mut out);
-                let appended = (out[0] as u32, out[1] as u32, out[2] as u32);
+                let appended = Appended::unpack(append_children(v.node, hosts_shadow), table_len);
+                table_len += appended.count;
+                let left_out = appended.left_out.then(take_left_out);
                 let visit = |node, tree| Visit { node, parent: Some(index), tree, enters: tree, frame: v.frame };
-                push_children(&mut stack, appended, left_out, index, visit);
+                push_children(&mut stack, (appended.start, appended.in_shadow, appended.count), left_out, index, visit);
             }
             snap.nodes.push(SnapNode {
                 parent: v.parent,
@@ -329,7 +360,7 @@ pub fn snapshot_document(
             if matches!(kind, Read::Blank) {
                 continue; // whitespace only
             }
-            read.remove(0); // the TEXT mark before its data
+            read.pop(); // the TEXT mark after its data
             let text = read;
             let parent_visible = v.parent.is_some_and(|p| snap.nodes[p as usize].visible);
             snap.nodes.push(SnapNode {
