@@ -74,6 +74,9 @@ pub struct WalkTimings {
 /// A snapshot of the live page, with the DOM nodes behind it for hit-testing.
 pub struct LiveSnapshot {
     pub snapshot: PageSnapshot,
+    /// The snapshot's `has_base_content`, as it is now: worked out once in the walk, for
+    /// `describe_given`.
+    pub base_content: Vec<bool>,
     pub hits: DomHits,
     /// Visible frames whose document this page may not read (cross-origin, sandboxed).
     pub remote_frames: u32,
@@ -376,17 +379,21 @@ pub fn snapshot_document(
         }
     }
 
-    // Second pass: measure only the boxes classification will read.
-    let needing_rect = sightline::describe::nodes_needing_rect(&snap);
+    // Second pass: measure only the boxes classification will read. Which nodes have base
+    // content is worked out once, and again only if measuring hides a text without a box.
+    let mut base_content = snap.has_base_content();
+    let needing_rect = sightline::describe::nodes_needing_rect(&snap, &base_content);
     let iframes = (0..snap.nodes.len() as u32).filter(|&i| snap.nodes[i as usize].clip == Some(Clip::FRAME));
     let mut to_measure: Vec<u32> = needing_rect.iter().copied().chain(iframes).collect();
     to_measure.sort_unstable();
     to_measure.dedup();
     let table = &hits.table;
     let reader = BoxReader { table, frame_of: &frame_of, frame_origins: &frame_origins };
-    reader.measure(&mut snap, &to_measure);
+    if reader.measure(&mut snap, &to_measure) {
+        base_content = snap.has_base_content();
+    }
     let t1 = now();
-    for i in snap.nodes_needing_style() {
+    for i in snap.nodes_needing_style(&base_content) {
         let values = read_style(table[i as usize], BACKGROUND_STYLES);
         let mut v = values.split('\n');
         let (color, image, font) = (v.next().unwrap_or(""), v.next().unwrap_or(""), v.next().unwrap_or(""));
@@ -402,7 +409,7 @@ pub fn snapshot_document(
         let mut ancestor = snap.nodes[c as usize].parent;
         while let Some(a) = ancestor.map(|a| a as usize) {
             if snap.nodes[a].rect.is_none() {
-                reader.measure(&mut snap, &[a as u32]);
+                reader.measure(&mut snap, &[a as u32]); // an element: no text is hidden
             }
             if let Some(outer) = snap.nodes[a].rect {
                 if !overflow_read[a] && snap.nodes[a].clip.is_none() && visibility::may_clip(&outer, &rect) {
@@ -422,7 +429,10 @@ pub fn snapshot_document(
         }
     }
     let t2 = now();
-    Ok((LiveSnapshot { snapshot: snap, hits, remote_frames }, WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 }))
+    Ok((
+        LiveSnapshot { snapshot: snap, base_content, hits, remote_frames },
+        WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 },
+    ))
 }
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.
@@ -435,26 +445,33 @@ struct BoxReader<'a> {
 
 impl BoxReader<'_> {
     /// Measures the nodes `which` (snapshot indices) in one call: a whole page's boxes cost one
-    /// crossing instead of one each.
-    fn measure(&self, snap: &mut PageSnapshot, which: &[u32]) {
+    /// crossing instead of one each. True when a visible text turned out to have no box (it is
+    /// no longer visible: what was worked out from visibility is out of date).
+    fn measure(&self, snap: &mut PageSnapshot, which: &[u32]) -> bool {
         let table: Vec<u32> = which.iter().map(|&i| self.table[i as usize]).collect();
         let mut boxes = vec![0.0f64; 4 * which.len()];
         read_boxes(&table, &mut boxes);
+        let mut hid = false;
         for (&i, b) in which.iter().zip(boxes.chunks_exact(4)) {
-            self.record(snap, i as usize, [b[0], b[1], b[2], b[3]]);
+            hid |= self.record(snap, i as usize, [b[0], b[1], b[2], b[3]]);
         }
+        hid
     }
 
-    fn record(&self, snap: &mut PageSnapshot, i: usize, [x, y, width, height]: [f64; 4]) {
+    /// Records a node's box; true when it hides a visible text (one without a box).
+    fn record(&self, snap: &mut PageSnapshot, i: usize, [x, y, width, height]: [f64; 4]) -> bool {
         let (dx, dy) = self.frame_origins[self.frame_of[i] as usize];
         let r = Rect::new(x + dx, y + dy, width, height);
         let node = &mut snap.nodes[i];
         if matches!(node.data, NodeData::Text { .. }) {
             let has_area = r.width > 0.0 || r.height > 0.0;
             node.rect = has_area.then_some(r);
+            let hid = node.visible && !has_area;
             node.visible &= has_area;
+            hid
         } else {
             node.rect = Some(r);
+            false
         }
     }
 }

@@ -5,7 +5,7 @@
 
 pub mod dom;
 
-use sightline::describe::{describe_with, DescribeOptions};
+use sightline::describe::{describe_given, DescribeOptions};
 use sightline_web_common::{describe_options, now_ms, to_js, to_json, ExtractResult, Fault, Timings};
 use wasm_bindgen::prelude::*;
 
@@ -36,9 +36,9 @@ pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     if live.remote_frames > 0 {
         return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
     }
-    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
+    let dom::LiveSnapshot { snapshot, base_content, mut hits, .. } = live;
     let t1 = now_ms();
-    let extraction = describe_with(&snapshot, &opts, &mut hits);
+    let extraction = describe_given(&snapshot, &base_content, &opts, &mut hits);
     let describe_ms = now_ms() - t1;
     let timings = Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 };
     let json = to_json(&ExtractResult::new(extraction, timings, "content-script"))?;
@@ -104,9 +104,9 @@ pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, Fault> {
     use sightline::agent::recorder::Picked;
     let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
     let (live, _) = dom::snapshot_document(&window, false)?;
-    let dom::LiveSnapshot { snapshot, mut hits, .. } = live;
+    let dom::LiveSnapshot { snapshot, base_content, mut hits, .. } = live;
     let Some(mut at) = hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
-    let extraction = describe_with(&snapshot, &DescribeOptions::default(), &mut hits);
+    let extraction = describe_given(&snapshot, &base_content, &DescribeOptions::default(), &mut hits);
     loop {
         if let Some(e) = extraction.elements.iter().find(|e| e.node == at) {
             let snap = &snapshot.nodes[e.node as usize];

@@ -27,11 +27,16 @@ enum Scope {
 }
 
 pub fn classify(snapshot: &PageSnapshot) -> Vec<Element> {
+    classify_given(snapshot, &snapshot.has_base_content())
+}
+
+/// [`classify`] with the snapshot's `has_base_content` as its reader worked it out already
+/// (the same snapshot, no visibility changed since): a whole-page pass made once per read.
+pub fn classify_given(snapshot: &PageSnapshot, base_content: &[bool]) -> Vec<Element> {
     let nodes = &snapshot.nodes;
-    let base_content = snapshot.has_base_content();
-    let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
+    let (kinds, scope) = kinds_and_scopes(snapshot, base_content);
     let last = snapshot.subtree_ends();
-    let xpaths = XPaths::new(snapshot);
+    let xpaths = XPaths::new(snapshot, &last);
     let viewport = snapshot.viewport.rect();
     let mut elements: Vec<Element> = Vec::new();
     let mut used_ids = crate::fast_hash::FastSet::default();
@@ -138,9 +143,10 @@ fn kinds_and_scopes(snapshot: &PageSnapshot, base_content: &[bool]) -> (Vec<Opti
 ///   container or link.
 ///
 /// Everything else (the many plain wrappers) is never measured.
-pub fn nodes_needing_rect(snapshot: &PageSnapshot) -> Vec<u32> {
-    let base_content = snapshot.has_base_content();
-    let (kinds, scope) = kinds_and_scopes(snapshot, &base_content);
+/// `base_content`: the snapshot's `has_base_content`, which the walker then hands on to
+/// `nodes_needing_style` and classification while no visibility changes.
+pub fn nodes_needing_rect(snapshot: &PageSnapshot, base_content: &[bool]) -> Vec<u32> {
+    let (kinds, scope) = kinds_and_scopes(snapshot, base_content);
     let mut out = Vec::new();
     for (i, node) in snapshot.nodes.iter().enumerate() {
         if !node.visible || node.parent.is_some_and(|p| scope[p as usize] == Scope::Absorbed) {

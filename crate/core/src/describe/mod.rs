@@ -14,7 +14,7 @@ pub mod midscene;
 pub mod visibility;
 pub mod xpath;
 
-pub use classify::{classify, nodes_needing_rect};
+pub use classify::{classify, classify_given, nodes_needing_rect};
 pub use columns::{ColumnsError, ElementColumns};
 pub use compact::compact_description;
 pub use element::{
@@ -166,7 +166,18 @@ pub fn describe(snapshot: &PageSnapshot, opts: &DescribeOptions) -> Extraction {
 
 /// Classify, mark covered elements, serialize: the whole of this room in one call.
 pub fn describe_with(snapshot: &PageSnapshot, opts: &DescribeOptions, hits: &mut dyn HitTest) -> Extraction {
-    let mut elements = classify(snapshot);
+    describe_given(snapshot, &snapshot.has_base_content(), opts, hits)
+}
+
+/// [`describe_with`] for a reader that worked out the snapshot's `has_base_content` already
+/// (for its own passes, with no visibility changed since): a whole-page pass made once per read.
+pub fn describe_given(
+    snapshot: &PageSnapshot,
+    base_content: &[bool],
+    opts: &DescribeOptions,
+    hits: &mut dyn HitTest,
+) -> Extraction {
+    let mut elements = classify_given(snapshot, base_content);
     let reach = snapshot.viewport.reach_rect();
     if opts.viewport_only {
         elements.retain(|e| opts.keeps_near_view(e, &reach));

@@ -43,12 +43,14 @@ pub struct XPaths<'a> {
     texts: FastMap<(usize, &'a str), FastMap<String, u32>>,
     /// (tree, tag) pairs with an element whose text was too big to index: no text paths there.
     unindexed: FastSet<(usize, &'a str)>,
-    /// Per node: the last node of its subtree.
-    ends: Vec<usize>,
+    /// Per node: the last node of its subtree (`PageSnapshot::subtree_ends`).
+    ends: &'a [usize],
 }
 
 impl<'a> XPaths<'a> {
-    pub fn new(snapshot: &'a PageSnapshot) -> Self {
+    /// `ends`: the snapshot's `subtree_ends`, worked out once by the caller (classification
+    /// reads them too).
+    pub fn new(snapshot: &'a PageSnapshot, ends: &'a [usize]) -> Self {
         let nodes = &snapshot.nodes;
         let mut id_count: FastMap<&str, u32> = FastMap::default();
         for node in nodes {
@@ -68,7 +70,6 @@ impl<'a> XPaths<'a> {
                 (None, None) => usize::MAX,
             };
         }
-        let ends = snapshot.subtree_ends();
         let mut x =
             XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
         x.index_texts();
@@ -80,7 +81,7 @@ impl<'a> XPaths<'a> {
     /// only where it matches one element.
     fn index_texts(&mut self) {
         let nodes = &self.snapshot.nodes;
-        let ends = &self.ends;
+        let ends = self.ends;
         // One list for every element's parts (a page's every element is indexed).
         let mut parts: Vec<&str> = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
@@ -306,7 +307,8 @@ mod tests {
         let dup1 = b.el(Some(body), "section", &[("id", "dup")], r);
         let dup2 = b.el(Some(body), "section", &[("id", "dup")], r);
         let inner = b.el(Some(dup2), "span", &[], r);
-        let x = XPaths::new(&b.snap);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
         assert_eq!(x.of(p as usize), "/html[1]/body[1]/p[1]");
         assert_eq!(x.of(div2 as usize), "/html[1]/body[1]/div[2]", "its own id does not anchor itself");
         assert_eq!(x.of(text as usize), "//*[@id=\"main\"]/text()[1]");
@@ -331,7 +333,8 @@ mod tests {
         let frame_body = b.el(Some(frame_html), "body", &[], r);
         let link = b.el(Some(frame_body), "a", &[], r);
         let link_text = b.text(link, " Save ", r);
-        let x = XPaths::new(&b.snap);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
         assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]");
         assert_eq!(x.of(link as usize), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/a[1]");
         assert_eq!(
@@ -363,7 +366,8 @@ mod tests {
         b.text(s2, "ve", r);
         let plain = b.el(Some(body), "button", &[], r);
         b.text(plain, "Save", r);
-        let x = XPaths::new(&b.snap);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
         assert_eq!(x.by_text(a1 as usize), None, "two buttons read Delete");
         assert_eq!(x.by_text(split as usize), None, "more than one text node");
         assert_eq!(x.by_text(plain as usize), None, "the split button also reads Save in the DOM");
@@ -381,7 +385,8 @@ mod tests {
         for _ in 0..10_000 {
             parent = b.el(Some(parent), "div", &[], r);
         }
-        let x = XPaths::new(&b.snap);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
         assert!(x.of(parent as usize).ends_with("/div[1]/div[1]"));
     }
 }

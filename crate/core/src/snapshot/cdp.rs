@@ -1078,7 +1078,8 @@ mod tests {
         assert!(hits.covered(covered, (540.0, 515.0)), "the later-painted overlay is on top");
         assert!(!hits.covered(shadow_button as u32, (50.0, 420.0)));
         assert!(!hits.covered(in_frame as u32, (150.0, 125.0)), "hit-testing enters the frame");
-        let xpaths = crate::describe::xpath::XPaths::new(snap);
+        let ends = snap.subtree_ends();
+        let xpaths = crate::describe::xpath::XPaths::new(snap, &ends);
         assert_eq!(xpaths.of(shadow_button), "/html[1]/body[1]/my-card[1] >>> /button[1]");
         assert_eq!(xpaths.of(in_frame), "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/button[1]");
     }

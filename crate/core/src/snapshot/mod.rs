@@ -448,8 +448,8 @@ impl PageSnapshot {
 
     /// Indices of the elements whose classification needs computed background facts:
     /// visible, non-base elements without base content. A walker reads styles for these only.
-    pub fn nodes_needing_style(&self) -> Vec<u32> {
-        let base = self.has_base_content();
+    /// `base`: this snapshot's [`PageSnapshot::has_base_content`], as it is now.
+    pub fn nodes_needing_style(&self, base: &[bool]) -> Vec<u32> {
         self.nodes
             .iter()
             .enumerate()
@@ -567,7 +567,7 @@ mod tests {
         let wraps_button = b.el(Some(body), "div", &[], r);
         b.el(Some(wraps_button), "button", &[], r);
         let tiny = b.el(Some(body), "div", &[], Rect::new(0.0, 0.0, 2.0, 2.0));
-        assert_eq!(b.snap.nodes_needing_style(), vec![bare]);
+        assert_eq!(b.snap.nodes_needing_style(&b.snap.has_base_content()), vec![bare]);
         let _ = tiny;
     }
 
