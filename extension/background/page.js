@@ -155,10 +155,12 @@ function withElements(result) {
   for (let i = 0; i < n; i++) {
     // Each XPath: the UTF-16 units it shares with the one before, then the rest.
     xpath = xpath.slice(0, c.xpathShared[i]) + c.xpathRest[i];
+    const x = c.rect[4 * i], y = c.rect[4 * i + 1], width = c.rect[4 * i + 2], height = c.rect[4 * i + 3];
     const e = {
       index: c.index[i], id: c.id[i], kind: c.kind[i], tag: c.tag[i], attributes: c.attributes[i], content: c.content[i],
-      rect: { x: c.rect[4 * i], y: c.rect[4 * i + 1], width: c.rect[4 * i + 2], height: c.rect[4 * i + 3] },
-      center: [c.center[2 * i], c.center[2 * i + 1]],
+      rect: { x, y, width, height },
+      // Not sent: the box's centre, as the core works it out (`Rect::center`).
+      center: [x + width / 2, y + height / 2],
       inViewport: c.inViewport[i],
     };
     if (visibleRect[i] !== undefined) e.visibleRect = visibleRect[i];

@@ -22,10 +22,9 @@ pub struct ElementColumns {
     pub tag: Vec<String>,
     pub attributes: Vec<Vec<(String, String)>>,
     pub content: Vec<String>,
-    /// x, y, width, height of each.
+    /// x, y, width, height of each. An element's centre is its box's (`Rect::center`), so it
+    /// is not sent: each side works it out from the box (a sixth of a whole reading's text).
     pub rect: Vec<f64>,
-    /// x, y of each.
-    pub center: Vec<f64>,
     pub in_viewport: Vec<f64>,
     /// How many UTF-16 units of each XPath the one before begins with (JS slices by them).
     pub xpath_shared: Vec<u32>,
@@ -58,7 +57,6 @@ impl ElementColumns {
             attributes: Vec::with_capacity(n),
             content: Vec::with_capacity(n),
             rect: Vec::with_capacity(4 * n),
-            center: Vec::with_capacity(2 * n),
             in_viewport: Vec::with_capacity(n),
             xpath_shared: Vec::with_capacity(n),
             xpath_rest: Vec::with_capacity(n),
@@ -74,8 +72,8 @@ impl ElementColumns {
             c.tag.push(e.tag);
             c.attributes.push(e.attributes);
             c.content.push(e.content);
+            debug_assert_eq!(e.center, e.rect.center(), "an element's centre is its box's");
             c.rect.extend([e.rect.x, e.rect.y, e.rect.width, e.rect.height]);
-            c.center.extend([e.center.0, e.center.1]);
             c.in_viewport.push(e.in_viewport);
             let (units, bytes) = shared_prefix(&previous, &e.xpath);
             c.xpath_shared.push(units);
@@ -115,7 +113,7 @@ impl ElementColumns {
             self.xpath_rest.len(),
             self.node.len(),
         ];
-        if dense.iter().any(|&len| len != n) || self.rect.len() != 4 * n || self.center.len() != 2 * n {
+        if dense.iter().any(|&len| len != n) || self.rect.len() != 4 * n {
             return Err(ColumnsError("a column's length differs from the others"));
         }
         let mut elements = Vec::with_capacity(n);
@@ -129,6 +127,7 @@ impl ElementColumns {
             xpath.truncate(keep);
             xpath.push_str(&rest);
             let r = &self.rect[4 * i..4 * i + 4];
+            let rect = Rect::new(r[0], r[1], r[2], r[3]);
             elements.push(Element {
                 index,
                 id,
@@ -136,8 +135,8 @@ impl ElementColumns {
                 tag,
                 attributes,
                 content,
-                rect: Rect::new(r[0], r[1], r[2], r[3]),
-                center: (self.center[2 * i], self.center[2 * i + 1]),
+                rect,
+                center: rect.center(),
                 in_viewport: self.in_viewport[i],
                 visible_rect: None,
                 occluded: false,
