@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// actions are read from one anyway (`vocab::wire`), and the run's own types read from a `Value`
 /// compile smaller than read from text; a saved trajectory's run is read the same way.
 pub fn run_from_json(text: &str) -> Result<Run, serde_json::Error> {
-    serde_json::from_str::<serde_json::Value>(text).and_then(serde_json::from_value)
+    serde_json::from_str::<serde_json::Value>(text).and_then(crate::vocab::objects::from_value)
 }
 
 /// A run's images, reference → data URL (a trajectory's `images`).

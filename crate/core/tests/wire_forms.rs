@@ -18,14 +18,18 @@ use sightline::vision::fit::{ImageFormat, ImageOptions, ImageRule};
 use sightline::vision::markers::Overlay;
 use sightline::vocab::actions::{Go, PlannedAction};
 use sightline::vocab::family::CoordSpace;
+use sightline::vocab::objects;
 use sightline::vocab::tasks::Task;
 
-/// Reads `text` from JSON text and from a Value, the two the same; writes it back as it was.
+/// Reads `text` from JSON text and from a Value (serde_json's reader and `vocab::objects`, the
+/// one the core reads runs with), all the same; writes it back as it was.
 fn same<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(text: &str) -> T {
     let from_text: T = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     let value: Value = serde_json::from_str(text).unwrap();
-    let from_value: T = serde_json::from_value(value).unwrap_or_else(|e| panic!("{text} (as a value): {e}"));
+    let from_value: T = serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{text} (as a value): {e}"));
     assert_eq!(from_text, from_value, "{text}");
+    let from_objects: T = objects::from_value(value).unwrap_or_else(|e| panic!("{text} (vocab::objects): {e}"));
+    assert_eq!(from_text, from_objects, "{text}");
     assert_eq!(serde_json::to_string(&from_text).unwrap(), text, "written back");
     from_text
 }
@@ -87,7 +91,11 @@ fn defaults_unit_variants_and_the_tag_anywhere_read_as_serde_read_them() {
 
 #[test]
 fn what_is_wrong_is_said_as_before() {
-    let error = |v: Value| serde_json::from_value::<PlannedAction>(v).unwrap_err().to_string();
+    let error = |v: Value| {
+        let said = serde_json::from_value::<PlannedAction>(v.clone()).unwrap_err().to_string();
+        assert_eq!(objects::from_value::<PlannedAction>(v).unwrap_err().to_string(), said);
+        said
+    };
     assert!(error(json!({"target": 3})).contains("missing field `type`"), "{}", error(json!({"target": 3})));
     let unknown = error(json!({"type": "Fly"}));
     assert!(unknown.contains("unknown variant `Fly`") && unknown.contains("`Tap`"), "{unknown}");

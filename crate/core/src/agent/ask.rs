@@ -126,7 +126,9 @@ pub(crate) mod stored {
         match Option::<Value>::deserialize(d)? {
             None => Ok(None),
             Some(Value::String(text)) => Ok(Some(Question::Text { text })),
-            Some(typed) => Question::deserialize(typed).map(Some).map_err(serde::de::Error::custom),
+            Some(typed) => {
+                crate::vocab::objects::from_value::<Question>(typed).map(Some).map_err(serde::de::Error::custom)
+            }
         }
     }
 }

@@ -299,7 +299,7 @@ impl RunErrorRecord {
             Some(Value::String(message)) => {
                 Ok(Some(RunErrorRecord { code: Self::UNCODED.into(), message, cause: None }))
             }
-            Some(coded) => RunErrorRecord::deserialize(coded).map(Some).map_err(serde::de::Error::custom),
+            Some(coded) => crate::vocab::objects::from_value(coded).map(Some).map_err(serde::de::Error::custom),
         }
     }
 }

@@ -37,9 +37,18 @@ impl<'de> Deserialize<'de> for Picked {
             #[serde(default)]
             field: String,
         }
-        let value = serde_json::Value::deserialize(d)?;
-        let flags = Flags::deserialize(&value).map_err(serde::de::Error::custom)?;
-        let info = TargetInfo::deserialize(value).map_err(serde::de::Error::custom)?;
+        use crate::vocab::objects::from_value;
+        use serde_json::Value;
+        let mut value = Value::deserialize(d)?;
+        // The flags taken out of the object (the target's own fields ignore them anyway).
+        let flags = match &mut value {
+            Value::Object(map) => {
+                Value::Object(["sensitive", "field"].iter().filter_map(|k| map.remove_entry(*k)).collect())
+            }
+            other => other.clone(),
+        };
+        let flags: Flags = from_value(flags).map_err(serde::de::Error::custom)?;
+        let info: TargetInfo = from_value(value).map_err(serde::de::Error::custom)?;
         Ok(Picked { info, sensitive: flags.sensitive, field: flags.field })
     }
 }

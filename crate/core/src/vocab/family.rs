@@ -51,7 +51,7 @@ impl ModelFamily {
     /// A family by our name or Midscene's.
     pub fn named(name: &str) -> Option<ModelFamily> {
         let name = name.trim().to_ascii_lowercase();
-        serde_json::from_value(serde_json::Value::String(name)).ok()
+        super::objects::from_value(serde_json::Value::String(name)).ok()
     }
 }
 

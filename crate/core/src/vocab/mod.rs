@@ -6,6 +6,7 @@ pub mod actions;
 pub mod address;
 pub mod family;
 pub mod geometry;
+pub mod objects;
 pub mod redact;
 pub mod tasks;
 pub mod tools;

@@ -8,6 +8,7 @@
 //! enum keeps its derived `Serialize` (so writes are byte-identical), and `internally_tagged!`
 //! derives the variants' reader from the same definition.
 
+use super::objects::{unexpected, visit_object, Objects};
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, VariantAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -111,7 +112,7 @@ impl<'de> VariantAccess<'de> for Rest {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Self::Error> {
-        seed.deserialize(Value::Object(self.0))
+        seed.deserialize(Objects(Value::Object(self.0)))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Self::Error> {
@@ -123,19 +124,7 @@ impl<'de> VariantAccess<'de> for Rest {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        // The map itself, as `Value::deserialize_struct` reads an object: through `Value`, each
-        // variant's reader from an array (which a variant's fields never are) was compiled in too.
-        self.0.deserialize_any(visitor)
-    }
-}
-
-fn unexpected(value: &Value) -> de::Unexpected<'_> {
-    match value {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::Number(_) => de::Unexpected::Other("a number"),
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
+        // The map itself, its values read as `Objects` (structs from objects only).
+        visit_object(self.0, visitor)
     }
 }

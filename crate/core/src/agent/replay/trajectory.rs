@@ -86,7 +86,7 @@ impl Trajectory {
         if format != FORMAT as u64 {
             return Err(TrajectoryError::Format { found: format.min(u32::MAX as u64) as u32 });
         }
-        let t: Trajectory = serde_json::from_value(file).map_err(unreadable)?;
+        let t: Trajectory = crate::vocab::objects::from_value(file).map_err(unreadable)?;
         if let Some(bad) = t.images.iter().find(|(_, url)| !url.starts_with("data:image/")) {
             return Err(TrajectoryError::NotATrajectory(format!("image {} is not a data:image URL", bad.0)));
         }
