@@ -28,6 +28,11 @@ export async function assertUsable(tabId) {
   return tab;
 }
 
+// Injections under way, by document: callers that find the same fresh document without
+// Sightline at once (a recorded tab's recorder re-armed on load, and a step's photo) share one,
+// rather than each evaluating the 440 KB reader again.
+const injecting = new Map();
+
 /**
  * Runs `name(arg)` from content/content.js in the tab's isolated world, injecting it (after
  * the page reader it uses) only where it is not loaded yet (a new tab, or after a navigation).
@@ -42,7 +47,15 @@ async function inPage(tabId, name, arg) {
     });
   let [frame] = await call();
   if (frame?.result?.sightlineNotLoaded) {
-    await chrome.scripting.executeScript({ target, files: ['wasm/reader.js', 'content/content.js'] });
+    const key = frame.documentId ?? `tab ${tabId}`;
+    let injection = injecting.get(key);
+    if (!injection) {
+      injection = chrome.scripting
+        .executeScript({ target, files: ['wasm/reader.js', 'content/content.js'] })
+        .finally(() => injecting.delete(key));
+      injecting.set(key, injection);
+    }
+    await injection;
     [frame] = await call();
   }
   return frame?.result;

@@ -5,9 +5,10 @@
 (() => {
   if (globalThis.__sightline) return;
 
-  // The reader injected with this script. Two callers that find the page without Sightline at
-  // the same time each inject both files: the second reader.js replaces the global with a reader
-  // not yet compiled, while this script (kept, the second returns above) may be compiling its own.
+  // The reader injected with this script. Should both files be injected twice (the worker shares
+  // one injection per document, but a worker restarted mid-injection knows nothing of it), the second
+  // reader.js replaces the global with a reader not yet compiled, while this script (kept, the
+  // second returns above) may be compiling its own.
   const reader = sightlineReader;
   let corePromise = null;
   let wasmMemory = null;

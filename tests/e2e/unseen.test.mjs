@@ -98,3 +98,30 @@ test('a second reader injected while the first compiles: the content script read
   assert.match(result.description ?? '', /What needs/, JSON.stringify(result));
   await page.close();
 });
+
+test('two reads that find a fresh page without Sightline at once inject the reader once', async () => {
+  const { page, tabId } = await open('/todo.html?case=unseen-once');
+  // Counts each evaluation of reader.js in the isolated world: its `var sightlineReader = …`
+  // assigns through this accessor.
+  await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: () => {
+      let reader;
+      globalThis.readerEvaluations = 0;
+      Object.defineProperty(globalThis, 'sightlineReader', {
+        configurable: true,
+        get: () => reader,
+        set: (value) => { globalThis.readerEvaluations += 1; reader = value; },
+      });
+    },
+  }), tabId);
+  const readings = await browser.sw.evaluate((id) => Promise.all([
+    self.sightline.extract(id), self.sightline.extract(id),
+  ]).then((both) => both.map((r) => r.description)), tabId);
+  for (const description of readings) assert.match(description ?? '', /What needs/);
+  const [{ result: evaluations }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id }, func: () => globalThis.readerEvaluations,
+  }), tabId);
+  assert.equal(evaluations, 1);
+  await page.close();
+});
