@@ -719,7 +719,12 @@ export function recordEvent(tabId, event) {
     if (stepChanged) {
       // A click that navigates: the capture can fail mid-load; once the page is there it works.
       const photo = await stepPhoto(wasm, id, tabId, secrets)
-        .catch(() => tabLoaded(tabId, 10_000).then(() => stepPhoto(wasm, id, tabId, secrets))).catch(() => null);
+        .catch(() => tabLoaded(tabId, 10_000).then(() => stepPhoto(wasm, id, tabId, secrets)))
+        .catch((e) => {
+          console.warn('the step was not photographed', e);
+          wasm.stepPhotoFailed(id, String(e?.message ?? e));
+          return null;
+        });
       if (photo) await putImage(photo.reference, photo.dataUrl);
     }
     const run = wasm.openRun(id);

@@ -102,6 +102,13 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
     }
 }
 
+/// The last step of held recording `id` could not be photographed (`reason`: the browser's
+/// error): the step notes it.
+#[wasm_bindgen(js_name = stepPhotoFailed)]
+pub fn step_photo_failed(id: &str, reason: &str) -> Result<(), Fault> {
+    Ok(with_open(|open| open.photo_failed(id, reason))?)
+}
+
 /// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.
 #[wasm_bindgen(js_name = stopRecording)]
 pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
