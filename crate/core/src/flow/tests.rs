@@ -260,3 +260,16 @@ fn hostile_yaml_is_refused_before_it_is_built() {
     let big = format!("# {}\ntasks: []\n", "x".repeat(MAX_FLOW_BYTES));
     assert_eq!(parse_flow(&big), Err(FlowError::TooBig(1024)));
 }
+
+#[test]
+fn a_key_twice_in_a_mapping_is_a_syntax_error_naming_it_in_any_document() {
+    let steps = "tasks:\n  - name: t\n    flow:\n      - aiTap: Save\n";
+    let twice = format!("web:\n  url: https://a.example/\n  url: https://b.example/\n{steps}");
+    let e = parse_flow(&twice).unwrap_err();
+    assert!(matches!(&e, FlowError::Syntax { line: 3, .. }), "{e:?}");
+    assert!(e.to_string().contains("duplicated key"), "{e}");
+    // Only the first document is the flow, but the whole file must be valid YAML.
+    assert!(parse_flow(&format!("{steps}---\na: 1\n")).is_ok());
+    let e = parse_flow(&format!("{steps}---\na: 1\na: 2\n")).unwrap_err();
+    assert!(e.to_string().contains("duplicated key"), "{e}");
+}

@@ -46,15 +46,18 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
     if text.trim().is_empty() {
         return Err(FlowError::Empty);
     }
-    screen(text)?;
-    // Through `load_from_parser` on our own parser, not `load_from_str`: the latter is compiled
-    // inside yaml-rust2 and brought a second copy of the whole scanner and parser into the module.
-    let docs = YamlLoader::load_from_parser(&mut Parser::new_from_str(text)).map_err(|e| FlowError::Syntax {
-        message: e.info().to_string(),
-        line: e.marker().line(),
-        column: e.marker().col() + 1,
-    })?;
-    let root = match docs.into_iter().next() {
+    let mut reader = ScreenedLoader::default();
+    let syntax = Parser::new_from_str(text).load(&mut reader, true);
+    if let Some(refused) = reader.refused {
+        return Err(refused);
+    }
+    syntax.map_err(syntax_error)?;
+    if reader.documents_ended != reader.loader.documents().len() {
+        // The loader stopped on an error it keeps to itself (a key twice in a mapping): only its
+        // own entry point says which. Errors alone pay for a second parse.
+        YamlLoader::load_from_parser(&mut Parser::new_from_str(text)).map_err(syntax_error)?;
+    }
+    let root = match reader.loader.documents().first() {
         Some(Yaml::Hash(h)) => h,
         Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
         Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
@@ -62,7 +65,7 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
     let mut flow =
         Flow { url: None, serve: None, viewport: None, dialogs: None, tasks: Vec::new(), skipped: Vec::new() };
     let mut tasks = None;
-    for (key, value) in &root {
+    for (key, value) in root {
         let key = key.as_str().unwrap_or_default();
         match key {
             "web" | "target" | "page" | "browser" => read_web(value, &mut flow)?,
@@ -89,35 +92,43 @@ fn shape(message: &str) -> FlowError {
     FlowError::Shape(message.to_string())
 }
 
-/// First pass over the events: no aliases (the loader copies what they name, so a few lines
-/// can expand to gigabytes) and bounded depth. Syntax errors are left to the loader.
-fn screen(text: &str) -> Result<(), FlowError> {
-    struct Screen {
-        depth: usize,
-        error: Option<FlowError>,
-    }
-    impl MarkedEventReceiver for Screen {
-        fn on_event(&mut self, ev: Event, mark: Marker) {
-            if self.error.is_some() {
-                return;
-            }
-            match ev {
-                Event::Alias(_) => self.error = Some(FlowError::Alias(mark.line())),
-                Event::SequenceStart(..) | Event::MappingStart(..) => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        self.error = Some(FlowError::TooDeep(mark.line()));
-                    }
+fn syntax_error(e: yaml_rust2::ScanError) -> FlowError {
+    FlowError::Syntax { message: e.info().to_string(), line: e.marker().line(), column: e.marker().col() + 1 }
+}
+
+/// The loader behind a screen, in one pass over the parser's events: no aliases (the loader
+/// copies what they name, so a few lines can expand to gigabytes) and bounded depth; nothing
+/// reaches the loader after a refusal. Syntax errors are the parser's.
+#[derive(Default)]
+struct ScreenedLoader {
+    loader: YamlLoader,
+    depth: usize,
+    refused: Option<FlowError>,
+    /// Documents the loader was handed to the end: it keeps one for each unless it failed.
+    documents_ended: usize,
+}
+
+impl MarkedEventReceiver for ScreenedLoader {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.refused.is_some() {
+            return;
+        }
+        match ev {
+            Event::Alias(_) => self.refused = Some(FlowError::Alias(mark.line())),
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    self.refused = Some(FlowError::TooDeep(mark.line()));
                 }
-                Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
-                _ => {}
             }
+            Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
+            Event::DocumentEnd => self.documents_ended += 1,
+            _ => {}
+        }
+        if self.refused.is_none() {
+            self.loader.on_event(ev, mark);
         }
     }
-    let mut screen = Screen { depth: 0, error: None };
-    let mut parser = Parser::new_from_str(text);
-    let _ = parser.load(&mut screen, true); // a syntax error stops the events; the loader reports it
-    screen.error.map_or(Ok(()), Err)
 }
 
 fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
