@@ -27,6 +27,16 @@ pub fn layout_metrics_from_json(text: &str) -> Result<LayoutMetrics, serde_json:
     serde_json::from_str(text)
 }
 
+/// Elements as an extraction's (`describe::Element`), the copy a reading's `elements` uses.
+pub fn elements_from_json(text: &str) -> Result<Vec<Element>, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// A tree in Midscene's shape, the copy a reading's `tree` uses.
+pub fn ms_tree_from_json(text: &str) -> Result<MsTree, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
 /// The content script's reading of a page (its extraction, as the JSON text it sent): its
 /// elements as columns (`describe::ElementColumns`, as the readers send them) or as objects.
 pub fn extraction_from_json(text: &str) -> Result<Extraction, ReadingError> {

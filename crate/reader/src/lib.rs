@@ -6,8 +6,20 @@
 pub mod dom;
 
 use sightline::describe::{describe_given, DescribeOptions};
-use sightline_web_common::{describe_options, now_ms, to_js, to_json, ExtractResult, Fault, Timings};
+use sightline_web_common::{now_ms, to_js, to_json, ExtractResult, Fault, Timings};
 use wasm_bindgen::prelude::*;
+
+/// The extract options (absent: the defaults), read from the JS object itself
+/// (serde-wasm-bindgen): this module reads no JSON text, and serde_json's reader would add about
+/// 9 KB gzipped to it for this one small struct. (The worker's module reads JS values as JSON
+/// text: `sightline_web_common::from_js`.)
+fn describe_options(opts: JsValue) -> Result<DescribeOptions, Fault> {
+    if opts.is_undefined() || opts.is_null() {
+        return Ok(DescribeOptions::default());
+    }
+    serde_wasm_bindgen::from_value(opts)
+        .map_err(|e| Fault::bad_input(format!("the extract options is not in the expected form: {e}")))
+}
 
 #[wasm_bindgen(start)]
 fn start() {

@@ -8,12 +8,12 @@ use serde::Serialize;
 use sightline::agent::replay::trajectory::{self, Trajectory};
 use sightline::agent::RunError;
 use sightline::agent::{run_instruction, RunOptions};
-use sightline::describe::describe_with;
+use sightline::describe::{describe_with, DescribeOptions};
 use sightline::model::{Bridge, ChatMessage, ModelClient, ModelConfig, PriceTable, Provider};
 use sightline::snapshot::cdp;
 use sightline::vision::{self, Capture, Frame, ImageOptions, ImageRule, ModelImage};
 use sightline_web_common::Fault;
-use sightline_web_common::{describe_options, ExtractResult, Timings};
+use sightline_web_common::{js_text, not_in_form, ExtractResult, Timings};
 use wasm_bindgen::prelude::*;
 
 /// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
@@ -29,7 +29,7 @@ pub fn cdp_snapshot_params() -> Result<JsValue, Fault> {
 /// Returns JSON text, as `extractPage` does. (A run's loop decodes the same text itself.)
 #[wasm_bindgen(js_name = describeCdpSnapshot)]
 pub fn describe_cdp_snapshot(reading: &str, opts: JsValue, capture_ms: f64) -> Result<String, Fault> {
-    let opts = describe_options(opts)?;
+    let opts: DescribeOptions = options_or_default(opts, "the extract options")?;
     let t0 = now_ms();
     let page = cdp::decode_reading(reading)?;
     let t1 = now_ms();
@@ -179,7 +179,8 @@ fn image_options(opts: JsValue) -> Result<ImageOptions, Fault> {
 pub fn mark_screenshot(capture: JsValue, elements: JsValue, opts: JsValue) -> Result<JsValue, Fault> {
     let t0 = now_ms();
     let capture: Capture = from_js(capture, "the capture")?;
-    let elements: Vec<sightline::describe::Element> = from_js(elements, "the elements")?;
+    let elements = sightline::boundary::elements_from_json(&js_text(elements, "the elements")?)
+        .map_err(|e| not_in_form("the elements", e))?;
     let opts = image_options(opts)?;
     let (image, labels) = vision::pipeline::marked_image(&capture, &elements, &opts)?;
     to_js(&MarkedImage { image, labels, ms: now_ms() - t0 })
@@ -218,7 +219,8 @@ pub fn midscene_description_of_tree(
     filter_non_text: bool,
     visible_only: bool,
 ) -> Result<String, Fault> {
-    let tree: sightline::describe::midscene::MsTree = from_js(tree, "the tree")?;
+    let tree =
+        sightline::boundary::ms_tree_from_json(&js_text(tree, "the tree")?).map_err(|e| not_in_form("the tree", e))?;
     Ok(sightline::describe::midscene::description_of_tree(
         &tree,
         truncate.map(|t| t as usize),

@@ -14,6 +14,7 @@ use sightline::describe::{describe_with, DescribeOptions, Extraction};
 use sightline::snapshot::cdp;
 use sightline::vision::markers::PlacedLabel;
 use sightline::vision::{Capture, ImageOptions, ModelImage};
+use sightline_web_common::{js_text, not_in_form};
 use wasm_bindgen::{JsCast, JsValue};
 
 fn field(object: &JsValue, name: &str) -> JsValue {
@@ -47,7 +48,9 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, Fault> {
     let bytes = field(shot, "bytes")
         .dyn_into::<js_sys::Uint8Array>()
         .map_err(|_| Fault::bad_input("the screenshot holds no image".into()))?;
-    let metrics: cdp::LayoutMetrics = from_js(field(shot, "metrics"), "the layout metrics")?;
+    let what = "the layout metrics";
+    let metrics = sightline::boundary::layout_metrics_from_json(&js_text(field(shot, "metrics"), what)?)
+        .map_err(|e| not_in_form(what, e))?;
     Ok(Some(Capture::from_cdp(bytes.to_vec(), &metrics, field(shot, "fullPage").is_truthy())))
 }
 

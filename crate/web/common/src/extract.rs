@@ -1,10 +1,8 @@
 //! What reading a page returns, from the content script (crate/reader) or the worker's CDP path
 //! (crate/web).
 
-use super::options_or_default;
 use serde::Serialize;
-use sightline::describe::{DescribeOptions, ElementColumns, Extraction};
-use wasm_bindgen::prelude::*;
+use sightline::describe::{ElementColumns, Extraction};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -37,8 +35,4 @@ impl ExtractResult {
         let columns = ElementColumns::of(std::mem::take(&mut extraction.elements));
         ExtractResult { extraction, columns, timings, source, reused: false }
     }
-}
-
-pub fn describe_options(opts: JsValue) -> Result<DescribeOptions, crate::Fault> {
-    options_or_default(opts, "the extract options")
 }

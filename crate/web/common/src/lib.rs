@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod extract;
-pub use extract::{describe_options, ExtractResult, Timings};
+pub use extract::{ExtractResult, Timings};
 
 use sightline::agent::RunError;
 
@@ -74,9 +74,39 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Fault> {
     serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the result: {e}")))
 }
 
+/// JS values to Rust values, through their JSON text (`JSON.stringify`, then serde_json): the
+/// module reads JSON text anyway (readings, snapshots, records), so each type has that one
+/// reader; reading JS values directly (serde-wasm-bindgen) compiled a second reader per type
+/// (about 13 KB gzipped). Only plain data crosses here (no `Map`, typed array or BigInt);
+/// `undefined` reads as `null`.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, Fault> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| Fault::bad_input(format!("{what} is not in the expected form: {e}")))
+    // Only the reading itself is generic: the text and the error are made once, not per type.
+    let value = js_json(value, what)?;
+    sightline::vocab::objects::from_value(value).map_err(|e| not_in_form(what, e))
+}
+
+#[inline(never)]
+fn js_json(value: wasm_bindgen::JsValue, what: &str) -> Result<serde_json::Value, Fault> {
+    serde_json::from_str(&js_text(value, what)?).map_err(|e| not_in_form(what, e))
+}
+
+/// A JS value's JSON text (`undefined`: `null`), for the types the module already reads from
+/// text (`sightline::boundary`): read there, they need no reader from a `Value` as well.
+#[inline(never)]
+pub fn js_text(value: wasm_bindgen::JsValue, what: &str) -> Result<String, Fault> {
+    if value.is_undefined() {
+        return Ok("null".to_owned());
+    }
+    // Throws on a BigInt or a cycle; a function or symbol gives undefined.
+    match js_sys::JSON::stringify(&value) {
+        Ok(text) => Ok(wasm_bindgen::JsValue::from(text).as_string().unwrap_or_else(|| "null".to_owned())),
+        Err(_) => Err(Fault::bad_input(format!("{what} is not in the expected form: it is not JSON data"))),
+    }
+}
+
+#[inline(never)]
+pub fn not_in_form(what: &str, e: serde_json::Error) -> Fault {
+    Fault::bad_input(format!("{what} is not in the expected form: {e}"))
 }
 
 pub fn now_ms() -> f64 {
