@@ -22,6 +22,7 @@ pub mod fast_hash;
 pub mod flow;
 pub mod i18n;
 pub mod model;
+pub mod order;
 pub mod parse;
 pub mod prompt;
 pub mod snapshot;

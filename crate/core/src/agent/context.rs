@@ -156,7 +156,7 @@ impl<'a, B: Browser, M: ModelClient, W> Context<'a, B, M, W> {
                     cost: None,
                 });
                 // The planner first: the panel and the report list them in this order.
-                models.sort_by_key(|m| m.role != ModelRole::Planner);
+                crate::order::sort_by_key(models, |m| m.role != ModelRole::Planner);
                 models.iter().position(|m| m.role == role && m.model == config.model).unwrap_or_default()
             }
         };

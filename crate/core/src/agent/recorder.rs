@@ -43,7 +43,11 @@ impl<'de> Deserialize<'de> for Picked {
         // The flags taken out of the object (the target's own fields ignore them anyway).
         let flags = match &mut value {
             Value::Object(map) => {
-                Value::Object(["sensitive", "field"].iter().filter_map(|k| map.remove_entry(*k)).collect())
+                let mut flags = serde_json::Map::new();
+                for (k, v) in ["sensitive", "field"].iter().filter_map(|k| map.remove_entry(*k)) {
+                    flags.insert(k, v);
+                }
+                Value::Object(flags)
             }
             other => other.clone(),
         };

@@ -198,7 +198,7 @@ fn js_object_order(entries: &[(String, AttrValue)]) -> Vec<(String, AttrValue)> 
         }
     }
     let (mut index_keys, rest): (Vec<_>, Vec<_>) = out.into_iter().partition(|(k, _)| array_index(k).is_some());
-    index_keys.sort_by_key(|(k, _)| array_index(k));
+    crate::order::sort_by_key(&mut index_keys, |(k, _)| array_index(k));
     index_keys.extend(rest);
     index_keys
 }

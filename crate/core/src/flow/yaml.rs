@@ -387,7 +387,11 @@ fn number(v: &Yaml) -> Option<f64> {
 
 fn to_json(v: &Yaml) -> Value {
     match v {
-        Yaml::Hash(h) => Value::Object(h.iter().map(|(k, v)| (text(k).unwrap_or_default(), to_json(v))).collect()),
+        // Inserted one by one: collecting sorts the entries first, a sort compiled for them alone.
+        Yaml::Hash(h) => Value::Object(h.iter().fold(serde_json::Map::new(), |mut map, (k, v)| {
+            map.insert(text(k).unwrap_or_default(), to_json(v));
+            map
+        })),
         Yaml::Array(a) => Value::Array(a.iter().map(to_json).collect()),
         Yaml::Integer(i) => Value::from(*i),
         Yaml::Real(s) => {

@@ -74,11 +74,11 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> Result<String, Fault> {
     serde_json::to_string(value).map_err(|e| Fault::internal(format!("could not encode the result: {e}")))
 }
 
-/// JS values to Rust values, through their JSON text (`JSON.stringify`, then serde_json): the
-/// module reads JSON text anyway (readings, snapshots, records), so each type has that one
-/// reader; reading JS values directly (serde-wasm-bindgen) compiled a second reader per type
-/// (about 13 KB gzipped). Only plain data crosses here (no `Map`, typed array or BigInt);
-/// `undefined` reads as `null`.
+/// JS values to Rust values, through their JSON text (`JSON.stringify`) read as a `Value` by
+/// `vocab::objects`, the readers the run records use: reading JS values directly
+/// (serde-wasm-bindgen) compiled another reader per type, and reading these types straight
+/// from text compiles larger ones (docs/DECISIONS.md). Only plain data crosses here (no `Map`,
+/// typed array or BigInt); `undefined` reads as `null`.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: wasm_bindgen::JsValue, what: &str) -> Result<T, Fault> {
     // Only the reading itself is generic: the text and the error are made once, not per type.
     let value = js_json(value, what)?;

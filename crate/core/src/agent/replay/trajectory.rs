@@ -117,10 +117,12 @@ impl Trajectory {
                 }
             }
         }
-        self.images = std::mem::take(&mut self.images)
-            .into_iter()
-            .filter_map(|(old, url)| Some((renamed.get(&old)?.clone(), url)))
-            .collect();
+        // Inserted one by one: collecting sorts the entries first, a sort compiled for them alone.
+        for (old, url) in std::mem::take(&mut self.images) {
+            if let Some(new) = renamed.get(&old) {
+                self.images.insert(new.clone(), url);
+            }
+        }
     }
 
     /// Every image reference the run's steps use.
@@ -138,7 +140,7 @@ impl Trajectory {
                 }
             }
         }
-        refs.sort();
+        crate::order::sort_by(&mut refs, |a, b| a.cmp(b));
         refs.dedup();
         refs
     }

@@ -128,7 +128,7 @@ fn put_in_place(body: String, payloads: &[&str]) -> Option<String> {
         }
         at.push((start, written.len(), *payload));
     }
-    at.sort_unstable_by_key(|&(start, ..)| start);
+    crate::order::sort_by_key(&mut at, |&(start, ..)| start);
     let mut out = String::with_capacity(body.len() + payloads.iter().map(|p| p.len()).sum::<usize>());
     let mut from = 0;
     for (start, len, payload) in at {
