@@ -142,6 +142,9 @@ async function parseReading(reading) {
   return result;
 }
 
+// A kind's letter in a reading's columns (`ElementKind::letter`) → its name.
+const KINDS = { B: 'BUTTON', I: 'IMG', T: 'TEXT', F: 'FORM_ITEM', C: 'CONTAINER', A: 'ANCHOR' };
+
 /**
  * A parsed reading with its elements as objects again: readers send them as columns
  * (`sightline::describe::ElementColumns`, about half the text of one object per element).
@@ -151,7 +154,11 @@ function withElements(result) {
   const c = result.columns;
   if (!c) return result;
   delete result.columns;
-  const n = c.index.length;
+  const n = c.id.length;
+  // Element numbers come as runs of consecutive ones: [first, how many].
+  const index = new Array(n);
+  let filled = 0;
+  for (const [first, count] of c.indexRuns) for (let k = 0; k < count; k++) index[filled++] = first + k;
   const sparse = (pairs) => {
     const at = new Array(n);
     for (const [i, v] of pairs) at[i] = v;
@@ -165,12 +172,13 @@ function withElements(result) {
   for (const i of c.occluded) occluded[i] = 1;
   const elements = new Array(n);
   let xpath = '';
+  let node = 0;
   for (let i = 0; i < n; i++) {
     // Each XPath: the UTF-16 units it shares with the one before, then the rest.
     xpath = xpath.slice(0, c.xpathShared[i]) + c.xpathRest[i];
     const x = c.rect[4 * i], y = c.rect[4 * i + 1], width = c.rect[4 * i + 2], height = c.rect[4 * i + 3];
     const e = {
-      index: c.index[i], id: c.id[i], kind: c.kind[i], tag: c.tag[i], attributes: c.attributes[i], content: c.content[i],
+      index: index[i], id: c.id[i], kind: KINDS[c.kind[i]], tag: c.tag[i], attributes: c.attributes[i], content: c.content[i],
       rect: { x, y, width, height },
       // Not sent: the box's centre, as the core works it out (`Rect::center`).
       center: [x + width / 2, y + height / 2],
@@ -180,7 +188,8 @@ function withElements(result) {
     e.occluded = occluded[i] === 1;
     e.xpath = xpath;
     if (xpathText[i] !== undefined) e.xpathText = xpathText[i];
-    e.node = c.node[i];
+    node += c.nodeStep[i]; // each node as a step from the one before
+    e.node = node;
     if (frameOrigin[i] !== undefined) e.frameOrigin = frameOrigin[i];
     if (options[i] !== undefined) e.options = options[i];
     elements[i] = e;

@@ -118,7 +118,7 @@ mod tests {
         wire["columns"] = serde_json::to_value(ElementColumns::of(read.elements.clone())).unwrap();
         wire["elements"] = serde_json::json!([]);
         assert_eq!(extraction_from_json(&wire.to_string()).unwrap(), read);
-        wire["columns"]["node"] = serde_json::json!([1]);
+        wire["columns"]["nodeStep"] = serde_json::json!([1]);
         let refused = extraction_from_json(&wire.to_string()).unwrap_err();
         assert!(refused.to_string().contains("do not fit together"), "{refused}");
     }

@@ -15,6 +15,34 @@ pub enum ElementKind {
     Anchor,
 }
 
+impl ElementKind {
+    /// Each kind's letter in a reading's columns (`ElementColumns::kind`): the first of its name
+    /// (as `letter` gives it).
+    pub const LETTERS: [(ElementKind, char); 6] = [
+        (ElementKind::Button, 'B'),
+        (ElementKind::Img, 'I'),
+        (ElementKind::Text, 'T'),
+        (ElementKind::FormItem, 'F'),
+        (ElementKind::Container, 'C'),
+        (ElementKind::Anchor, 'A'),
+    ];
+
+    pub fn letter(self) -> char {
+        match self {
+            ElementKind::Button => 'B',
+            ElementKind::Img => 'I',
+            ElementKind::Text => 'T',
+            ElementKind::FormItem => 'F',
+            ElementKind::Container => 'C',
+            ElementKind::Anchor => 'A',
+        }
+    }
+
+    pub fn from_letter(letter: char) -> Option<ElementKind> {
+        Self::LETTERS.iter().find(|(_, c)| *c == letter).map(|(k, _)| *k)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Element {
