@@ -217,6 +217,16 @@ test('every run keeps what the page reported on its steps, the panel\'s own too'
   assert.match(await panel.locator('#steps .step-console').first().textContent(), /sightline-e2e console error/);
 });
 
+test('a console message cut in the middle of a character is kept, the half character shown as \ufffd', async () => {
+  const tabId = await browser.tabIdOf(page);
+  // The worker keeps 2,000 UTF-16 units of a message: here the cut falls between an emoji's halves.
+  await page.evaluate(() => document.addEventListener('keydown', () => console.error(`${'x'.repeat(1999)}\u{1f600} cut`), { once: true, capture: true }));
+  const run = await browser.sw.evaluate((id) => self.sightline.ai(id, { type: 'aiKeyboardPress', key: 'Escape' }), tabId);
+  assert.equal(run.status, 'succeeded', run.error);
+  const entries = run.steps.flatMap((st) => st.console ?? []);
+  assert.ok(entries.some((e) => e.text === `${'x'.repeat(1999)}\ufffd`), JSON.stringify(entries.map((e) => e.text.slice(-20))));
+});
+
 test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
   mock.script('{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
   const agent = new SightlineBridge({ url: url(), name: 'bridge-script', timeoutMs: 120_000 });

@@ -90,9 +90,68 @@ pub enum ReadingError {
     Columns(#[from] ColumnsError),
 }
 
+/// JSON text from `JSON.stringify` with each lone surrogate escape (`\ud83d` without its other
+/// half) written as U+FFFD, as a browser shows one. JS strings are UTF-16 and a string cut by
+/// code units can end in half a character (a console line, a dialog's message); `JSON.stringify`
+/// escapes it and serde_json refuses the escape, which would refuse the whole value.
+pub fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\\ud") && !text.contains("\\uD") {
+        return text.into();
+    }
+    let bytes = text.as_bytes();
+    let unit_at = |at: usize| {
+        text.get(at..at + 4)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let (mut out, mut copied, mut i) = (String::new(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = unit_at(i + 2).filter(|_| bytes.get(i + 1) == Some(&b'u')) else {
+            i += 2; // an escape of one character (`\\`, `\"`, …) or not an escape at all
+            continue;
+        };
+        let low = |u: u16| (0xDC00..0xE000).contains(&u);
+        if (0xD800..0xDC00).contains(&unit)
+            && bytes.get(i + 6..i + 8) == Some(b"\\u")
+            && unit_at(i + 8).is_some_and(low)
+        {
+            i += 12; // a whole pair
+        } else if (0xD800..0xE000).contains(&unit) {
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            i += 6;
+        }
+    }
+    if copied == 0 {
+        return text.into();
+    }
+    out.push_str(&text[copied..]);
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
+        let read = |text: &str| serde_json::from_str::<String>(&without_lone_surrogates(text)).unwrap();
+        assert!(serde_json::from_str::<String>(r#""cut \ud83d""#).is_err(), "serde_json refuses it");
+        assert_eq!(read(r#""cut \ud83d""#), "cut \u{fffd}");
+        assert_eq!(read(r#""\uDE00 then \ud83d\ude00 and \ud83d\u0041""#), "\u{fffd} then \u{1f600} and \u{fffd}A");
+        // An escaped backslash before "ud83d" is text, not an escape.
+        assert_eq!(read(r#""a \\ud83d b""#), "a \\ud83d b");
+        assert!(matches!(without_lone_surrogates(r#"{"a":"\u00e9\ud83d\ude00"}"#), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(without_lone_surrogates(r#"["\ud800"]"#), r#"["\ufffd"]"#);
+        assert_eq!(without_lone_surrogates(r#""\ud8"#), r#""\ud8"#, "cut short: left to the parser to refuse");
+    }
 
     #[test]
     fn a_reading_reads_the_same_with_its_elements_as_objects_or_as_columns() {

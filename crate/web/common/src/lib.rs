@@ -99,7 +99,14 @@ pub fn js_text(value: wasm_bindgen::JsValue, what: &str) -> Result<String, Fault
     }
     // Throws on a BigInt or a cycle; a function or symbol gives undefined.
     match js_sys::JSON::stringify(&value) {
-        Ok(text) => Ok(wasm_bindgen::JsValue::from(text).as_string().unwrap_or_else(|| "null".to_owned())),
+        Ok(text) => {
+            let text = wasm_bindgen::JsValue::from(text).as_string().unwrap_or_else(|| "null".to_owned());
+            // Half a character (a string cut by UTF-16 units) would refuse the whole value.
+            Ok(match sightline::boundary::without_lone_surrogates(&text) {
+                std::borrow::Cow::Borrowed(_) => text,
+                std::borrow::Cow::Owned(mended) => mended,
+            })
+        }
         Err(_) => Err(Fault::bad_input(format!("{what} is not in the expected form: it is not JSON data"))),
     }
 }
