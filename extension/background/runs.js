@@ -722,7 +722,7 @@ export function recordEvent(tabId, event) {
         .catch(() => tabLoaded(tabId, 10_000).then(() => stepPhoto(wasm, id, tabId, secrets)))
         .catch((e) => {
           console.warn('the step was not photographed', e);
-          wasm.stepPhotoFailed(id, String(e?.message ?? e));
+          wasm.stepPhotoFailed(id, String(e?.message ?? e), secrets);
           return null;
         });
       if (photo) await putImage(photo.reference, photo.dataUrl);

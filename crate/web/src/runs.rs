@@ -103,10 +103,11 @@ pub fn photograph_step(id: &str, materials: JsValue, secrets: JsValue) -> Result
 }
 
 /// The last step of held recording `id` could not be photographed (`reason`: the browser's
-/// error): the step notes it.
+/// error): the step notes it, with `secrets` concealed.
 #[wasm_bindgen(js_name = stepPhotoFailed)]
-pub fn step_photo_failed(id: &str, reason: &str) -> Result<(), Fault> {
-    Ok(with_open(|open| open.photo_failed(id, reason))?)
+pub fn step_photo_failed(id: &str, reason: &str, secrets: JsValue) -> Result<(), Fault> {
+    let limits = secret_limits(secrets)?;
+    Ok(with_open(|open| open.photo_failed(id, reason, &limits))?)
 }
 
 /// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.

@@ -194,20 +194,21 @@ impl OpenRuns {
         let reference = format!("{id}/{count}-{}", now_ms as u64);
         last.screenshot = Some(reference.clone());
         // While recording, a step's only note is a photo that failed (recorded elements are
-        // described, with their own notes, after the recording stops): this one supersedes it.
+        // described, adding notes of their own, after the recording stops): this one supersedes it.
         last.note = None;
         run.device_pixel_ratio = Some(device_pixel_ratio);
         Ok(Some(reference))
     }
 
     /// The last step of recording `id` could not be photographed (`reason`: what the browser
-    /// said): the step says so, in the run's language, rather than silently showing no
-    /// screenshot or one of an earlier moment of the same step (which it keeps).
-    pub fn photo_failed(&mut self, id: &str, reason: &str) -> Result<(), LifecycleError> {
+    /// said, which can hold the page's address: every secret's value in it is concealed as the
+    /// steps' own are): the step says so, in the run's language, rather than silently showing
+    /// no screenshot or one of an earlier moment of the same step (which it keeps).
+    pub fn photo_failed(&mut self, id: &str, reason: &str, limits: &Limits) -> Result<(), LifecycleError> {
         let run = self.open_run(id)?;
         let language = run.language;
         if let Some(last) = run.steps.last_mut() {
-            last.note = Some(language.say("note.no_photo", &[("reason", &reason)]));
+            last.note = Some(language.say("note.no_photo", &[("reason", &limits.conceal(reason))]));
         }
         Ok(())
     }
@@ -324,22 +325,33 @@ mod tests {
         let mut open = OpenRuns::default();
         open.open(Run::recording("r".into(), None, &tab(), Lang::En, 0.0));
         // No step yet: nothing to note.
-        open.photo_failed("r", "the tab was closed").unwrap();
+        open.photo_failed("r", "the tab was closed", &no_secrets()).unwrap();
         open.record("r", tap(1, "/html/body/button[1]"), &no_secrets(), 1_000.0).unwrap();
         open.photographed("r", 1.0, 1_100.0).unwrap();
-        open.photo_failed("r", "Cannot capture a page while it loads").unwrap();
+        open.photo_failed("r", "Cannot capture a page while it loads", &no_secrets()).unwrap();
         let step = &open.get("r").unwrap().steps[0];
         assert_eq!(step.note.as_deref(), Some("no screenshot after this step: Cannot capture a page while it loads"));
         // The earlier photo of the same step stays.
         assert_eq!(step.screenshot.as_deref(), Some("r/1-1100"));
         open.photographed("r", 1.0, 1_300.0).unwrap();
         assert_eq!(open.get("r").unwrap().steps[0].note, None);
+        // The browser's message can hold the page's address, and so a secret.
+        let secret: crate::agent::guard::Secret =
+            serde_json::from_value(serde_json::json!({ "name": "token", "value": "t0k3n-4242" })).unwrap();
+        open.photo_failed(
+            "r",
+            "Sightline cannot work on https://a.example/doc.pdf?k=t0k3n-4242",
+            &Limits::new(&[], &[secret]),
+        )
+        .unwrap();
+        let note = open.get("r").unwrap().steps[0].note.clone().unwrap();
+        assert!(!note.contains("t0k3n-4242") && note.contains("token"), "{note}");
 
         open.open(Run::recording("z".into(), None, &tab(), Lang::ZhCn, 0.0));
         open.record("z", tap(1, "/html/body/button[1]"), &no_secrets(), 1_000.0).unwrap();
-        open.photo_failed("z", "x").unwrap();
+        open.photo_failed("z", "x", &no_secrets()).unwrap();
         assert_eq!(open.get("z").unwrap().steps[0].note.as_deref(), Some("此步骤之后未能截图：x"));
-        assert_eq!(open.photo_failed("gone", "x"), Err(LifecycleError::NotOpen("gone".into())));
+        assert_eq!(open.photo_failed("gone", "x", &no_secrets()), Err(LifecycleError::NotOpen("gone".into())));
     }
 
     #[test]

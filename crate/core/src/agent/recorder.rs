@@ -8,6 +8,7 @@
 
 use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
+use super::run_loop::join_notes;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
@@ -295,7 +296,7 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
     use crate::vision::{self, ImageOptions, Overlay};
     if let Err(e) = config.validate() {
         if let Some(step) = run.steps.iter_mut().find(|s| s.target.is_some()) {
-            step.note = Some(format!("not described by a model: {e}"));
+            step.note = join_notes(step.note.take(), Some(format!("not described by a model: {e}")));
         }
         return 0;
     }
@@ -326,7 +327,7 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
         let reply = match model.complete(config, &messages).await {
             Ok(reply) => reply,
             Err(e) => {
-                step.note = Some(format!("not described by the model: {e}"));
+                step.note = join_notes(step.note.take(), Some(format!("not described by the model: {e}")));
                 break;
             }
         };
@@ -343,7 +344,10 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
                 step.locate = Some(p.chars().take(MAX_DESCRIPTION_CHARS).collect());
                 described += 1;
             }
-            None => step.note = Some("the model's description could not be read; the element keeps its summary".into()),
+            None => {
+                let unread = "the model's description could not be read; the element keeps its summary";
+                step.note = join_notes(step.note.take(), Some(unread.into()));
+            }
         }
     }
     described
