@@ -30,7 +30,8 @@ export async function assertUsable(tabId) {
 
 // Injections under way, by document: callers that find the same fresh document without
 // Sightline at once (a recorded tab's recorder re-armed on load, and a step's photo) share one,
-// rather than each evaluating the 440 KB reader again.
+// rather than each evaluating the 440 KB reader again. (An injection lands in the tab's current
+// document: after a navigation mid-injection a caller may inject again, which content.js bears.)
 const injecting = new Map();
 
 /**

@@ -6,9 +6,9 @@
   if (globalThis.__sightline) return;
 
   // The reader injected with this script. Should both files be injected twice (the worker shares
-  // one injection per document, but a worker restarted mid-injection knows nothing of it), the second
-  // reader.js replaces the global with a reader not yet compiled, while this script (kept, the
-  // second returns above) may be compiling its own.
+  // one injection per document, but not across a navigation mid-injection or a worker restart),
+  // the second reader.js replaces the global with a reader not yet compiled, while this script
+  // (kept, the second returns above) may be compiling its own.
   const reader = sightlineReader;
   let corePromise = null;
   let wasmMemory = null;

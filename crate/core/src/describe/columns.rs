@@ -141,7 +141,7 @@ impl ElementColumns {
         for (i, (((((id, kind), tag), attributes), content), (shared, rest))) in columns.zip(rest).enumerate() {
             let kind = kind.ok_or(ColumnsError("a kind's letter names no kind"))?;
             let index = indices.next().flatten().ok_or(ColumnsError("an element number past the last one"))?;
-            node += self.node_step[i];
+            node = node.checked_add(self.node_step[i]).ok_or(ColumnsError("a snapshot node out of range"))?;
             let node = u32::try_from(node).map_err(|_| ColumnsError("a snapshot node out of range"))?;
             let keep = byte_offset(&xpath, shared).ok_or(ColumnsError("an XPath shares more than the one before"))?;
             xpath.truncate(keep);

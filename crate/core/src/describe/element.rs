@@ -16,8 +16,7 @@ pub enum ElementKind {
 }
 
 impl ElementKind {
-    /// Each kind's letter in a reading's columns (`ElementColumns::kind`): the first of its name
-    /// (as `letter` gives it).
+    /// Each kind's letter in a reading's columns (`ElementColumns::kind`): the first of its name.
     pub const LETTERS: [(ElementKind, char); 6] = [
         (ElementKind::Button, 'B'),
         (ElementKind::Img, 'I'),
@@ -28,14 +27,7 @@ impl ElementKind {
     ];
 
     pub fn letter(self) -> char {
-        match self {
-            ElementKind::Button => 'B',
-            ElementKind::Img => 'I',
-            ElementKind::Text => 'T',
-            ElementKind::FormItem => 'F',
-            ElementKind::Container => 'C',
-            ElementKind::Anchor => 'A',
-        }
+        Self::LETTERS.iter().find(|(k, _)| *k == self).map_or('?', |(_, c)| *c)
     }
 
     pub fn from_letter(letter: char) -> Option<ElementKind> {

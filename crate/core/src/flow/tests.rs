@@ -242,7 +242,7 @@ fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
 }
 
 #[test]
-fn hostile_yaml_is_refused_before_it_is_built() {
+fn hostile_yaml_is_refused_before_it_expands() {
     // Each alias level multiplies the copies the loader would make: nine levels of ten are
     // a billion strings.
     let mut bomb =
