@@ -28,6 +28,8 @@ export async function assertUsable(tabId) {
   return tab;
 }
 
+const VERSION = chrome.runtime.getManifest().version;
+
 // Injections under way, by document: callers that find the same fresh document without
 // Sightline at once (a recorded tab's recorder re-armed on load, and a step's photo) share one,
 // rather than each evaluating the 440 KB reader again. (An injection lands in the tab's current
@@ -40,11 +42,12 @@ const injecting = new Map();
  */
 async function inPage(tabId, name, arg) {
   const target = { tabId };
+  // A content script of another version (one left in the tab by an update) counts as none.
   const call = () =>
     chrome.scripting.executeScript({
       target,
-      func: (fn, a) => (globalThis.__sightline ? globalThis.__sightline[fn](a) : { sightlineNotLoaded: true }),
-      args: [name, arg ?? null],
+      func: (fn, a, v) => (globalThis.__sightline?.version === v ? globalThis.__sightline[fn](a) : { sightlineNotLoaded: true }),
+      args: [name, arg ?? null, VERSION],
     });
   let [frame] = await call();
   if (frame?.result?.sightlineNotLoaded) {

@@ -3,7 +3,16 @@
 // inside). It answers the service worker. Where the page's CSP refuses WebAssembly it says so,
 // and the service worker reads the page through CDP instead.
 (() => {
-  if (globalThis.__sightline) return;
+  // Which Sightline injected it: after an update, a tab may still hold the last version's script
+  // (its readings in a form the new core refuses); the worker injects its own in its place.
+  const version = chrome.runtime.getManifest().version;
+  if (globalThis.__sightline?.version === version) return;
+  // A script left by another version stops recording: its listeners would send each event again.
+  try {
+    Promise.resolve(globalThis.__sightline?.record?.({ on: false })).catch(() => {});
+  } catch {
+    // nothing more to ask of it
+  }
 
   // The reader injected with this script. Should both files be injected twice (the worker shares
   // one injection per document, but not across a navigation mid-injection or a worker restart),
@@ -29,6 +38,7 @@
   }
 
   globalThis.__sightline = {
+    version,
     async extract(opts) {
       let core;
       try {

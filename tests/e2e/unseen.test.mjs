@@ -125,3 +125,24 @@ test('two reads that find a fresh page without Sightline at once inject the read
   assert.equal(evaluations, 1);
   await page.close();
 });
+
+test('a content script of another version left in the tab (an update) is replaced, not asked', async () => {
+  const { page, tabId } = await open('/todo.html?case=unseen-stale');
+  await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: () => {
+      globalThis.__sightline = {
+        version: '0.0.1',
+        extract: () => ({ error: { code: 'stale', message: 'the last version answered' } }),
+        record: ({ on }) => { globalThis.staleRecording = on; },
+      };
+    },
+  }), tabId);
+  const reading = await browser.sw.evaluate((id) => self.sightline.extract(id).then((r) => r.description, (e) => `failed: ${e.message}`), tabId);
+  assert.match(reading ?? '', /What needs/);
+  const [{ result: state }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id }, func: () => ({ version: globalThis.__sightline.version, staleRecording: globalThis.staleRecording }),
+  }), tabId);
+  assert.deepEqual(state, { version: await browser.sw.evaluate(() => chrome.runtime.getManifest().version), staleRecording: false });
+  await page.close();
+});
