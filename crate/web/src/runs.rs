@@ -6,6 +6,7 @@ use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{close_orphans, OpenRuns, TabFacts};
 use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::i18n::Lang;
+use sightline_web_common::{js_text, not_in_form};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -24,9 +25,7 @@ pub(super) fn tab_facts(value: JsValue) -> Result<TabFacts, Fault> {
 
 /// A run as JS holds it (read from storage): one serde_json reading, as every run is read.
 fn run_from_js(value: &JsValue) -> Result<Run, Fault> {
-    let text = js_sys::JSON::stringify(value).map_err(|_| Fault::bad_input("the run could not be read".into()))?;
-    sightline::boundary::run_from_json(&String::from(text))
-        .map_err(|e| Fault::bad_input(format!("the run is not in the expected form: {e}")))
+    sightline::boundary::run_from_json(&js_text(value.clone(), "the run")?).map_err(|e| not_in_form("the run", e))
 }
 
 fn held(id: &str) -> Result<JsValue, Fault> {
