@@ -296,11 +296,13 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
     use crate::vision::{self, ImageOptions, Overlay};
     if let Err(e) = config.validate() {
         if let Some(step) = run.steps.iter_mut().find(|s| s.target.is_some()) {
-            step.note = join_notes(step.note.take(), Some(format!("not described by a model: {e}")));
+            step.note =
+                join_notes(step.note.take(), Some(run.language.say("note.not_described_unset", &[("reason", &e)])));
         }
         return 0;
     }
     let page = crate::describe::Extraction { url: run.url.clone(), ..Default::default() };
+    let language = run.language;
     let mut described = 0;
     for step in run.steps.iter_mut().filter(|s| s.locate.is_none()) {
         let (Some(target), Some(shot)) = (&step.target, step.screenshot.as_ref().and_then(|r| images.get(r))) else {
@@ -327,7 +329,7 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
         let reply = match model.complete(config, &messages).await {
             Ok(reply) => reply,
             Err(e) => {
-                step.note = join_notes(step.note.take(), Some(format!("not described by the model: {e}")));
+                step.note = join_notes(step.note.take(), Some(language.say("note.not_described", &[("reason", &e)])));
                 break;
             }
         };
@@ -345,8 +347,7 @@ pub async fn describe_targets<M: crate::model::ModelClient>(
                 described += 1;
             }
             None => {
-                let unread = "the model's description could not be read; the element keeps its summary";
-                step.note = join_notes(step.note.take(), Some(unread.into()));
+                step.note = join_notes(step.note.take(), Some(language.say("note.description_unread", &[])));
             }
         }
     }

@@ -1717,6 +1717,25 @@ mod recorded_descriptions {
             block_on(describe_targets(&mut run, &images, 1.0, &ModelConfig::default(), &ScriptedModel::new(vec![]))),
             0
         );
+        assert!(
+            run.steps[0].note.as_deref().unwrap().starts_with("not described by a model:"),
+            "{:?}",
+            run.steps[0].note
+        );
+    }
+
+    #[test]
+    fn why_a_recorded_element_was_not_described_is_said_in_the_runs_language() {
+        let (mut run, images) = recorded();
+        run.language = crate::i18n::Lang::ZhCn;
+        let model = ScriptedModel::new(vec![Err(ModelError::Http { status: 401, message: "bad key".into() })]);
+        block_on(describe_targets(&mut run, &images, 1.0, &config(), &model));
+        assert!(run.steps[0].note.as_deref().unwrap().starts_with("模型未能描述："), "{:?}", run.steps[0].note);
+        // A reply with no phrase in it.
+        let (mut run, images) = recorded();
+        run.language = crate::i18n::Lang::ZhCn;
+        block_on(describe_targets(&mut run, &images, 1.0, &config(), &ScriptedModel::new(vec![Ok(r#"{"data":""}"#)])));
+        assert_eq!(run.steps[0].note.as_deref(), Some("无法读取模型的描述；该元素保留其摘要"));
     }
 }
 
