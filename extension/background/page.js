@@ -28,7 +28,8 @@ export async function assertUsable(tabId) {
   return tab;
 }
 
-const VERSION = chrome.runtime.getManifest().version;
+// The build's stamp, as content.js stamps itself (scripts/build writes version_name).
+const VERSION = chrome.runtime.getManifest().version_name ?? chrome.runtime.getManifest().version;
 
 // Injections under way, by document: callers that find the same fresh document without
 // Sightline at once (a recorded tab's recorder re-armed on load, and a step's photo) share one,
@@ -42,7 +43,7 @@ const injecting = new Map();
  */
 async function inPage(tabId, name, arg) {
   const target = { tabId };
-  // A content script of another version (one left in the tab by an update) counts as none.
+  // A content script of another build (one left in the tab by an update or a rebuild) counts as none.
   const call = () =>
     chrome.scripting.executeScript({
       target,

@@ -3,11 +3,13 @@
 // inside). It answers the service worker. Where the page's CSP refuses WebAssembly it says so,
 // and the service worker reads the page through CDP instead.
 (() => {
-  // Which Sightline injected it: after an update, a tab may still hold the last version's script
-  // (its readings in a form the new core refuses); the worker injects its own in its place.
-  const version = chrome.runtime.getManifest().version;
+  // Which build of Sightline injected it (scripts/build stamps version_name): after an update or a
+  // rebuild, a tab may still hold the last build's script (its readings in a form the new core
+  // refuses); the worker injects its own in its place.
+  const manifest = chrome.runtime.getManifest();
+  const version = manifest.version_name ?? manifest.version;
   if (globalThis.__sightline?.version === version) return;
-  // A script left by another version stops recording: its listeners would send each event again.
+  // A script left by another build stops recording: its listeners would send each event again.
   try {
     Promise.resolve(globalThis.__sightline?.record?.({ on: false })).catch(() => {});
   } catch {

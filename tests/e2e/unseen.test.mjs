@@ -126,23 +126,31 @@ test('two reads that find a fresh page without Sightline at once inject the read
   await page.close();
 });
 
-test('a content script of another version left in the tab (an update) is replaced, not asked', async () => {
-  const { page, tabId } = await open('/todo.html?case=unseen-stale');
-  await browser.sw.evaluate((id) => chrome.scripting.executeScript({
-    target: { tabId: id },
-    func: () => {
-      globalThis.__sightline = {
-        version: '0.0.1',
-        extract: () => ({ error: { code: 'stale', message: 'the last version answered' } }),
-        record: ({ on }) => { globalThis.staleRecording = on; },
-      };
-    },
-  }), tabId);
-  const reading = await browser.sw.evaluate((id) => self.sightline.extract(id).then((r) => r.description, (e) => `failed: ${e.message}`), tabId);
-  assert.match(reading ?? '', /What needs/);
-  const [{ result: state }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
-    target: { tabId: id }, func: () => ({ version: globalThis.__sightline.version, staleRecording: globalThis.staleRecording }),
-  }), tabId);
-  assert.deepEqual(state, { version: await browser.sw.evaluate(() => chrome.runtime.getManifest().version), staleRecording: false });
-  await page.close();
-});
+// After an update, or a rebuild reloaded unpacked (the version unchanged), a tab keeps the last
+// build's script: stand-ins for both, stamped as content.js stamps itself.
+for (const [i, [what, stamp]] of [['another version (an update)', () => '0.0.1'],
+  ['another build of the same version (a rebuild)', (m) => `${m.version} (build 000000000000)`]].entries()) {
+  test(`a content script of ${what} left in the tab is replaced, not asked`, async () => {
+    const { page, tabId } = await open(`/todo.html?case=unseen-stale-${i}`);
+    const manifest = await browser.sw.evaluate(() => chrome.runtime.getManifest());
+    assert.match(manifest.version_name ?? '', /\(build [0-9a-f]{12}\)$/, 'scripts/build stamps the build');
+    await browser.sw.evaluate(([id, stale]) => chrome.scripting.executeScript({
+      target: { tabId: id },
+      func: (v) => {
+        globalThis.__sightline = {
+          version: v,
+          extract: () => ({ error: { code: 'stale', message: 'the last build answered' } }),
+          record: ({ on }) => { globalThis.staleRecording = on; },
+        };
+      },
+      args: [stale],
+    }), [tabId, stamp(manifest)]);
+    const reading = await browser.sw.evaluate((id) => self.sightline.extract(id).then((r) => r.description, (e) => `failed: ${e.message}`), tabId);
+    assert.match(reading ?? '', /What needs/);
+    const [{ result: state }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+      target: { tabId: id }, func: () => ({ version: globalThis.__sightline.version, staleRecording: globalThis.staleRecording }),
+    }), tabId);
+    assert.deepEqual(state, { version: manifest.version_name, staleRecording: false });
+    await page.close();
+  });
+}
