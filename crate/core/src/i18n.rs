@@ -430,7 +430,7 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("note.no_photo", "此步骤之后未能截图：{reason}"),
     ("note.not_described_unset", "未由模型描述：{reason}"),
     ("note.not_described", "模型未能描述：{reason}"),
-    ("note.description_unread", "无法读取模型的描述；该元素保留其摘要"),
+    ("note.description_unread", "无法读取模型的描述；该元素仍用页面中的说明"),
     ("note.from_cache", "来自缓存：未调用模型"),
     ("note.from_cache_moved", "来自缓存：未调用模型；有目标移动了位置，已重新找到"),
     ("note.from_cache_element_moved", "来自缓存：未调用模型；它移动了位置，已重新找到"),

@@ -1735,7 +1735,7 @@ mod recorded_descriptions {
         let (mut run, images) = recorded();
         run.language = crate::i18n::Lang::ZhCn;
         block_on(describe_targets(&mut run, &images, 1.0, &config(), &ScriptedModel::new(vec![Ok(r#"{"data":""}"#)])));
-        assert_eq!(run.steps[0].note.as_deref(), Some("无法读取模型的描述；该元素保留其摘要"));
+        assert_eq!(run.steps[0].note.as_deref(), Some("无法读取模型的描述；该元素仍用页面中的说明"));
     }
 }
 
