@@ -136,9 +136,76 @@ pub fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// `value` as serde_json's compact JSON, in ASCII only: each character past ASCII written as
+/// its `\uXXXX` escape (a pair for one beyond the BMP). The content script's reading leaves
+/// WASM as a JS string: text in ASCII becomes a one-byte string, decoded on the fast path and
+/// copied to the worker at half the size; any other character (every reading's description
+/// has one, "—") made the whole 19 MB reading of a 205k-element page a two-byte string, and its
+/// decoding was ~120 ms of a whole read. Read by `JSON.parse` or serde_json to the same values.
+/// Whole numbers are written as serde_json writes them ("12.0"), without its float writer (a
+/// reading's boxes are mostly whole CSS pixels). `capacity`: the text's expected length.
+pub fn to_ascii_json<T: serde::Serialize + ?Sized>(value: &T, capacity: usize) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(capacity);
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, AsciiFormatter))?;
+    // Only ASCII was written.
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
+struct AsciiFormatter;
+
+impl serde_json::ser::Formatter for AsciiFormatter {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, w: &mut W, fragment: &str) -> std::io::Result<()> {
+        if fragment.is_ascii() {
+            return w.write_all(fragment.as_bytes());
+        }
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut from = 0;
+        for (at, c) in fragment.char_indices() {
+            if c.is_ascii() {
+                continue;
+            }
+            w.write_all(&fragment.as_bytes()[from..at])?;
+            for &u in c.encode_utf16(&mut [0u16; 2]).iter() {
+                let hex = |shift: u16| HEX[usize::from((u >> shift) & 15)];
+                w.write_all(&[b'\\', b'u', hex(12), hex(8), hex(4), hex(0)])?;
+            }
+            from = at + c.len_utf8();
+        }
+        w.write_all(&fragment.as_bytes()[from..])
+    }
+
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f64) -> std::io::Result<()> {
+        // serde_json writes only finite numbers here (others as null); -0.0 keeps its sign.
+        if value.fract() == 0.0 && value.abs() < 1e15 && !(value == 0.0 && value.is_sign_negative()) {
+            w.write_all(itoa::Buffer::new().format(value as i64).as_bytes())?;
+            return w.write_all(b".0");
+        }
+        serde_json::ser::CompactFormatter.write_f64(w, value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_json_reads_back_the_same_and_writes_numbers_as_serde_json_does() {
+        let value = serde_json::json!({
+            "text": "Page: a — b ¶ 中文 \u{1f600} \"quoted\"\n\u{7f}\u{80}\u{ffff}",
+            "numbers": [0.0, -0.0, 1.0, -1.0, 12.0, 12.5, -7.25, 1e14, 999999999999999.0, 1e15, 1e16, 1e300, 0.1, -3e-7, 1.0e-300],
+            "ints": [0, 1, u64::MAX],
+        });
+        let text = to_ascii_json(&value, 0).unwrap();
+        assert!(text.is_ascii(), "{text}");
+        assert!(text.contains("\\u2014") && text.contains("\\ud83d\\ude00") && text.contains("\\u00b6"), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+        // Numbers and everything but the escapes as serde_json writes them.
+        let numbers = &value["numbers"];
+        assert_eq!(to_ascii_json(numbers, 0).unwrap(), serde_json::to_string(numbers).unwrap());
+        for v in [-0.0f64, 3.0, -123456789.0, 0.5, 1e15, 2f64.powi(60)] {
+            assert_eq!(to_ascii_json(&v, 0).unwrap(), serde_json::to_string(&v).unwrap(), "{v}");
+        }
+    }
 
     #[test]
     fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {

@@ -26,14 +26,14 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Content script: walk this document and describe it. Returns the result as JSON text, or
-/// `{"remoteFrames": n}` when visible frames hold documents only CDP can read (the service
-/// worker then reads the whole page through CDP).
+/// Content script: walk this document and describe it. Returns the result as JSON text (in
+/// ASCII, `boundary::to_ascii_json`), or `{"remoteFrames": n}` when visible frames hold
+/// documents only CDP can read (the service worker then reads the whole page through CDP).
 ///
 /// A whole-page reading is kept (`kept`): asked again with the same options while the page
 /// watch says nothing has changed, the kept reading is answered without walking the page.
 #[wasm_bindgen(js_name = extractPage)]
-pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
+pub fn extract_page(opts: JsValue) -> Result<JsValue, Fault> {
     let key = js_sys::JSON::stringify(&opts).map(String::from).unwrap_or_default();
     let opts = describe_options(opts)?;
     let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
@@ -46,59 +46,80 @@ pub fn extract_page(opts: JsValue) -> Result<String, Fault> {
     }
     let (live, walk) = dom::snapshot_document(&window, opts.skips_beyond_view())?;
     if live.remote_frames > 0 {
-        return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames));
+        return Ok(format!("{{\"remoteFrames\":{}}}", live.remote_frames).into());
     }
     let dom::LiveSnapshot { snapshot, base_content, mut hits, .. } = live;
     let t1 = now_ms();
     let extraction = describe_given(&snapshot, &base_content, &opts, &mut hits);
     let describe_ms = now_ms() - t1;
     let timings = Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 };
-    let json = to_json(&ExtractResult::new(extraction, timings, "content-script"))?;
+    let result = ExtractResult::new(extraction, timings, "content-script");
+    let json = sightline::boundary::to_ascii_json(&result, kept::expected_len(whole))
+        .map_err(|e| Fault::internal(format!("could not encode the result: {e}")))?;
+    drop(result);
+    let out = JsValue::from_str(&json);
     if whole {
-        kept::keep(key, &json);
+        kept::keep(key, json);
     }
-    Ok(json)
+    Ok(out)
 }
 
 /// The last whole-page reading, kept in the page while nothing has changed since (`dom.js`,
 /// `watchPage`): a later step needing the whole page (a locate by the element list, a cached
 /// element off screen) then pays a fraction of the walk. One reading is kept, the latest.
 mod kept {
-    use super::{now_ms, to_json, Fault, Timings};
-    use std::cell::RefCell;
+    use super::{now_ms, to_json, Fault, JsValue, Timings};
+    use std::cell::{Cell, RefCell};
 
     struct Kept {
         /// The options it was read with (JSON text).
         options: String,
-        /// The reading's JSON text up to its timings (`ExtractResult` writes them after the
-        /// extraction's fields).
-        head: String,
+        /// The reading's JSON text as it was answered.
+        json: String,
+        /// Where its timings begin (`ExtractResult` writes them after the extraction's fields).
+        head: usize,
     }
 
     thread_local! {
         static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+        /// The length of the last whole-page reading's text.
+        static LAST_LEN: Cell<usize> = const { Cell::new(0) };
     }
 
     const TIMINGS: &str = ",\"timings\":";
 
-    /// The kept reading when it was read with `options` and the page is unchanged since.
-    pub fn again(options: &str, t0: f64) -> Result<Option<String>, Fault> {
-        let head = KEPT.with_borrow(|k| match k {
-            Some(k) if k.options == options && super::dom::page_unchanged() => Some(k.head.clone()),
-            _ => None,
-        });
-        let Some(mut json) = head else { return Ok(None) };
-        // The rest of an `ExtractResult`, as serde writes it: its timings, source and `reused`.
-        let timings = to_json(&Timings { walk_ms: 0.0, style_ms: 0.0, describe_ms: 0.0, total_ms: now_ms() - t0 })?;
-        json.push_str(&format!("{TIMINGS}{timings},\"source\":\"content-script\",\"reused\":true}}"));
-        Ok(Some(json))
+    /// Room to reserve for a reading's text: a whole-page reading of a page is about as long
+    /// as the one before it (a 205k-element page's is 19 MB, grown otherwise by doubling).
+    pub fn expected_len(whole: bool) -> usize {
+        if whole {
+            LAST_LEN.get() + LAST_LEN.get() / 16
+        } else {
+            64 * 1024
+        }
     }
 
-    /// Keeps `json`, read with `options`, while the page watch can see every change to it.
-    pub fn keep(options: String, json: &str) {
-        let head = json.rfind(TIMINGS).map(|at| json[..at].to_string());
+    /// The kept reading when it was read with `options` and the page is unchanged since: its text
+    /// up to the timings, then the rest of an `ExtractResult` as serde writes it (its timings,
+    /// source and `reused`), joined as JS strings, not copied in WASM.
+    pub fn again(options: &str, t0: f64) -> Result<Option<JsValue>, Fault> {
+        let head = KEPT.with_borrow(|k| match k {
+            Some(k) if k.options == options && super::dom::page_unchanged() => {
+                Some(js_sys::JsString::from(&k.json[..k.head]))
+            }
+            _ => None,
+        });
+        let Some(head) = head else { return Ok(None) };
+        let timings = to_json(&Timings { walk_ms: 0.0, style_ms: 0.0, describe_ms: 0.0, total_ms: now_ms() - t0 })?;
+        let rest = format!("{TIMINGS}{timings},\"source\":\"content-script\",\"reused\":true}}");
+        Ok(Some(head.concat(&JsValue::from_str(&rest)).into()))
+    }
+
+    /// Keeps `json` (not a copy), read with `options`, while the page watch can see every change to it.
+    pub fn keep(options: String, json: String) {
+        LAST_LEN.set(json.len());
+        let head = json.rfind(TIMINGS);
         let kept = match head {
-            Some(head) if super::dom::watch_page() => Some(Kept { options, head }),
+            Some(head) if super::dom::watch_page() => Some(Kept { options, json, head }),
             _ => {
                 super::dom::forget_page();
                 None
