@@ -4,8 +4,8 @@
 //! two fifths of it keys written again for every element and XPaths repeating the path of the
 //! element before. As columns each key is written once, optional fields only where present,
 //! and each XPath as what it shares with the one before plus the rest: about half the text to
-//! write, copy into the worker and parse. The worker's JS rebuilds the objects the tooling
-//! hands out (`extension/background/page.js`, `withElements`); runs decode them here.
+//! write, copy into the worker and parse. Decoded here only: by runs, and for the objects the
+//! tooling hands out (the worker's `readingElements`).
 
 use super::element::{Element, ElementKind};
 use crate::vocab::geometry::Rect;
