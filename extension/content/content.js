@@ -9,9 +9,12 @@
   const manifest = chrome.runtime.getManifest();
   const version = manifest.version_name ?? manifest.version;
   if (globalThis.__sightline?.version === version) return;
-  // A script left by another build stops recording: its listeners would send each event again.
+  // A script left by another build retires: it stops recording (its listeners would send each
+  // event again) and lets go of the page (its reader's page watch would keep that module and its
+  // memory alive). Builds before `retire` can only stop recording.
   try {
-    Promise.resolve(globalThis.__sightline?.record?.({ on: false })).catch(() => {});
+    const old = globalThis.__sightline;
+    Promise.resolve(old?.retire ? old.retire() : old?.record?.({ on: false })).catch(() => {});
   } catch {
     // nothing more to ask of it
   }
@@ -152,6 +155,13 @@
     async record({ on }) {
       if (on) await recorder.start();
       else recorder.stop();
+      return true;
+    },
+
+    /** Replaced by another build's script: stop recording and let go of the page. */
+    async retire() {
+      recorder.stop();
+      if (corePromise) (await corePromise).retire();
       return true;
     },
   };

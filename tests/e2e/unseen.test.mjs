@@ -127,30 +127,46 @@ test('two reads that find a fresh page without Sightline at once inject the read
 });
 
 // After an update, or a rebuild reloaded unpacked (the version unchanged), a tab keeps the last
-// build's script: stand-ins for both, stamped as content.js stamps itself.
-for (const [i, [what, stamp]] of [['another version (an update)', () => '0.0.1'],
-  ['another build of the same version (a rebuild)', (m) => `${m.version} (build 000000000000)`]].entries()) {
+// build's script: stand-ins for both, stamped as content.js stamps itself; one from before
+// `retire` (it can only be asked to stop recording), one with it.
+const staleScripts = [
+  ['another version (an update)', () => '0.0.1', false],
+  ['another build of the same version (a rebuild)', (m) => `${m.version} (build 000000000000)`, true],
+];
+for (const [i, [what, stamp, retires]] of staleScripts.entries()) {
   test(`a content script of ${what} left in the tab is replaced, not asked`, async () => {
     const { page, tabId } = await open(`/todo.html?case=unseen-stale-${i}`);
     const manifest = await browser.sw.evaluate(() => chrome.runtime.getManifest());
     assert.match(manifest.version_name ?? '', /\(build [0-9a-f]{12}\)$/, 'scripts/build stamps the build');
-    await browser.sw.evaluate(([id, stale]) => chrome.scripting.executeScript({
+    await browser.sw.evaluate(([id, stale, retires]) => chrome.scripting.executeScript({
       target: { tabId: id },
-      func: (v) => {
+      func: (v, retires) => {
         globalThis.__sightline = {
           version: v,
           extract: () => ({ error: { code: 'stale', message: 'the last build answered' } }),
           record: ({ on }) => { globalThis.staleRecording = on; },
         };
+        if (retires) globalThis.__sightline.retire = () => { globalThis.staleRetired = true; };
       },
-      args: [stale],
-    }), [tabId, stamp(manifest)]);
+      args: [stale, retires],
+    }), [tabId, stamp(manifest), retires]);
     const reading = await browser.sw.evaluate((id) => self.sightline.extract(id).then((r) => r.description, (e) => `failed: ${e.message}`), tabId);
     assert.match(reading ?? '', /What needs/);
     const [{ result: state }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
-      target: { tabId: id }, func: () => ({ version: globalThis.__sightline.version, staleRecording: globalThis.staleRecording }),
+      target: { tabId: id },
+      func: () => ({ version: globalThis.__sightline.version, staleRecording: globalThis.staleRecording ?? null, staleRetired: globalThis.staleRetired ?? null }),
     }), tabId);
-    assert.deepEqual(state, { version: manifest.version_name, staleRecording: false });
+    assert.deepEqual(state, { version: manifest.version_name, staleRecording: retires ? null : false, staleRetired: retires ? true : null });
     await page.close();
   });
 }
+
+test('a retired reader lets go of the page: its kept reading is answered no more', async () => {
+  const { page, tabId } = await open('/todo.html?case=unseen-retire');
+  const reused = () => browser.sw.evaluate((id) => self.sightline.extract(id).then((r) => !!r.reused), tabId);
+  assert.equal(await reused(), false);
+  assert.equal(await reused(), true, 'the page unchanged, the kept reading answers');
+  await browser.sw.evaluate((id) => chrome.scripting.executeScript({ target: { tabId: id }, func: () => globalThis.__sightline.retire() }), tabId);
+  assert.equal(await reused(), false, 'retired: walked again');
+  await page.close();
+});

@@ -114,6 +114,14 @@ mod kept {
         Ok(Some(head.concat(&JsValue::from_str(&rest)).into()))
     }
 
+    /// Drops the kept reading and stops the page watch: nothing of this reader stays reachable
+    /// from the page (its watch's listeners held the module, so all its memory).
+    pub fn forget() {
+        KEPT.set(None);
+        LAST_LEN.set(0);
+        super::dom::forget_page();
+    }
+
     /// Keeps `json` (not a copy), read with `options`, while the page watch can see every change to it.
     pub fn keep(options: String, json: String) {
         LAST_LEN.set(json.len());
@@ -127,6 +135,13 @@ mod kept {
         };
         KEPT.set(kept);
     }
+}
+
+/// Content script, when a script of another build replaces this one in the tab: lets go of the
+/// page (`kept::forget`), so the page holds nothing of this module any more and it can be freed.
+#[wasm_bindgen]
+pub fn retire() {
+    kept::forget();
 }
 
 /// Content script, "record my steps": the element a person acted on (`node`, an event's
