@@ -139,7 +139,7 @@ pub fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
 /// `value` as serde_json's compact JSON, in ASCII only: each character past ASCII written as
 /// its `\uXXXX` escape (a pair for one beyond the BMP). The content script's reading leaves
 /// WASM as a JS string: text in ASCII becomes a one-byte string, decoded on the fast path and
-/// copied to the worker at half the size; any other character (every reading's description
+/// copied to the worker at half the size; a character past Latin-1 (every reading's description
 /// has one, "—") made the whole 19 MB reading of a 205k-element page a two-byte string, and its
 /// decoding was ~120 ms of a whole read. Read by `JSON.parse` or serde_json to the same values.
 /// Whole numbers are written as serde_json writes them ("12.0"), without its float writer (a
@@ -147,8 +147,8 @@ pub fn without_lone_surrogates(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn to_ascii_json<T: serde::Serialize + ?Sized>(value: &T, capacity: usize) -> serde_json::Result<String> {
     let mut out = Vec::with_capacity(capacity);
     value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, AsciiFormatter))?;
-    // Only ASCII was written.
-    Ok(String::from_utf8(out).unwrap_or_default())
+    // Only ASCII was written; were it not, say so rather than hand on an empty reading.
+    String::from_utf8(out).map_err(<serde_json::Error as serde::ser::Error>::custom)
 }
 
 struct AsciiFormatter;

@@ -32,7 +32,7 @@ pub struct ElementColumns {
     /// is not sent: each side works it out from the box (a sixth of a whole reading's text).
     pub rect: Vec<f64>,
     pub in_viewport: Vec<f64>,
-    /// How many UTF-16 units of each XPath the one before begins with (JS slices by them).
+    /// How many UTF-16 units of each XPath the one before begins with (as JS counts a string).
     pub xpath_shared: Vec<u32>,
     /// The rest of each XPath.
     pub xpath_rest: Vec<String>,
