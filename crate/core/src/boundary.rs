@@ -2,12 +2,14 @@
 //! calls from crate/web: a generic `serde_json::from_str::<Run>` made there compiles a second
 //! copy of the run's whole deserializer into the worker's module (instantiations are not shared
 //! between crates in release builds); made here, it is the copy `Trajectory::from_json` uses.
+//! Text is read through `vocab::text`, whose structs are read from objects only.
 
 use crate::agent::record::Run;
 use crate::describe::midscene::MsTree;
 use crate::describe::{ColumnsError, Element, ElementColumns, Extraction, FrameArea};
 use crate::snapshot::cdp::LayoutMetrics;
 use crate::snapshot::Viewport;
+use crate::vocab::text;
 use std::collections::BTreeMap;
 
 /// A run record (as the worker keeps it), read through a `serde_json::Value`: a run's tasks and
@@ -19,28 +21,28 @@ pub fn run_from_json(text: &str) -> Result<Run, serde_json::Error> {
 
 /// A run's images, reference → data URL (a trajectory's `images`).
 pub fn images_from_json(text: &str) -> Result<BTreeMap<String, String>, serde_json::Error> {
-    serde_json::from_str(text)
+    text::from_str(text)
 }
 
 /// `Page.getLayoutMetrics` (the same instance `snapshot::cdp::decode` uses).
 pub fn layout_metrics_from_json(text: &str) -> Result<LayoutMetrics, serde_json::Error> {
-    serde_json::from_str(text)
+    text::from_str(text)
 }
 
 /// Elements as an extraction's (`describe::Element`), the copy a reading's `elements` uses.
 pub fn elements_from_json(text: &str) -> Result<Vec<Element>, serde_json::Error> {
-    serde_json::from_str(text)
+    text::from_str(text)
 }
 
 /// A tree in Midscene's shape, the copy a reading's `tree` uses.
 pub fn ms_tree_from_json(text: &str) -> Result<MsTree, serde_json::Error> {
-    serde_json::from_str(text)
+    text::from_str(text)
 }
 
 /// The content script's reading of a page (its extraction, as the JSON text it sent): its
 /// elements as columns (`describe::ElementColumns`, as the readers send them) or as objects.
 pub fn extraction_from_json(text: &str) -> Result<Extraction, ReadingError> {
-    let r: Reading = serde_json::from_str(text)?;
+    let r: Reading = text::from_str(text)?;
     let elements = match r.columns {
         Some(columns) => columns.into_elements()?,
         None => r.elements,

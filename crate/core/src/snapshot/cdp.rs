@@ -215,14 +215,12 @@ struct PaintedBox {
 /// Decodes a capture, the layout metrics, and the captures of cross-process frames
 /// (`[{ownerBackendNodeId, capture}]`), each as the JSON text CDP returned.
 pub fn decode(capture: &str, metrics: &str, remote_frames: &str) -> Result<CdpPage, DecodeError> {
+    use crate::vocab::text;
     let shape = |e: serde_json::Error| DecodeError::Shape(e.to_string());
-    let capture: DomSnapshot = serde_json::from_str(capture).map_err(shape)?;
-    let metrics: LayoutMetrics = serde_json::from_str(metrics).map_err(shape)?;
-    let remotes: Vec<RemoteFrame> = if remote_frames.trim().is_empty() {
-        Vec::new()
-    } else {
-        serde_json::from_str(remote_frames).map_err(shape)?
-    };
+    let capture: DomSnapshot = text::from_str(capture).map_err(shape)?;
+    let metrics: LayoutMetrics = text::from_str(metrics).map_err(shape)?;
+    let remotes: Vec<RemoteFrame> =
+        if remote_frames.trim().is_empty() { Vec::new() } else { text::from_str(remote_frames).map_err(shape)? };
     decode_parts(capture, metrics, remotes)
 }
 
@@ -239,7 +237,7 @@ struct Reading {
 /// [`decode`] for the three results in one JSON text `{capture, metrics, frames}`: one
 /// crossing into the core and one parse, however many frames the page has.
 pub fn decode_reading(text: &str) -> Result<CdpPage, DecodeError> {
-    let reading: Reading = serde_json::from_str(text).map_err(|e| DecodeError::Shape(e.to_string()))?;
+    let reading: Reading = crate::vocab::text::from_str(text).map_err(|e| DecodeError::Shape(e.to_string()))?;
     decode_parts(reading.capture, reading.metrics, reading.frames)
 }
 

@@ -9,5 +9,6 @@ pub mod geometry;
 pub mod objects;
 pub mod redact;
 pub mod tasks;
+pub mod text;
 pub mod tools;
 pub mod wire;

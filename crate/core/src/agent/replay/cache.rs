@@ -175,7 +175,7 @@ impl Cache {
 
     /// Reads an exported cache, saying what is wrong with a bad one.
     pub fn import(json: &str) -> Result<Cache, NotACache> {
-        serde_json::from_str(json).map_err(|e| NotACache(e.to_string()))
+        crate::vocab::text::from_str(json).map_err(|e| NotACache(e.to_string()))
     }
 }
 
