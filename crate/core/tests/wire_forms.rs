@@ -20,9 +20,10 @@ use sightline::vocab::actions::{Go, PlannedAction};
 use sightline::vocab::family::CoordSpace;
 use sightline::vocab::objects;
 use sightline::vocab::tasks::Task;
+use sightline::vocab::text as structs_from_objects;
 
-/// Reads `text` from JSON text and from a Value (serde_json's reader and `vocab::objects`, the
-/// one the core reads runs with), all the same; writes it back as it was.
+/// Reads `text` from JSON text and from a Value (serde_json's readers, and `vocab::text` and
+/// `vocab::objects`, the ones the core reads records with), all the same; writes it back as it was.
 fn same<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(text: &str) -> T {
     let from_text: T = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     let value: Value = serde_json::from_str(text).unwrap();
@@ -30,6 +31,9 @@ fn same<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(text: &st
     assert_eq!(from_text, from_value, "{text}");
     let from_objects: T = objects::from_value(value).unwrap_or_else(|e| panic!("{text} (vocab::objects): {e}"));
     assert_eq!(from_text, from_objects, "{text}");
+    let from_text_objects: T =
+        structs_from_objects::from_str(text).unwrap_or_else(|e| panic!("{text} (vocab::text): {e}"));
+    assert_eq!(from_text, from_text_objects, "{text}");
     assert_eq!(serde_json::to_string(&from_text).unwrap(), text, "written back");
     from_text
 }
