@@ -160,8 +160,11 @@
 
     /** Replaced by another build's script: stop recording and let go of the page. */
     async retire() {
-      recorder.stop();
-      if (corePromise) (await corePromise).retire();
+      try {
+        recorder.stop(); // its last events are sent, which an orphaned script may fail to do
+      } finally {
+        if (corePromise) (await corePromise).retire();
+      }
       return true;
     },
   };
@@ -301,6 +304,9 @@
         } catch {
           core = null;
         }
+        // Stopped (or retired) while the core compiled: its listeners must not be added now,
+        // since no later stop would remove them.
+        if (!active) return;
         scrolledTo = { x: scrollX, y: scrollY };
         for (const [type, fn] of Object.entries(listeners)) addEventListener(type, fn, { capture: true, passive: true });
       },
