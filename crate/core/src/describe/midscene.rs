@@ -378,15 +378,19 @@ pub fn tree_of(snapshot: &PageSnapshot, elements: &[Element]) -> MsTree {
             }
         })
         .collect();
-    // Attach children to their anchors, last first so each anchor's list ends up in page order.
+    // Attach children to their anchors, last first, so each tree is whole when it is taken; each
+    // list is pushed in reverse and turned round once (inserting at the front was quadratic: the
+    // root holds every element without an anchor, 200k on a big page).
     let mut root = MsTree::default();
     for i in (0..elements.len()).rev() {
-        let tree = std::mem::take(&mut trees[i]);
+        let mut tree = std::mem::take(&mut trees[i]);
+        tree.children.reverse();
         match anchor_of.get(elements[i].node as usize).copied().flatten() {
-            Some(a) => trees[a].children.insert(0, tree),
-            None => root.children.insert(0, tree),
+            Some(a) => trees[a].children.push(tree),
+            None => root.children.push(tree),
         }
     }
+    root.children.reverse();
     root
 }
 
