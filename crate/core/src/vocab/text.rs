@@ -7,7 +7,9 @@
 //! deserializer and everything it hands on (values, elements, option contents, variants' contents), and
 //! asks it for a map wherever a struct is read. Otherwise it is serde_json's own reading: the
 //! same forms, and the same messages with their positions; a struct given an array is refused as
-//! any other wrong type is ("invalid type: sequence, expected struct …").
+//! any other wrong type is ("invalid type: sequence, expected struct …"). Not covered: a struct
+//! variant's fields, and structs serde reads through its own buffer (`untagged`, `tag = …`,
+//! `flatten`), still take an array; none of the types read here has any of them.
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess};
 use serde::de::{VariantAccess, Visitor};
