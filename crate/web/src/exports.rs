@@ -16,15 +16,6 @@ use sightline_web_common::Fault;
 use sightline_web_common::{js_text, not_in_form, ExtractResult, Timings};
 use wasm_bindgen::prelude::*;
 
-/// Service worker tooling (`self.sightline.extract`): a reading's elements as JSON text of
-/// element objects, decoded from the columns readers send by the one decoder a run uses.
-#[wasm_bindgen(js_name = readingElements)]
-pub fn reading_elements(reading: &str) -> Result<String, Fault> {
-    let extraction = sightline::boundary::extraction_from_json(reading)
-        .map_err(|e| Fault::bad_input(format!("the page's reading is not in the expected form: {e}")))?;
-    to_json(&extraction.elements)
-}
-
 /// Parameters for `DOMSnapshot.captureSnapshot` that `describeCdpSnapshot` expects.
 #[wasm_bindgen(js_name = cdpSnapshotParams)]
 pub fn cdp_snapshot_params() -> Result<JsValue, Fault> {

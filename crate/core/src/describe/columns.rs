@@ -4,8 +4,8 @@
 //! two fifths of it keys written again for every element and XPaths repeating the path of the
 //! element before. As columns each key is written once, optional fields only where present,
 //! and each XPath as what it shares with the one before plus the rest: about half the text to
-//! write, copy into the worker and parse. Decoded here only: by runs, and for the objects the
-//! tooling hands out (the worker's `readingElements`).
+//! write, copy into the worker and parse. The worker's JS rebuilds the objects the tooling
+//! hands out (`extension/background/page.js`, `withElements`); runs decode them here.
 
 use super::element::{Element, ElementKind};
 use crate::vocab::geometry::Rect;
@@ -32,7 +32,7 @@ pub struct ElementColumns {
     /// is not sent: each side works it out from the box (a sixth of a whole reading's text).
     pub rect: Vec<f64>,
     pub in_viewport: Vec<f64>,
-    /// How many UTF-16 units of each XPath the one before begins with (as JS counts a string).
+    /// How many UTF-16 units of each XPath the one before begins with (JS slices by them).
     pub xpath_shared: Vec<u32>,
     /// The rest of each XPath.
     pub xpath_rest: Vec<String>,

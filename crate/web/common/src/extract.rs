@@ -15,7 +15,7 @@ pub struct Timings {
 
 /// A page's reading as it leaves a reader: the extraction with its elements as columns
 /// (`ElementColumns`; `elements` is left empty), decoded by `sightline::boundary` in the
-/// worker's module (for runs, and for the tooling through `readingElements`).
+/// worker's module (for runs), and by `page.js` for the tooling (`withElements`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractResult {
