@@ -45,6 +45,17 @@ async function flowFile(name, flowItems) {
   return file;
 }
 
+/**
+ * The panel on `tabId`, once it has found its tab: the flow button is enabled then. The tests set
+ * the file input directly, which a person cannot do before that (the button stays disabled), and
+ * a file chosen earlier finds no tab and is dropped.
+ */
+async function panelReady(tabId) {
+  const panel = await browser.openPanel(tabId);
+  await panel.waitForSelector('#run-flow:not([disabled])', { timeout: 15_000 });
+  return panel;
+}
+
 const mockModelEnv = () => ({ SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-flow' });
 
 /** Answers a locate request with the number of the todo input in the description it was sent. */
@@ -193,7 +204,7 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   const page = await browser.context.newPage();
   await page.goto(site.url('/index.html'));
   const tabId = await browser.tabIdOf(page);
-  const panel = await browser.openPanel(tabId);
+  const panel = await panelReady(tabId);
   await panel.setInputFiles('#run-flow-file', { name: 'todo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yaml) });
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
   assert.equal(await page.locator('.todo-list li').count(), 1, 'the flow opened its page and added the todo');
@@ -225,7 +236,7 @@ test('a flow whose web.url is a local file, a script or a browser page is refuse
   }
   assert.match(page.url(), /index\.html\?local-url$/, 'the tab went nowhere');
 
-  const panel = await browser.openPanel(tabId);
+  const panel = await panelReady(tabId);
   await panel.setInputFiles('#run-flow-file', { name: 'passwd.yaml', mimeType: 'text/yaml', buffer: Buffer.from(openingFlow('file:///etc/passwd')) });
   await panel.waitForSelector('#notice:not([hidden])', { timeout: 10_000 });
   assert.match(await panel.textContent('#notice'), /Could not run passwd\.yaml: “file:\/\/\/etc\/passwd” is not a web address/);
@@ -251,7 +262,7 @@ test('a flow\'s upload waits for Allow in the panel, which lists the paths: Refu
   await page.goto(site.url('/actions.html?upload-panel'));
   const tabId = await browser.tabIdOf(page);
   const attached = () => page.locator('#attached').textContent();
-  const panel = await browser.openPanel(tabId);
+  const panel = await panelReady(tabId);
   const yaml = Buffer.from(attachFlow(page.url(), ['/etc/hostname']));
   for (const allow of [false, true]) {
     await panel.setInputFiles('#run-flow-file', { name: 'attach.yaml', mimeType: 'text/yaml', buffer: yaml });
