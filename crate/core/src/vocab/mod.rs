@@ -5,6 +5,8 @@
 pub mod actions;
 pub mod address;
 pub mod family;
+#[cfg(test)]
+mod fixtures;
 pub mod geometry;
 pub mod objects;
 pub mod redact;

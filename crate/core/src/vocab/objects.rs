@@ -378,39 +378,10 @@ impl<'de> VariantAccess<'de> for Content {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{Point, Record, Shape};
     use super::*;
-    use serde::Deserialize;
     use serde_json::json;
     use std::collections::BTreeMap;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    #[serde(rename_all = "camelCase", deny_unknown_fields)]
-    struct Point {
-        x: i8,
-        y: f64,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    enum Shape {
-        Empty,
-        Dot(Point),
-        Line(Point, Point),
-        Box { corner: Point, side: u32 },
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Record {
-        name: String,
-        #[serde(default)]
-        tags: Vec<String>,
-        at: Option<Point>,
-        by_number: BTreeMap<u32, String>,
-        pair: (bool, char),
-        shapes: Vec<Shape>,
-        #[serde(default)]
-        unit: (),
-    }
 
     /// The reader's result and serde_json's own, the same value or the same message.
     fn as_serde_json_reads<T: DeserializeOwned + PartialEq + std::fmt::Debug>(value: Value) {
