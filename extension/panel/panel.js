@@ -50,19 +50,45 @@ async function refreshTarget() {
   if (!settings.model.baseUrl || !settings.model.model) {
     notice.push(`${escape(t('noModel'))} <a href="#" id="notice-settings">${escape(t('noModelLink'))}</a>`);
   }
-  showNotice(notice);
+  showTabState(notice);
   updateButtons();
 }
 
-function showNotice(lines) {
-  const el = $('notice');
+/**
+ * The notice holds two things: what the target tab's state means (no tab, restricted page, start
+ * page, no model), which `refreshTarget` rewrites whenever the tab changes, and the failure of the
+ * person's last action, which stays until they dismiss it or start the next action.
+ */
+function showTabState(lines) {
+  const el = $('notice-state');
   el.hidden = lines.length === 0;
   el.innerHTML = lines.map((l) => `<div>${l}</div>`).join(''); // each line escaped by its maker
   el.querySelector('#notice-settings')?.addEventListener('click', (e) => {
     e.preventDefault();
     showSettings(true);
   });
+  showNoticeBox();
 }
+
+/**
+ * Shows the failure line (escaped by its maker), or clears the shown one (null). Each action the
+ * person starts in the panel (a run, run again, replay, a flow, recording, stop, answering, loading,
+ * saving or exporting a run, Allow agents) clears it first: the notice speaks of the last action.
+ */
+function showFailure(line) {
+  $('notice-failure').hidden = line == null;
+  $('notice-failure-text').innerHTML = line ?? '';
+  showNoticeBox();
+}
+
+function showNoticeBox() {
+  $('notice').hidden = $('notice-state').hidden && $('notice-failure').hidden;
+}
+
+$('notice-dismiss').addEventListener('click', () => {
+  showFailure(null);
+  $('instruction').focus(); // the button is gone: keep the keyboard in the panel
+});
 
 function escape(text) {
   return String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -262,6 +288,7 @@ async function answerQuestion(yes) {
     answer = { kind: 'dialog', accept: yes, ...(yes && q.dialog.type === 'prompt' ? { text: $('answer').value } : {}) };
   }
   $('question-form').hidden = true;
+  showFailure(null);
   await send('answer', { runId: run.id, answer });
 }
 
@@ -427,6 +454,7 @@ function renderHistory() {
 /** The same request as an earlier run (its instruction, or its task) on the target tab. */
 async function rerun(run) {
   if (targetTabId == null || currentRun()?.status === 'running') return;
+  showFailure(null);
   try {
     // An earlier run's upload paths are a record's (perhaps a loaded file's): they need an Allow.
     const request = run.task ? { task: run.task, fromRun: true } : { instruction: run.instruction };
@@ -447,6 +475,7 @@ $('prompt-form').addEventListener('submit', async (e) => {
   const instruction = request.instruction ?? request.task.type;
   if ((request.instruction === '' || targetTabId == null)) return;
   $('run-button').disabled = true;
+  showFailure(null);
   try {
     // The person's background for this run (Midscene's aiActionContext), fenced in the prompt.
     const context = $('run-context').value.trim() || undefined;
@@ -474,6 +503,7 @@ $('instruction').addEventListener('keydown', (e) => {
 $('stop').addEventListener('click', () => {
   const run = currentRun();
   if (!run) return;
+  showFailure(null);
   if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(t('couldNotRecord'), err));
   else send('stop', { runId: run.id });
 });
@@ -481,6 +511,7 @@ $('stop').addEventListener('click', () => {
 /** "Record my steps": the person's own clicks and typing on the page become a run. */
 $('record').addEventListener('click', async () => {
   const run = currentRun();
+  showFailure(null);
   try {
     if (run?.recorded && run.status === 'running') {
       await send('stopRecording', { tabId: run.tabId });
@@ -501,7 +532,6 @@ $('record').addEventListener('click', async () => {
 /** Starts a run and shows it at once (the worker's reports fill it in). */
 function showStarted(runId, instruction) {
   shownRunId = runId;
-  refreshTarget(); // clears an earlier failure's notice
   if (!currentRun()) {
     upsert({ id: runId, instruction, url: targetUrl, tabId: targetTabId, status: 'running', steps: [], startedMs: Date.now(), modelCalls: 0, usage: { promptTokens: 0, completionTokens: 0 } });
   }
@@ -510,7 +540,7 @@ function showStarted(runId, instruction) {
 }
 
 function failed(what, err) {
-  showNotice([escape(`${what}: ${err.message}${advice(err)}`)]);
+  showFailure(escape(`${what}: ${err.message}${advice(err)}`));
   updateButtons();
 }
 
@@ -518,6 +548,7 @@ $('replay').addEventListener('click', async () => {
   const run = currentRun();
   if (!run || targetTabId == null) return;
   $('replay').disabled = true;
+  showFailure(null);
   try {
     const { runId } = await send('replay', { tabId: targetTabId, runId: run.id, dialogs: $('dialog-answer').value });
     showStarted(runId, run.instruction);
@@ -529,6 +560,7 @@ $('replay').addEventListener('click', async () => {
 $('save-run').addEventListener('click', async () => {
   const run = currentRun();
   if (!run) return;
+  showFailure(null);
   try {
     const { json } = await send('saveTrajectory', { runId: run.id });
     download(json, `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`, 'application/json');
@@ -551,6 +583,7 @@ for (const item of document.querySelectorAll('#export-menu [data-format]')) {
     const run = currentRun();
     $('export-menu').open = false;
     if (!run) return;
+    showFailure(null);
     try {
       const { text, filename, mime } = await send('exportRun', { runId: run.id, format: item.dataset.format });
       download(text, filename, mime);
@@ -565,11 +598,11 @@ $('load-run-file').addEventListener('change', async () => {
   const file = $('load-run-file').files[0];
   $('load-run-file').value = '';
   if (!file) return;
+  showFailure(null);
   try {
     const { run } = await send('loadTrajectory', { json: await file.text() });
     upsert(run);
     shownRunId = run.id;
-    showNotice([]);
     renderRun();
     renderHistory();
   } catch (err) {
@@ -581,6 +614,7 @@ $('run-flow-file').addEventListener('change', async () => {
   const file = $('run-flow-file').files[0];
   $('run-flow-file').value = '';
   if (!file || targetTabId == null) return;
+  showFailure(null);
   try {
     const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text(), dialogs: $('dialog-answer').value });
     showStarted(runId, file.name);
@@ -619,11 +653,12 @@ async function loadAgents() {
 }
 /** Changes Allow agents (`type`: setAgents, revokeAgents); a failure is worded by its code. */
 async function changeAgents(type, payload) {
+  showFailure(null);
   try {
     ({ status: agents } = await send(type, payload));
   } catch (err) {
     // The bridge glue's own codes have their words in _locales; any other error shows as it came.
-    if (AGENTS_ERRORS.has(err.code)) showNotice([escape(t(`error_${err.code}`))]);
+    if (AGENTS_ERRORS.has(err.code)) showFailure(escape(t(`error_${err.code}`)));
     else failed(t('agentsCouldNotChange'), err);
   }
   renderAgents();

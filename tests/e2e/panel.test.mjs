@@ -61,3 +61,55 @@ test('screenshots in the timeline open large; steps show their cost; history is 
   await panel.screenshot({ path: 'out/e2e-panel-history.png', fullPage: true });
   await Promise.all([panel.close(), page.close(), other.close()]);
 });
+
+test('a failure in the notice stays through title changes and tab switches until dismissed or replaced', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/todo.html?notice'));
+  await page.waitForSelector('.new-todo');
+  const title = await page.title();
+  // Not pinned to a tab: the panel follows the active tab, as the side panel does.
+  const panel = await browser.openPanel();
+  await panel.waitForFunction((t) => document.getElementById('target-title').textContent === t, title);
+  const failure = /Could not run bad\.yaml: .*javascript steps are not run/s;
+  const notice = () => panel.textContent('#notice');
+  const badFlow = { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') };
+  await panel.setInputFiles('#run-flow-file', badFlow);
+  await panel.waitForSelector('#notice:not([hidden])');
+  assert.match(await notice(), failure);
+
+  // The page renames itself: the panel's target line follows, the failure stays.
+  await page.evaluate(() => { document.title = 'renamed during the run'; });
+  await panel.waitForFunction(() => document.getElementById('target-title').textContent === 'renamed during the run');
+  assert.match(await notice(), failure, 'a title change took the failure away');
+
+  // Another tab, one Sightline cannot work on: its line joins the failure.
+  const restricted = await browser.context.newPage();
+  await restricted.goto('chrome://version');
+  await restricted.bringToFront();
+  await panel.waitForFunction(() => /can't work on this page/.test(document.getElementById('notice').textContent));
+  assert.match(await notice(), failure, 'activating another tab took the failure away');
+  await panel.screenshot({ path: 'out/e2e-panel-notice.png' });
+
+  // Dismissed from the keyboard: the failure goes, the tab's own line stays.
+  await panel.focus('#notice-dismiss');
+  assert.equal(await panel.getAttribute('#notice-dismiss', 'aria-label'), 'Dismiss this message');
+  await panel.keyboard.press('Enter');
+  await panel.waitForFunction(() => !/bad\.yaml/.test(document.getElementById('notice').textContent));
+  assert.match(await notice(), /Sightline can't work on this page: Chrome does not let extensions act on its own pages\./);
+  assert.ok(await panel.isVisible('#notice'));
+
+  // Back on the page: nothing to say, so no notice.
+  await page.bringToFront();
+  await panel.waitForSelector('#notice', { state: 'hidden' });
+
+  // A failure again; starting the next run replaces it.
+  await panel.setInputFiles('#run-flow-file', badFlow);
+  await panel.waitForSelector('#notice:not([hidden])');
+  assert.match(await notice(), failure);
+  mock.script(todoPlanReply());
+  await panel.fill('#instruction', 'add a todo ‘after the failure’');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#notice', { state: 'hidden' });
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  await Promise.all([panel.close(), page.close(), restricted.close()]);
+});
