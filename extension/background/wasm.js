@@ -7,13 +7,26 @@ import initCodec, * as codec from '../wasm/codec.js';
 
 let ready = null;
 
+/** A module that did not load says which it was; the next `core()` tries again. */
+function loading(what, promise) {
+  return promise.catch((err) => {
+    throw new Error(`could not load ${what}: ${err?.message ?? err}`);
+  });
+}
+
 export function core() {
   ready ??= Promise.all([
-    init({ module_or_path: new URL('../wasm/sightline_bg.wasm', import.meta.url) }),
-    initCodec({ module_or_path: new URL('../wasm/codec_bg.wasm', import.meta.url) }),
-  ]).then(() => {
-    self.sightlineCodec = codec;
-    return exports;
-  });
+    loading('the core module', init({ module_or_path: new URL('../wasm/sightline_bg.wasm', import.meta.url) })),
+    loading('the image codec module', initCodec({ module_or_path: new URL('../wasm/codec_bg.wasm', import.meta.url) })),
+  ]).then(
+    () => {
+      self.sightlineCodec = codec;
+      return exports;
+    },
+    (err) => {
+      ready = null;
+      throw err;
+    },
+  );
   return ready;
 }

@@ -8,6 +8,9 @@
 //! functions call that module through the worker's JS (`imported.rs`); everywhere else (host
 //! tests, the page reader, the codec module itself) they are the codecs (`native.rs`).
 
+/// Whether these functions call the codec module rather than being the codecs.
+pub const IMPORTED: bool = cfg!(all(target_arch = "wasm32", feature = "imported"));
+
 #[cfg(not(all(target_arch = "wasm32", feature = "imported")))]
 mod native;
 #[cfg(not(all(target_arch = "wasm32", feature = "imported")))]

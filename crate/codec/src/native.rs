@@ -80,7 +80,7 @@ const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /// `prefix` and then `bytes` in standard base64 (padded), written into one string: a data URL
 /// is its prefix and the image's base64 without a second copy. Here rather than in the core,
 /// which the worker builds for size: at opt-level "z" a screenshot's 440 KB of base64 took ~3 ms.
-pub fn base64_after(prefix: &str, bytes: &[u8]) -> String {
+pub fn base64_after(prefix: &str, bytes: &[u8]) -> Result<String, String> {
     let mut out = vec![0u8; prefix.len() + bytes.len().div_ceil(3) * 4];
     let (head, body) = out.split_at_mut(prefix.len());
     head.copy_from_slice(prefix.as_bytes());
@@ -101,8 +101,8 @@ pub fn base64_after(prefix: &str, bytes: &[u8]) -> String {
         four[2] = if rest.len() == 2 { BASE64[(n >> 6) as usize & 63] } else { b'=' };
         four[3] = b'=';
     }
-    // The prefix is a string and the rest ASCII from BASE64.
-    String::from_utf8(out).unwrap_or_default()
+    // The prefix is a string and the rest ASCII from BASE64: this never fails.
+    String::from_utf8(out).map_err(|_| "base64 wrote a byte outside ASCII".to_string())
 }
 
 #[cfg(test)]
@@ -127,6 +127,8 @@ mod tests {
             PngEncoder::new(&mut png).write_image(&bytes(w as usize * h as usize * per_pixel), w, h, color).unwrap();
             assert_eq!(png_to_rgb8(&png).unwrap(), images_rgb8(&png), "{color:?}");
             assert_eq!(png_dimensions(&png).unwrap(), (w, h));
+            // The signature and IHDR alone, as the worker's module sends them (imported.rs).
+            assert_eq!(png_dimensions(&png[..33]).unwrap(), (w, h));
         }
         // A palette PNG with a transparent entry, and a 2-bit grey one: both expanded to 8 bits.
         let mut palette = Vec::new();

@@ -11,13 +11,13 @@ fuzz_target!(|data: &[u8]| {
     // The bytes as base64 text: what decodes, encodes and decodes to the same bytes.
     if let Ok(text) = std::str::from_utf8(bytes) {
         if let Some(decoded) = base64::decode(text) {
-            assert_eq!(base64::decode(&base64::encode(&decoded)).as_ref(), Some(&decoded));
+            assert_eq!(base64::decode(&base64::encode(&decoded).unwrap()).as_ref(), Some(&decoded));
         }
     }
     let _ = capture::png_size(bytes);
     // The bytes as the image of a data URL.
     let kind = if sel & 1 == 0 { "png" } else { "jpeg" };
-    let url = format!("data:image/{kind};base64,{}", base64::encode(bytes));
+    let url = format!("data:image/{kind};base64,{}", base64::encode(bytes).unwrap());
     assert_eq!(pipeline::data_url_bytes(&url).ok().as_deref(), Some(bytes), "data URL round trip");
     if sel & 2 == 0 {
         // The HTML report: decoded, then shrunk to a JPEG.

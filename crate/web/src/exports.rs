@@ -472,7 +472,7 @@ pub fn export_run(
             return Ok(export::to_html_report(&run, &images));
         }
         let gif = export::to_gif(&run, &images)?;
-        return Ok(format!("data:image/gif;base64,{}", sightline::vision::base64::encode(&gif)));
+        return Ok(format!("data:image/gif;base64,{}", sightline::vision::base64::encode(&gif)?));
     }
     let recording = export::recording_of(&run);
     match format {

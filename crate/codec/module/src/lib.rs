@@ -5,6 +5,18 @@
 
 use wasm_bindgen::prelude::*;
 
+// Built with sightline-codec's `imported` (cargo unifies features when this crate is built with
+// crate/web), each export would call itself through `sightlineCodec`.
+const _: () =
+    assert!(!sightline_codec::IMPORTED, "the codec module must be built apart from crate/web (scripts/build)");
+
+/// A panic here is a trap the worker's module reports as the codec module failing; the hook
+/// writes the panic's message to the worker's console first.
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
 #[wasm_bindgen(js_name = pngRgb8)]
 pub fn png_rgb8(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     sightline_codec::png_rgb8(rgb, width, height)
@@ -27,6 +39,6 @@ pub fn jpeg_rgb8(rgb: &[u8], width: u16, height: u16, quality: u8) -> Result<Vec
 
 /// As bytes, not a string: a string crosses twice re-encoded (about 1.5 ms for a screenshot's data URL).
 #[wasm_bindgen(js_name = base64After)]
-pub fn base64_after(prefix: &str, bytes: &[u8]) -> Vec<u8> {
-    sightline_codec::base64_after(prefix, bytes).into_bytes()
+pub fn base64_after(prefix: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    sightline_codec::base64_after(prefix, bytes).map(String::into_bytes)
 }

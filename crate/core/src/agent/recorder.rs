@@ -496,7 +496,7 @@ mod tests {
         assert_eq!(at(150, 30), [255, 255, 255], "the rest is as captured");
         // Nothing to hide: the capture is kept as it came, not re-encoded.
         let plain = step_screenshot(&capture, vec![field("nothing secret", 65.0)], &limits).unwrap();
-        assert_eq!(plain, pipeline::data_url(&capture.bytes, ImageFormat::Png));
+        assert_eq!(plain, pipeline::data_url(&capture.bytes, ImageFormat::Png).unwrap());
     }
 
     #[test]

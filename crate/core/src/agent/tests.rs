@@ -1671,7 +1671,7 @@ mod recorded_descriptions {
         let event = |v: serde_json::Value| serde_json::from_value::<ManualEvent>(v).unwrap();
         record_event(&mut run, event(serde_json::json!({"kind": "tap", "target": field})), 10.0);
         record_event(&mut run, event(serde_json::json!({"kind": "key", "key": "Enter"})), 20.0);
-        let png = vision::pipeline::data_url(&blank_capture(), vision::ImageFormat::Png);
+        let png = vision::pipeline::data_url(&blank_capture(), vision::ImageFormat::Png).unwrap();
         run.steps[0].screenshot = Some("shot-0".into());
         run.steps[1].screenshot = Some("shot-1".into());
         (run, HashMap::from([("shot-0".to_string(), png.clone()), ("shot-1".to_string(), png)]))

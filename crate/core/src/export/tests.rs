@@ -218,7 +218,7 @@ fn page_like_png(seed: u32) -> String {
         }
     });
     let png = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
-    crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png)
+    crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png).unwrap()
 }
 
 #[test]
@@ -319,7 +319,7 @@ fn a_tall_thin_screenshot_makes_a_bounded_gif_frame() {
     run.steps[1].screenshot = Some("tall".into());
     let images = std::collections::HashMap::from([(
         "tall".to_string(),
-        crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png),
+        crate::vision::pipeline::data_url(&png, crate::vision::ImageFormat::Png).unwrap(),
     )]);
     let gif = gif::to_gif(&run, &images).unwrap();
     let frame = image::load_from_memory(&gif).unwrap();

@@ -217,7 +217,7 @@ mod tests {
     fn estimate_reads_image_size_from_the_data_url() {
         let img = image::RgbImage::new(512, 512);
         let bytes = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
-        let url = crate::vision::pipeline::data_url(&bytes, crate::vision::ImageFormat::Png);
+        let url = crate::vision::pipeline::data_url(&bytes, crate::vision::ImageFormat::Png).unwrap();
         let msg = ChatMessage {
             role: "user".into(),
             content: vec![ContentPart::ImageUrl { image_url: super::super::ImageUrl { url } }],
@@ -226,7 +226,7 @@ mod tests {
         assert_eq!(u, Usage { prompt_tokens: 4 + 255, completion_tokens: 1, estimated: true });
         // A JPEG model image (Settings' JPEG format): its size from its header too.
         let jpeg = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Jpeg { quality: 80 }).unwrap();
-        let url = crate::vision::pipeline::data_url(&jpeg, crate::vision::ImageFormat::Jpeg { quality: 80 });
+        let url = crate::vision::pipeline::data_url(&jpeg, crate::vision::ImageFormat::Jpeg { quality: 80 }).unwrap();
         let msg = ChatMessage {
             role: "user".into(),
             content: vec![ContentPart::ImageUrl { image_url: super::super::ImageUrl { url } }],

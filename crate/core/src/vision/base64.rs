@@ -17,9 +17,10 @@ const fn decode_table() -> [u8; 256] {
 }
 const DECODE: [u8; 256] = decode_table();
 
-pub fn encode(bytes: &[u8]) -> String {
-    // In sightline-codec, compiled at its opt-level, not the core's.
-    sightline_codec::base64_after("", bytes)
+/// Fails only where the codec module does (a trap in the worker's second module).
+pub fn encode(bytes: &[u8]) -> Result<String, super::VisionError> {
+    // In sightline-codec: in the worker, its module built for speed.
+    sightline_codec::base64_after("", bytes).map_err(super::VisionError::Encode)
 }
 
 /// Decodes base64 text; `None` on a character outside the alphabet or a dangling bit group.
@@ -64,10 +65,10 @@ mod tests {
     fn round_trips_every_length() {
         let data: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
         for n in 0..40 {
-            assert_eq!(decode(&encode(&data[..n])).unwrap(), &data[..n], "length {n}");
+            assert_eq!(decode(&encode(&data[..n]).unwrap()).unwrap(), &data[..n], "length {n}");
         }
-        assert_eq!(encode(b"Man"), "TWFu");
-        assert_eq!(encode(b"Ma"), "TWE=");
+        assert_eq!(encode(b"Man").unwrap(), "TWFu");
+        assert_eq!(encode(b"Ma").unwrap(), "TWE=");
         assert_eq!(decode("TW E=\n").unwrap(), b"Ma");
         assert_eq!(decode("TWF-_w").unwrap(), [77, 97, 126, 255]);
     }

@@ -118,10 +118,10 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
 
 /// Bytes written as base64 text in JSON: how tooling hands a capture back and forth.
 mod as_base64 {
-    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+    use serde::{de::Error, ser::Error as _, Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::vision::base64::encode(bytes))
+        s.serialize_str(&crate::vision::base64::encode(bytes).map_err(S::Error::custom)?)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {

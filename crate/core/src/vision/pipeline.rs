@@ -64,7 +64,7 @@ impl Frame {
     /// An image drawn from this frame, encoded, with the frame's mapping.
     pub fn finish(&self, img: &RgbImage, format: ImageFormat) -> Result<ModelImage, VisionError> {
         let bytes = encode(img, format)?;
-        Ok(ModelImage { data_url: data_url(&bytes, format), mapping: self.mapping, bytes: bytes.len() })
+        Ok(ModelImage { data_url: data_url(&bytes, format)?, mapping: self.mapping, bytes: bytes.len() })
     }
 
     pub fn with_overlays(&self, overlays: &[Overlay]) -> RgbImage {
@@ -120,7 +120,7 @@ fn mark(
 pub fn redacted_capture(capture: &Capture, elements: &[Element]) -> Result<String, VisionError> {
     let redactions = painted_over(elements);
     if redactions.is_empty() {
-        return Ok(data_url(&capture.bytes, ImageFormat::Png));
+        return data_url(&capture.bytes, ImageFormat::Png);
     }
     let frame = Frame::from_capture(capture, &ImageOptions { resize_to_css: false, ..Default::default() })?;
     Ok(frame.finish(&frame.with_overlays(&redactions), ImageFormat::Png)?.data_url)
@@ -128,7 +128,7 @@ pub fn redacted_capture(capture: &Capture, elements: &[Element]) -> Result<Strin
 
 pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionError> {
     let (w, h) = img.dimensions();
-    // The encoders live in sightline-codec so they are compiled at its opt-level, not the core's.
+    // The encoders live in sightline-codec: in the worker, its module built for speed.
     match format {
         ImageFormat::Png => sightline_codec::png_rgb8(img.as_raw(), w, h).map_err(VisionError::Encode),
         ImageFormat::Jpeg { quality } => {
@@ -140,12 +140,12 @@ pub fn encode(img: &RgbImage, format: ImageFormat) -> Result<Vec<u8>, VisionErro
     }
 }
 
-pub fn data_url(bytes: &[u8], format: ImageFormat) -> String {
+pub fn data_url(bytes: &[u8], format: ImageFormat) -> Result<String, VisionError> {
     let mime = match format {
         ImageFormat::Png => "image/png",
         ImageFormat::Jpeg { .. } => "image/jpeg",
     };
-    sightline_codec::base64_after(&format!("data:{mime};base64,"), bytes)
+    sightline_codec::base64_after(&format!("data:{mime};base64,"), bytes).map_err(VisionError::Encode)
 }
 
 /// Resamples to `w` × `h`. Whole-number reductions (DPR 2 or 3 back to CSS size, the common
@@ -229,7 +229,7 @@ fn decodable_size(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
     Ok((width, height))
 }
 
-/// A PNG's pixels (in sightline-codec, compiled at its opt-level; see [`decodable_size`]).
+/// A PNG's pixels (in sightline-codec: in the worker, its module built for speed; see [`decodable_size`]).
 fn decode_png(bytes: &[u8]) -> Result<RgbImage, VisionError> {
     let (w, h, rgb) = sightline_codec::png_to_rgb8(bytes).map_err(VisionError::Decode)?;
     RgbImage::from_raw(w, h, rgb).ok_or_else(|| VisionError::Decode("fewer pixels than its size".into()))
@@ -261,5 +261,5 @@ pub fn shrink_to_jpeg(img: &RgbImage, max_width: u32, quality: u8) -> Result<Str
     } else {
         img.clone()
     };
-    Ok(data_url(&encode(&small, ImageFormat::Jpeg { quality })?, ImageFormat::Jpeg { quality }))
+    data_url(&encode(&small, ImageFormat::Jpeg { quality })?, ImageFormat::Jpeg { quality })
 }

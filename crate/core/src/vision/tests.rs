@@ -214,7 +214,7 @@ fn kept_screenshots_too_large_are_refused_before_decoding() {
     let mut jpeg = pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Jpeg { quality: 80 }).unwrap();
     let sof = jpeg.windows(2).position(|w| w == [0xff, 0xc0]).unwrap();
     jpeg[sof + 5..sof + 9].copy_from_slice(&[0x50, 0x37, 0x20, 0x06]); // height 20535, width 8198
-    let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 });
+    let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 }).unwrap();
     assert!(!pipeline::browser_decodes(&url), "the worker's JS leaves it as it is");
     assert!(
         matches!(pipeline::decode_data_url(&url), Err(VisionError::TooLarge { width: 8198, height: 20535 })),
@@ -227,20 +227,22 @@ fn kept_screenshots_too_large_are_refused_before_decoding() {
         (0..8).fold(c ^ b as u32, |c, _| if c & 1 == 1 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 })
     });
     png[29..33].copy_from_slice(&(!crc).to_be_bytes()); // IHDR's checksum, which the decoder checks
-    let url = pipeline::data_url(&png, ImageFormat::Png);
+    let url = pipeline::data_url(&png, ImageFormat::Png).unwrap();
     assert!(matches!(pipeline::decode_data_url(&url), Err(VisionError::TooLarge { width: 8198, height: 20535 })));
     let small =
-        pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png);
+        pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png)
+            .unwrap();
     assert_eq!(pipeline::decode_data_url(&small).unwrap().dimensions(), (8, 8));
 }
 
 #[test]
 fn kept_jpegs_are_decoded_by_the_browser() {
     let jpeg = pipeline::encode(&RgbImage::new(64, 48), ImageFormat::Jpeg { quality: 80 }).unwrap();
-    let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 });
+    let url = pipeline::data_url(&jpeg, ImageFormat::Jpeg { quality: 80 }).unwrap();
     assert!(pipeline::browser_decodes(&url));
     assert!(matches!(pipeline::decode_data_url(&url), Err(VisionError::Decode(_))));
-    let png = pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png);
+    let png = pipeline::data_url(&pipeline::encode(&RgbImage::new(8, 8), ImageFormat::Png).unwrap(), ImageFormat::Png)
+        .unwrap();
     assert!(!pipeline::browser_decodes(&png), "PNGs are the core's to decode");
     assert!(!pipeline::browser_decodes("data:image/jpeg;base64,!!!"));
     let capture = Capture { bytes: jpeg, device_pixel_ratio: 1.0, origin: (0.0, 0.0) };

@@ -211,7 +211,7 @@ fn image(url: String) -> ContentPart {
 fn a_body_with_images_put_in_place_is_the_body_written_whole() {
     let screen = |seed: u8| {
         let bytes: Vec<u8> = (0..6000u32).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
-        format!("data:image/png;base64,{}", crate::vision::base64::encode(&bytes))
+        format!("data:image/png;base64,{}", crate::vision::base64::encode(&bytes).unwrap())
     };
     let text = |t: &str| ContentPart::Text { text: t.to_string() };
     let cases: Vec<Vec<ChatMessage>> = vec![
