@@ -59,14 +59,21 @@ async function refreshTarget() {
  * page, no model), which `refreshTarget` rewrites whenever the tab changes, and the failure of the
  * person's last action, which stays until they dismiss it or start the next action.
  */
+let tabStateHtml = null; // what showTabState last wrote (innerHTML reads back re-serialised)
 function showTabState(lines) {
   const el = $('notice-state');
+  const html = lines.map((l) => `<div>${l}</div>`).join(''); // each line escaped by its maker
+  // Rewritten only when it says something else: a rewrite is announced again by the status
+  // region and takes keyboard focus off the settings link.
+  if (html !== tabStateHtml) {
+    tabStateHtml = html;
+    el.innerHTML = html;
+    el.querySelector('#notice-settings')?.addEventListener('click', (e) => {
+      e.preventDefault();
+      showSettings(true);
+    });
+  }
   el.hidden = lines.length === 0;
-  el.innerHTML = lines.map((l) => `<div>${l}</div>`).join(''); // each line escaped by its maker
-  el.querySelector('#notice-settings')?.addEventListener('click', (e) => {
-    e.preventDefault();
-    showSettings(true);
-  });
   showNoticeBox();
 }
 

@@ -86,7 +86,7 @@ test('a failure in the notice stays through title changes and tab switches until
   const restricted = await browser.context.newPage();
   await restricted.goto('chrome://version');
   await restricted.bringToFront();
-  await panel.waitForFunction(() => /can't work on this page/.test(document.getElementById('notice').textContent));
+  await panel.waitForFunction(() => /Chrome does not let extensions act on its own pages/.test(document.getElementById('notice').textContent));
   assert.match(await notice(), failure, 'activating another tab took the failure away');
   await panel.screenshot({ path: 'out/e2e-panel-notice.png' });
 
@@ -95,6 +95,7 @@ test('a failure in the notice stays through title changes and tab switches until
   assert.equal(await panel.getAttribute('#notice-dismiss', 'aria-label'), 'Dismiss this message');
   await panel.keyboard.press('Enter');
   await panel.waitForFunction(() => !/bad\.yaml/.test(document.getElementById('notice').textContent));
+  assert.equal(await panel.evaluate(() => document.activeElement?.id), 'instruction', 'the keyboard left the panel');
   assert.match(await notice(), /Sightline can't work on this page: Chrome does not let extensions act on its own pages\./);
   assert.ok(await panel.isVisible('#notice'));
 
@@ -112,4 +113,26 @@ test('a failure in the notice stays through title changes and tab switches until
   await panel.waitForSelector('#notice', { state: 'hidden' });
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
   await Promise.all([panel.close(), page.close(), restricted.close()]);
+});
+
+test('a refresh that changes nothing leaves the notice alone, and the keyboard where it was', async () => {
+  const saved = await browser.sw.evaluate(() => self.sightline.getSettings());
+  await browser.sw.evaluate(() => self.sightline.setSettings({ model: { baseUrl: '', model: '', apiKey: '' } }));
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(site.url('/todo.html?focus'));
+    await page.waitForSelector('.new-todo');
+    const title = await page.title();
+    const panel = await browser.openPanel();
+    await panel.waitForFunction((t) => document.getElementById('target-title').textContent === t, title);
+    await panel.waitForSelector('#notice-settings');
+    await panel.focus('#notice-settings');
+    // The page renames itself: the target line follows; the notice says the same and is not rewritten.
+    await page.evaluate(() => { document.title = 'renamed with the keyboard on the link'; });
+    await panel.waitForFunction(() => document.getElementById('target-title').textContent === 'renamed with the keyboard on the link');
+    assert.equal(await panel.evaluate(() => document.activeElement?.id), 'notice-settings', 'the refresh took the focus off the link');
+    await Promise.all([panel.close(), page.close()]);
+  } finally {
+    await browser.sw.evaluate((s) => self.sightline.setSettings(s), saved);
+  }
 });
