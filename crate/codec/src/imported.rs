@@ -28,7 +28,12 @@ fn message(thrown: JsValue) -> String {
         return text;
     }
     match thrown.dyn_ref::<js_sys::Error>() {
-        Some(e) => format!("the image codec module failed: {}: {}", String::from(e.name()), String::from(e.message())),
+        // as_string, not String::from: that throws (through the core's frames) on a non-string.
+        Some(e) => format!(
+            "the image codec module failed: {}: {}",
+            e.name().as_string().unwrap_or_default(),
+            e.message().as_string().unwrap_or_default()
+        ),
         None => "the image codec module failed".to_string(),
     }
 }
