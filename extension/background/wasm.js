@@ -7,10 +7,10 @@ import initCodec, * as codec from '../wasm/codec.js';
 
 let ready = null;
 
-/** A module that did not load says which it was; the next `core()` tries again. */
+/** A module that did not load says which it was (code `module_load`); the next `core()` tries again. */
 function loading(what, promise) {
   return promise.catch((err) => {
-    throw new Error(`could not load ${what}: ${err?.message ?? err}`);
+    throw Object.assign(new Error(`could not load ${what}: ${err?.message ?? err}`), { code: 'module_load' });
   });
 }
 

@@ -310,7 +310,7 @@ function runError(run) {
 // any other, the suggestion to edit the instruction.
 const ADVISED = new Set([
   'model_auth', 'model_http', 'model_unreachable', 'model_timeout', 'step_limit', 'loop',
-  'page_restricted', 'page_debugger', 'run_interrupted',
+  'page_restricted', 'page_debugger', 'run_interrupted', 'module_load',
 ]);
 const SELF_EXPLAINED = new Set([
   'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',

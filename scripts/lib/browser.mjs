@@ -62,8 +62,9 @@ async function keptMeasureFile(executablePath, scaleArgs) {
  * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
  * `scrollbars`: headless pages show scrollbars a person could drag (Playwright hides them).
  * `executablePath`: the Chromium to run (default $CHROMIUM_PATH, else /usr/bin/chromium).
+ * `awaitReady`: wait for the worker's core to load (false: a test of what a failed load shows).
  */
-export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath = EXECUTABLE, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false } = {}) {
+export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath = EXECUTABLE, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false, awaitReady = true } = {}) {
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
   const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
   const extra = await windowChromeHeight(executablePath, headless, scaleArgs);
@@ -93,7 +94,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
   let sw;
   try {
     sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
-    await sw.evaluate(() => self.sightline.ready());
+    if (awaitReady) await sw.evaluate(() => self.sightline.ready());
   } catch (e) {
     await context.close().catch(() => {});
     await rm(userDataDir, { recursive: true, force: true });

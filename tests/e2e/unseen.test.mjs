@@ -3,9 +3,10 @@
 // module), strict-CSP pages still go through CDP, and the recorder still names elements.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DIST } from '../support/browser.mjs';
+import { DIST, launchWithExtension } from '../support/browser.mjs';
 import { pageSuite } from '../support/suite.mjs';
 
 let browser, site;
@@ -169,4 +170,27 @@ test('a retired reader lets go of the page: its kept reading is answered no more
   await browser.sw.evaluate((id) => chrome.scripting.executeScript({ target: { tabId: id }, func: () => globalThis.__sightline.retire() }), tabId);
   assert.equal(await reused(), false, 'retired: walked again');
   await page.close();
+});
+
+test('a module that does not load is named in the panel with what to do, and loads on the next try', async () => {
+  // A copy of the extension whose codec module is not WebAssembly (a broken or half-copied build).
+  const dir = await mkdtemp(path.join(tmpdir(), 'sightline-broken-'));
+  await cp(DIST, dir, { recursive: true });
+  const codec = path.join(dir, 'wasm/codec_bg.wasm');
+  const good = await readFile(codec);
+  await writeFile(codec, 'not a module');
+  const other = await launchWithExtension({ extensionDir: dir, awaitReady: false });
+  try {
+    const panel = await other.openPanel();
+    await panel.waitForFunction(() => /could not load the image codec module/.test(document.getElementById('notice').textContent));
+    assert.match(await panel.textContent('#notice'), /reload Sightline on chrome:\/\/extensions/);
+    // Mended on disk: the same worker's next call loads both modules.
+    await writeFile(codec, good);
+    await panel.reload();
+    await panel.waitForFunction(() => document.getElementById('task-type').options.length > 10);
+    assert.doesNotMatch(await panel.textContent('#notice'), /could not load/);
+  } finally {
+    await other.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
