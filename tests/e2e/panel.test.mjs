@@ -62,14 +62,22 @@ test('screenshots in the timeline open large; steps show their cost; history is 
   await Promise.all([panel.close(), page.close(), other.close()]);
 });
 
-test('a failure in the notice stays through title changes and tab switches until dismissed or replaced', async () => {
+/**
+ * A todo page, and the panel as the side panel opens: not pinned to a tab, following the active
+ * one (here the page, the most recent normal tab), its target line showing the page's title.
+ */
+async function todoWithFollowingPanel(query) {
   const page = await browser.context.newPage();
-  await page.goto(site.url('/todo.html?notice'));
+  await page.goto(site.url(`/todo.html?${query}`));
   await page.waitForSelector('.new-todo');
   const title = await page.title();
-  // Not pinned to a tab: the panel follows the active tab, as the side panel does.
   const panel = await browser.openPanel();
   await panel.waitForFunction((t) => document.getElementById('target-title').textContent === t, title);
+  return { page, panel };
+}
+
+test('a failure in the notice stays through title changes and tab switches until dismissed or replaced', async () => {
+  const { page, panel } = await todoWithFollowingPanel('notice');
   const failure = /Could not run bad\.yaml: .*javascript steps are not run/s;
   const notice = () => panel.textContent('#notice');
   const badFlow = { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') };
@@ -119,12 +127,7 @@ test('a refresh that changes nothing leaves the notice alone, and the keyboard w
   const saved = await browser.sw.evaluate(() => self.sightline.getSettings());
   await browser.sw.evaluate(() => self.sightline.setSettings({ model: { baseUrl: '', model: '', apiKey: '' } }));
   try {
-    const page = await browser.context.newPage();
-    await page.goto(site.url('/todo.html?focus'));
-    await page.waitForSelector('.new-todo');
-    const title = await page.title();
-    const panel = await browser.openPanel();
-    await panel.waitForFunction((t) => document.getElementById('target-title').textContent === t, title);
+    const { page, panel } = await todoWithFollowingPanel('focus');
     await panel.waitForSelector('#notice-settings');
     await panel.focus('#notice-settings');
     // The page renames itself: the target line follows; the notice says the same and is not rewritten.
