@@ -78,13 +78,26 @@ function showTabState(lines) {
 }
 
 /**
- * Shows the failure line (escaped by its maker), or clears the shown one (null). Each action the
- * person starts in the panel (a run, run again, replay, a flow, recording, stop, answering, loading,
- * saving or exporting a run, Allow agents) clears it first: the notice speaks of the last action.
+ * Shows a failure, or clears the shown one (null). Each action the person starts in the panel (a
+ * run, run again, replay, a flow, recording, stop, answering, loading, saving or exporting a run,
+ * Allow agents) clears it first: the notice speaks of the last action. A failure is what it is,
+ * not its words: `say` gives our words in the current language, `err` the error behind them
+ * (its message as it came, its code for the advice), so a change of language rewords it.
  */
-function showFailure(line) {
-  $('notice-failure').hidden = line == null;
-  $('notice-failure-text').innerHTML = line ?? '';
+let failure = null; // {say: () => string, err?: Error}
+function showFailure(shown) {
+  failure = shown;
+  renderFailure();
+}
+
+let failureHtml = ''; // what renderFailure last wrote: the alert region is rewritten only when it says something else
+function renderFailure() {
+  const html = !failure ? '' : escape(failure.err ? `${failure.say()}: ${failure.err.message}${advice(failure.err)}` : failure.say());
+  if (html !== failureHtml) {
+    failureHtml = html;
+    $('notice-failure-text').innerHTML = html;
+  }
+  $('notice-failure').hidden = !failure;
   showNoticeBox();
 }
 
@@ -468,7 +481,7 @@ async function rerun(run) {
     const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed(t('couldNotStart'), err);
+    failed(() => t('couldNotStart'), err);
   }
 }
 
@@ -489,17 +502,17 @@ $('prompt-form').addEventListener('submit', async (e) => {
     const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, context, ...request });
     showStarted(runId, instruction);
   } catch (err) {
-    failed(t('couldNotStart'), err);
+    failed(() => t('couldNotStart'), err);
   }
 });
 
 // Enter in the field answers: the model's question with the text, a page's prompt with OK.
 $('question-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  answerQuestion(true).catch((err) => failed(t('couldNotAnswer'), err));
+  answerQuestion(true).catch((err) => failed(() => t('couldNotAnswer'), err));
 });
-$('question-yes').addEventListener('click', () => answerQuestion(true).catch((err) => failed(t('couldNotAnswer'), err)));
-$('question-no').addEventListener('click', () => answerQuestion(false).catch((err) => failed(t('couldNotAnswer'), err)));
+$('question-yes').addEventListener('click', () => answerQuestion(true).catch((err) => failed(() => t('couldNotAnswer'), err)));
+$('question-no').addEventListener('click', () => answerQuestion(false).catch((err) => failed(() => t('couldNotAnswer'), err)));
 
 $('task-type').addEventListener('change', updateTaskForm);
 $('history-all').addEventListener('change', renderHistory);
@@ -511,7 +524,7 @@ $('stop').addEventListener('click', () => {
   const run = currentRun();
   if (!run) return;
   showFailure(null);
-  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(t('couldNotRecord'), err));
+  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(() => t('couldNotRecord'), err));
   else send('stop', { runId: run.id });
 });
 
@@ -532,7 +545,7 @@ $('record').addEventListener('click', async () => {
     if (shown && shown.id === runId) shown.recorded = true;
     updateButtons();
   } catch (err) {
-    failed(t('couldNotRecord'), err);
+    failed(() => t('couldNotRecord'), err);
   }
 });
 
@@ -546,8 +559,9 @@ function showStarted(runId, instruction) {
   renderHistory();
 }
 
-function failed(what, err) {
-  showFailure(escape(`${what}: ${err.message}${advice(err)}`));
+/** Shows `err` as the failure of what `say` names (a function: our words in the current language). */
+function failed(say, err) {
+  showFailure({ say, err });
   updateButtons();
 }
 
@@ -560,7 +574,7 @@ $('replay').addEventListener('click', async () => {
     const { runId } = await send('replay', { tabId: targetTabId, runId: run.id, dialogs: $('dialog-answer').value });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed(t('couldNotReplay'), err);
+    failed(() => t('couldNotReplay'), err);
   }
 });
 
@@ -572,7 +586,7 @@ $('save-run').addEventListener('click', async () => {
     const { json } = await send('saveTrajectory', { runId: run.id });
     download(json, `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`, 'application/json');
   } catch (err) {
-    failed(t('couldNotSave'), err);
+    failed(() => t('couldNotSave'), err);
   }
 });
 
@@ -595,7 +609,7 @@ for (const item of document.querySelectorAll('#export-menu [data-format]')) {
       const { text, filename, mime } = await send('exportRun', { runId: run.id, format: item.dataset.format });
       download(text, filename, mime);
     } catch (err) {
-      failed(t('couldNotExport'), err);
+      failed(() => t('couldNotExport'), err);
     }
   });
 }
@@ -613,7 +627,7 @@ $('load-run-file').addEventListener('change', async () => {
     renderRun();
     renderHistory();
   } catch (err) {
-    failed(t('couldNotLoad', file.name), err);
+    failed(() => t('couldNotLoad', file.name), err);
   }
 });
 $('run-flow').addEventListener('click', () => $('run-flow-file').click());
@@ -626,7 +640,7 @@ $('run-flow-file').addEventListener('change', async () => {
     const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text(), dialogs: $('dialog-answer').value });
     showStarted(runId, file.name);
   } catch (err) {
-    failed(t('couldNotRunFlow', file.name), err);
+    failed(() => t('couldNotRunFlow', file.name), err);
   }
 });
 /** Settings open in the panel, in place of the work view; the same button goes back. */
@@ -665,8 +679,8 @@ async function changeAgents(type, payload) {
     ({ status: agents } = await send(type, payload));
   } catch (err) {
     // The bridge glue's own codes have their words in _locales; any other error shows as it came.
-    if (AGENTS_ERRORS.has(err.code)) showFailure(escape(t(`error_${err.code}`)));
-    else failed(t('agentsCouldNotChange'), err);
+    if (AGENTS_ERRORS.has(err.code)) showFailure({ say: () => t(`error_${err.code}`) });
+    else failed(() => t('agentsCouldNotChange'), err);
   }
   renderAgents();
 }
@@ -717,6 +731,7 @@ function translatePanel() {
   renderRun();
   renderHistory();
   renderAgents();
+  renderFailure();
 }
 
 /** Reloads the runs from the worker: at start, and after the worker was stopped and restarted. */
@@ -743,7 +758,7 @@ function watchWorker() {
 
 (async () => {
   await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
-  await loadTaskKinds().catch((e) => failed(t('couldNotStart'), e));
+  await loadTaskKinds().catch((e) => failed(() => t('couldNotStart'), e));
   translatePanel();
   await refreshTarget();
   await loadRuns();

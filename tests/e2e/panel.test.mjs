@@ -139,3 +139,30 @@ test('a refresh that changes nothing leaves the notice alone, and the keyboard w
     await browser.sw.evaluate((s) => self.sightline.setSettings(s), saved);
   }
 });
+
+const failureText = (panel) => panel.evaluate(() => (document.getElementById('notice-failure').hidden ? '' : document.getElementById('notice-failure-text').textContent));
+
+test('a failure in the notice is worded again in a newly chosen language; the error\'s own message is not', async () => {
+  const { page, panel } = await todoWithFollowingPanel('failure-language');
+  const yaml = 'tasks:\n  - flow:\n      - javascript: alert(1)\n';
+  const message = await browser.sw.evaluate((y) => self.sightline.parseFlow(y).then(() => null, (e) => e.message), yaml);
+  assert.match(message, /javascript steps are not run/);
+  await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yaml) });
+  await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
+  const english = await failureText(panel);
+  assert.ok(english.startsWith(`Could not run bad.yaml: ${message}`), english);
+  try {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
+    await panel.waitForFunction(() => document.getElementById('run-button').textContent === '运行');
+    const chinese = await failureText(panel);
+    assert.ok(chinese.startsWith(`无法运行 bad.yaml: ${message}`), chinese);
+    // The advice after the message, if any, is ours: in Chinese too.
+    assert.doesNotMatch(chinese.slice(`无法运行 bad.yaml: ${message}`.length), /[A-Za-z]{3}/);
+    await panel.screenshot({ path: 'out/e2e-panel-failure-zh.png' });
+  } finally {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'auto' } }));
+  }
+  await panel.waitForFunction(() => document.getElementById('run-button').textContent === 'Run');
+  assert.equal(await failureText(panel), english);
+  await Promise.all([panel.close(), page.close()]);
+});
