@@ -525,7 +525,15 @@ $('stop').addEventListener('click', () => {
   if (!run) return;
   showFailure(null);
   if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(() => t('couldNotRecord'), err));
-  else send('stop', { runId: run.id });
+  else {
+    // `stopped: false`: the worker has no such run going (it has just ended, or between an agent's calls).
+    send('stop', { runId: run.id }).then(
+      ({ stopped }) => {
+        if (!stopped) showFailure({ say: () => t('stopRefused') });
+      },
+      (err) => failed(() => t('couldNotStop'), err),
+    );
+  }
 });
 
 /** "Record my steps": the person's own clicks and typing on the page become a run. */

@@ -140,7 +140,51 @@ test('a refresh that changes nothing leaves the notice alone, and the keyboard w
   }
 });
 
+/**
+ * From now on the panel's messages of `type` get `reply` as the worker's answer, in the shape
+ * the worker's dispatcher answers (the handler's result, or `{error, code}` for what it threw),
+ * and the worker never sees them; `reply` null puts the real sending back. For the failures a
+ * test cannot make the worker have on demand.
+ */
+async function workerAnswers(panel, type, reply) {
+  await panel.evaluate(([name, answer]) => {
+    window.realSendMessage ??= chrome.runtime.sendMessage;
+    const real = window.realSendMessage;
+    chrome.runtime.sendMessage = answer == null ? real
+      : (message, ...rest) => (message?.type === `sightline/${name}` ? Promise.resolve(answer) : real.call(chrome.runtime, message, ...rest));
+  }, [type, reply]);
+}
+
 const failureText = (panel) => panel.evaluate(() => (document.getElementById('notice-failure').hidden ? '' : document.getElementById('notice-failure-text').textContent));
+
+test('a Stop the worker refuses or fails on says so in the notice; the run goes on until a Stop takes', async () => {
+  const { page, panel } = await todoWithFollowingPanel('stop-refused');
+  mock.script({ delayMs: 10_000, content: '{"actions":[],"done":true}' });
+  await panel.fill('#instruction', 'add a todo ‘never’');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#run-status.running');
+  await panel.waitForFunction(() => !document.getElementById('stop').disabled);
+
+  // Refused: the worker has nothing of this run going (as between an agent's calls).
+  await workerAnswers(panel, 'stop', { stopped: false });
+  await panel.click('#stop');
+  await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
+  assert.equal(await failureText(panel), 'The run was not stopped: Sightline has nothing of it going on to stop (it may have just ended).');
+
+  // Failed: the worker answers with an error, shown as it came after our words.
+  await workerAnswers(panel, 'stop', { error: 'the worker dropped the stop' });
+  await panel.click('#stop');
+  await panel.waitForFunction(() => /Could not stop the run/.test(document.getElementById('notice-failure-text').textContent));
+  assert.equal(await failureText(panel), 'Could not stop the run: the worker dropped the stop');
+  assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
+
+  // The worker's own Stop: the run ends stopped, the failure goes with the new action.
+  await workerAnswers(panel, 'stop', null);
+  await panel.click('#stop');
+  await panel.waitForSelector('#run-status.stopped', { timeout: 5_000 });
+  assert.equal(await failureText(panel), '');
+  await Promise.all([panel.close(), page.close()]);
+});
 
 test('a failure in the notice is worded again in a newly chosen language; the error\'s own message is not', async () => {
   const { page, panel } = await todoWithFollowingPanel('failure-language');
