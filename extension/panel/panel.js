@@ -291,6 +291,8 @@ function renderQuestion(run) {
   return true;
 }
 
+let answering = false; // an answer on its way to the worker
+
 /** Sends the answer to the question the shown run waits on. */
 async function answerQuestion(yes) {
   const run = currentRun();
@@ -307,9 +309,18 @@ async function answerQuestion(yes) {
   } else {
     answer = { kind: 'dialog', accept: yes, ...(yes && q.dialog.type === 'prompt' ? { text: $('answer').value } : {}) };
   }
-  $('question-form').hidden = true;
+  // The form stays until the worker takes the answer: refused or failed, it is there to try again.
+  if (answering) return; // one answer on its way: a second click would be refused
+  answering = true;
   showFailure(null);
-  await send('answer', { runId: run.id, answer });
+  try {
+    const asked = shownQuestion;
+    const { answered } = await send('answer', { runId: run.id, answer });
+    if (!answered) showFailure({ say: () => t('answerRefused') });
+    else if (shownQuestion === asked) $('question-form').hidden = true; // unless the run asks again already
+  } finally {
+    answering = false;
+  }
 }
 
 /** The run's error as `{code, message}`; runs saved before errors had codes kept the message alone. */

@@ -2,6 +2,7 @@
 // its cost, and the history lists this site's runs, each runnable again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { userMessage } from '../support/browser.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
@@ -183,6 +184,53 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
   await panel.click('#stop');
   await panel.waitForSelector('#run-status.stopped', { timeout: 5_000 });
   assert.equal(await failureText(panel), '');
+  await Promise.all([panel.close(), page.close()]);
+});
+
+test('an answer the worker does not take leaves the question, with what was typed, to answer again', async () => {
+  const { page, panel } = await todoWithFollowingPanel('answer-again');
+  mock.script(
+    '{"thought": "I need the text", "actions": [{"type": "AskUser", "question": "What should the todo say?"}], "done": false}',
+    (body) => {
+      const { text } = userMessage(body);
+      const answer = text.match(/they answered "([^"]*)"/)?.[1] ?? 'NO ANSWER';
+      const input = Number(text.match(/^\s*\[(\d+)\][^\n]*What needs to be done\?/m)[1]);
+      return JSON.stringify({ thought: 'type it', actions: [{ type: 'Input', target: input, value: answer }, { type: 'KeyPress', key: 'Enter' }], done: true });
+    },
+  );
+  await panel.fill('#instruction', 'add the todo I tell you');
+  await panel.click('#run-button');
+  await panel.waitForSelector('#question-form:not([hidden])', { timeout: 30_000 });
+
+  // The worker answers with an error: the failure shows, the form stays with the typed text.
+  await workerAnswers(panel, 'answer', { error: 'the worker went away' });
+  await panel.fill('#answer', 'oat milk');
+  await panel.click('#answer-send');
+  await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
+  assert.equal(await failureText(panel), 'Could not send the answer: the worker went away');
+  assert.ok(await panel.isVisible('#question-form'), 'the form went with the failed answer');
+  assert.equal(await panel.inputValue('#answer'), 'oat milk');
+
+  // Refused (`answered: false`): said so, the form stays.
+  await workerAnswers(panel, 'answer', { answered: false });
+  await panel.click('#answer-send');
+  await panel.waitForFunction(() => /not taken/.test(document.getElementById('notice-failure-text').textContent));
+  assert.match(await failureText(panel), /^The answer was not taken: the run is not waiting for one any more/);
+  assert.ok(await panel.isVisible('#question-form'));
+  assert.equal(await panel.inputValue('#answer'), 'oat milk');
+
+  // Sent again to the worker, twice before its reply (a double Enter): taken once, the second
+  // not sent (the worker would refuse it), and the run goes on with it.
+  await workerAnswers(panel, 'answer', null);
+  await panel.evaluate(() => {
+    const form = document.getElementById('question-form');
+    form.requestSubmit();
+    form.requestSubmit();
+  });
+  await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  assert.ok(await panel.isHidden('#question-form'));
+  assert.equal(await failureText(panel), '');
+  assert.deepEqual(await page.evaluate(() => window.todoApp.items().map((i) => i.title)), ['oat milk']);
   await Promise.all([panel.close(), page.close()]);
 });
 
