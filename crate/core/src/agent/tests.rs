@@ -165,7 +165,12 @@ impl FakeTodoPage {
         }
         b.snap.viewport.scroll_y = self.scroll_y;
         Observation {
-            capture: Some(Capture { bytes: self.capture.clone(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) }),
+            capture: Some(Capture {
+                bytes: self.capture.clone(),
+                device_pixel_ratio: 1.0,
+                origin: (0.0, 0.0),
+                pixels: None,
+            }),
             extraction: describe(&b.snap, opts),
         }
     }

@@ -2,6 +2,7 @@
 //! viewport or the whole page, and the capture with the facts needed to map its pixels.
 
 use crate::snapshot::cdp::LayoutMetrics;
+use image::RgbImage;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -18,6 +19,9 @@ pub struct Capture {
     /// minus the scroll offsets for a full-page capture.
     #[serde(default)]
     pub origin: (f64, f64),
+    /// The bytes' pixels, when decoded ahead ([`Capture::decode_ahead`]); never written out.
+    #[serde(skip)]
+    pub pixels: Option<RgbImage>,
 }
 
 /// Full-page captures stop at this many CSS pixels down (Chrome's own texture limit is 16384
@@ -61,6 +65,17 @@ impl Capture {
             device_pixel_ratio: measured.unwrap_or_else(|| metrics.device_pixel_ratio()),
             bytes,
             origin: if full_page { (-sx, -sy) } else { (0.0, 0.0) },
+            pixels: None,
+        }
+    }
+
+    /// Decodes the bytes now, so the model image made from this capture later starts from its
+    /// pixels: for a worker that would otherwise sit waiting on the page's reading (a step's
+    /// capture usually arrives before its read). Bytes that do not decode are left as they
+    /// are, for the model image to say why.
+    pub fn decode_ahead(&mut self) {
+        if self.pixels.is_none() {
+            self.pixels = super::pipeline::decode_checked(&self.bytes).ok();
         }
     }
 }

@@ -37,8 +37,14 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The capture's frame, from its pixels when they were decoded ahead.
     pub fn from_capture(capture: &Capture, opts: &ImageOptions) -> Result<Frame, VisionError> {
-        Frame::decode(&capture.bytes, capture.device_pixel_ratio, capture.origin, opts)
+        let Some(pixels) = &capture.pixels else {
+            return Frame::decode(&capture.bytes, capture.device_pixel_ratio, capture.origin, opts);
+        };
+        let (w, h) = pixels.dimensions();
+        let mapping = fit(w, h, capture.device_pixel_ratio, capture.origin, opts)?;
+        Ok(Frame::fitted(pixels.clone(), mapping))
     }
 
     pub fn decode(
@@ -49,9 +55,12 @@ impl Frame {
     ) -> Result<Frame, VisionError> {
         let (w, h) = decodable_size(bytes)?;
         let mapping = fit(w, h, device_pixel_ratio, origin, opts)?;
-        let decoded = decode_png(bytes)?;
+        Ok(Frame::fitted(decode_png(bytes)?, mapping))
+    }
+
+    fn fitted(decoded: RgbImage, mapping: ImageMapping) -> Frame {
         let content = resize(decoded, mapping.content_width, mapping.content_height);
-        Ok(Frame { image: pad(content, mapping.width, mapping.height), mapping })
+        Frame { image: pad(content, mapping.width, mapping.height), mapping }
     }
 
     /// A copy with markers drawn; the frame stays clean for the next drawing.
@@ -105,14 +114,14 @@ fn mark(
     withheld: &[Rect],
     opts: &ImageOptions,
 ) -> Result<(ModelImage, Vec<PlacedLabel>), VisionError> {
+    // Drawn on the frame itself, which serves this one image: no copy of its pixels.
     let mut frame = Frame::from_capture(capture, opts)?;
-    let redactions: Vec<Overlay> =
-        withheld.iter().map(|&rect| Overlay::Redact { rect }).chain(painted_over(elements)).collect();
-    if !redactions.is_empty() {
-        frame.image = frame.with_overlays(&redactions);
+    let redactions = withheld.iter().map(|&rect| Overlay::Redact { rect }).chain(painted_over(elements));
+    for overlay in redactions {
+        draw_overlay(&mut frame.image, &overlay, &frame.mapping);
     }
-    let (img, labels) = frame.with_markers(&markers_for(elements));
-    Ok((frame.finish(&img, opts.format)?, labels))
+    let labels = draw_markers(&mut frame.image, &markers_for(elements), &frame.mapping);
+    Ok((frame.finish(&frame.image, opts.format)?, labels))
 }
 
 /// The capture at its own size as a PNG data URL, with what [`marked_image`] paints over
@@ -227,6 +236,12 @@ fn decodable_size(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
         return Err(VisionError::Decode("a JPEG, which the browser decodes before the core reads it".into()));
     }
     Ok((width, height))
+}
+
+/// The pixels of bytes the core decodes ([`decodable_size`]).
+pub(super) fn decode_checked(bytes: &[u8]) -> Result<RgbImage, VisionError> {
+    decodable_size(bytes)?;
+    decode_png(bytes)
 }
 
 /// A PNG's pixels (in sightline-codec: in the worker, its module built for speed; see [`decodable_size`]).

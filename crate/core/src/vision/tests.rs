@@ -60,8 +60,12 @@ fn decode_data_url(url: &str) -> RgbImage {
 
 #[test]
 fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
-    let capture =
-        Capture { bytes: png_bytes(&synthetic_page(1280, 800, 2.0)), device_pixel_ratio: 2.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        bytes: png_bytes(&synthetic_page(1280, 800, 2.0)),
+        device_pixel_ratio: 2.0,
+        origin: (0.0, 0.0),
+        pixels: None,
+    };
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
     assert_eq!((shot.mapping.width, shot.mapping.height), (640, 400));
@@ -75,8 +79,12 @@ fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
 
 #[test]
 fn qwen_padding_is_white_and_outside_the_content() {
-    let capture =
-        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+        pixels: None,
+    };
     let opts = ImageOptions { rule: ImageRule::QwenPad28, ..Default::default() };
     let frame = Frame::from_capture(&capture, &opts).unwrap();
     assert_eq!(frame.image.dimensions(), (644, 420));
@@ -88,7 +96,8 @@ fn qwen_padding_is_white_and_outside_the_content() {
 #[test]
 fn bad_captures_are_errors_not_panics() {
     let opts = ImageOptions::default();
-    let cap = |bytes: &[u8]| Capture { bytes: bytes.to_vec(), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let cap =
+        |bytes: &[u8]| Capture { bytes: bytes.to_vec(), device_pixel_ratio: 1.0, origin: (0.0, 0.0), pixels: None };
     let written = serde_json::json!({ "base64": "not*base64", "devicePixelRatio": 1.0 });
     let refused = serde_json::from_value::<Capture>(written).unwrap_err().to_string();
     assert!(refused.contains("not valid base64"), "{refused}");
@@ -109,8 +118,12 @@ fn bad_captures_are_errors_not_panics() {
 
 #[test]
 fn hostile_element_rects_draw_nothing_wild() {
-    let capture =
-        Capture { bytes: png_bytes(&synthetic_page(320, 200, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        bytes: png_bytes(&synthetic_page(320, 200, 1.0)),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+        pixels: None,
+    };
     let mut elements = buttons();
     elements.push(element(9, Rect::new(f64::NAN, 5.0, 10.0, 10.0)));
     elements.push(element(10, Rect::new(-1e300, 1e300, f64::INFINITY, 3.0)));
@@ -121,8 +134,12 @@ fn hostile_element_rects_draw_nothing_wild() {
 
 #[test]
 fn jpeg_output_is_smaller_and_decodes() {
-    let capture =
-        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+        pixels: None,
+    };
     let opts = ImageOptions { format: ImageFormat::Jpeg { quality: 80 }, ..Default::default() };
     let shot = model_image(&capture, &Extraction::default(), &opts).unwrap();
     assert!(shot.data_url.starts_with("data:image/jpeg;base64,"));
@@ -135,6 +152,7 @@ fn labels_on_a_dense_page_never_overlap_and_match_their_boxes() {
         bytes: png_bytes(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
+        pixels: None,
     };
     let mut elements = Vec::new();
     for row in 0..10 {
@@ -185,8 +203,12 @@ fn golden_markers_at_dpr_1_and_2() {
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     for (dpr, name) in [(1.0, "markers-dpr1.png"), (2.0, "markers-dpr2-kept.png")] {
         let (w, h) = ((640.0 * dpr) as u32, (400.0 * dpr) as u32);
-        let capture =
-            Capture { bytes: png_bytes(&synthetic_page(w, h, dpr)), device_pixel_ratio: dpr, origin: (0.0, 0.0) };
+        let capture = Capture {
+            bytes: png_bytes(&synthetic_page(w, h, dpr)),
+            device_pixel_ratio: dpr,
+            origin: (0.0, 0.0),
+            pixels: None,
+        };
         let opts = ImageOptions { resize_to_css: false, ..Default::default() };
         let frame = Frame::from_capture(&capture, &opts).unwrap();
         let (img, _) = frame.with_markers(&markers::markers_for(&extraction.elements));
@@ -196,8 +218,12 @@ fn golden_markers_at_dpr_1_and_2() {
 
 #[test]
 fn golden_overlays() {
-    let capture =
-        Capture { bytes: png_bytes(&synthetic_page(640, 400, 1.0)), device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture {
+        bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+        pixels: None,
+    };
     let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
     let img = frame.with_overlays(&[
         Overlay::Highlight { rect: Rect::new(400.0, 80.0, 48.0, 24.0) },
@@ -245,6 +271,26 @@ fn kept_jpegs_are_decoded_by_the_browser() {
         .unwrap();
     assert!(!pipeline::browser_decodes(&png), "PNGs are the core's to decode");
     assert!(!pipeline::browser_decodes("data:image/jpeg;base64,!!!"));
-    let capture = Capture { bytes: jpeg, device_pixel_ratio: 1.0, origin: (0.0, 0.0) };
+    let capture = Capture { bytes: jpeg, device_pixel_ratio: 1.0, origin: (0.0, 0.0), pixels: None };
     assert!(matches!(Frame::from_capture(&capture, &ImageOptions::default()), Err(VisionError::Decode(_))));
+}
+
+#[test]
+fn a_capture_decoded_ahead_makes_the_same_images() {
+    let bytes = png_bytes(&synthetic_page(1280, 800, 2.0));
+    let fresh = Capture { bytes: bytes.clone(), device_pixel_ratio: 2.0, origin: (0.0, 0.0), pixels: None };
+    let mut ahead = fresh.clone();
+    ahead.decode_ahead();
+    assert_eq!(ahead.pixels.as_ref().map(|p| p.dimensions()), Some((1280, 800)));
+    let extraction = Extraction { elements: buttons(), ..Default::default() };
+    let padded = ImageOptions { rule: ImageRule::QwenPad28, resize_to_css: false, ..Default::default() };
+    for opts in [ImageOptions::default(), padded] {
+        assert_eq!(model_image(&ahead, &extraction, &opts).unwrap(), model_image(&fresh, &extraction, &opts).unwrap());
+    }
+    assert!(serde_json::to_value(&ahead).unwrap().get("pixels").is_none(), "pixels are never written out");
+    // Bytes that do not decode are left as they came: the image made from them says why.
+    let mut broken = Capture { bytes: bytes[..bytes.len() / 2].to_vec(), ..fresh };
+    broken.decode_ahead();
+    assert!(broken.pixels.is_none());
+    assert!(matches!(model_image(&broken, &extraction, &ImageOptions::default()), Err(VisionError::Decode(_))));
 }
