@@ -330,8 +330,11 @@ export async function startRun(tabId, request, opts = {}) {
     return untilDoneOrDialog();
   };
   const host = {
-    /** The page as the browser gave it (`{page, shot}`): the core decodes each once. */
-    /** `opts`: how much of the page to read, as the core decided (`Reach`). */
+    /**
+     * The page as the browser gives it, `{page, shot}`, each a promise (shot: null when no
+     * screenshot is wanted) that the core awaits and decodes once; or `{unreadable}`.
+     * `opts`: how much of the page to read, as the core decided (`Reach`).
+     */
     async observe(opts) {
       // A page no extension may read: the core decides (a start page is an empty page).
       const now = await chrome.tabs.get(entry.tabId).catch(() => null);
@@ -344,9 +347,12 @@ export async function startRun(tabId, request, opts = {}) {
       // The capture is asked for first: its metrics wait for the page's main thread, which
       // the read then occupies.
       // The tab was found usable above: neither asks chrome.tabs for it again.
+      // Handed over unsettled: the core decodes the capture while the read goes on.
       const shot = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
-      const [page, shotTaken] = await Promise.all([readUsable(entry.tabId, opts, { besideCapture: shot != null }), shot]);
-      return { page, shot: shotTaken };
+      const page = readUsable(entry.tabId, opts, { besideCapture: shot != null });
+      // The core awaits both, unless one fails first: the other's failure is then not news.
+      for (const p of [page, shot]) p?.catch(() => {});
+      return { page, shot };
     },
     async dispatch(commands) {
       await beforeInput();

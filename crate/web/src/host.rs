@@ -9,6 +9,7 @@ use sightline::agent::record::{ConsoleEntry, Run};
 use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
 use sightline::vocab::actions::Go;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
@@ -138,6 +139,15 @@ fn page_error(e: JsValue) -> PageError {
     PageError::from_host(code.as_deref(), message)
 }
 
+/// The outcome of a promise that has settled already, else `None` (the future stays usable).
+fn settled(future: &mut JsFuture) -> Option<Result<JsValue, JsValue>> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match std::future::Future::poll(std::pin::Pin::new(future), &mut cx) {
+        std::task::Poll::Ready(outcome) => Some(outcome),
+        std::task::Poll::Pending => None,
+    }
+}
+
 /// A value that could not cross to or from the host.
 fn crossing_error(f: sightline_web_common::Fault) -> PageError {
     PageError::Failed(f.message().to_string())
@@ -147,12 +157,29 @@ impl Browser for HostBrowser {
     async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError> {
         let options = to_js(&reach.extract_options()).map_err(crossing_error)?;
         let materials = self.host.observe(options).await.map_err(page_error)?;
-        match super::materials::reading(&materials).map_err(crossing_error)? {
-            super::materials::Reading::Page(observation) => Ok(*observation),
-            super::materials::Reading::Unreadable { url, title, reason } => {
-                Observation::of_unreadable(&url, &title, &reason)
-            }
+        if let Some(tab) = super::materials::unreadable(&materials).map_err(crossing_error)? {
+            return Observation::of_unreadable(&tab.url, &tab.title, &tab.reason);
         }
+        // Both under way. The capture usually arrives first: its pixels are decoded while the
+        // read goes on, instead of after it, on the step's way to the model.
+        let page = super::materials::under_way(&materials, "page").map_err(crossing_error)?;
+        let mut page = JsFuture::from(page.ok_or_else(|| PageError::Failed("the page was not read".into()))?);
+        let shot = match super::materials::under_way(&materials, "shot").map_err(crossing_error)? {
+            Some(shot) => JsFuture::from(shot).await.map_err(page_error)?,
+            None => JsValue::NULL,
+        };
+        let mut capture = super::materials::capture(&shot).map_err(crossing_error)?;
+        let read = match settled(&mut page) {
+            Some(read) => read,
+            None => {
+                if let Some(capture) = capture.as_mut() {
+                    capture.decode_ahead();
+                }
+                page.await
+            }
+        };
+        let extraction = super::materials::extraction(&read.map_err(page_error)?).map_err(crossing_error)?;
+        Ok(Observation { capture, extraction })
     }
 
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {

@@ -54,33 +54,33 @@ pub fn capture(shot: &JsValue) -> Result<Option<Capture>, Fault> {
     Ok(Some(Capture::from_cdp(bytes.to_vec(), &metrics, field(shot, "fullPage").is_truthy())))
 }
 
-/// What reading a tab gave: its page, or why no extension may read it.
-pub enum Reading {
-    Page(Box<Observation>),
-    /// `{unreadable: {url, title, reason}}`: the browser's own pages (the new-tab page among them).
-    Unreadable {
-        url: String,
-        title: String,
-        reason: String,
-    },
-}
-
+/// A tab whose page no extension may read: `{unreadable: {url, title, reason}}`, the browser's
+/// own pages (the new-tab page among them).
 #[derive(serde::Deserialize, Default)]
 #[serde(default)]
-struct UnreadableTab {
-    url: String,
-    title: String,
-    reason: String,
+pub struct UnreadableTab {
+    pub url: String,
+    pub title: String,
+    pub reason: String,
 }
 
-/// A whole observation (`{page, shot}`), or `{unreadable}`.
-pub fn reading(materials: &JsValue) -> Result<Reading, Fault> {
+/// The unreadable tab a run's observation names instead of `{page, shot}`, if it does.
+pub fn unreadable(materials: &JsValue) -> Result<Option<UnreadableTab>, Fault> {
     let unreadable = field(materials, "unreadable");
-    if unreadable.is_object() {
-        let tab: UnreadableTab = from_js(unreadable, "the unreadable tab")?;
-        return Ok(Reading::Unreadable { url: tab.url, title: tab.title, reason: tab.reason });
+    if !unreadable.is_object() {
+        return Ok(None);
     }
-    Ok(Reading::Page(Box::new(observation(materials)?)))
+    Ok(Some(from_js(unreadable, "the unreadable tab")?))
+}
+
+/// A run's observation hands `page` and `shot` over still under way: `name`'s promise, or
+/// `None` for a null `shot` (no screenshot wanted).
+pub fn under_way(materials: &JsValue, name: &str) -> Result<Option<js_sys::Promise>, Fault> {
+    let value = field(materials, name);
+    if value.is_null() || value.is_undefined() {
+        return Ok(None);
+    }
+    value.dyn_into().map(Some).map_err(|_| Fault::internal(format!("the observation's {name} is not under way")))
 }
 
 /// A whole observation (`{page, shot}`).
