@@ -19,7 +19,7 @@ pub struct Capture {
     /// minus the scroll offsets for a full-page capture.
     #[serde(default)]
     pub origin: (f64, f64),
-    /// The bytes' pixels, when decoded ahead ([`Capture::decode_ahead`]); never written out.
+    /// The bytes' pixels, when decoded ahead (`Capture::decode_ahead`, in `pipeline`); never written out.
     #[serde(skip)]
     pub pixels: Option<RgbImage>,
 }
@@ -66,16 +66,6 @@ impl Capture {
             bytes,
             origin: if full_page { (-sx, -sy) } else { (0.0, 0.0) },
             pixels: None,
-        }
-    }
-
-    /// Decodes the bytes now, so the model image made from this capture later starts from its
-    /// pixels: for a worker that would otherwise sit waiting on the page's reading (a step's
-    /// capture usually arrives before its read). Bytes that do not decode are left as they
-    /// are, for the model image to say why.
-    pub fn decode_ahead(&mut self) {
-        if self.pixels.is_none() {
-            self.pixels = super::pipeline::decode_checked(&self.bytes).ok();
         }
     }
 }

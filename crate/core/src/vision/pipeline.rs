@@ -238,10 +238,16 @@ fn decodable_size(bytes: &[u8]) -> Result<(u32, u32), VisionError> {
     Ok((width, height))
 }
 
-/// The pixels of bytes the core decodes ([`decodable_size`]).
-pub(super) fn decode_checked(bytes: &[u8]) -> Result<RgbImage, VisionError> {
-    decodable_size(bytes)?;
-    decode_png(bytes)
+impl Capture {
+    /// Decodes the bytes now, so the model image made from this capture later starts from its
+    /// pixels: for a worker that would otherwise sit waiting on the page's reading (a step's
+    /// capture usually arrives before its read). Bytes that do not decode are left as they
+    /// are, for the model image to say why. (Here, not in `capture`: decoding is this room's.)
+    pub fn decode_ahead(&mut self) {
+        if self.pixels.is_none() {
+            self.pixels = decodable_size(&self.bytes).and_then(|_| decode_png(&self.bytes)).ok();
+        }
+    }
 }
 
 /// A PNG's pixels (in sightline-codec: in the worker, its module built for speed; see [`decodable_size`]).
