@@ -142,6 +142,7 @@ pub const EN: &[(&str, &str)] = &[
     ("run.recorded_title", "Recorded steps on {page}"),
     ("error.run_not_open", "there is no open run {id}: it has ended, or the extension restarted and it was not loaded again"),
     ("error.run_interrupted", "the extension restarted while this run was active; the steps so far are kept"),
+    ("error.session_stopped", "the person stopped this agent session in Sightline's panel: its run is kept with every step, ended as stopped. A new call opens a new session; to refuse further calls, the person turns Allow agents off"),
     ("error.bad_input", "{detail}"),
     ("error.internal", "{detail}"),
     // Task problems (agent::tasks::TaskProblem), the task_invalid error's text.
@@ -361,6 +362,7 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("run.recorded_title", "在 {page} 上录制的步骤"),
     ("error.run_not_open", "没有打开的运行 {id}：它已结束，或扩展重启后未再载入"),
     ("error.run_interrupted", "此运行进行时扩展已重启；已完成的步骤均已保留"),
+    ("error.session_stopped", "用户已在 Sightline 面板中停止了此智能体会话：运行已停止，所有步骤均已保留。新的调用会开启新的会话；如要拒绝之后的调用，用户可关闭“允许智能体”"),
     ("error.bad_input", "{detail}"),
     ("error.internal", "{detail}"),
     ("task.empty_locate", "元素描述为空：请说明是哪个元素"),

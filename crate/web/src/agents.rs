@@ -79,10 +79,25 @@ pub fn agent_step(
     })
 }
 
-/// Ends session `id` (every step kept) and lets go of it: the record to store.
+/// Ends session `id` (every step kept) and lets go of it: the record to store, or `null` when
+/// the person had stopped it already.
 #[wasm_bindgen(js_name = endAgentSession)]
 pub fn end_agent_session(id: &str) -> Result<JsValue, Fault> {
     to_js(&with_open(|open| open.end_agent_session(id, now_ms()))?)
+}
+
+/// The person's Stop on session `id` (no call of it in flight any more): its run ends stopped,
+/// every step kept, and is let go of; the agent's next call is refused once. The record to store.
+#[wasm_bindgen(js_name = stopAgentSession)]
+pub fn stop_agent_session(id: &str) -> Result<JsValue, Fault> {
+    to_js(&with_open(|open| open.stop_agent_session(id, now_ms()))?)
+}
+
+/// Before a call on session `id`: true while it is open, false when it is not held (a new
+/// session is opened); throws `session_stopped` once after the person stopped it.
+#[wasm_bindgen(js_name = agentSessionOpen)]
+pub fn agent_session_open(id: &str) -> Result<bool, Fault> {
+    Ok(with_open(|open| open.agent_session_open(id))?)
 }
 
 #[derive(serde::Deserialize)]

@@ -129,6 +129,9 @@ pub enum RunError {
     NotOpen {
         id: String,
     },
+    /// The person pressed Stop on the agent's session in the panel: what the agent's next
+    /// call is told, once.
+    SessionStopped,
     /// A native select has no option by the text or value the model gave.
     NoSuchOption {
         element: u32,
@@ -222,6 +225,7 @@ impl RunError {
             RunError::Internal(_) => "internal",
             RunError::Interrupted => "run_interrupted",
             RunError::NotOpen { .. } => "run_not_open",
+            RunError::SessionStopped => "session_stopped",
             RunError::NoSuchOption { .. } => "no_such_option",
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
@@ -266,9 +270,11 @@ impl RunError {
             RunError::Prices(e) => say(&[("detail", e)]),
             RunError::Knowledge(e) => say(&[("detail", e)]),
             RunError::EnvBlock(e) => say(&[("detail", e)]),
-            RunError::DialogStopped | RunError::EmptyInstruction | RunError::UploadStopped | RunError::Interrupted => {
-                say(&[])
-            }
+            RunError::DialogStopped
+            | RunError::EmptyInstruction
+            | RunError::UploadStopped
+            | RunError::Interrupted
+            | RunError::SessionStopped => say(&[]),
             RunError::Loop { round } => say(&[("round", round)]),
             RunError::StepLimit { max_rounds } => say(&[("max", max_rounds)]),
             RunError::ModelCannot { reason } | RunError::AssertionFailed { reason } | RunError::NotFound { reason } => {
@@ -602,6 +608,7 @@ mod tests {
                 model: "ui-tars-1.5-7b".into(),
                 error: ModelError::Http { status: 500, message: "overloaded".into() },
             },
+            RunError::SessionStopped,
         ]
     }
 
@@ -680,6 +687,7 @@ mod tests {
         "env_block_invalid",
         "planner_model_failed",
         "actor_model_failed",
+        "session_stopped",
     ];
 
     #[test]

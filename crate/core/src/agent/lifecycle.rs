@@ -125,6 +125,10 @@ pub struct Recorded {
 #[derive(Debug, Default)]
 pub struct OpenRuns {
     runs: HashMap<String, Run>,
+    /// Agent sessions the person stopped in the panel whose agent has not been told yet
+    /// (`remote.rs`): their runs are ended and let go of, only the ids are kept (a few at
+    /// most: a list, whose code is smaller in the module than a set's).
+    pub(super) stopped_sessions: Vec<String>,
 }
 
 impl OpenRuns {

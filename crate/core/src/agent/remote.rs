@@ -497,11 +497,48 @@ impl OpenRuns {
     }
 
     /// The agent's session ended (it disconnected, or the person turned Allow agents off): its
-    /// run succeeds with every step kept, and is let go of.
-    pub fn end_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Run, LifecycleError> {
+    /// run succeeds with every step kept, and is let go of. `None` when the person had stopped
+    /// it already (its record is stored): the agent is gone, so nothing is left to tell it.
+    pub fn end_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Option<Run>, LifecycleError> {
+        if self.told_stopped(id) {
+            return Ok(None);
+        }
         let mut run = self.close(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
         run.finish_recording(now_ms);
+        Ok(Some(run))
+    }
+
+    /// The person pressed Stop on session `id` in the panel (a call in flight aborted and
+    /// returned first: the host waits for it): the run ends as a stopped run of the panel's
+    /// does, stopped with every step kept and no error, and is let go of. The agent's next
+    /// call on the session is refused once ([`OpenRuns::agent_session_open`]). Returns the
+    /// record to store.
+    pub fn stop_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Run, LifecycleError> {
+        self.running(id)?;
+        let mut run = self.close(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
+        run.status = RunStatus::Stopped;
+        run.ended_ms = Some(now_ms);
+        run.error = None;
+        self.stopped_sessions.push(id.to_string());
         Ok(run)
+    }
+
+    /// Before a call on session `id`: `Ok(true)` while it is open, `Ok(false)` when this worker
+    /// does not hold it (the call opens a new session); once after the person stopped it,
+    /// [`RunError::SessionStopped`], which the agent is answered: its next call opens a new
+    /// session.
+    pub fn agent_session_open(&mut self, id: &str) -> Result<bool, RunError> {
+        if self.told_stopped(id) {
+            return Err(RunError::SessionStopped);
+        }
+        Ok(self.get(id).is_some_and(|r| r.status == RunStatus::Running))
+    }
+
+    /// Forgets that the person stopped session `id`; whether they had.
+    fn told_stopped(&mut self, id: &str) -> bool {
+        let before = self.stopped_sessions.len();
+        self.stopped_sessions.retain(|s| s != id);
+        self.stopped_sessions.len() != before
     }
 
     fn running(&mut self, id: &str) -> Result<&mut Run, LifecycleError> {
@@ -644,9 +681,44 @@ mod tests {
         assert_eq!(run.tab_id, Some(4));
         assert_eq!(run.instruction, "Agent session: claude-code");
         assert_eq!((run.steps.len(), run.steps[0].duration_ms, run.steps[1].status), (2, 3.0, StepStatus::Failed));
-        let ended = open.end_agent_session("s", 9.0).unwrap();
+        let ended = open.end_agent_session("s", 9.0).unwrap().unwrap();
         assert_eq!((ended.status, ended.ended_ms), (RunStatus::Succeeded, Some(9.0)));
         assert!(open.agent_step("s", "x", None, None, 0.0, 0.0).is_err(), "ended sessions take no steps");
+        assert_eq!(open.agent_session_open("s"), Ok(false), "an ended session is not open: the next call opens one");
+    }
+
+    #[test]
+    fn a_session_the_person_stops_ends_stopped_and_its_agent_is_told_once() {
+        let mut open = OpenRuns::default();
+        open.open(Run::agent_session("s".into(), "claude-code", None, Lang::En, 1.0));
+        open.agent_step("s", "Snapshot of the page", None, None, 2.0, 3.0).unwrap();
+        open.agent_step("s", "Console messages", Some("no tab"), None, 4.0, 5.0).unwrap();
+        assert_eq!(open.agent_session_open("s"), Ok(true));
+
+        let stopped = open.stop_agent_session("s", 8.0).unwrap();
+        // As a run stopped in the panel: stopped, ended, no error; every step kept.
+        assert_eq!((stopped.status, stopped.ended_ms, stopped.error.clone()), (RunStatus::Stopped, Some(8.0), None));
+        let actions: Vec<_> = stopped.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(actions, ["Snapshot of the page", "Console messages"]);
+        assert!(!open.holds("s"), "let go of: its record is the host's to store");
+        assert!(open.agent_step("s", "x", None, None, 0.0, 0.0).is_err(), "a stopped session takes no steps");
+        assert!(open.stop_agent_session("s", 9.0).is_err(), "stopped once");
+
+        // The agent's next call is refused once, with the code it keys on; the one after opens a new session.
+        let told = open.agent_session_open("s").unwrap_err();
+        assert_eq!(told, RunError::SessionStopped);
+        let record = told.record(Lang::En);
+        assert_eq!(record.code, "session_stopped");
+        assert!(record.message.contains("stopped this agent session in Sightline's panel"), "{}", record.message);
+        assert!(record.message.contains("Allow agents off"), "{}", record.message);
+        assert_eq!(open.agent_session_open("s"), Ok(false));
+
+        // Stopped, then the agent disconnects before calling again: nothing more to store or tell.
+        open.open(Run::agent_session("t".into(), "script", None, Lang::ZhCn, 1.0));
+        assert_eq!(open.stop_agent_session("t", 2.0).unwrap().status, RunStatus::Stopped);
+        assert_eq!(open.end_agent_session("t", 3.0), Ok(None));
+        assert_eq!(open.agent_session_open("t"), Ok(false), "told no more once the session ended");
+        assert!(open.stop_agent_session("u", 1.0).is_err(), "only an open session can be stopped");
     }
 
     #[test]
