@@ -26,6 +26,10 @@ let selectedTab = null;
 const sessions = new Map();
 /** Call id → the run id a cancel stops. */
 const running = new Map();
+/** The session run the call being answered is on (one call at a time), or null. */
+let calling = null;
+/** Session runs the person stopped while a call of theirs was in flight: they end when it returns. */
+const stopping = new Set();
 let queue = Promise.resolve(); // one call at a time: they act on one tab
 /** Tab id → where the agent's console_messages reads from next; watched until the socket closes. */
 const watched = new Map();
@@ -133,7 +137,8 @@ async function endSessions() {
   const wasm = await core();
   for (const runId of sessions.values()) {
     try {
-      keepRun(wasm.endAgentSession(runId));
+      const run = wasm.endAgentSession(runId); // null: the person had stopped it (stored then)
+      if (run) keepRun(run);
     } catch (e) {
       console.error('ending an agent session failed', e);
     }
@@ -226,6 +231,35 @@ async function answer(id, tool, args, agent) {
     send({ type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message } });
   } finally {
     running.delete(id);
+    calling = null;
+    if (runId && stopping.delete(runId)) endStopped(wasm, runId);
+  }
+}
+
+/**
+ * The panel's Stop on an agent session's run: a call in flight is aborted and the session
+ * ends stopped once it has returned (the core's record: every step kept); the agent's next
+ * call is refused once (`session_stopped`), and the one after opens a new session. False when
+ * `runId` is no open session's.
+ */
+export async function stopAgentSession(runId) {
+  if (![...sessions.values()].includes(runId)) return false;
+  const wasm = await core();
+  if (!wasm.holdsRun(runId)) return false;
+  if (calling === runId) {
+    stopping.add(runId);
+    stopRun(runId); // a page task's run; other calls are short and end on their own
+  } else {
+    endStopped(wasm, runId);
+  }
+  return true;
+}
+
+function endStopped(wasm, runId) {
+  try {
+    keepRun(wasm.stopAgentSession(runId));
+  } catch (e) {
+    console.error('stopping an agent session failed', e);
   }
 }
 
@@ -247,13 +281,29 @@ async function tabFacts(tabId) {
   return tab ? { id: tab.id, title: tab.title ?? '', url: tab.url ?? '' } : null;
 }
 
-/** The open run of this agent's session, made on its first call (written in `language`). */
+/**
+ * The open run of this agent's session, made on its first call (written in `language`). Once
+ * after the person stopped the session this throws the core's `session_stopped`.
+ */
 async function sessionFor(wasm, agent, tabId, language) {
   const known = sessions.get(agent);
-  if (known && wasm.holdsRun(known)) return known;
+  if (known) {
+    let open;
+    try {
+      open = wasm.agentSessionOpen(known);
+    } catch (e) {
+      sessions.delete(agent);
+      throw e;
+    }
+    if (open) {
+      calling = known;
+      return known;
+    }
+  }
   const run = wasm.agentSession(crypto.randomUUID(), agent, await tabFacts(tabId), language);
   keepRun(run);
   sessions.set(agent, run.id);
+  calling = run.id;
   return run.id;
 }
 

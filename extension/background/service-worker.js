@@ -1,7 +1,7 @@
 // Service worker: wires Chrome events to the run lifecycle and exposes `self.sightline`,
 // the automation surface used by tests, the headless runner and benchmarks
 // (shapes documented in docs/API.md).
-import { agentsStatus, connect as connectAgents, revokeAgents, setAgents } from './agents.js';
+import { agentsStatus, connect as connectAgents, revokeAgents, setAgents, stopAgentSession } from './agents.js';
 import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, locatorData, overlay, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
@@ -76,7 +76,8 @@ self.sightline = {
   },
   /** A flow file's text as Sightline reads it, or a thrown error saying where and why not. */
   parseFlow: async (yaml) => (await core()).parseFlow(String(yaml ?? '')),
-  stop: (runId) => stopRun(runId),
+  /** Stops a run: the panel's, or an agent session's (ended stopped; the agent's next call is told). */
+  stop: async (runId) => (await stopAgentSession(runId)) || stopRun(runId),
   /**
    * Answers the question a run is waiting on (`run.question`): a string for the model's
    * question, `{kind: "dialog", accept, text?}` for a page dialog, `{kind: "upload", allow}`
@@ -183,7 +184,7 @@ const handlers = {
     const { runId } = await startFlow(tabId, yaml, { dialogs: dialogs || undefined });
     return { runId };
   },
-  stop: ({ runId }) => ({ stopped: stopRun(runId) }),
+  stop: async ({ runId }) => ({ stopped: (await stopAgentSession(runId)) || stopRun(runId) }),
   answer: ({ runId, answer }) => ({ answered: answerRun(runId, answer) }),
   cacheInfo: async () => ({ entries: await cacheSize() }),
   exportCache: async () => ({ json: await self.sightline.exportCache() }),

@@ -537,7 +537,7 @@ $('stop').addEventListener('click', () => {
   showFailure(null);
   if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(() => t('couldNotRecord'), err));
   else {
-    // `stopped: false`: the worker has no such run going (it has just ended, or between an agent's calls).
+    // `stopped: false`: the worker has no such run going (it has just ended). An agent session's run stops too.
     send('stop', { runId: run.id }).then(
       ({ stopped }) => {
         if (!stopped) showFailure({ say: () => t('stopRefused') });

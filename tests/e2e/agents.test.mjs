@@ -4,7 +4,7 @@
 // refusal before the toggle and with a wrong token or origin, the panel's token and agent
 // name, a whole session over streamable HTTP (snapshot, input, key, tap by element number,
 // act with progress, a marked screenshot, console messages, bad requests), its run in the
-// timeline, revoking, and stdio.
+// timeline, the panel's Stop on a session's run, revoking, and stdio.
 import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -238,6 +238,59 @@ test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap th
   await agent.destroy();
   const run = await until('the script\'s session run', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: bridge-script'));
   assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));
+});
+
+test('Stop in the panel ends an agent\'s session: between calls or mid-call, the run ends stopped with its steps, the agent is told once', async () => {
+  const tabId = await browser.tabIdOf(page);
+  const sessionRuns = async () => (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: stop-script');
+  const stopFromPanel = async (runId) => {
+    // The panel follows the session's run (on its tab): Stop is on while it runs.
+    await until('the session\'s run shown as running', async () => (await panel.locator('#run-instruction').textContent()) === 'Agent session: stop-script'
+      && await panel.locator('#run-status.running').count() === 1);
+    assert.equal(await panel.locator('#stop').isEnabled(), true);
+    await panel.click('#stop');
+    await panel.waitForSelector('#run-status.stopped', { timeout: 10_000 });
+    const stored = await until('the run stored as stopped', async () => (await sessionRuns()).find((r) => r.id === runId && r.status === 'stopped'));
+    // The Stop reported success: no "not stopped" notice.
+    assert.equal(await panel.locator('#notice-failure').isHidden(), true, await panel.locator('#notice').textContent());
+    return stored;
+  };
+  const toldOnce = async (agent) => {
+    await assert.rejects(agent.call('snapshot'), (e) => e.name === 'BridgeToolError' && e.code === 'session_stopped'
+      && /stopped this agent session in Sightline's panel/.test(e.message) && /Allow agents off/.test(e.message));
+    assert.equal((await agent.call('snapshot'))[0].type, 'text', 'the call after it opens a new session');
+  };
+  const agent = new SightlineBridge({ url: url(), name: 'stop-script', timeoutMs: 120_000 });
+  await agent.connect();
+  try {
+    // Between two calls: nothing is in flight, yet the session's run is running in the panel.
+    await agent.call('tabs', { action: 'select', tab: tabId });
+    await agent.call('snapshot');
+    const [first] = await sessionRuns();
+    const stopped = await stopFromPanel(first.id);
+    assert.deepEqual(stopped.steps.map((s) => s.action), ['Select tab ' + tabId, 'Snapshot of the page']);
+    assert.ok(stopped.endedMs && !stopped.error, JSON.stringify(stopped.error));
+    await toldOnce(agent);
+    const second = await until('a new session', async () => (await sessionRuns()).find((r) => r.status === 'running'));
+    assert.notEqual(second.id, first.id);
+
+    // Mid-call: the model's answer is slow; Stop aborts the call, and the run keeps its steps.
+    const asked = mock.requests.length;
+    mock.script({ content: '{"thought": "slow", "actions": [], "done": true}', delayMs: 60_000 });
+    const pending = agent.call('act', { instruction: 'add a todo \'never\'' }).then(() => null, (e) => e);
+    await until('the model asked', () => mock.requests.length > asked, 30_000);
+    const t0 = Date.now();
+    const ended = await stopFromPanel(second.id);
+    const failed = await pending;
+    assert.ok(failed?.name === 'BridgeToolError', `the call in flight fails: ${failed}`);
+    assert.ok(Date.now() - t0 < 15_000, 'at once, not after the model\'s answer');
+    assert.ok(ended.steps.some((s) => s.action === 'Agent: add a todo \'never\''), JSON.stringify(ended.steps.map((s) => s.action)));
+    assert.equal((await sessionRuns()).find((r) => r.id === second.id).status, 'stopped', 'the call\'s end did not open it again');
+    await toldOnce(agent);
+    assert.ok(!(await page.evaluate(() => window.todoApp.items().map((i) => i.title))).includes('never'));
+  } finally {
+    await agent.destroy();
+  }
 });
 
 test('revoking makes a new token and ends the session; stdio serves the same tools', async () => {
