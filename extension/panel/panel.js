@@ -195,7 +195,7 @@ function renderRun() {
   $('run-check').textContent = run.check ? t(run.check.confirmed ? 'checkConfirmed' : 'checkUnconfirmed', run.check.reason) : '';
   const error = runError(run);
   $('run-error').hidden = !error;
-  $('run-error').textContent = error ? `${error.message}${advice(error)}` : '';
+  $('run-error').textContent = error ? `${error.message}${advice(error, { flow: !!run.flow })}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
   const list = $('steps');
   list.replaceChildren(
@@ -331,10 +331,10 @@ function runError(run) {
 
 // What to do next, by the error's code (the core's RunError codes, and the glue's own):
 // `advice_<code>` in _locales. Errors whose message already says what to change get none;
-// any other, the suggestion to edit the instruction.
+// any other, the suggestion to edit the instruction (a flow file's run: the flow file's step).
 const ADVISED = new Set([
   'model_auth', 'model_http', 'model_unreachable', 'model_timeout', 'step_limit', 'loop',
-  'page_restricted', 'page_debugger', 'run_interrupted', 'module_load',
+  'page_restricted', 'page_debugger', 'run_interrupted', 'module_load', 'flow_invalid',
 ]);
 const SELF_EXPLAINED = new Set([
   'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',
@@ -349,14 +349,16 @@ const PLANNER_ADVISED = new Set(['model_auth', 'model_http', 'model_unreachable'
  * What to do next, for the errors a person can fix. `cause`: the code of the failure behind
  * an error whose code says only which model failed (the core's `planner_model_failed` →
  * `model_auth`): the advice is the cause's, pointing at the planning model's settings for it.
+ * `flow`: the error ended a flow file's run, whose steps the file holds, not the prompt box.
  */
-function advice({ code, cause } = {}) {
+function advice({ code, cause } = {}, { flow = false } = {}) {
   // (An Error's own `cause` is an object, not a code.)
   if (typeof cause !== 'string') cause = undefined;
   if (cause && code === 'planner_model_failed' && PLANNER_ADVISED.has(cause)) return t(`advice_planner_${cause}`);
   const what = cause ?? code;
   if (!what || SELF_EXPLAINED.has(what)) return '';
-  return t(ADVISED.has(what) ? `advice_${what}` : 'adviceEdit');
+  if (ADVISED.has(what)) return t(`advice_${what}`);
+  return t(flow ? 'adviceEditFlow' : 'adviceEdit');
 }
 
 /** The kinds of AI task by type, with their fields: the core's schema (`taskSchema`). */

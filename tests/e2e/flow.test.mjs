@@ -216,7 +216,8 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   // A broken file: the panel says what is wrong, and nothing runs.
   await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') });
   await panel.waitForSelector('#notice:not([hidden])');
-  assert.match(await panel.textContent('#notice'), /Could not run bad\.yaml.*javascript steps are not run/s);
+  assert.match(await panel.textContent('#notice'), /Could not run bad\.yaml.*javascript steps are not run.* — edit the flow file and run it again\./s);
+  assert.doesNotMatch(await panel.textContent('#notice'), /edit the instruction/, 'a flow file has no instruction to edit');
   await panel.close();
   await page.close();
 });
@@ -280,6 +281,8 @@ test('a flow\'s upload waits for Allow in the panel, which lists the paths: Refu
       assert.deepEqual(run.flow.items[0].error, { code: 'upload_refused', message: 'you refused the upload of /etc/hostname' });
       assert.equal(decision.status, 'failed');
       assert.equal(await attached(), 'no file');
+      // The advice points at the flow file's step, not at an instruction the panel never had.
+      assert.match(await panel.textContent('#run-error'), /you refused the upload of \/etc\/hostname — you can edit that step in the flow file and run it again\.$/);
     }
   }
   assert.match(await attached(), /^hostname \(.+\)$/, 'Allow: the file was chosen');

@@ -243,6 +243,7 @@ test('a failure in the notice is worded again in a newly chosen language; the er
   await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
   const english = await failureText(panel);
   assert.ok(english.startsWith(`Could not run bad.yaml: ${message}`), english);
+  assert.ok(english.endsWith(' — edit the flow file and run it again.'), `the advice fits a flow file: ${english}`);
   try {
     await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
     await panel.waitForFunction(() => document.getElementById('run-button').textContent === '运行');
@@ -250,6 +251,7 @@ test('a failure in the notice is worded again in a newly chosen language; the er
     assert.ok(chinese.startsWith(`无法运行 bad.yaml: ${message}`), chinese);
     // The advice after the message, if any, is ours: in Chinese too.
     assert.doesNotMatch(chinese.slice(`无法运行 bad.yaml: ${message}`.length), /[A-Za-z]{3}/);
+    assert.ok(chinese.endsWith(' — 请修改流程文件后再运行。'), chinese);
     await panel.screenshot({ path: 'out/e2e-panel-failure-zh.png' });
   } finally {
     await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'auto' } }));
