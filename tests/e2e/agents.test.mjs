@@ -283,6 +283,9 @@ test('Stop in the panel ends an agent\'s session: between calls or mid-call, the
     const ended = await stopFromPanel(second.id);
     const failed = await pending;
     assert.ok(failed?.name === 'BridgeToolError', `the call in flight fails: ${failed}`);
+    // With a code of its own, not `internal`, and words that say who stopped it.
+    assert.equal(failed.code, 'call_stopped', failed.message);
+    assert.match(failed.message, /this call was stopped before it finished, by the person's Stop in Sightline's panel/);
     assert.ok(Date.now() - t0 < 15_000, 'at once, not after the model\'s answer');
     assert.ok(ended.steps.some((s) => s.action === 'Agent: add a todo \'never\''), JSON.stringify(ended.steps.map((s) => s.action)));
     assert.equal((await sessionRuns()).find((r) => r.id === second.id).status, 'stopped', 'the call\'s end did not open it again');

@@ -132,6 +132,9 @@ pub enum RunError {
     /// The person pressed Stop on the agent's session in the panel: what the agent's next
     /// call is told, once.
     SessionStopped,
+    /// An agent's page call was stopped before it finished: the person pressed Stop in the
+    /// panel (which ends the session), or the call was cancelled. Its answer, for the agent.
+    CallStopped,
     /// A native select has no option by the text or value the model gave.
     NoSuchOption {
         element: u32,
@@ -226,6 +229,7 @@ impl RunError {
             RunError::Interrupted => "run_interrupted",
             RunError::NotOpen { .. } => "run_not_open",
             RunError::SessionStopped => "session_stopped",
+            RunError::CallStopped => "call_stopped",
             RunError::NoSuchOption { .. } => "no_such_option",
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
@@ -274,7 +278,8 @@ impl RunError {
             | RunError::EmptyInstruction
             | RunError::UploadStopped
             | RunError::Interrupted
-            | RunError::SessionStopped => say(&[]),
+            | RunError::SessionStopped
+            | RunError::CallStopped => say(&[]),
             RunError::Loop { round } => say(&[("round", round)]),
             RunError::StepLimit { max_rounds } => say(&[("max", max_rounds)]),
             RunError::ModelCannot { reason } | RunError::AssertionFailed { reason } | RunError::NotFound { reason } => {
@@ -609,6 +614,7 @@ mod tests {
                 error: ModelError::Http { status: 500, message: "overloaded".into() },
             },
             RunError::SessionStopped,
+            RunError::CallStopped,
         ]
     }
 
@@ -688,6 +694,7 @@ mod tests {
         "planner_model_failed",
         "actor_model_failed",
         "session_stopped",
+        "call_stopped",
     ];
 
     #[test]
