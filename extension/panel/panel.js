@@ -84,7 +84,7 @@ function showTabState(lines) {
  * not its words: `say` gives our words in the current language, `err` the error behind them
  * (its message as it came, its code for the advice), so a change of language rewords it.
  */
-let failure = null; // {say: () => string, err?: Error}
+let failure = null; // {say: () => string, err?: Error, file?: true (a saved run file's)}
 function showFailure(shown) {
   failure = shown;
   renderFailure();
@@ -92,7 +92,7 @@ function showFailure(shown) {
 
 let failureHtml = ''; // what renderFailure last wrote: the alert region is rewritten only when it says something else
 function renderFailure() {
-  const html = !failure ? '' : escape(failure.err ? `${failure.say()}: ${failure.err.message}${advice(failure.err)}` : failure.say());
+  const html = !failure ? '' : escape(failure.err ? `${failure.say()}: ${failure.err.message}${advice(failure.err, { file: failure.file })}` : failure.say());
   if (html !== failureHtml) {
     failureHtml = html;
     $('notice-failure-text').innerHTML = html;
@@ -332,6 +332,7 @@ function runError(run) {
 // What to do next, by the error's code (the core's RunError codes, and the glue's own):
 // `advice_<code>` in _locales. Errors whose message already says what to change get none;
 // any other, the suggestion to edit the instruction (a flow file's run: the flow file's step).
+// A saved run file the panel could not load (`trajectory_invalid`) gets advice about the file.
 const ADVISED = new Set([
   'model_auth', 'model_http', 'model_unreachable', 'model_timeout', 'step_limit', 'loop',
   'page_restricted', 'page_debugger', 'run_interrupted', 'module_load', 'flow_invalid',
@@ -350,14 +351,17 @@ const PLANNER_ADVISED = new Set(['model_auth', 'model_http', 'model_unreachable'
  * an error whose code says only which model failed (the core's `planner_model_failed` →
  * `model_auth`): the advice is the cause's, pointing at the planning model's settings for it.
  * `flow`: the error ended a flow file's run, whose steps the file holds, not the prompt box.
+ * `file`: the error is a saved run file's that was being loaded (the same code from Replay of a
+ * run in the list, with nothing to replay, is no file's and gets the general advice).
  */
-function advice({ code, cause } = {}, { flow = false } = {}) {
+function advice({ code, cause } = {}, { flow = false, file = false } = {}) {
   // (An Error's own `cause` is an object, not a code.)
   if (typeof cause !== 'string') cause = undefined;
   if (cause && code === 'planner_model_failed' && PLANNER_ADVISED.has(cause)) return t(`advice_planner_${cause}`);
   const what = cause ?? code;
   if (!what || SELF_EXPLAINED.has(what)) return '';
   if (ADVISED.has(what)) return t(`advice_${what}`);
+  if (file && what === 'trajectory_invalid') return t('advice_trajectory_invalid');
   return t(flow ? 'adviceEditFlow' : 'adviceEdit');
 }
 
@@ -580,9 +584,12 @@ function showStarted(runId, instruction) {
   renderHistory();
 }
 
-/** Shows `err` as the failure of what `say` names (a function: our words in the current language). */
-function failed(say, err) {
-  showFailure({ say, err });
+/**
+ * Shows `err` as the failure of what `say` names (a function: our words in the current language);
+ * `file`: loading a saved run file failed (its advice is about the file).
+ */
+function failed(say, err, { file = false } = {}) {
+  showFailure({ say, err, file });
   updateButtons();
 }
 
@@ -648,7 +655,7 @@ $('load-run-file').addEventListener('change', async () => {
     renderRun();
     renderHistory();
   } catch (err) {
-    failed(() => t('couldNotLoad', file.name), err);
+    failed(() => t('couldNotLoad', file.name), err, { file: true });
   }
 });
 $('run-flow').addEventListener('click', () => $('run-flow-file').click());

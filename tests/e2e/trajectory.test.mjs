@@ -100,6 +100,18 @@ test('damaged files are refused saying why; the panel saves, loads and replays',
   // A bad file gets a readable notice; a good one shows its run, which replays with no model.
   await panel.setInputFiles('#load-run-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format":2}') });
   await panel.waitForFunction(() => /Could not load broken\.json: .*format 2/.test(document.getElementById('notice').textContent));
+  // The advice is about the file (trajectory_invalid), not the instruction a file has none of.
+  assert.match(await panel.textContent('#notice'), /format 2.* — choose a file saved with Save run: this one is not a Sightline run file, or it is damaged\./s);
+  assert.doesNotMatch(await panel.textContent('#notice'), /edit the instruction/);
+  try {
+    // Worded again in Chinese, the advice still the file's.
+    await sw(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
+    await panel.waitForFunction(() => document.getElementById('run-button').textContent === '运行');
+    assert.match(await panel.textContent('#notice'), /无法载入 broken\.json: .*format 2.* — 请选择用“保存运行”保存的文件：此文件不是 Sightline 的运行文件，或已损坏。/s);
+  } finally {
+    await sw(() => self.sightline.setSettings({ ui: { language: 'auto' } }));
+  }
+  await panel.waitForFunction(() => document.getElementById('run-button').textContent === 'Run');
   await page.reload(); // the fixture keeps its todos in memory: empty again
   await page.waitForSelector('.new-todo');
   mock.reset();
@@ -141,6 +153,7 @@ test('a trajectory whose page is a local file is refused at load and at replay; 
   const panel = await browser.openPanel(tabId);
   await panel.setInputFiles('#load-run-file', { name: 'local.json', mimeType: 'application/json', buffer: Buffer.from(crafted({ url: 'file:///etc/passwd' })) });
   await panel.waitForFunction(() => /Could not load local\.json: .*file:\/\/\/etc\/passwd” is not a web address/.test(document.getElementById('notice').textContent), null, { timeout: 10_000 });
+  assert.match(await panel.textContent('#notice'), /is not a web address: .* — choose a file saved with Save run: this one is not a Sightline run file, or it is damaged\./);
   await panel.close();
 
   // An upload task inside a saved run: replayed, it asks first; with nobody to ask it is refused.
