@@ -238,9 +238,9 @@ async function answer(id, tool, args, agent) {
 
 /**
  * The panel's Stop on an agent session's run: a call in flight is aborted and the session
- * ends stopped once it has returned (the core's record: every step kept); the agent's next
- * call is refused once (`session_stopped`), and the one after opens a new session. False when
- * `runId` is no open session's.
+ * ends stopped once it has returned (the core's record: every step kept). The agent is told
+ * once (`session_stopped`): by the aborted call, else by its next call; the one after opens a
+ * new session. False when `runId` is no open session's.
  */
 export async function stopAgentSession(runId) {
   if (![...sessions.values()].includes(runId)) return false;
@@ -377,6 +377,12 @@ async function pageTask(wasm, id, plan, tabId, runId) {
   const { done } = await startRun(tabId, null, { session: { runId, plan: task }, onReport, typedUploads: false });
   running.set(id, runId);
   const answer = await done;
+  // The person's Stop cut this call short: the session ends now, and this call, not the next,
+  // is the one the agent is told by (the core's session_stopped, given once).
+  if (!answer.ok && stopping.delete(runId)) {
+    endStopped(wasm, runId);
+    wasm.agentSessionOpen(runId);
+  }
   if (plan.kind === 'choose' && answer.ok) {
     const element = answer.result?.element;
     if (!element?.xpath) throw fault('not_a_list', 'the list was found, but not as an element Sightline can choose in');

@@ -240,7 +240,7 @@ test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap th
   assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));
 });
 
-test('Stop in the panel ends an agent\'s session: between calls or mid-call, the run ends stopped with its steps, the agent is told once', async () => {
+test('Stop in the panel ends an agent\'s session: between calls or mid-call, the run ends stopped with its steps, the agent is told once (by its next call, or by the call in flight)', async () => {
   const tabId = await browser.tabIdOf(page);
   const sessionRuns = async () => (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: stop-script');
   const stopFromPanel = async (runId) => {
@@ -283,13 +283,15 @@ test('Stop in the panel ends an agent\'s session: between calls or mid-call, the
     const ended = await stopFromPanel(second.id);
     const failed = await pending;
     assert.ok(failed?.name === 'BridgeToolError', `the call in flight fails: ${failed}`);
-    // With a code of its own, not `internal`, and words that say who stopped it.
-    assert.equal(failed.code, 'call_stopped', failed.message);
-    assert.match(failed.message, /this call was stopped before it finished, by the person's Stop in Sightline's panel/);
+    // The aborted call is the one the agent is told by (not `internal`, as it was): once.
+    assert.equal(failed.code, 'session_stopped', failed.message);
+    assert.match(failed.message, /stopped this agent session in Sightline's panel/);
     assert.ok(Date.now() - t0 < 15_000, 'at once, not after the model\'s answer');
     assert.ok(ended.steps.some((s) => s.action === 'Agent: add a todo \'never\''), JSON.stringify(ended.steps.map((s) => s.action)));
     assert.equal((await sessionRuns()).find((r) => r.id === second.id).status, 'stopped', 'the call\'s end did not open it again');
-    await toldOnce(agent);
+    assert.equal((await agent.call('snapshot'))[0].type, 'text', 'told already: the next call opens a new session');
+    const third = await until('a third session', async () => (await sessionRuns()).find((r) => r.status === 'running'));
+    assert.ok(third.id !== first.id && third.id !== second.id);
     assert.ok(!(await page.evaluate(() => window.todoApp.items().map((i) => i.title))).includes('never'));
   } finally {
     await agent.destroy();

@@ -143,7 +143,7 @@ pub const EN: &[(&str, &str)] = &[
     ("error.run_not_open", "there is no open run {id}: it has ended, or the extension restarted and it was not loaded again"),
     ("error.run_interrupted", "the extension restarted while this run was active; the steps so far are kept"),
     ("error.session_stopped", "the person stopped this agent session in Sightline's panel: its run is kept with every step, ended as stopped. A new call opens a new session; to refuse further calls, the person turns Allow agents off"),
-    ("error.call_stopped", "this call was stopped before it finished, by the person's Stop in Sightline's panel or by a cancel: the steps it took so far are kept in the session's run"),
+    ("error.call_cancelled", "this call was cancelled before it finished: the steps it took so far are kept in the session's run"),
     ("error.bad_input", "{detail}"),
     ("error.internal", "{detail}"),
     // Task problems (agent::tasks::TaskProblem), the task_invalid error's text.
@@ -364,7 +364,7 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("error.run_not_open", "没有打开的运行 {id}：它已结束，或扩展重启后未再载入"),
     ("error.run_interrupted", "此运行进行时扩展已重启；已完成的步骤均已保留"),
     ("error.session_stopped", "用户已在 Sightline 面板中停止了此智能体会话：运行已停止，所有步骤均已保留。新的调用会开启新的会话；如要拒绝之后的调用，用户可关闭“允许智能体”"),
-    ("error.call_stopped", "此调用在完成前被停止（用户在 Sightline 面板中点击了“停止”，或调用被取消）：已执行的步骤保留在会话的运行中"),
+    ("error.call_cancelled", "此调用在完成前已被取消：已执行的步骤保留在会话的运行中"),
     ("error.bad_input", "{detail}"),
     ("error.internal", "{detail}"),
     ("task.empty_locate", "元素描述为空：请说明是哪个元素"),

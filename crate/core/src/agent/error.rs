@@ -129,12 +129,12 @@ pub enum RunError {
     NotOpen {
         id: String,
     },
-    /// The person pressed Stop on the agent's session in the panel: what the agent's next
-    /// call is told, once.
+    /// The person pressed Stop on the agent's session in the panel: what the agent is told,
+    /// once (by the call Stop aborted, else by its next call).
     SessionStopped,
-    /// An agent's page call was stopped before it finished: the person pressed Stop in the
-    /// panel (which ends the session), or the call was cancelled. Its answer, for the agent.
-    CallStopped,
+    /// An agent's page call was stopped before it finished, and not by the person's Stop (that
+    /// one is answered [`RunError::SessionStopped`]): the agent cancelled it. Its answer.
+    CallCancelled,
     /// A native select has no option by the text or value the model gave.
     NoSuchOption {
         element: u32,
@@ -229,7 +229,7 @@ impl RunError {
             RunError::Interrupted => "run_interrupted",
             RunError::NotOpen { .. } => "run_not_open",
             RunError::SessionStopped => "session_stopped",
-            RunError::CallStopped => "call_stopped",
+            RunError::CallCancelled => "call_cancelled",
             RunError::NoSuchOption { .. } => "no_such_option",
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
@@ -279,7 +279,7 @@ impl RunError {
             | RunError::UploadStopped
             | RunError::Interrupted
             | RunError::SessionStopped
-            | RunError::CallStopped => say(&[]),
+            | RunError::CallCancelled => say(&[]),
             RunError::Loop { round } => say(&[("round", round)]),
             RunError::StepLimit { max_rounds } => say(&[("max", max_rounds)]),
             RunError::ModelCannot { reason } | RunError::AssertionFailed { reason } | RunError::NotFound { reason } => {
@@ -614,7 +614,7 @@ mod tests {
                 error: ModelError::Http { status: 500, message: "overloaded".into() },
             },
             RunError::SessionStopped,
-            RunError::CallStopped,
+            RunError::CallCancelled,
         ]
     }
 
@@ -694,7 +694,7 @@ mod tests {
         "planner_model_failed",
         "actor_model_failed",
         "session_stopped",
-        "call_stopped",
+        "call_cancelled",
     ];
 
     #[test]

@@ -415,9 +415,10 @@ pub fn answer(run: &Run, from: usize, outcome: &Result<RunStatus, RunError>) -> 
             let reason = run.check.as_ref().map(|c| c.reason.as_str()).unwrap_or_default();
             lines.push(format!("Done, but the page did not confirm it: {reason}"));
         }
-        // Stopped part way (the person's Stop, a cancel): a failure with its own code, not `internal`.
+        // Stopped part way by the agent's cancel: a failure with its own code, not `internal`.
+        // (The person's Stop is answered by the host with the session's `session_stopped`.)
         Ok(RunStatus::Stopped) => {
-            let e = RunError::CallStopped;
+            let e = RunError::CallCancelled;
             lines.push(format!("Stopped: {e}"));
             error = Some(e.record(Lang::En));
         }
@@ -739,16 +740,14 @@ mod tests {
         let failed = answer(&run, 1, &Err(RunError::NotFound { reason: "no such button".into() }));
         assert!(!failed.ok && failed.text.contains("Failed: not found"), "{}", failed.text);
         assert_eq!(failed.error.map(|e| e.code), Some("not_found".to_string()));
-        // A call the person's Stop (or a cancel) cut short fails with a code of its own.
+        // A call a cancel cut short fails with a code of its own.
         let stopped = answer(&run, 1, &Ok(RunStatus::Stopped));
         assert!(!stopped.ok);
-        assert!(
-            stopped.text.starts_with("- Read the page\nStopped: this call was stopped before it finished"),
-            "{}",
-            stopped.text
+        assert_eq!(
+            stopped.text,
+            "- Read the page\nStopped: this call was cancelled before it finished: the steps it took so far are kept in the session's run\nResult: {\"items\":2}"
         );
         let record = stopped.error.expect("a stopped call says why it failed");
-        assert_eq!(record.code, "call_stopped");
-        assert!(record.message.contains("Stop in Sightline's panel"), "{}", record.message);
+        assert_eq!(record.code, "call_cancelled");
     }
 }
