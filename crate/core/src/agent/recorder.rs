@@ -462,7 +462,7 @@ mod tests {
         use crate::vocab::geometry::Rect;
         let white = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
         let png = pipeline::encode(&white, ImageFormat::Png).unwrap();
-        let capture = Capture { bytes: png, device_pixel_ratio: 2.0, origin: (0.0, 0.0), pixels: None };
+        let capture = Capture { bytes: png, device_pixel_ratio: 2.0, origin: (0.0, 0.0), pixels: Default::default() };
         let field = |content: &str, x: f64| {
             let rect = Rect::new(x, 10.0, 20.0, 10.0);
             Element {

@@ -169,7 +169,7 @@ impl FakeTodoPage {
                 bytes: self.capture.clone(),
                 device_pixel_ratio: 1.0,
                 origin: (0.0, 0.0),
-                pixels: None,
+                pixels: Default::default(),
             }),
             extraction: describe(&b.snap, opts),
         }

@@ -5,6 +5,7 @@ use crate::snapshot::cdp::LayoutMetrics;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 /// A screenshot as CDP returns it, its base64 decoded (once, by the worker's JS).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,9 +20,11 @@ pub struct Capture {
     /// minus the scroll offsets for a full-page capture.
     #[serde(default)]
     pub origin: (f64, f64),
-    /// The bytes' pixels, when decoded ahead (`Capture::decode_ahead`, in `pipeline`); never written out.
+    /// The bytes' pixels, when decoded ahead (`Capture::decode_ahead`, in `pipeline`), for the
+    /// first frame made from the capture to take: they are not kept (or copied) beside the bytes
+    /// any longer than that, and later frames decode the bytes. Never written out.
     #[serde(skip)]
-    pub pixels: Option<RgbImage>,
+    pub pixels: RefCell<Option<RgbImage>>,
 }
 
 /// Full-page captures stop at this many CSS pixels down (Chrome's own texture limit is 16384
@@ -65,7 +68,7 @@ impl Capture {
             device_pixel_ratio: measured.unwrap_or_else(|| metrics.device_pixel_ratio()),
             bytes,
             origin: if full_page { (-sx, -sy) } else { (0.0, 0.0) },
-            pixels: None,
+            pixels: RefCell::default(),
         }
     }
 }

@@ -37,14 +37,15 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The capture's frame, from its pixels when they were decoded ahead.
+    /// The capture's frame, made from its pixels when they were decoded ahead (taken: the
+    /// next frame decodes the bytes).
     pub fn from_capture(capture: &Capture, opts: &ImageOptions) -> Result<Frame, VisionError> {
-        let Some(pixels) = &capture.pixels else {
+        let Some(pixels) = capture.pixels.borrow_mut().take() else {
             return Frame::decode(&capture.bytes, capture.device_pixel_ratio, capture.origin, opts);
         };
         let (w, h) = pixels.dimensions();
         let mapping = fit(w, h, capture.device_pixel_ratio, capture.origin, opts)?;
-        Ok(Frame::fitted(pixels.clone(), mapping))
+        Ok(Frame::fitted(pixels, mapping))
     }
 
     pub fn decode(
@@ -244,8 +245,9 @@ impl Capture {
     /// capture usually arrives before its read). Bytes that do not decode are left as they
     /// are, for the model image to say why. (Here, not in `capture`: decoding is this room's.)
     pub fn decode_ahead(&mut self) {
-        if self.pixels.is_none() {
-            self.pixels = decodable_size(&self.bytes).and_then(|_| decode_png(&self.bytes)).ok();
+        let pixels = self.pixels.get_mut();
+        if pixels.is_none() {
+            *pixels = decodable_size(&self.bytes).and_then(|_| decode_png(&self.bytes)).ok();
         }
     }
 }

@@ -64,7 +64,7 @@ fn markers_are_drawn_at_css_size_from_a_dpr_2_capture() {
         bytes: png_bytes(&synthetic_page(1280, 800, 2.0)),
         device_pixel_ratio: 2.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     let shot = model_image(&capture, &extraction, &ImageOptions::default()).unwrap();
@@ -83,7 +83,7 @@ fn qwen_padding_is_white_and_outside_the_content() {
         bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let opts = ImageOptions { rule: ImageRule::QwenPad28, ..Default::default() };
     let frame = Frame::from_capture(&capture, &opts).unwrap();
@@ -96,8 +96,12 @@ fn qwen_padding_is_white_and_outside_the_content() {
 #[test]
 fn bad_captures_are_errors_not_panics() {
     let opts = ImageOptions::default();
-    let cap =
-        |bytes: &[u8]| Capture { bytes: bytes.to_vec(), device_pixel_ratio: 1.0, origin: (0.0, 0.0), pixels: None };
+    let cap = |bytes: &[u8]| Capture {
+        bytes: bytes.to_vec(),
+        device_pixel_ratio: 1.0,
+        origin: (0.0, 0.0),
+        pixels: Default::default(),
+    };
     let written = serde_json::json!({ "base64": "not*base64", "devicePixelRatio": 1.0 });
     let refused = serde_json::from_value::<Capture>(written).unwrap_err().to_string();
     assert!(refused.contains("not valid base64"), "{refused}");
@@ -122,7 +126,7 @@ fn hostile_element_rects_draw_nothing_wild() {
         bytes: png_bytes(&synthetic_page(320, 200, 1.0)),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let mut elements = buttons();
     elements.push(element(9, Rect::new(f64::NAN, 5.0, 10.0, 10.0)));
@@ -138,7 +142,7 @@ fn jpeg_output_is_smaller_and_decodes() {
         bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let opts = ImageOptions { format: ImageFormat::Jpeg { quality: 80 }, ..Default::default() };
     let shot = model_image(&capture, &Extraction::default(), &opts).unwrap();
@@ -152,7 +156,7 @@ fn labels_on_a_dense_page_never_overlap_and_match_their_boxes() {
         bytes: png_bytes(&RgbImage::from_pixel(1280, 800, Rgb([250, 250, 250]))),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let mut elements = Vec::new();
     for row in 0..10 {
@@ -207,7 +211,7 @@ fn golden_markers_at_dpr_1_and_2() {
             bytes: png_bytes(&synthetic_page(w, h, dpr)),
             device_pixel_ratio: dpr,
             origin: (0.0, 0.0),
-            pixels: None,
+            pixels: Default::default(),
         };
         let opts = ImageOptions { resize_to_css: false, ..Default::default() };
         let frame = Frame::from_capture(&capture, &opts).unwrap();
@@ -222,7 +226,7 @@ fn golden_overlays() {
         bytes: png_bytes(&synthetic_page(640, 400, 1.0)),
         device_pixel_ratio: 1.0,
         origin: (0.0, 0.0),
-        pixels: None,
+        pixels: Default::default(),
     };
     let frame = Frame::from_capture(&capture, &ImageOptions::default()).unwrap();
     let img = frame.with_overlays(&[
@@ -271,26 +275,32 @@ fn kept_jpegs_are_decoded_by_the_browser() {
         .unwrap();
     assert!(!pipeline::browser_decodes(&png), "PNGs are the core's to decode");
     assert!(!pipeline::browser_decodes("data:image/jpeg;base64,!!!"));
-    let capture = Capture { bytes: jpeg, device_pixel_ratio: 1.0, origin: (0.0, 0.0), pixels: None };
+    let capture = Capture { bytes: jpeg, device_pixel_ratio: 1.0, origin: (0.0, 0.0), pixels: Default::default() };
     assert!(matches!(Frame::from_capture(&capture, &ImageOptions::default()), Err(VisionError::Decode(_))));
 }
 
 #[test]
 fn a_capture_decoded_ahead_makes_the_same_images() {
     let bytes = png_bytes(&synthetic_page(1280, 800, 2.0));
-    let fresh = Capture { bytes: bytes.clone(), device_pixel_ratio: 2.0, origin: (0.0, 0.0), pixels: None };
-    let mut ahead = fresh.clone();
-    ahead.decode_ahead();
-    assert_eq!(ahead.pixels.as_ref().map(|p| p.dimensions()), Some((1280, 800)));
+    let fresh =
+        Capture { bytes: bytes.clone(), device_pixel_ratio: 2.0, origin: (0.0, 0.0), pixels: Default::default() };
     let extraction = Extraction { elements: buttons(), ..Default::default() };
     let padded = ImageOptions { rule: ImageRule::QwenPad28, resize_to_css: false, ..Default::default() };
     for opts in [ImageOptions::default(), padded] {
-        assert_eq!(model_image(&ahead, &extraction, &opts).unwrap(), model_image(&fresh, &extraction, &opts).unwrap());
+        let mut ahead = fresh.clone();
+        ahead.decode_ahead();
+        assert_eq!(ahead.pixels.borrow().as_ref().map(|p| p.dimensions()), Some((1280, 800)));
+        let made = model_image(&ahead, &extraction, &opts).unwrap();
+        assert_eq!(made, model_image(&fresh, &extraction, &opts).unwrap());
+        assert!(ahead.pixels.borrow().is_none(), "taken by the frame: not kept beside the bytes");
+        assert_eq!(model_image(&ahead, &extraction, &opts).unwrap(), made, "the next frame decodes the bytes");
     }
+    let mut ahead = fresh.clone();
+    ahead.decode_ahead();
     assert!(serde_json::to_value(&ahead).unwrap().get("pixels").is_none(), "pixels are never written out");
     // Bytes that do not decode are left as they came: the image made from them says why.
     let mut broken = Capture { bytes: bytes[..bytes.len() / 2].to_vec(), ..fresh };
     broken.decode_ahead();
-    assert!(broken.pixels.is_none());
+    assert!(broken.pixels.borrow().is_none());
     assert!(matches!(model_image(&broken, &extraction, &ImageOptions::default()), Err(VisionError::Decode(_))));
 }
