@@ -265,19 +265,22 @@ export async function shoot(tabId, opts = {}) {
 /** `shoot` of a tab its caller has just found usable (see `readUsable`). */
 export async function shootUsable(tabId, { fullPage = false } = {}) {
   const wasm = await core();
-  if (fullPage) {
-    // The clip is the document's size: the metrics first.
-    const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-    const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), true));
+  // Within the read's deadline: CDP answers neither while a dialog holds the page.
+  return withinDeadline((async () => {
+    if (fullPage) {
+      // The clip is the document's size: the metrics first.
+      const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
+      const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), true));
+      return { bytes: fromBase64(data), metrics, fullPage };
+    }
+    // The viewport's capture needs no metrics: both asked at once. The metrics wait for the
+    // page's main thread (busy with a read taken at the same time), the capture does not.
+    const [metrics, { data }] = await Promise.all([
+      cdp(tabId, 'Page.getLayoutMetrics'),
+      cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(null, false)),
+    ]);
     return { bytes: fromBase64(data), metrics, fullPage };
-  }
-  // The viewport's capture needs no metrics: both asked at once. The metrics wait for the
-  // page's main thread (busy with a read taken at the same time), the capture does not.
-  const [metrics, { data }] = await Promise.all([
-    cdp(tabId, 'Page.getLayoutMetrics'),
-    cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(null, false)),
-  ]);
-  return { bytes: fromBase64(data), metrics, fullPage };
+  })(), PAGE_DEADLINE_MS, 'capturing the page');
 }
 
 // Chrome 140 and later decode natively; older ones through atob, about as fast as decoding in

@@ -348,9 +348,13 @@ export async function startRun(tabId, request, opts = {}) {
       // the read then occupies.
       // The tab was found usable above: neither asks chrome.tabs for it again.
       // Handed over unsettled: the core decodes the capture while the read goes on.
-      const shot = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
-      const page = readUsable(entry.tabId, opts, { besideCapture: shot != null });
-      // The core awaits both, unless one fails first: the other's failure is then not news.
+      const shooting = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
+      const page = readUsable(entry.tabId, opts, { besideCapture: shooting != null });
+      // The core awaits the capture first. A read that fails fails the capture too, as one
+      // observation: its error (and advice) reaches the run at once, and a capture held up by
+      // what made the read fail (a dialog over the page) cannot keep the run waiting.
+      const shot = shooting && Promise.race([shooting, page.then(() => shooting)]);
+      // Whichever fails, the core hears of it through the one it awaits: the other is not news.
       for (const p of [page, shot]) p?.catch(() => {});
       return { page, shot };
     },
@@ -506,7 +510,10 @@ export async function startRun(tabId, request, opts = {}) {
     },
   };
   const release = async () => {
-    await watching; // a watch still starting would leave the tab attached after the run
+    // A watch still attaching would leave the tab attached after the run: waited for, but not
+    // past 2 s. Its Runtime and Log domains never answer while a dialog holds the page (the
+    // run failed saying so), and the detach below ends them.
+    await Promise.race([watching, new Promise((resolve) => setTimeout(resolve, 2000))]);
     active.delete(id);
     updateKeepAlive();
     for (const t of entry.tabs) holdDialogs(t, null, take);

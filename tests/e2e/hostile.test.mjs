@@ -379,6 +379,17 @@ test('a dialog open before Sightline attached blocks the page: the read fails sa
   record(t, 'dialog before attach', { ms: Math.round(ms), error });
   assert.match(error ?? '', /not responding.*dialog \(alert, confirm, prompt\)/);
   assert.ok(ms > 25_000 && ms < 40_000, `failed after ${Math.round(ms)} ms (deadline 30 s)`);
+  // A run's observation as well: its capture, which CDP holds back while the dialog is up, fails
+  // with the read, and the run ends saying why instead of waiting for it.
+  const runStarted = performance.now();
+  const flowRun = browser.sw.evaluate(([id, yaml]) => self.sightline.runFlow(id, yaml), [tabId, flowYaml(page.url(), [['Confirm', '//button[normalize-space()="Confirm"]']])]);
+  // Bounded here: a run that never ends (it once waited for the console watch the dialog holds up) fails readably.
+  const run = await Promise.race([flowRun, sleep(90_000).then(() => ({ status: 'still running after 90 s' }))]);
+  const runMs = performance.now() - runStarted;
+  record(t, 'dialog before attach, a run', { ms: Math.round(runMs), status: run.status, error: run.error });
+  assert.equal(run.status, 'failed');
+  assert.match(JSON.stringify(run.error), /not responding.*dialog \(alert, confirm, prompt\)/);
+  assert.ok(runMs < 45_000, `the run failed after ${Math.round(runMs)} ms (the read's deadline: 30 s)`);
   await dialog.dismiss();
   // Closed by the person: the page reads again.
   const after = await read(tabId);

@@ -172,7 +172,9 @@ impl Browser for HostBrowser {
         let read = match settled(&mut page) {
             Some(read) => read,
             None => {
-                if let Some(capture) = capture.as_mut() {
+                // Not for a read seeking what a cache entry or a flow names: it seldom makes a
+                // model image, and the pixels would only wait beside the bytes.
+                if let (Some(capture), false) = (capture.as_mut(), matches!(reach, Reach::Seeking(_))) {
                     capture.decode_ahead();
                 }
                 page.await
