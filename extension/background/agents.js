@@ -136,6 +136,11 @@ function closed() {
 async function endSessions() {
   const wasm = await core();
   for (const runId of sessions.values()) {
+    // Stopped by the person while a call was in flight: it ends stopped, not as the agent's goodbye.
+    if (stopping.delete(runId)) {
+      endStopped(wasm, runId);
+      continue;
+    }
     try {
       const run = wasm.endAgentSession(runId); // null: the person had stopped it (stored then)
       if (run) keepRun(run);

@@ -160,7 +160,7 @@ const failureText = (panel) => panel.evaluate(() => (document.getElementById('no
 
 test('a Stop the worker refuses or fails on says so in the notice; the run goes on until a Stop takes', async () => {
   const { page, panel } = await todoWithFollowingPanel('stop-refused');
-  mock.script({ delayMs: 10_000, content: '{"actions":[],"done":true}' });
+  mock.script({ delayMs: 60_000, content: '{"actions":[],"done":true}' });
   await panel.fill('#instruction', 'add a todo ‘never’');
   await panel.click('#run-button');
   await panel.waitForSelector('#run-status.running');

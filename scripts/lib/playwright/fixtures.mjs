@@ -100,7 +100,7 @@ async function clearSiteData(page, origins) {
 async function runsOfTab(sw, tabId, since) {
   return sw.evaluate(async ({ tabId, since }) => {
     const mine = (await self.sightline.runs()).filter((r) => r.tabId === tabId && r.startedMs >= since);
-    for (const r of mine) if (r.status === 'running') self.sightline.stop(r.id);
+    for (const r of mine) if (r.status === 'running') await self.sightline.stop(r.id);
     return mine.map((r) => ({ id: r.id, title: r.instruction ?? r.title ?? '', status: r.status }));
   }, { tabId, since });
 }
