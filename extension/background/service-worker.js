@@ -184,7 +184,7 @@ const handlers = {
     const { runId } = await startFlow(tabId, yaml, { dialogs: dialogs || undefined });
     return { runId };
   },
-  stop: async ({ runId }) => ({ stopped: (await stopAgentSession(runId)) || stopRun(runId) }),
+  stop: async ({ runId }) => ({ stopped: await self.sightline.stop(runId) }),
   answer: ({ runId, answer }) => ({ answered: answerRun(runId, answer) }),
   cacheInfo: async () => ({ entries: await cacheSize() }),
   exportCache: async () => ({ json: await self.sightline.exportCache() }),
