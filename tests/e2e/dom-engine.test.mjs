@@ -224,3 +224,55 @@ test('a whole-page reading is kept while the page is unchanged, and read again a
   assert.equal(scrolled.viewport.scrollY, y);
   await page.close();
 });
+
+test('a step\'s in-view reading is kept too; a field a script sets and an image arriving count as changes', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  const reading = ({ timings, reused, ...rest }) => rest;
+  const keptAgain = async (read) => {
+    for (let i = 0; i < 10; i++) {
+      if ((await read()).reused) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+  const first = await inView();
+  assert.equal(first.reused, undefined);
+  const again = await inView();
+  assert.equal(again.reused, true, 'nothing changed: the kept in-view reading');
+  assert.deepEqual(reading(again), reading(first));
+  assert.equal((await extract(tabId)).reused, undefined, 'the whole page is read once');
+  assert.equal((await inView()).reused, true, 'a whole-page read between leaves the in-view reading kept');
+  assert.equal((await extract(tabId)).reused, true, 'and an in-view read leaves the whole one kept');
+
+  // A script setting a field's value makes no mutation record and fires no event.
+  await page.evaluate(() => document.getElementById('sections').prepend(Object.assign(document.createElement('input'), { id: 'late' })));
+  assert.ok(await keptAgain(inView));
+  assert.ok(await keptAgain(() => extract(tabId)));
+  await page.evaluate(() => { document.getElementById('late').value = 'set by a script'; });
+  const set = await inView();
+  assert.equal(set.reused, undefined, 'a field set by a script: read again');
+  assert.match(JSON.stringify(set.elements), /set by a script/);
+  assert.equal((await extract(tabId)).reused, undefined, 'the whole page too');
+
+  // An image arriving later moves what follows it; its load event stops at the document.
+  let arrive;
+  const arrived = new Promise((resolve) => { arrive = resolve; });
+  await page.route('**/late.svg', async (route) => {
+    await arrived;
+    await route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect width="300" height="200" fill="teal"/></svg>' });
+  });
+  await page.evaluate(() => document.getElementById('sections').prepend(Object.assign(document.createElement('img'), { id: 'late-image', src: '/late.svg' })));
+  assert.ok(await keptAgain(inView));
+  assert.ok(await keptAgain(() => extract(tabId)));
+  const before = (await inView()).elements.find((e) => e.content === 'Section 1');
+  arrive();
+  await page.waitForFunction(() => document.getElementById('late-image').naturalWidth === 300);
+  const loaded = await inView();
+  assert.equal(loaded.reused, undefined, 'an image loaded: read again');
+  const after = loaded.elements.find((e) => e.content === 'Section 1');
+  assert.ok(after.rect.y >= before.rect.y + 150, `the image pushed the heading down: ${before.rect.y} -> ${after.rect.y}`);
+  assert.equal((await extract(tabId)).reused, undefined, 'the whole page too');
+  await page.unroute('**/late.svg');
+  await page.close();
+});

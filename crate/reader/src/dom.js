@@ -36,8 +36,11 @@ let entered = 0;
 // With viewportOnly, the table indices of the walk's roots (the document's, each entered frame's):
 // every other node is judged in or out of view by appendChildren, with its siblings.
 let roots = [];
-export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); }
-export function endWalk() { nodes = []; reaches = new Map(); rangeDoc = null; range = null; }
+// The form fields the current walk read (input, textarea, select): their live state is no
+// attribute, so a page script may set it with neither a mutation record nor an event.
+let fields = [];
+export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); fields = []; }
+export function endWalk() { nodes = []; reaches = new Map(); rangeDoc = null; range = null; fields = []; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 let margin = 0; // in viewports, each way (snapshot::IN_VIEW_MARGIN)
@@ -114,9 +117,9 @@ export function readNode(i) {
       }
     }
     switch (tag) {
-      case 'input': flags |= 16 | (node.checked ? 32 : 0); packed += '\0' + clean(cut(node.value)); break;
-      case 'textarea': flags |= 16; packed += '\0' + clean(cut(node.value)); break;
-      case 'select': flags |= 16; packed += '\0' + selectText(node); break;
+      case 'input': flags |= 16 | (node.checked ? 32 : 0); packed += '\0' + clean(cut(node.value)); fields.push(node); break;
+      case 'textarea': flags |= 16; packed += '\0' + clean(cut(node.value)); fields.push(node); break;
+      case 'select': flags |= 16; packed += '\0' + selectText(node); fields.push(node); break;
       case 'option': flags |= 16 | (node.selected ? 32 : 0); packed += '\0'; break;
     }
     return packed + String.fromCharCode(FLAGS | flags);
@@ -287,40 +290,70 @@ export function coveredAt(i, x, y) {
   return !(holds(target, hit) || holds(hit, target));
 }
 
-// The page watch behind a kept whole-page reading (crate/reader, `kept`): from the end of a
-// walk, whether anything since may have changed what a walk reads. Mutation records say what
-// the DOM did; what changes styles, boxes or form state without one (typing, focus, hover,
-// scrolling, a resize, an image or font loading, an animation or transition) is caught by its
-// event or, for animations running now, asked at check time. Shadow roots and frames keep their
-// own records and events, so a walk that entered any is not watched.
+// The page watch behind the kept readings (crate/reader, `kept`): from the end of a walk,
+// whether anything since may have changed what a walk reads. Mutation records say what the DOM
+// did; what changes styles, boxes or form state without one (typing, focus, hover, scrolling, a
+// resize, an image or font loading, an animation or transition) is caught by its event or, for
+// animations running now, asked at check time, as are the address, scroll offsets, viewport
+// size and the live state of the fields the walk read (a page script may set a field's value
+// with neither). Shadow roots and frames keep their own records and events, so a walk that
+// entered any is not kept. The watch runs while any reading is kept; each kept reading (one
+// per slot: the in-view one, the whole page) remembers how many changes the watch had counted
+// when its walk ended.
 const CHANGING_EVENTS = ['input', 'change', 'focusin', 'focusout', 'pointerover', 'pointerout', 'pointerdown', 'pointerup',
-  'keydown', 'keyup', 'scroll', 'resize', 'load', 'error', 'toggle', 'transitionrun', 'transitionend', 'transitioncancel',
+  'keydown', 'keyup', 'scroll', 'load', 'error', 'toggle', 'transitionrun', 'transitionend', 'transitioncancel',
   'animationstart', 'animationend', 'animationcancel', 'play', 'loadedmetadata'];
+// On the document, not the window: a `load` or `error` event at an image or a script stops at
+// the document and never reaches the window (DOM spec, "get the parent" of a Document).
 let watch = null;
-function changed() { if (watch) watch.changed = true; }
+function changed() { if (watch) watch.changes++; }
 function stopWatching() {
   if (!watch) return;
   watch.observer.disconnect();
-  for (const type of CHANGING_EVENTS) removeEventListener(type, changed, true);
+  for (const type of CHANGING_EVENTS) document.removeEventListener(type, changed, true);
+  removeEventListener('resize', changed, true);
   document.fonts?.removeEventListener('loadingdone', changed);
   watch = null;
 }
-// Starts watching the page as the walk just ended left it; false (and no watch) when the walk
-// entered a shadow root or a frame.
-export function watchPage() {
-  stopWatching();
-  if (entered > 0) return false;
+function startWatching() {
   const observer = new MutationObserver(changed);
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  for (const type of CHANGING_EVENTS) addEventListener(type, changed, { capture: true, passive: true });
+  for (const type of CHANGING_EVENTS) document.addEventListener(type, changed, { capture: true, passive: true });
+  addEventListener('resize', changed, { capture: true, passive: true });
   document.fonts?.addEventListener('loadingdone', changed);
-  watch = { observer, changed: false, at: [location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ') };
+  watch = { observer, changes: 0, slots: [null, null] };
+}
+// Records not yet delivered to the observer's callback count now.
+function countPending() { if (watch.observer.takeRecords().length > 0) watch.changes++; }
+const where = () => [location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ');
+function fieldState(el) {
+  switch (el.localName) {
+    case 'input': return `${el.checked ? 1 : 0}${el.value}`;
+    case 'select': return `${el.selectedIndex}`;
+    default: return el.value;
+  }
+}
+// Marks the page as the walk just ended left it, for the reading kept in `slot`; false (and that
+// slot unwatched) when the walk entered a shadow root or a frame. Called while the walk's table lives.
+export function watchPage(slot) {
+  if (entered > 0) { forgetSlot(slot); return false; }
+  if (!watch) startWatching();
+  countPending();
+  watch.slots[slot] = { changes: watch.changes, at: where(), fields: fields.map((el) => [el, fieldState(el)]) };
   return true;
 }
-// True when nothing a walk reads can have changed since watchPage().
-export function pageUnchanged() {
-  if (!watch || watch.changed || watch.observer.takeRecords().length > 0) return false;
-  if ([location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ') !== watch.at) return false;
+function forgetSlot(slot) {
+  if (!watch) return;
+  watch.slots[slot] = null;
+  if (watch.slots.every((s) => s === null)) stopWatching();
+}
+// True when nothing a walk reads can have changed since watchPage(slot).
+export function pageUnchanged(slot) {
+  const mark = watch?.slots[slot];
+  if (!mark) return false;
+  countPending();
+  if (watch.changes !== mark.changes || where() !== mark.at) return false;
+  if (mark.fields.some(([el, state]) => fieldState(el) !== state)) return false;
   return !document.getAnimations().some((a) => a.playState === 'running');
 }
 export function forgetPage() { stopWatching(); }

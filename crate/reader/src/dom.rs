@@ -32,9 +32,9 @@ extern "C" {
     #[wasm_bindgen(js_name = setReadLimit)]
     fn set_read_limit(chars: u32);
     #[wasm_bindgen(js_name = watchPage)]
-    pub fn watch_page() -> bool;
+    pub fn watch_page(slot: u32) -> bool;
     #[wasm_bindgen(js_name = pageUnchanged)]
-    pub fn page_unchanged() -> bool;
+    pub fn page_unchanged(slot: u32) -> bool;
     #[wasm_bindgen(js_name = forgetPage)]
     pub fn forget_page();
     #[wasm_bindgen(js_name = beginWalk)]

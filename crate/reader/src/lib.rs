@@ -30,19 +30,18 @@ fn start() {
 /// ASCII, `boundary::to_ascii_json`), or `{"remoteFrames": n}` when visible frames hold
 /// documents only CDP can read (the service worker then reads the whole page through CDP).
 ///
-/// A whole-page reading is kept (`kept`): asked again with the same options while the page
-/// watch says nothing has changed, the kept reading is answered without walking the page.
+/// The last reading of each reach is kept (`kept`): the in-view one a step reads, and the whole
+/// page. Asked again with the same options while the page watch says nothing has changed, the
+/// kept reading is answered without walking the page.
 #[wasm_bindgen(js_name = extractPage)]
 pub fn extract_page(opts: JsValue) -> Result<JsValue, Fault> {
     let key = js_sys::JSON::stringify(&opts).map(String::from).unwrap_or_default();
     let opts = describe_options(opts)?;
     let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
     let t0 = now_ms();
-    let whole = !opts.skips_beyond_view();
-    if whole {
-        if let Some(json) = kept::again(&key, t0)? {
-            return Ok(json);
-        }
+    let slot = kept::Slot::of(&opts);
+    if let Some(json) = kept::again(slot, &key, t0)? {
+        return Ok(json);
     }
     let (live, walk) = dom::snapshot_document(&window, opts.skips_beyond_view())?;
     if live.remote_frames > 0 {
@@ -54,22 +53,41 @@ pub fn extract_page(opts: JsValue) -> Result<JsValue, Fault> {
     let describe_ms = now_ms() - t1;
     let timings = Timings { walk_ms: walk.walk_ms, style_ms: walk.style_ms, describe_ms, total_ms: now_ms() - t0 };
     let result = ExtractResult::new(extraction, timings, "content-script");
-    let json = sightline::boundary::to_ascii_json(&result, kept::expected_len(whole))
+    let json = sightline::boundary::to_ascii_json(&result, kept::expected_len(slot))
         .map_err(|e| Fault::internal(format!("could not encode the result: {e}")))?;
     drop(result);
     let out = JsValue::from_str(&json);
-    if whole {
-        kept::keep(key, json);
-    }
+    // While the walk's node table lives (`hits`): the watch notes the fields it read.
+    kept::keep(slot, key, json);
+    drop(hits);
     Ok(out)
 }
 
-/// The last whole-page reading, kept in the page while nothing has changed since (`dom.js`,
-/// `watchPage`): a later step needing the whole page (a locate by the element list, a cached
-/// element off screen) then pays a fraction of the walk. One reading is kept, the latest.
+/// The last readings, kept in the page while nothing has changed since (`dom.js`, `watchPage`):
+/// a later step on a page that did not change (an assertion after a query, a round whose action
+/// changed nothing) pays a fraction of the walk, and so does a step needing the whole page (a
+/// locate by the element list, a cached element off screen). One reading per slot, the latest.
 mod kept {
     use super::{now_ms, to_json, Fault, JsValue, Timings};
+    use sightline::describe::DescribeOptions;
     use std::cell::{Cell, RefCell};
+
+    /// Which kept reading: a step's in-view one, or the whole page's (each read with its options).
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub enum Slot {
+        InView = 0,
+        Whole = 1,
+    }
+
+    impl Slot {
+        pub fn of(opts: &DescribeOptions) -> Slot {
+            if opts.skips_beyond_view() {
+                Slot::InView
+            } else {
+                Slot::Whole
+            }
+        }
+    }
 
     struct Kept {
         /// The options it was read with (JSON text).
@@ -81,7 +99,7 @@ mod kept {
     }
 
     thread_local! {
-        static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+        static KEPT: RefCell<[Option<Kept>; 2]> = const { RefCell::new([None, None]) };
         /// The length of the last whole-page reading's text.
         static LAST_LEN: Cell<usize> = const { Cell::new(0) };
     }
@@ -90,20 +108,19 @@ mod kept {
 
     /// Room to reserve for a reading's text: a whole-page reading of a page is about as long
     /// as the one before it (a 205k-element page's is 19 MB, grown otherwise by doubling).
-    pub fn expected_len(whole: bool) -> usize {
-        if whole {
-            LAST_LEN.get() + LAST_LEN.get() / 16
-        } else {
-            64 * 1024
+    pub fn expected_len(slot: Slot) -> usize {
+        match slot {
+            Slot::Whole => LAST_LEN.get() + LAST_LEN.get() / 16,
+            Slot::InView => 64 * 1024,
         }
     }
 
     /// The kept reading when it was read with `options` and the page is unchanged since: its text
     /// up to the timings, then the rest of an `ExtractResult` as serde writes it (its timings,
     /// source and `reused`), joined as JS strings, not copied in WASM.
-    pub fn again(options: &str, t0: f64) -> Result<Option<JsValue>, Fault> {
-        let head = KEPT.with_borrow(|k| match k {
-            Some(k) if k.options == options && super::dom::page_unchanged() => {
+    pub fn again(slot: Slot, options: &str, t0: f64) -> Result<Option<JsValue>, Fault> {
+        let head = KEPT.with_borrow(|kept| match &kept[slot as usize] {
+            Some(k) if k.options == options && super::dom::page_unchanged(slot as u32) => {
                 Some(js_sys::JsString::from(&k.json[..k.head]))
             }
             _ => None,
@@ -114,26 +131,25 @@ mod kept {
         Ok(Some(head.concat(&JsValue::from_str(&rest)).into()))
     }
 
-    /// Drops the kept reading and stops the page watch: nothing of this reader stays reachable
+    /// Drops the kept readings and stops the page watch: nothing of this reader stays reachable
     /// from the page (its watch's listeners held the module, so all its memory).
     pub fn forget() {
-        KEPT.set(None);
+        KEPT.set([None, None]);
         LAST_LEN.set(0);
         super::dom::forget_page();
     }
 
     /// Keeps `json` (not a copy), read with `options`, while the page watch can see every change to it.
-    pub fn keep(options: String, json: String) {
-        LAST_LEN.set(json.len());
+    pub fn keep(slot: Slot, options: String, json: String) {
+        if slot == Slot::Whole {
+            LAST_LEN.set(json.len());
+        }
         let head = json.rfind(TIMINGS);
         let kept = match head {
-            Some(head) if super::dom::watch_page() => Some(Kept { options, json, head }),
-            _ => {
-                super::dom::forget_page();
-                None
-            }
+            Some(head) if super::dom::watch_page(slot as u32) => Some(Kept { options, json, head }),
+            _ => None,
         };
-        KEPT.set(kept);
+        KEPT.with_borrow_mut(|k| k[slot as usize] = kept);
     }
 }
 
