@@ -219,12 +219,16 @@ async function measure(browser, url, bundle) {
   await sw.evaluate(installTracer);
   const traces = [];
   const lastEvents = { step: [], task: [] }; // the last step's and task's traces, for out/bench-step.json
-  const step = async () => {
+  // A step is timed after a change to the page (an attribute no style rule reads): the reading a
+  // step kept from the one before answers only while nothing changed (`again`, timed apart).
+  const step = async ({ again = false } = {}) => {
     const { total, events } = await sw.evaluate((id) => self.__benchTrace.traced(() => self.sightline.aiAssert(id, 'the page shows a heading')), tabId);
+    if (again) return total;
     traces.push(phases({ total, events }));
     lastEvents.step = events;
     return total;
   };
+  const changePage = (what, i) => page.evaluate(([what, i]) => { document.body.dataset[what] = String(i); }, [what, i]);
   // Attached first (a run detaches when it ends), outside the timing.
   const screenshot = () => sw.evaluate(async (id) => {
     await chrome.debugger.attach({ tabId: id }, '1.3').catch((e) => {
@@ -260,11 +264,17 @@ async function measure(browser, url, bundle) {
   const floor = () => page.evaluate(bareWalk);
   // One run of TASK_ROUNDS steps (`benchTask`): its later steps, as `rounds` measures them.
   const taskRounds = [];
+  // The task's rounds only keep notes: the page changes itself meanwhile (an attribute every
+  // 5 ms), so each round reads it as a round after an action would, not the reading kept before.
   const task = async (i) => {
+    await page.evaluate(() => {
+      let n = 0;
+      window.__benchTicking = setInterval(() => { document.body.dataset.benchTick = String(n++); }, 5);
+    });
     const { status, error, events } = await sw.evaluate(async ([id, instruction]) => {
       const { result: run, events } = await self.__benchTrace.traced(() => self.sightline.act(id, instruction));
       return { status: run.status, error: run.error, events };
-    }, [tabId, benchTask(`${i}-${url}`, TASK_ROUNDS)]);
+    }, [tabId, benchTask(`${i}-${url}`, TASK_ROUNDS)]).finally(() => page.evaluate(() => clearInterval(window.__benchTicking)));
     if (status !== 'succeeded') throw new Error(`the bench's task ended ${status}: ${JSON.stringify(error)}`);
     const later = rounds({ events });
     if (later.length < TASK_ROUNDS - 1) throw new Error(`the bench's task made ${later.length + 2} model requests, not ${TASK_ROUNDS + 1}`);
@@ -274,7 +284,7 @@ async function measure(browser, url, bundle) {
   // A locate by a model reading the element list: the view, then the page read for what lies
   // beyond it (`Reach::Locating`), the request, the answer. Made a first read by a page change.
   const locate = async (i) => {
-    await page.evaluate((i) => { document.body.dataset.benchLocate = String(i); }, i);
+    await changePage('benchLocate', i);
     return sw.evaluate(async (id) => {
       const t0 = performance.now();
       const run = await self.sightline.ai(id, { type: 'aiLocate', locate: 'the first element listed' });
@@ -284,24 +294,28 @@ async function measure(browser, url, bundle) {
   };
 
   // Warm up (WASM compile, debugger attach, style caches), then interleave the timed runs.
+  await changePage('benchStep', -1);
   await step();
+  await step({ again: true });
   await screenshot();
   await midscene();
   await floor();
   await locate(-1);
   await task(-1);
   taskRounds.length = 0;
-  const t = { step: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [], locate: [] };
+  const t = { step: [], stepAgain: [], shot: [], midscene: [], read: [], readAgain: [], readWall: [], floor: [], locate: [] };
   let elements = 0;
   let reusedAgain = 0;
   for (let i = 0; i < RUNS; i++) {
+    await changePage('benchStep', i);
     t.step.push(await step());
+    t.stepAgain.push(await step({ again: true }));
     t.shot.push(await screenshot());
     t.midscene.push((await midscene()).ms);
     // A second whole read right after the first: what a later step needing the whole page pays
     // (the page unchanged, the reader answers with the reading it kept). The first is made a
     // first by a change to the page: a reading kept from the round before would be reused.
-    await page.evaluate((i) => { document.body.dataset.benchRound = String(i); }, i);
+    await changePage('benchRound', i);
     const first = await wholeRead();
     const again = await wholeRead();
     elements = first.elements;
@@ -323,6 +337,7 @@ async function measure(browser, url, bundle) {
     nodes,
     elements,
     stepMs: median(t.step),
+    stepAgainMs: median(t.stepAgain),
     screenshotMs: shot,
     midsceneStepMs: midsceneError ? null : median(t.midscene) + shot,
     midsceneError,
@@ -378,10 +393,10 @@ export async function benchStep() {
   const f = (x, d = 0) => (x == null ? 'failed' : x.toFixed(d));
   const ratio = (a, b, d = 1) => (a != null && b > 0 ? `${f(a / b, d)}×` : '–');
   console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
-  const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'midscene step', 'midscene/step',
+  const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'step again', 'midscene step', 'midscene/step',
     'whole read', 'again', 'read wall', 'bare walk', 'read/walk', 'one locate', 'step in a task', 'task step/shot'];
   const table = rows.map((r) => [
-    r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
+    r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.stepAgainMs), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
     f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2), f(r.locateMs),
     f(r.taskStepMs), ratio(r.taskStepMs, r.screenshotMs, 2),
   ]);
@@ -402,13 +417,14 @@ export async function benchStep() {
   printPhases('one step by phase (median ms; observe = read ‖ capture; imageAndPrompt = the worker between the observation and the request)', 'stepPhases');
   printPhases(`a step in a task by phase (median ms of rounds 2–${TASK_ROUNDS} of each run; step = one model request's start to the next one's; beforeObserve = from the reply to the observation)`, 'taskPhases');
   writeFileSync(path.join(OUT, 'bench-step.json'), JSON.stringify({ runs: RUNS, load, rows }, null, 2));
-  console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once.');
+  console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once, after a change to the page.');
+  console.log('"step again": the same right after it, nothing changed: the in-view reading kept in the page answers.');
   console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
   console.log('"midscene step": its webExtractNodeTree + descriptionOfTree in the page, handed out over CDP, + that bare screenshot.');
   console.log('"whole read": the whole page read in the page (extract, in-page ms); "again": a second read right after;');
   console.log('"again" answers with the reading kept in the page when nothing changed since (reusedAgain in the JSON: how many times).');
   console.log('"read wall": the first, as the service worker waits for it; "bare walk": TreeWalker + getBoundingClientRect + getComputedStyle.');
   console.log('"one locate": an aiLocate by a model reading the element list (the view, then the page read for what a locate lists beyond it), after a page change.');
-  console.log(`"step in a task": one round inside a run of ${TASK_ROUNDS + 1} model requests (act: each round keeps a note, then done), from one request's start to the next one's, rounds 2 on.`);
+  console.log(`"step in a task": one round inside a run of ${TASK_ROUNDS + 1} model requests (act: each round keeps a note, then done; the page changes every 5 ms meanwhile), from one request's start to the next one's, rounds 2 on.`);
   console.log('\nwritten: out/bench-step.json');
 }
