@@ -303,14 +303,15 @@ export function coveredAt(i, x, y) {
 const CHANGING_EVENTS = ['input', 'change', 'focusin', 'focusout', 'pointerover', 'pointerout', 'pointerdown', 'pointerup',
   'keydown', 'keyup', 'scroll', 'load', 'error', 'toggle', 'transitionrun', 'transitionend', 'transitioncancel',
   'animationstart', 'animationend', 'animationcancel', 'play', 'loadedmetadata'];
-// On the document, not the window: a `load` or `error` event at an image or a script stops at
-// the document and never reaches the window (DOM spec, "get the parent" of a Document).
+// Heard on the document as well as the window: a `load` or `error` event at an image or a
+// script stops at the document and never reaches the window (DOM spec, "get the parent" of a
+// Document); on the window, first on the way down, a page's listener cannot stop the others.
 let watch = null;
 function changed() { if (watch) watch.changes++; }
 function stopWatching() {
   if (!watch) return;
   watch.observer.disconnect();
-  for (const type of CHANGING_EVENTS) document.removeEventListener(type, changed, true);
+  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.removeEventListener(type, changed, true);
   removeEventListener('resize', changed, true);
   document.fonts?.removeEventListener('loadingdone', changed);
   watch = null;
@@ -318,7 +319,7 @@ function stopWatching() {
 function startWatching() {
   const observer = new MutationObserver(changed);
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  for (const type of CHANGING_EVENTS) document.addEventListener(type, changed, { capture: true, passive: true });
+  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.addEventListener(type, changed, { capture: true, passive: true });
   addEventListener('resize', changed, { capture: true, passive: true });
   document.fonts?.addEventListener('loadingdone', changed);
   watch = { observer, changes: 0, slots: [null, null] };
