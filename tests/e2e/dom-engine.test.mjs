@@ -225,6 +225,30 @@ test('a whole-page reading is kept while the page is unchanged, and read again a
   await page.close();
 });
 
+test('an in-view reading that left the rest of the page unread gives paths that name one element on the whole page', async () => {
+  const { page, tabId } = await open('/long.html');
+  await page.evaluate(() => {
+    const twin = (text) => Object.assign(document.createElement('div'), { id: 'twin', innerHTML: `<button>${text}</button>` });
+    const edit = () => Object.assign(document.createElement('button'), { textContent: 'Edit' });
+    document.querySelector('h1').after(twin('Top twin'), edit());
+    document.getElementById('sections').lastElementChild.append(twin('Bottom twin'), edit());
+  });
+  const inView = await extract(tabId, { viewportOnly: true });
+  const whole = await extract(tabId);
+  assert.equal(inView.elements.filter((e) => e.content === 'Edit').length, 1, 'one Edit in view, the other far below');
+  for (const content of ['Edit', 'Top twin', 'Accept cookies']) {
+    const seen = byContent(inView, content);
+    assert.equal(seen.xpathText, undefined, `${content}: no text path from a reading that cannot know its text unique`);
+    const matches = await page.evaluate((xpath) => document.evaluate(`count(${xpath})`, document, null, XPathResult.NUMBER_TYPE, null).numberValue, seen.xpath);
+    assert.equal(matches, 1, `${content}: ${seen.xpath} names one element`);
+    assert.equal(seen.xpath, byContent(whole, content).xpath, `${content}: the same path as the whole page's reading gives`);
+  }
+  assert.doesNotMatch(byContent(inView, 'Top twin').xpath, /twin/, 'an id another element shares, out of view, anchors nothing');
+  assert.equal(byContent(whole, 'Edit').xpathText, undefined, 'the whole page: two read the same');
+  assert.match(byContent(whole, 'Accept cookies').xpathText, /normalize-space\(\)="Accept cookies"/, 'the whole page: unique text, a text path');
+  await page.close();
+});
+
 test('a step\'s in-view reading is kept too; a field a script sets and an image arriving count as changes', async () => {
   const { page, tabId } = await open('/long.html');
   const inView = () => extract(tabId, { viewportOnly: true });

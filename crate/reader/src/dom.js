@@ -250,6 +250,25 @@ export function readStyle(i, set) {
   const cs = el.ownerDocument.defaultView.getComputedStyle(el);
   return STYLE_SETS[set].map((p) => cs.getPropertyValue(p)).join('\n');
 }
+// The ids of nodes `which` (elements) that another element of the same tree (document or shadow
+// root) also has, each followed by "\0". A single-id query answers from the tree's id index,
+// without a walk, where the id is unique.
+export function sharedIds(which) {
+  let out = '';
+  for (const i of which) {
+    const el = nodes[i];
+    const id = el.getAttribute('id');
+    if (!id) continue;
+    let count;
+    try {
+      count = el.getRootNode().querySelectorAll(`#${CSS.escape(id)}`).length;
+    } catch {
+      count = 2; // not answerable: not an anchor
+    }
+    if (count > 1) out += clean(id) + '\0';
+  }
+  return out;
+}
 // Composed parent: through shadow roots to their host, and out of a frame to its <iframe>.
 function up(n) {
   const p = n.parentNode;

@@ -15,7 +15,7 @@ use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
 use sightline::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
-    TreeKind, Viewport, IN_VIEW_MARGIN, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
+    TreeKind, Unread, Viewport, IN_VIEW_MARGIN, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use sightline::vocab::geometry::Rect;
 use wasm_bindgen::prelude::*;
@@ -59,6 +59,8 @@ extern "C" {
     fn read_style(i: u32, set: u32) -> String;
     #[wasm_bindgen(js_name = coveredAt)]
     fn covered_at(i: u32, x: f64, y: f64) -> bool;
+    #[wasm_bindgen(js_name = sharedIds)]
+    fn shared_ids(which: &[u32]) -> String;
 }
 
 const BACKGROUND_STYLES: u32 = 0;
@@ -274,6 +276,7 @@ pub fn snapshot_document(
         title: document.title(),
         viewport: viewport_of(window, &document, &root),
         nodes: Vec::new(),
+        unread: None,
     };
     // Parallel to `snap.nodes`: the frame each node is in.
     let mut frame_of: Vec<u32> = Vec::new();
@@ -283,6 +286,8 @@ pub fn snapshot_document(
     let mut frame_web_origins: Vec<String> = vec![String::new()];
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
+    // Whether the walk left any part of the page unread (viewport_only): see `Unread`.
+    let mut left_unread = false;
     // Explicit stack: a 10,000-deep page must not overflow anything.
     let mut stack = vec![Pending::Visit(Visit { node: 0, parent: None, tree: None, enters: None, frame: 0 })];
     while let Some(pending) = stack.pop() {
@@ -301,7 +306,11 @@ pub fn snapshot_document(
             let checked = element.checked();
             // Counted before any skipping: XPath steps count every sibling in the DOM.
             let position = positions.next(v.parent, v.tree, &tag);
-            if is_skipped_tag(&tag) || element.outside_view() {
+            if is_skipped_tag(&tag) {
+                continue;
+            }
+            if element.outside_view() {
+                left_unread = true;
                 continue;
             }
             let state = element.state();
@@ -341,6 +350,7 @@ pub fn snapshot_document(
                 let appended = Appended::unpack(append_children(v.node, hosts_shadow), table_len);
                 table_len += appended.count;
                 let left_out = appended.left_out.then(take_left_out);
+                left_unread |= left_out.is_some();
                 let visit = |node, tree| Visit { node, parent: Some(index), tree, enters: tree, frame: v.frame };
                 push_children(&mut stack, (appended.start, appended.in_shadow, appended.count), left_out, index, visit);
             }
@@ -428,11 +438,26 @@ pub fn snapshot_document(
                 Some(Positioning::from_computed(&read_style(table[i as usize], POSITION_STYLE)));
         }
     }
+    if left_unread {
+        snap.unread = Some(unread_facts(&snap, &hits.table));
+    }
     let t2 = now();
     Ok((
         LiveSnapshot { snapshot: snap, base_content, hits, remote_frames },
         WalkTimings { walk_ms: t1 - t0, style_ms: t2 - t1 },
     ))
+}
+
+/// What a walk that left parts of the page unread asks the page about them: which ids of the
+/// elements it read some other element of their tree also has (the page's own id index
+/// answers each at once), so paths anchor only on ids that name one element.
+fn unread_facts(snap: &PageSnapshot, table: &[u32]) -> Unread {
+    let with_id: Vec<u32> = (0..snap.nodes.len())
+        .filter(|&i| snap.nodes[i].attr("id").is_some_and(|id| !id.is_empty()))
+        .map(|i| table[i])
+        .collect();
+    let shared = if with_id.is_empty() { String::new() } else { shared_ids(&with_id) };
+    Unread { shared_ids: shared.split('\0').filter(|id| !id.is_empty()).map(str::to_string).collect() }
 }
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.

@@ -58,6 +58,12 @@ impl<'a> XPaths<'a> {
                 *id_count.entry(id).or_insert(0) += 1;
             }
         }
+        // Shared with elements the reading left unread: no anchor either.
+        for id in snapshot.unread.iter().flat_map(|u| &u.shared_ids) {
+            if let Some(count) = id_count.get_mut(id.as_str()) {
+                *count += 1;
+            }
+        }
         let unique_id = nodes
             .iter()
             .map(|node| node.attr("id").filter(|id| id_count.get(id) == Some(&1) && is_plain_id(id)))
@@ -72,7 +78,10 @@ impl<'a> XPaths<'a> {
         }
         let mut x =
             XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
-        x.index_texts();
+        // A reading that left parts unread cannot know a text to be unique: `by_text` offers none.
+        if snapshot.unread.is_none() {
+            x.index_texts();
+        }
         x
     }
 
@@ -185,6 +194,9 @@ impl<'a> XPaths<'a> {
     /// other element of its tag in its tree reads the same. For a text element (`node` is a
     /// text node) the path names the text node through its parent.
     pub fn by_text(&self, node: usize) -> Option<String> {
+        if self.snapshot.unread.is_some() {
+            return None;
+        }
         let nodes = &self.snapshot.nodes;
         let (element, text_node) = match &nodes[node].data {
             NodeData::Text { .. } => (nodes[node].parent? as usize, true),
@@ -277,7 +289,7 @@ fn is_plain_id(id: &str) -> bool {
 mod tests {
     use super::*;
     use crate::snapshot::test_support::Builder;
-    use crate::snapshot::TreeKind;
+    use crate::snapshot::{TreeKind, Unread};
     use crate::vocab::geometry::Rect;
 
     #[test]
@@ -322,6 +334,31 @@ mod tests {
         assert_eq!(x.of(text as usize), "//*[@id=\"main\"]/text()[1]");
         assert_eq!(x.of(inner as usize), "/html[1]/body[1]/section[2]/span[1]", "duplicate ids are no anchor");
         let _ = dup1;
+    }
+
+    #[test]
+    fn a_reading_that_left_parts_unread_anchors_only_on_ids_the_page_vouched_for_and_offers_no_text_paths() {
+        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let main = b.el(Some(body), "div", &[("id", "main")], r);
+        let in_main = b.el(Some(main), "button", &[], r);
+        b.text(in_main, "Edit", r);
+        let side = b.el(Some(body), "div", &[("id", "side")], r);
+        let in_side = b.el(Some(side), "span", &[], r);
+        let ends = b.snap.subtree_ends();
+        {
+            let whole = XPaths::new(&b.snap, &ends);
+            assert_eq!(whole.of(in_main as usize), "//*[@id=\"main\"]/button[1]");
+            assert_eq!(whole.by_text(in_main as usize).as_deref(), Some("//button[normalize-space()=\"Edit\"]"));
+        }
+        // An unread part of the page has another element with id "side" (and maybe another "Edit").
+        b.snap.unread = Some(Unread { shared_ids: vec!["side".into()] });
+        let partial = XPaths::new(&b.snap, &ends);
+        assert_eq!(partial.of(in_main as usize), "//*[@id=\"main\"]/button[1]", "an id the page vouched for anchors");
+        assert_eq!(partial.of(in_side as usize), "/html[1]/body[1]/div[2]/span[1]", "a shared id does not");
+        assert_eq!(partial.by_text(in_main as usize), None, "no text path: unread buttons may read the same");
     }
 
     #[test]

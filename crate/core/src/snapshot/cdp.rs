@@ -269,6 +269,7 @@ fn decode_parts(
             title: top_strings.get(top.title)?.to_string(),
             viewport,
             nodes: Vec::new(),
+            unread: None, // CDP's snapshot holds the whole page
         },
         boxes: Vec::new(),
         frame_documents: HashMap::default(),

@@ -50,6 +50,21 @@ pub struct PageSnapshot {
     pub viewport: Viewport,
     /// Pre-order: every node's parent comes before it.
     pub nodes: Vec<SnapNode>,
+    /// Set when the reading left parts of the page unread (an in-view walk that skipped what lies
+    /// beyond the view): what its own nodes cannot tell about the rest of the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<Unread>,
+}
+
+/// What a reading that left parts of the page unread knows of them ([`PageSnapshot::unread`]).
+/// Paths must name one element on the whole page, so an id anchors one only where the page
+/// vouched that no unread element shares it, and no text path is offered (an unread element of
+/// the same tag may read the same).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unread {
+    /// Ids of read elements that some other element of their tree, read or not, also has.
+    pub shared_ids: Vec<String>,
 }
 
 internally_tagged! {
@@ -533,6 +548,7 @@ pub(crate) mod test_support {
                         ..Default::default()
                     },
                     nodes: vec![],
+                    unread: None,
                 },
             }
         }
