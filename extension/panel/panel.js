@@ -81,10 +81,10 @@ function showTabState(lines) {
  * Shows a failure, or clears the shown one (null). Each action the person starts in the panel (a
  * run, run again, replay, a flow, recording, stop, answering, loading, saving or exporting a run,
  * Allow agents) clears it first: the notice speaks of the last action. A failure is what it is,
- * not its words: `say` gives our words in the current language, `err` the error behind them
- * (its message as it came, its code for the advice), so a change of language rewords it.
+ * not its words: `key` and `args` name our message in _locales, `err` the error behind it (its
+ * message as it came, its code for the advice), so a change of language rewords it.
  */
-let failure = null; // {say: () => string, err?: Error, file?: true (a saved run file's)}
+let failure = null; // {key, args?: [], err?: Error, file?: true (a saved run file's)}
 function showFailure(shown) {
   failure = shown;
   renderFailure();
@@ -92,7 +92,11 @@ function showFailure(shown) {
 
 let failureHtml = ''; // what renderFailure last wrote: the alert region is rewritten only when it says something else
 function renderFailure() {
-  const html = !failure ? '' : escape(failure.err ? `${failure.say()}: ${failure.err.message}${advice(failure.err, { file: failure.file })}` : failure.say());
+  let html = '';
+  if (failure) {
+    const say = t(failure.key, ...(failure.args ?? []));
+    html = escape(failure.err ? `${say}: ${failure.err.message}${advice(failure.err, { file: failure.file })}` : say);
+  }
   if (html !== failureHtml) {
     failureHtml = html;
     $('notice-failure-text').innerHTML = html;
@@ -316,7 +320,7 @@ async function answerQuestion(yes) {
   try {
     const asked = shownQuestion;
     const { answered } = await send('answer', { runId: run.id, answer });
-    if (!answered) showFailure({ say: () => t('answerRefused') });
+    if (!answered) showFailure({ key: 'answerRefused' });
     else if (shownQuestion === asked) $('question-form').hidden = true; // unless the run asks again already
   } finally {
     answering = false;
@@ -498,7 +502,7 @@ async function rerun(run) {
     const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, ...request });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed(() => t('couldNotStart'), err);
+    failed('couldNotStart', err);
   }
 }
 
@@ -519,17 +523,17 @@ $('prompt-form').addEventListener('submit', async (e) => {
     const { runId } = await send('run', { tabId: targetTabId, dialogs: $('dialog-answer').value, context, ...request });
     showStarted(runId, instruction);
   } catch (err) {
-    failed(() => t('couldNotStart'), err);
+    failed('couldNotStart', err);
   }
 });
 
 // Enter in the field answers: the model's question with the text, a page's prompt with OK.
 $('question-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  answerQuestion(true).catch((err) => failed(() => t('couldNotAnswer'), err));
+  answerQuestion(true).catch((err) => failed('couldNotAnswer', err));
 });
-$('question-yes').addEventListener('click', () => answerQuestion(true).catch((err) => failed(() => t('couldNotAnswer'), err)));
-$('question-no').addEventListener('click', () => answerQuestion(false).catch((err) => failed(() => t('couldNotAnswer'), err)));
+$('question-yes').addEventListener('click', () => answerQuestion(true).catch((err) => failed('couldNotAnswer', err)));
+$('question-no').addEventListener('click', () => answerQuestion(false).catch((err) => failed('couldNotAnswer', err)));
 
 $('task-type').addEventListener('change', updateTaskForm);
 $('history-all').addEventListener('change', renderHistory);
@@ -541,14 +545,14 @@ $('stop').addEventListener('click', () => {
   const run = currentRun();
   if (!run) return;
   showFailure(null);
-  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed(() => t('couldNotRecord'), err));
+  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed('couldNotRecord', err));
   else {
     // `stopped: false`: the worker has no such run going (it has just ended). An agent session's run stops too.
     send('stop', { runId: run.id }).then(
       ({ stopped }) => {
-        if (!stopped) showFailure({ say: () => t('stopRefused') });
+        if (!stopped) showFailure({ key: 'stopRefused' });
       },
-      (err) => failed(() => t('couldNotStop'), err),
+      (err) => failed('couldNotStop', err),
     );
   }
 });
@@ -570,7 +574,7 @@ $('record').addEventListener('click', async () => {
     if (shown && shown.id === runId) shown.recorded = true;
     updateButtons();
   } catch (err) {
-    failed(() => t('couldNotRecord'), err);
+    failed('couldNotRecord', err);
   }
 });
 
@@ -585,11 +589,11 @@ function showStarted(runId, instruction) {
 }
 
 /**
- * Shows `err` as the failure of what `say` names (a function: our words in the current language);
- * `file`: loading a saved run file failed (its advice is about the file).
+ * Shows `err` as the failure of what the message `key` says (filled with `args`, worded again on a
+ * change of language); `file`: loading a saved run file failed (its advice is about the file).
  */
-function failed(say, err, { file = false } = {}) {
-  showFailure({ say, err, file });
+function failed(key, err, { args = [], file = false } = {}) {
+  showFailure({ key, args, err, file });
   updateButtons();
 }
 
@@ -602,7 +606,7 @@ $('replay').addEventListener('click', async () => {
     const { runId } = await send('replay', { tabId: targetTabId, runId: run.id, dialogs: $('dialog-answer').value });
     showStarted(runId, run.instruction);
   } catch (err) {
-    failed(() => t('couldNotReplay'), err);
+    failed('couldNotReplay', err);
   }
 });
 
@@ -614,7 +618,7 @@ $('save-run').addEventListener('click', async () => {
     const { json } = await send('saveTrajectory', { runId: run.id });
     download(json, `sightline-run-${new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.json`, 'application/json');
   } catch (err) {
-    failed(() => t('couldNotSave'), err);
+    failed('couldNotSave', err);
   }
 });
 
@@ -637,7 +641,7 @@ for (const item of document.querySelectorAll('#export-menu [data-format]')) {
       const { text, filename, mime } = await send('exportRun', { runId: run.id, format: item.dataset.format });
       download(text, filename, mime);
     } catch (err) {
-      failed(() => t('couldNotExport'), err);
+      failed('couldNotExport', err);
     }
   });
 }
@@ -655,7 +659,7 @@ $('load-run-file').addEventListener('change', async () => {
     renderRun();
     renderHistory();
   } catch (err) {
-    failed(() => t('couldNotLoad', file.name), err, { file: true });
+    failed('couldNotLoad', err, { args: [file.name], file: true });
   }
 });
 $('run-flow').addEventListener('click', () => $('run-flow-file').click());
@@ -668,7 +672,7 @@ $('run-flow-file').addEventListener('change', async () => {
     const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text(), dialogs: $('dialog-answer').value });
     showStarted(runId, file.name);
   } catch (err) {
-    failed(() => t('couldNotRunFlow', file.name), err);
+    failed('couldNotRunFlow', err, { args: [file.name] });
   }
 });
 /** Settings open in the panel, in place of the work view; the same button goes back. */
@@ -707,8 +711,8 @@ async function changeAgents(type, payload) {
     ({ status: agents } = await send(type, payload));
   } catch (err) {
     // The bridge glue's own codes have their words in _locales; any other error shows as it came.
-    if (AGENTS_ERRORS.has(err.code)) showFailure({ say: () => t(`error_${err.code}`) });
-    else failed(() => t('agentsCouldNotChange'), err);
+    if (AGENTS_ERRORS.has(err.code)) showFailure({ key: `error_${err.code}` });
+    else failed('agentsCouldNotChange', err);
   }
   renderAgents();
 }
@@ -786,7 +790,7 @@ function watchWorker() {
 
 (async () => {
   await loadLanguage().catch((e) => console.error('loading the chosen language failed', e));
-  await loadTaskKinds().catch((e) => failed(() => t('couldNotStart'), e));
+  await loadTaskKinds().catch((e) => failed('couldNotStart', e));
   translatePanel();
   await refreshTarget();
   await loadRuns();
