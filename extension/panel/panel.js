@@ -541,19 +541,24 @@ $('history-all').addEventListener('change', renderHistory);
 $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
 });
-$('stop').addEventListener('click', () => {
+$('stop').addEventListener('click', async () => {
   const run = currentRun();
   if (!run) return;
   showFailure(null);
-  if (run.recorded) send('stopRecording', { tabId: run.tabId }).catch((err) => failed('couldNotRecord', err));
-  else {
-    // `stopped: false`: the worker has no such run going (it has just ended). An agent session's run stops too.
-    send('stop', { runId: run.id }).then(
-      ({ stopped }) => {
-        if (!stopped) showFailure({ key: 'stopRefused' });
-      },
-      (err) => failed('couldNotStop', err),
-    );
+  if (run.recorded) {
+    try {
+      await send('stopRecording', { tabId: run.tabId });
+    } catch (err) {
+      failed('couldNotRecord', err);
+    }
+    return;
+  }
+  // `stopped: false`: the worker has no such run going (it has just ended). An agent session's run stops too.
+  try {
+    const { stopped } = await send('stop', { runId: run.id });
+    if (!stopped) showFailure({ key: 'stopRefused' });
+  } catch (err) {
+    failed('couldNotStop', err); // an answer that cannot be read as well
   }
 });
 

@@ -179,6 +179,18 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
   assert.equal(await failureText(panel), 'Could not stop the run: the worker dropped the stop');
   assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
 
+  // No answer at all (a listener that replied nothing): reading it fails, and that failure is the
+  // Stop's, shown (it was thrown in the success handler of `.then(ok, err)`, unhandled, unseen).
+  await panel.evaluate(() => {
+    const real = window.realSendMessage;
+    chrome.runtime.sendMessage = (message, ...rest) => (message?.type === 'sightline/stop' ? Promise.resolve(undefined) : real.call(chrome.runtime, message, ...rest));
+  });
+  await panel.click('#stop');
+  await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden, null, { timeout: 5_000 });
+  const unread = await failureText(panel);
+  assert.ok(/^Could not stop the run: \S/.test(unread) && !unread.includes('dropped'), unread);
+  assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
+
   // The worker's own Stop: the run ends stopped, the failure goes with the new action.
   await workerAnswers(panel, 'stop', null);
   await panel.click('#stop');
