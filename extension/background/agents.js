@@ -135,20 +135,16 @@ function closed() {
 
 async function endSessions() {
   const wasm = await core();
-  for (const runId of sessions.values()) {
-    // Stopped by the person while a call was in flight: it ends stopped, not as the agent's goodbye.
-    if (stopping.delete(runId)) {
-      endStopped(wasm, runId);
-      continue;
-    }
-    try {
-      const run = wasm.endAgentSession(runId); // null: the person had stopped it (stored then)
-      if (run) keepRun(run);
-    } catch (e) {
-      console.error('ending an agent session failed', e);
-    }
-  }
+  // Those the person stopped while a call was in flight end stopped, not as the agent's goodbye.
+  const ids = [...sessions.values()];
+  const cut = [...stopping];
   sessions.clear();
+  stopping.clear();
+  try {
+    for (const run of wasm.endAgentSessions(ids, cut)) keepRun(run);
+  } catch (e) {
+    console.error('ending the agent sessions failed', e);
+  }
 }
 
 /** Connects when Allow agents is on and no socket is open (worker start, toggle, alarm). */
