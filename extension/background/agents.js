@@ -241,26 +241,29 @@ async function answer(id, tool, args, agent) {
  * The panel's Stop on an agent session's run: a call in flight is aborted and the session
  * ends stopped once it has returned (the core's record: every step kept). The agent is told
  * once (`session_stopped`): by the aborted call, else by its next call; the one after opens a
- * new session. False when `runId` is no open session's.
+ * new session. True when the session is stopped, by this Stop or by an earlier one the panel
+ * had not seen end yet (a quick second press); false when `runId` is no session's.
  */
 export async function stopAgentSession(runId) {
   if (![...sessions.values()].includes(runId)) return false;
   const wasm = await core();
-  if (!wasm.holdsRun(runId)) return false;
-  if (calling === runId) {
+  if (calling === runId && wasm.holdsRun(runId)) {
     stopping.add(runId);
     stopRun(runId); // a page task's run; other calls are short and end on their own
-  } else {
-    endStopped(wasm, runId);
+    return true;
   }
-  return true;
+  return endStopped(wasm, runId);
 }
 
+/** Ends session `runId` stopped, storing its record; whether it is stopped (now or already). */
 function endStopped(wasm, runId) {
   try {
-    keepRun(wasm.stopAgentSession(runId));
+    const run = wasm.stopAgentSession(runId); // null: stopped already, nothing new to store
+    if (run) keepRun(run);
+    return true;
   } catch (e) {
     console.error('stopping an agent session failed', e);
+    return false;
   }
 }
 

@@ -88,7 +88,8 @@ pub fn end_agent_sessions(ids: Vec<String>, stopping: Vec<String>) -> Result<JsV
 }
 
 /// The person's Stop on session `id` (no call of it in flight any more): its run ends stopped,
-/// every step kept, and is let go of; the agent's next call is refused once. The record to store.
+/// every step kept, and is let go of; the agent's next call is refused once. The record to
+/// store, or `null` when the person had stopped it already (it is stopped: nothing new).
 #[wasm_bindgen(js_name = stopAgentSession)]
 pub fn stop_agent_session(id: &str) -> Result<JsValue, Fault> {
     to_js(&with_open(|open| open.stop_agent_session(id, now_ms()))?)

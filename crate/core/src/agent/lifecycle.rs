@@ -125,10 +125,18 @@ pub struct Recorded {
 #[derive(Debug, Default)]
 pub struct OpenRuns {
     runs: HashMap<String, Run>,
-    /// Agent sessions the person stopped in the panel whose agent has not been told yet
-    /// (`remote.rs`): their runs are ended and let go of, only the ids are kept (a few at
-    /// most: a list, whose code is smaller in the module than a set's).
-    pub(super) stopped_sessions: Vec<String>,
+    /// Agent sessions the person stopped in the panel, while the agents' socket they came on
+    /// stays open (`remote.rs`): their runs are ended and let go of, only the ids are kept
+    /// with whether the agent was told (a few at most: a list, whose code is smaller in the
+    /// module than a map's).
+    pub(super) stopped_sessions: Vec<StoppedSession>,
+}
+
+/// An agent session the person stopped: its id, and whether its agent has been told.
+#[derive(Debug)]
+pub(super) struct StoppedSession {
+    pub(super) id: String,
+    pub(super) told: bool,
 }
 
 impl OpenRuns {

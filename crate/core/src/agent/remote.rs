@@ -8,7 +8,7 @@ use super::browser::{Browser, Observation};
 use super::context::Context;
 use super::error::RunError;
 use super::guard::Limits;
-use super::lifecycle::{LifecycleError, OpenRuns, TabFacts};
+use super::lifecycle::{LifecycleError, OpenRuns, StoppedSession, TabFacts};
 use super::options::RunOptions;
 use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step, StepKind, StepStatus};
 use super::tasks::element_reference;
@@ -513,10 +513,11 @@ impl OpenRuns {
     pub fn end_agent_sessions(&mut self, ids: &[String], stopping: &[String], now_ms: f64) -> Vec<Run> {
         let mut ended = Vec::new();
         for id in ids {
-            if self.stopped_sessions.contains(id) {
+            if self.stopped_session(id).is_some() {
                 continue;
             }
-            let run = if stopping.contains(id) { self.stop_agent_session(id, now_ms).ok() } else { self.close(id) };
+            let run =
+                if stopping.contains(id) { self.stop_agent_session(id, now_ms).ok().flatten() } else { self.close(id) };
             if let Some(mut run) = run {
                 run.finish_recording(now_ms);
                 ended.push(run);
@@ -530,15 +531,19 @@ impl OpenRuns {
     /// returned first: the host waits for it): the run ends as a stopped run of the panel's
     /// does, stopped with every step kept and no error, and is let go of. The agent's next
     /// call on the session is refused once ([`OpenRuns::agent_session_open`]). Returns the
-    /// record to store.
-    pub fn stop_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Run, LifecycleError> {
+    /// record to store; `None` when the person had stopped it already (a second Stop before
+    /// the panel saw the first's end): it is stopped, as asked, with nothing new to store.
+    pub fn stop_agent_session(&mut self, id: &str, now_ms: f64) -> Result<Option<Run>, LifecycleError> {
+        if self.stopped_session(id).is_some() {
+            return Ok(None);
+        }
         self.running(id)?;
         let mut run = self.close(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))?;
         run.status = RunStatus::Stopped;
         run.ended_ms = Some(now_ms);
         run.error = None;
-        self.stopped_sessions.push(id.to_string());
-        Ok(run)
+        self.stopped_sessions.push(StoppedSession { id: id.to_string(), told: false });
+        Ok(Some(run))
     }
 
     /// Before a call on session `id`: `Ok(true)` while it is open, `Ok(false)` when this worker
@@ -546,17 +551,18 @@ impl OpenRuns {
     /// [`RunError::SessionStopped`], which the agent is answered: its next call opens a new
     /// session.
     pub fn agent_session_open(&mut self, id: &str) -> Result<bool, RunError> {
-        if self.told_stopped(id) {
-            return Err(RunError::SessionStopped);
+        if let Some(stopped) = self.stopped_session(id) {
+            if !stopped.told {
+                stopped.told = true;
+                return Err(RunError::SessionStopped);
+            }
         }
         Ok(self.get(id).is_some_and(|r| r.status == RunStatus::Running))
     }
 
-    /// Forgets that the person stopped session `id`; whether they had.
-    fn told_stopped(&mut self, id: &str) -> bool {
-        let before = self.stopped_sessions.len();
-        self.stopped_sessions.retain(|s| s != id);
-        self.stopped_sessions.len() != before
+    /// Session `id` as the person stopped it, if they did.
+    fn stopped_session(&mut self, id: &str) -> Option<&mut StoppedSession> {
+        self.stopped_sessions.iter_mut().find(|s| s.id == id)
     }
 
     fn running(&mut self, id: &str) -> Result<&mut Run, LifecycleError> {
@@ -716,14 +722,15 @@ mod tests {
         open.agent_step("s", "Console messages", Some("no tab"), None, 4.0, 5.0).unwrap();
         assert_eq!(open.agent_session_open("s"), Ok(true));
 
-        let stopped = open.stop_agent_session("s", 8.0).unwrap();
+        let stopped = open.stop_agent_session("s", 8.0).unwrap().expect("the record to store");
         // As a run stopped in the panel: stopped, ended, no error; every step kept.
         assert_eq!((stopped.status, stopped.ended_ms, stopped.error.clone()), (RunStatus::Stopped, Some(8.0), None));
         let actions: Vec<_> = stopped.steps.iter().map(|s| s.action.as_str()).collect();
         assert_eq!(actions, ["Snapshot of the page", "Console messages"]);
         assert!(!open.holds("s"), "let go of: its record is the host's to store");
         assert!(open.agent_step("s", "x", None, None, 0.0, 0.0).is_err(), "a stopped session takes no steps");
-        assert!(open.stop_agent_session("s", 9.0).is_err(), "stopped once");
+        // A second Stop (pressed before the panel saw the first's end): stopped already, as asked; nothing new to store.
+        assert_eq!(open.stop_agent_session("s", 9.0), Ok(None));
 
         // The agent's next call is refused once, with the code it keys on; the one after opens a new session.
         let told = open.agent_session_open("s").unwrap_err();
@@ -733,10 +740,11 @@ mod tests {
         assert!(record.message.contains("stopped this agent session in Sightline's panel"), "{}", record.message);
         assert!(record.message.contains("Allow agents off"), "{}", record.message);
         assert_eq!(open.agent_session_open("s"), Ok(false));
+        assert_eq!(open.stop_agent_session("s", 10.0), Ok(None), "a Stop after the agent was told: stopped still");
 
         // Stopped, then the agent disconnects before calling again: nothing more to store or tell.
         open.open(Run::agent_session("t".into(), "script", None, Lang::ZhCn, 1.0));
-        assert_eq!(open.stop_agent_session("t", 2.0).unwrap().status, RunStatus::Stopped);
+        assert_eq!(open.stop_agent_session("t", 2.0).unwrap().map(|r| r.status), Some(RunStatus::Stopped));
         assert_eq!(open.end_agent_sessions(&["t".into()], &[], 3.0), []);
         assert_eq!(open.agent_session_open("t"), Ok(false), "told no more once the session ended");
         assert!(open.stop_agent_session("u", 1.0).is_err(), "only an open session can be stopped");
