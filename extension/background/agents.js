@@ -384,8 +384,9 @@ async function pageTask(wasm, id, plan, tabId, runId) {
   // The person's Stop cut this call short: the session ends now, and this call, not the next,
   // is the one the agent is told by (the core's session_stopped, given once).
   if (!answer.ok && stopping.delete(runId)) {
-    endStopped(wasm, runId);
-    wasm.agentSessionOpen(runId);
+    const { run, error } = wasm.stopAgentCall(runId);
+    if (run) keepRun(run);
+    throw fault(error.code, error.message);
   }
   if (plan.kind === 'choose' && answer.ok) {
     const element = answer.result?.element;

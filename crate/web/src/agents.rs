@@ -6,7 +6,7 @@ use super::host::{Host, HostBrowser};
 use super::runs::{tab_facts, with_open};
 use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{LifecycleError, TabFacts};
-use sightline::agent::record::Run;
+use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::agent::remote::{self, Call, Plan};
 use sightline::agent::RunOptions;
 use sightline::i18n::Lang;
@@ -93,6 +93,20 @@ pub fn end_agent_sessions(ids: Vec<String>, stopping: Vec<String>) -> Result<JsV
 #[wasm_bindgen(js_name = stopAgentSession)]
 pub fn stop_agent_session(id: &str) -> Result<JsValue, Fault> {
     to_js(&with_open(|open| open.stop_agent_session(id, now_ms()))?)
+}
+
+/// The person's Stop cut short a call on session `id` (it has returned): the session ends
+/// stopped, and this call tells its agent. `{run, error: {code, message}}`: the record to store
+/// (`null`: stopped already) and the error the call answers (`session_stopped`).
+#[wasm_bindgen(js_name = stopAgentCall)]
+pub fn stop_agent_call(id: &str) -> Result<JsValue, Fault> {
+    #[derive(serde::Serialize)]
+    struct Stopped {
+        run: Option<Run>,
+        error: RunErrorRecord,
+    }
+    let (run, told) = with_open(|open| open.stop_agent_call(id, now_ms()))?;
+    to_js(&Stopped { run, error: told.record(Lang::En) })
 }
 
 /// Before a call on session `id`: true while it is open, false when it is not held (a new

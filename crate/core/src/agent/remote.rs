@@ -546,6 +546,18 @@ impl OpenRuns {
         Ok(Some(run))
     }
 
+    /// The person's Stop cut short a call on session `id`, which has returned: the session ends
+    /// as [`OpenRuns::stop_agent_session`] ends it, and this call is the one its agent is told
+    /// by. The record to store (`None`: stopped already) and the error the call answers
+    /// ([`RunError::SessionStopped`]); the agent's next call opens a new session.
+    pub fn stop_agent_call(&mut self, id: &str, now_ms: f64) -> Result<(Option<Run>, RunError), LifecycleError> {
+        let run = self.stop_agent_session(id, now_ms)?;
+        if let Some(stopped) = self.stopped_session(id) {
+            stopped.told = true;
+        }
+        Ok((run, RunError::SessionStopped))
+    }
+
     /// Before a call on session `id`: `Ok(true)` while it is open, `Ok(false)` when this worker
     /// does not hold it (the call opens a new session); once after the person stopped it,
     /// [`RunError::SessionStopped`], which the agent is answered: its next call opens a new
@@ -748,6 +760,21 @@ mod tests {
         assert_eq!(open.end_agent_sessions(&["t".into()], &[], 3.0), []);
         assert_eq!(open.agent_session_open("t"), Ok(false), "told no more once the session ended");
         assert!(open.stop_agent_session("u", 1.0).is_err(), "only an open session can be stopped");
+    }
+
+    #[test]
+    fn a_call_the_persons_stop_cut_short_ends_the_session_and_is_the_one_told() {
+        let mut open = OpenRuns::default();
+        open.open(Run::agent_session("s".into(), "claude-code", None, Lang::En, 1.0));
+        open.agent_step("s", "Snapshot of the page", None, None, 2.0, 3.0).unwrap();
+        let (run, told) = open.stop_agent_call("s", 8.0).unwrap();
+        let run = run.expect("the record to store");
+        assert_eq!((run.status, run.ended_ms, run.steps.len()), (RunStatus::Stopped, Some(8.0), 1));
+        assert_eq!(told.record(Lang::En).code, "session_stopped");
+        // Told by this call: the next one opens a new session; a Stop pressed again is no failure.
+        assert_eq!(open.agent_session_open("s"), Ok(false));
+        assert_eq!(open.stop_agent_session("s", 9.0), Ok(None));
+        assert_eq!(open.stop_agent_call("u", 9.0).unwrap_err(), LifecycleError::NotOpen("u".into()));
     }
 
     #[test]
