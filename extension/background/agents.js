@@ -129,22 +129,19 @@ function closed() {
   running.clear();
   for (const t of watched.keys()) unwatchConsole(t, OWNER).catch(() => {});
   watched.clear();
-  endSessions();
+  // After the calls already queued: a call in flight holds its session's run (it reports it and
+  // hands it back to the core when it returns), so ending the session under it left the run
+  // reported and held as running. A call the person's Stop cut short ends its session stopped
+  // as it returns; the others end with the agent's goodbye.
+  queue = queue.then(endSessions).catch((e) => console.error('ending the agent sessions failed', e));
   tellPanel();
 }
 
 async function endSessions() {
   const wasm = await core();
-  // Those the person stopped while a call was in flight end stopped, not as the agent's goodbye.
   const ids = [...sessions.values()];
-  const cut = [...stopping];
   sessions.clear();
-  stopping.clear();
-  try {
-    for (const run of wasm.endAgentSessions(ids, cut)) keepRun(run);
-  } catch (e) {
-    console.error('ending the agent sessions failed', e);
-  }
+  for (const run of wasm.endAgentSessions(ids)) keepRun(run);
 }
 
 /** Connects when Allow agents is on and no socket is open (worker start, toggle, alarm). */

@@ -316,6 +316,31 @@ test('Stop in the panel ends an agent\'s session: between calls or mid-call, the
   }
 });
 
+test('the socket closing while a call is in flight ends the session once the call has returned: succeeded with its steps, not left running', async () => {
+  const tabId = await browser.tabIdOf(page);
+  const agent = new SightlineBridge({ url: url(), name: 'close-script', timeoutMs: 120_000 });
+  await agent.connect();
+  try {
+    await agent.call('tabs', { action: 'select', tab: tabId });
+    const asked = mock.requests.length;
+    mock.script({ content: '{"thought": "slow", "actions": [], "done": true}', delayMs: 60_000 });
+    const pending = agent.call('act', { instruction: 'add a todo \'unseen\'' }).then(() => null, (e) => e);
+    await until('the model asked', () => mock.requests.length > asked, 30_000);
+    const [session] = (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: close-script');
+    await stopServer(server);
+    assert.ok(await pending, 'the call in flight fails with its server gone');
+    // Ended under the call, it was reported by the call and handed back to the core as running: stored so for good.
+    const ended = await until('the session stored as ended', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.id === session.id && r.status !== 'running'), 20_000);
+    assert.equal(ended.status, 'succeeded');
+    assert.ok(ended.endedMs, 'ended');
+    assert.ok(ended.steps.some((s) => s.action === 'Agent: add a todo \'unseen\''), JSON.stringify(ended.steps.map((s) => s.action)));
+  } finally {
+    await agent.destroy().catch(() => {});
+  }
+  server = await startServer(token);
+  await until('the extension to connect again', async () => /Connected/.test(await panelText('agents-state')), 20_000);
+});
+
 test('revoking makes a new token and ends the session; stdio serves the same tools', async () => {
   const before = token;
   await panel.locator('#agents-revoke').click();

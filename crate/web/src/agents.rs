@@ -79,12 +79,12 @@ pub fn agent_step(
     })
 }
 
-/// The agents' socket closed: its sessions `ids` end (every step kept) and are let go of,
-/// those in `stopping` (the person's Stop cut short a call not returned yet) as stopped; the
-/// sessions the person stopped are forgotten. The records to store.
+/// The agents' socket closed (and the calls it sent have returned): its sessions `ids` end
+/// (every step kept) and are let go of; the sessions the person stopped are forgotten. The
+/// records to store.
 #[wasm_bindgen(js_name = endAgentSessions)]
-pub fn end_agent_sessions(ids: Vec<String>, stopping: Vec<String>) -> Result<JsValue, Fault> {
-    to_js(&with_open(|open| open.end_agent_sessions(&ids, &stopping, now_ms())))
+pub fn end_agent_sessions(ids: Vec<String>) -> Result<JsValue, Fault> {
+    to_js(&with_open(|open| open.end_agent_sessions(&ids, now_ms())))
 }
 
 /// The person's Stop on session `id` (no call of it in flight any more): its run ends stopped,

@@ -504,21 +504,18 @@ impl OpenRuns {
     }
 
     /// The agents' socket closed (the agent disconnected, or the person turned Allow agents
-    /// off): each of its sessions `ids` ends with every step kept and is let go of, stopped
-    /// when it is in `stopping` (the person's Stop cut short a call that had not returned
-    /// yet), else succeeded; one the person stopped before is stored already and skipped, as
-    /// is one not held. The sessions the person stopped are forgotten: their agent is gone,
-    /// nothing is left to tell it (the worker has one socket, so they were all its). Returns
-    /// the records to store.
-    pub fn end_agent_sessions(&mut self, ids: &[String], stopping: &[String], now_ms: f64) -> Vec<Run> {
+    /// off) and the calls it sent have returned: each of its sessions `ids` ends with every
+    /// step kept (succeeded) and is let go of; one the person stopped is stored already and
+    /// skipped, as is one not held. The sessions the person stopped are forgotten: their agent
+    /// is gone, nothing is left to tell it (the worker has one socket, so they were all its).
+    /// Returns the records to store.
+    pub fn end_agent_sessions(&mut self, ids: &[String], now_ms: f64) -> Vec<Run> {
         let mut ended = Vec::new();
         for id in ids {
             if self.stopped_session(id).is_some() {
                 continue;
             }
-            let run =
-                if stopping.contains(id) { self.stop_agent_session(id, now_ms).ok().flatten() } else { self.close(id) };
-            if let Some(mut run) = run {
+            if let Some(mut run) = self.close(id) {
                 run.finish_recording(now_ms);
                 ended.push(run);
             }
@@ -717,7 +714,7 @@ mod tests {
         assert_eq!(run.tab_id, Some(4));
         assert_eq!(run.instruction, "Agent session: claude-code");
         assert_eq!((run.steps.len(), run.steps[0].duration_ms, run.steps[1].status), (2, 3.0, StepStatus::Failed));
-        let ended = open.end_agent_sessions(&["s".into()], &[], 9.0);
+        let ended = open.end_agent_sessions(&["s".into()], 9.0);
         assert_eq!(
             ended.iter().map(|r| (r.status, r.ended_ms)).collect::<Vec<_>>(),
             [(RunStatus::Succeeded, Some(9.0))]
@@ -757,7 +754,7 @@ mod tests {
         // Stopped, then the agent disconnects before calling again: nothing more to store or tell.
         open.open(Run::agent_session("t".into(), "script", None, Lang::ZhCn, 1.0));
         assert_eq!(open.stop_agent_session("t", 2.0).unwrap().map(|r| r.status), Some(RunStatus::Stopped));
-        assert_eq!(open.end_agent_sessions(&["t".into()], &[], 3.0), []);
+        assert_eq!(open.end_agent_sessions(&["t".into()], 3.0), []);
         assert_eq!(open.agent_session_open("t"), Ok(false), "told no more once the session ended");
         assert!(open.stop_agent_session("u", 1.0).is_err(), "only an open session can be stopped");
     }
@@ -784,15 +781,16 @@ mod tests {
             open.open(Run::agent_session(id.into(), agent, None, Lang::En, 1.0));
         }
         // `a` stopped between calls (its agent not told yet); `b` stopped while a call was in
-        // flight that has not returned when the socket closes; `c` the agent's own; `d` stopped
-        // and its agent told, then a new session of the same agent (`c` stands for it).
+        // flight, which returned (told by it) after the socket closed; `c` the agent's own; `d`
+        // stopped and its agent told, then a new session of the same agent (`c` stands for it).
         open.stop_agent_session("a", 2.0).unwrap();
+        open.stop_agent_call("b", 3.0).unwrap();
         open.stop_agent_session("d", 2.0).unwrap();
         assert_eq!(open.agent_session_open("d"), Err(RunError::SessionStopped));
         let ids: Vec<String> = ["a", "b", "c"].map(String::from).into();
-        let ended = open.end_agent_sessions(&ids, &["b".into()], 5.0);
+        let ended = open.end_agent_sessions(&ids, 5.0);
         let ended: Vec<_> = ended.iter().map(|r| (r.id.as_str(), r.status, r.ended_ms)).collect();
-        assert_eq!(ended, [("b", RunStatus::Stopped, Some(5.0)), ("c", RunStatus::Succeeded, Some(5.0))]);
+        assert_eq!(ended, [("c", RunStatus::Succeeded, Some(5.0))]);
         assert!(["a", "b", "c", "d"].iter().all(|id| !open.holds(id)));
         // Nothing kept of the stopped sessions once their socket closed (for the worker's life, before).
         assert!(open.stopped_sessions.is_empty(), "{:?}", open.stopped_sessions);
