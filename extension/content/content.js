@@ -90,6 +90,8 @@
      * (XPaths into shadow roots or frames do not resolve with document.evaluate).
      */
     reveal({ xpath, rect }) {
+      // Its scrolling reaches the page watch only with the next frame: the kept readings go now.
+      corePromise?.then((core) => core.forgetReadings(), () => {});
       let node = null;
       try {
         node = document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;

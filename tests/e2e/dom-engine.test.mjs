@@ -232,11 +232,15 @@ test('an in-view reading that left the rest of the page unread gives paths that 
     const edit = () => Object.assign(document.createElement('button'), { textContent: 'Edit' });
     document.querySelector('h1').after(twin('Top twin'), edit());
     document.getElementById('sections').lastElementChild.append(twin('Bottom twin'), edit());
+    // An id a hidden element shares: the whole page's reading does not read it either.
+    const hidden = Object.assign(document.createElement('div'), { id: 'only-seen', innerHTML: '<button>Seen once</button>' });
+    const copy = Object.assign(document.createElement('div'), { id: 'only-seen', hidden: true });
+    document.querySelector('h1').after(copy, hidden);
   });
   const inView = await extract(tabId, { viewportOnly: true });
   const whole = await extract(tabId);
   assert.equal(inView.elements.filter((e) => e.content === 'Edit').length, 1, 'one Edit in view, the other far below');
-  for (const content of ['Edit', 'Top twin', 'Accept cookies']) {
+  for (const content of ['Edit', 'Top twin', 'Accept cookies', 'Seen once']) {
     const seen = byContent(inView, content);
     assert.equal(seen.xpathText, undefined, `${content}: no text path from a reading that cannot know its text unique`);
     const matches = await page.evaluate((xpath) => document.evaluate(`count(${xpath})`, document, null, XPathResult.NUMBER_TYPE, null).numberValue, seen.xpath);
@@ -244,6 +248,7 @@ test('an in-view reading that left the rest of the page unread gives paths that 
     assert.equal(seen.xpath, byContent(whole, content).xpath, `${content}: the same path as the whole page's reading gives`);
   }
   assert.doesNotMatch(byContent(inView, 'Top twin').xpath, /twin/, 'an id another element shares, out of view, anchors nothing');
+  assert.doesNotMatch(byContent(whole, 'Seen once').xpath, /only-seen/, 'nor one a hidden element shares, in the whole page\'s reading');
   assert.equal(byContent(whole, 'Edit').xpathText, undefined, 'the whole page: two read the same');
   assert.match(byContent(whole, 'Accept cookies').xpathText, /normalize-space\(\)="Accept cookies"/, 'the whole page: unique text, a text path');
   await page.close();
@@ -279,6 +284,26 @@ test('a step\'s in-view reading is kept too; a field a script sets and an image 
   assert.match(JSON.stringify(set.elements), /set by a script/);
   assert.equal((await extract(tabId)).reused, undefined, 'the whole page too');
 
+  // A listbox's second option selected by a script: neither its selectedIndex nor an event says so.
+  await page.evaluate(() => document.getElementById('sections').prepend(Object.assign(document.createElement('select'), {
+    id: 'several', multiple: true, innerHTML: '<option selected>First choice</option><option>Second choice</option>',
+  })));
+  assert.ok(await keptAgain(inView));
+  await page.evaluate(() => { document.getElementById('several').options[1].selected = true; });
+  assert.equal((await inView()).reused, undefined, 'another option selected by a script: read again');
+
+  // A custom element defined later shows (":not(:defined)" hid it) with no record and no event.
+  await page.evaluate(() => {
+    document.head.append(Object.assign(document.createElement('style'), { textContent: 'late-card:not(:defined) { display: none; }' }));
+    document.getElementById('sections').prepend(Object.assign(document.createElement('late-card'), { innerHTML: '<button>Card action</button>' }));
+  });
+  assert.ok(await keptAgain(inView));
+  assert.ok(!(await inView()).elements.some((e) => e.content === 'Card action'), 'hidden until defined');
+  await page.evaluate(() => customElements.define('late-card', class extends HTMLElement {}));
+  const defined = await inView();
+  assert.equal(defined.reused, undefined, 'a custom element defined since: read again');
+  assert.ok(defined.elements.some((e) => e.content === 'Card action'));
+
   // An image arriving later moves what follows it; its load event stops at the document.
   let arrive;
   const arrived = new Promise((resolve) => { arrive = resolve; });
@@ -295,7 +320,7 @@ test('a step\'s in-view reading is kept too; a field a script sets and an image 
   const loaded = await inView();
   assert.equal(loaded.reused, undefined, 'an image loaded: read again');
   const after = loaded.elements.find((e) => e.content === 'Section 1');
-  assert.ok(after.rect.y >= before.rect.y + 150, `the image pushed the heading down: ${before.rect.y} -> ${after.rect.y}`);
+  assert.ok(after.rect.y >= before.rect.y + 100, `the image pushed the heading down: ${before.rect.y} -> ${after.rect.y}`);
   assert.equal((await extract(tabId)).reused, undefined, 'the whole page too');
   await page.unroute('**/late.svg');
   await page.close();

@@ -36,11 +36,13 @@ let entered = 0;
 // With viewportOnly, the table indices of the walk's roots (the document's, each entered frame's):
 // every other node is judged in or out of view by appendChildren, with its siblings.
 let roots = [];
-// The form fields the current walk read (input, textarea, select): their live state is no
-// attribute, so a page script may set it with neither a mutation record nor an event.
+// The form fields the current walk read (input, textarea, select) and its custom elements: a
+// field's live state is no attribute, and a custom element defined later (or given a shadow
+// root) changes with neither a mutation record nor an event.
 let fields = [];
-export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); fields = []; }
-export function endWalk() { nodes = []; reaches = new Map(); rangeDoc = null; range = null; fields = []; }
+let customs = [];
+export function beginWalk(root) { nodes = [root]; entered = 0; roots = [0]; reaches = new Map(); fields = []; customs = []; }
+export function endWalk() { nodes = []; reaches = new Map(); rangeDoc = null; range = null; fields = []; customs = []; }
 export function indexOfNode(n) { return nodes.indexOf(n); }
 let viewportOnly = false;
 let margin = 0; // in viewports, each way (snapshot::IN_VIEW_MARGIN)
@@ -108,6 +110,7 @@ export function readNode(i) {
     // Other nodes were judged with their siblings (appendChildren), where pruned ones stayed out.
     if (viewportOnly && state !== 0 && roots.includes(i) && outsideViewport(node)) flags |= 8;
     const tag = node.localName;
+    if (tag.includes('-')) customs.push(node);
     let packed = tag;
     if (node.hasAttributes()) {
       for (const name of node.getAttributeNames()) {
@@ -250,24 +253,42 @@ export function readStyle(i, set) {
   const cs = el.ownerDocument.defaultView.getComputedStyle(el);
   return STYLE_SETS[set].map((p) => cs.getPropertyValue(p)).join('\n');
 }
-// The ids of nodes `which` (elements) that another element of the same tree (document or shadow
-// root) also has, each followed by "\0". A single-id query answers from the tree's id index,
-// without a walk, where the id is unique.
-export function sharedIds(which) {
-  let out = '';
-  for (const i of which) {
-    const el = nodes[i];
+// For each node which[k] (an element with an id), out[k] = 1 when another element of its tree
+// (document or shadow root) has that id too, read or not. The tree's id index answers: an element
+// that is not the first with its id shares it; for the first, a query by the id says whether a
+// second exists, from the index in standards mode. In quirks mode CSS matches ids without case
+// (no index there), so one pass over the tree's elements with an id counts them instead.
+export function sharedIds(which, out) {
+  const quirksCounts = new Map(); // root → Map(id → count)
+  for (let k = 0; k < which.length; k++) {
+    const el = nodes[which[k]];
     const id = el.getAttribute('id');
-    if (!id) continue;
-    let count;
-    try {
-      count = el.getRootNode().querySelectorAll(`#${CSS.escape(id)}`).length;
-    } catch {
-      count = 2; // not answerable: not an anchor
+    const root = el.getRootNode();
+    if (!id || typeof root.getElementById !== 'function' || root.getElementById(id) !== el) {
+      out[k] = 1;
+      continue;
     }
-    if (count > 1) out += clean(id) + '\0';
+    let count;
+    if (el.ownerDocument.compatMode === 'BackCompat') {
+      let counts = quirksCounts.get(root);
+      if (!counts) {
+        counts = new Map();
+        for (const e of root.querySelectorAll('[id]')) {
+          const v = e.getAttribute('id');
+          counts.set(v, (counts.get(v) ?? 0) + 1);
+        }
+        quirksCounts.set(root, counts);
+      }
+      count = counts.get(id) ?? 1;
+    } else {
+      try {
+        count = root.querySelectorAll(`#${CSS.escape(id)}`).length;
+      } catch {
+        count = 2; // no answer: no anchor
+      }
+    }
+    out[k] = count > 1 ? 1 : 0;
   }
-  return out;
 }
 // Composed parent: through shadow roots to their host, and out of a frame to its <iframe>.
 function up(n) {
@@ -311,69 +332,82 @@ export function coveredAt(i, x, y) {
 
 // The page watch behind the kept readings (crate/reader, `kept`): from the end of a walk,
 // whether anything since may have changed what a walk reads. Mutation records say what the DOM
-// did; what changes styles, boxes or form state without one (typing, focus, hover, scrolling, a
-// resize, an image or font loading, an animation or transition) is caught by its event or, for
-// animations running now, asked at check time, as are the address, scroll offsets, viewport
-// size and the live state of the fields the walk read (a page script may set a field's value
-// with neither). Shadow roots and frames keep their own records and events, so a walk that
-// entered any is not kept. The watch runs while any reading is kept; each kept reading (one
-// per slot: the in-view one, the whole page) remembers how many changes the watch had counted
-// when its walk ended.
+// did; what changes styles, boxes or form state without one (typing, focus, hover, a wheel or
+// scrolling, a resize, an image or font loading, a popover or details toggled, an animation or
+// transition) is caught by its event, and asked at check time: animations running now, the
+// address, the window's scroll offsets, viewport size, zoom, the live state of the fields the
+// walk read (a page script may set a value or a selection with neither) and of its custom
+// elements (defined since, or given a shadow root). Shadow roots and frames keep their own
+// records and events, so a walk that entered any keeps nothing. Any change ends the watch and
+// every mark with it; each kept reading (one per slot: the in-view one, the whole page) holds
+// a mark from the end of its walk while nothing has changed.
 const CHANGING_EVENTS = ['input', 'change', 'focusin', 'focusout', 'pointerover', 'pointerout', 'pointerdown', 'pointerup',
-  'keydown', 'keyup', 'scroll', 'load', 'error', 'toggle', 'transitionrun', 'transitionend', 'transitioncancel',
-  'animationstart', 'animationend', 'animationcancel', 'play', 'loadedmetadata'];
+  'keydown', 'keyup', 'wheel', 'scroll', 'load', 'error', 'beforetoggle', 'toggle', 'transitionrun', 'transitionend',
+  'transitioncancel', 'animationstart', 'animationend', 'animationcancel', 'play', 'loadedmetadata'];
 // Heard on the document as well as the window: a `load` or `error` event at an image or a
 // script stops at the document and never reaches the window (DOM spec, "get the parent" of a
-// Document); on the window, first on the way down, a page's listener cannot stop the others.
-let watch = null;
-function changed() { if (watch) watch.changes++; }
+// Document). (A page's own capture listener on the window can still stop an event before both.)
+let watch = null; // { observer, slots: [mark | null, mark | null] }
 function stopWatching() {
   if (!watch) return;
   watch.observer.disconnect();
-  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.removeEventListener(type, changed, true);
-  removeEventListener('resize', changed, true);
-  document.fonts?.removeEventListener('loadingdone', changed);
+  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.removeEventListener(type, stopWatching, true);
+  removeEventListener('resize', stopWatching, true);
+  document.fonts?.removeEventListener('loadingdone', stopWatching);
   watch = null;
 }
 function startWatching() {
-  const observer = new MutationObserver(changed);
+  const observer = new MutationObserver(stopWatching);
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.addEventListener(type, changed, { capture: true, passive: true });
-  addEventListener('resize', changed, { capture: true, passive: true });
-  document.fonts?.addEventListener('loadingdone', changed);
-  watch = { observer, changes: 0, slots: [null, null] };
+  for (const type of CHANGING_EVENTS) for (const at of [window, document]) at.addEventListener(type, stopWatching, { capture: true, passive: true });
+  addEventListener('resize', stopWatching, { capture: true, passive: true });
+  document.fonts?.addEventListener('loadingdone', stopWatching);
+  watch = { observer, slots: [null, null] };
 }
-// Records not yet delivered to the observer's callback count now.
-function countPending() { if (watch.observer.takeRecords().length > 0) watch.changes++; }
+// Records not yet delivered to the observer's callback: a change all the same.
+function changedUndelivered() {
+  if (watch && watch.observer.takeRecords().length > 0) stopWatching();
+  return !watch;
+}
 const where = () => [location.href, scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio].join(' ');
 function fieldState(el) {
   switch (el.localName) {
     case 'input': return `${el.checked ? 1 : 0}${el.value}`;
-    case 'select': return `${el.selectedIndex}`;
+    case 'select': return Array.from(el.selectedOptions, (o) => o.index).join(); // several in a listbox
     default: return el.value;
   }
 }
-// Marks the page as the walk just ended left it, for the reading kept in `slot`; false (and that
-// slot unwatched) when the walk entered a shadow root or a frame. Called while the walk's table lives.
+const customState = (el) => `${el.matches(':defined') ? 1 : 0}${shadowOf(el) ? 1 : 0}`;
+// Marks the page as the walk just ended left it, for the reading kept in `slot`; false (and no
+// watch) when the walk entered a shadow root or a frame. Called while the walk's table lives.
 export function watchPage(slot) {
-  if (entered > 0) { forgetSlot(slot); return false; }
+  if (entered > 0) { stopWatching(); return false; }
+  // Changes before this walk: it saw them; the other slot's mark did not.
+  if (watch) changedUndelivered();
   if (!watch) startWatching();
-  countPending();
-  watch.slots[slot] = { changes: watch.changes, at: where(), fields: fields.map((el) => [el, fieldState(el)]) };
+  watch.slots[slot] = {
+    at: where(),
+    fields: fields.map((el) => [el, fieldState(el)]),
+    customs: customs.map((el) => [el, customState(el)]),
+  };
   return true;
 }
-function forgetSlot(slot) {
+// Drops the mark of `slot` (its reading is not kept), and the watch with the last mark.
+export function forgetSlot(slot) {
   if (!watch) return;
   watch.slots[slot] = null;
   if (watch.slots.every((s) => s === null)) stopWatching();
 }
-// True when nothing a walk reads can have changed since watchPage(slot).
+// True when nothing a walk reads can have changed since watchPage(slot). A hidden page draws no
+// frames, so scroll events of elements scrolled meanwhile wait: it is read again.
 export function pageUnchanged(slot) {
-  const mark = watch?.slots[slot];
-  if (!mark) return false;
-  countPending();
-  if (watch.changes !== mark.changes || where() !== mark.at) return false;
-  if (mark.fields.some(([el, state]) => fieldState(el) !== state)) return false;
-  return !document.getAnimations().some((a) => a.playState === 'running');
+  if (changedUndelivered() || !watch.slots[slot]) return false;
+  const mark = watch.slots[slot];
+  const same = document.visibilityState === 'visible' && where() === mark.at &&
+    mark.fields.every(([el, state]) => fieldState(el) === state) &&
+    mark.customs.every(([el, state]) => customState(el) === state) &&
+    !document.getAnimations().some((a) => a.playState === 'running');
+  if (!same) stopWatching();
+  return same;
 }
 export function forgetPage() { stopWatching(); }

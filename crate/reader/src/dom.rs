@@ -15,7 +15,7 @@ use sightline::describe::visibility;
 use sightline::snapshot::HitTest;
 use sightline::snapshot::{
     is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
-    TreeKind, Unread, Viewport, IN_VIEW_MARGIN, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
+    TreeKind, Viewport, IN_VIEW_MARGIN, MAX_READ_CHARS, RECORDED_ATTRIBUTES, TEXT_STEP,
 };
 use sightline::vocab::geometry::Rect;
 use wasm_bindgen::prelude::*;
@@ -35,6 +35,8 @@ extern "C" {
     pub fn watch_page(slot: u32) -> bool;
     #[wasm_bindgen(js_name = pageUnchanged)]
     pub fn page_unchanged(slot: u32) -> bool;
+    #[wasm_bindgen(js_name = forgetSlot)]
+    pub fn forget_slot(slot: u32);
     #[wasm_bindgen(js_name = forgetPage)]
     pub fn forget_page();
     #[wasm_bindgen(js_name = beginWalk)]
@@ -60,7 +62,7 @@ extern "C" {
     #[wasm_bindgen(js_name = coveredAt)]
     fn covered_at(i: u32, x: f64, y: f64) -> bool;
     #[wasm_bindgen(js_name = sharedIds)]
-    fn shared_ids(which: &[u32]) -> String;
+    fn shared_ids(which: &[u32], out: &mut [u8]);
 }
 
 const BACKGROUND_STYLES: u32 = 0;
@@ -276,7 +278,8 @@ pub fn snapshot_document(
         title: document.title(),
         viewport: viewport_of(window, &document, &root),
         nodes: Vec::new(),
-        unread: None,
+        partial: false,
+        shared_ids: None,
     };
     // Parallel to `snap.nodes`: the frame each node is in.
     let mut frame_of: Vec<u32> = Vec::new();
@@ -438,9 +441,8 @@ pub fn snapshot_document(
                 Some(Positioning::from_computed(&read_style(table[i as usize], POSITION_STYLE)));
         }
     }
-    if left_unread {
-        snap.unread = Some(unread_facts(&snap, &hits.table));
-    }
+    snap.partial = left_unread;
+    snap.shared_ids = Some(shared_id_nodes(&snap, &hits.table));
     let t2 = now();
     Ok((
         LiveSnapshot { snapshot: snap, base_content, hits, remote_frames },
@@ -448,16 +450,20 @@ pub fn snapshot_document(
     ))
 }
 
-/// What a walk that left parts of the page unread asks the page about them: which ids of the
-/// elements it read some other element of their tree also has (the page's own id index
-/// answers each at once), so paths anchor only on ids that name one element.
-fn unread_facts(snap: &PageSnapshot, table: &[u32]) -> Unread {
-    let with_id: Vec<u32> = (0..snap.nodes.len())
-        .filter(|&i| snap.nodes[i].attr("id").is_some_and(|id| !id.is_empty()))
-        .map(|i| table[i])
+/// The read elements whose id another element of their tree also has, read or not: the page's
+/// id index answers (`sharedIds`), so an element hidden, in `<head>` or beyond the view counts
+/// too, and paths anchor only on ids that name one element.
+fn shared_id_nodes(snap: &PageSnapshot, table: &[u32]) -> Vec<u32> {
+    let with_id: Vec<u32> = (0..snap.nodes.len() as u32)
+        .filter(|&i| snap.nodes[i as usize].attr("id").is_some_and(|id| !id.is_empty()))
         .collect();
-    let shared = if with_id.is_empty() { String::new() } else { shared_ids(&with_id) };
-    Unread { shared_ids: shared.split('\0').filter(|id| !id.is_empty()).map(str::to_string).collect() }
+    if with_id.is_empty() {
+        return Vec::new();
+    }
+    let in_table: Vec<u32> = with_id.iter().map(|&i| table[i as usize]).collect();
+    let mut shared = vec![0u8; with_id.len()];
+    shared_ids(&in_table, &mut shared);
+    with_id.into_iter().zip(shared).filter(|&(_, s)| s != 0).map(|(i, _)| i).collect()
 }
 
 /// Measures nodes into the snapshot, in top-viewport coordinates.

@@ -64,8 +64,8 @@ pub fn extract_page(opts: JsValue) -> Result<JsValue, Fault> {
 }
 
 /// The last readings, kept in the page while nothing has changed since (`dom.js`, `watchPage`):
-/// a later step on a page that did not change (an assertion after a query, a round whose action
-/// changed nothing) pays a fraction of the walk, and so does a step needing the whole page (a
+/// a later step on a page that did not change (an assertion after a query, a round without
+/// input: a note, a wait) pays a fraction of the walk, and so does a step needing the whole page (a
 /// locate by the element list, a cached element off screen). One reading per slot, the latest.
 mod kept {
     use super::{now_ms, to_json, Fault, JsValue, Timings};
@@ -147,7 +147,11 @@ mod kept {
         let head = json.rfind(TIMINGS);
         let kept = match head {
             Some(head) if super::dom::watch_page(slot as u32) => Some(Kept { options, json, head }),
-            _ => None,
+            Some(_) => None, // the page watch cannot see it all (it has no mark either)
+            None => {
+                super::dom::forget_slot(slot as u32);
+                None
+            }
         };
         KEPT.with_borrow_mut(|k| k[slot as usize] = kept);
     }
@@ -157,6 +161,13 @@ mod kept {
 /// page (`kept::forget`), so the page holds nothing of this module any more and it can be freed.
 #[wasm_bindgen]
 pub fn retire() {
+    kept::forget();
+}
+
+/// Content script, after it changed the page itself (scrolled an element into view): the kept
+/// readings go, as the scroll events that would end them come only with the next frame.
+#[wasm_bindgen(js_name = forgetReadings)]
+pub fn forget_readings() {
     kept::forget();
 }
 

@@ -52,22 +52,6 @@ impl<'a> XPaths<'a> {
     /// reads them too).
     pub fn new(snapshot: &'a PageSnapshot, ends: &'a [usize]) -> Self {
         let nodes = &snapshot.nodes;
-        let mut id_count: FastMap<&str, u32> = FastMap::default();
-        for node in nodes {
-            if let Some(id) = node.attr("id").filter(|id| !id.is_empty()) {
-                *id_count.entry(id).or_insert(0) += 1;
-            }
-        }
-        // Shared with elements the reading left unread: no anchor either.
-        for id in snapshot.unread.iter().flat_map(|u| &u.shared_ids) {
-            if let Some(count) = id_count.get_mut(id.as_str()) {
-                *count += 1;
-            }
-        }
-        let unique_id = nodes
-            .iter()
-            .map(|node| node.attr("id").filter(|id| id_count.get(id) == Some(&1) && is_plain_id(id)))
-            .collect();
         let mut tree = vec![usize::MAX; nodes.len()];
         for (i, node) in nodes.iter().enumerate() {
             tree[i] = match (node.enters, node.parent) {
@@ -76,10 +60,32 @@ impl<'a> XPaths<'a> {
                 (None, None) => usize::MAX,
             };
         }
+        let id_of = |node: &'a crate::snapshot::SnapNode| node.attr("id").filter(|id| !id.is_empty());
+        // An id anchors a path where it names one element of its tree (XPath's `//*[@id=…]`
+        // searches the tree): as the page's id index says, else as this reading counts them.
+        let unique_id = match &snapshot.shared_ids {
+            Some(shared) => {
+                let shared: FastSet<u32> = shared.iter().copied().collect();
+                (0..nodes.len())
+                    .map(|i| id_of(&nodes[i]).filter(|id| !shared.contains(&(i as u32)) && is_plain_id(id)))
+                    .collect()
+            }
+            None => {
+                let mut id_count: FastMap<(usize, &str), u32> = FastMap::default();
+                for (i, node) in nodes.iter().enumerate() {
+                    if let Some(id) = id_of(node) {
+                        *id_count.entry((tree[i], id)).or_insert(0) += 1;
+                    }
+                }
+                (0..nodes.len())
+                    .map(|i| id_of(&nodes[i]).filter(|id| id_count.get(&(tree[i], *id)) == Some(&1) && is_plain_id(id)))
+                    .collect()
+            }
+        };
         let mut x =
             XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
         // A reading that left parts unread cannot know a text to be unique: `by_text` offers none.
-        if snapshot.unread.is_none() {
+        if !snapshot.partial {
             x.index_texts();
         }
         x
@@ -194,7 +200,7 @@ impl<'a> XPaths<'a> {
     /// other element of its tag in its tree reads the same. For a text element (`node` is a
     /// text node) the path names the text node through its parent.
     pub fn by_text(&self, node: usize) -> Option<String> {
-        if self.snapshot.unread.is_some() {
+        if self.snapshot.partial {
             return None;
         }
         let nodes = &self.snapshot.nodes;
@@ -289,7 +295,7 @@ fn is_plain_id(id: &str) -> bool {
 mod tests {
     use super::*;
     use crate::snapshot::test_support::Builder;
-    use crate::snapshot::{TreeKind, Unread};
+    use crate::snapshot::TreeKind;
     use crate::vocab::geometry::Rect;
 
     #[test]
@@ -337,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn a_reading_that_left_parts_unread_anchors_only_on_ids_the_page_vouched_for_and_offers_no_text_paths() {
+    fn ids_anchor_where_the_page_says_they_name_one_element_and_partial_readings_offer_no_text_paths() {
         let r = Rect::new(0.0, 0.0, 10.0, 10.0);
         let mut b = Builder::new();
         let html = b.el(None, "html", &[], r);
@@ -349,16 +355,45 @@ mod tests {
         let in_side = b.el(Some(side), "span", &[], r);
         let ends = b.snap.subtree_ends();
         {
-            let whole = XPaths::new(&b.snap, &ends);
-            assert_eq!(whole.of(in_main as usize), "//*[@id=\"main\"]/button[1]");
-            assert_eq!(whole.by_text(in_main as usize).as_deref(), Some("//button[normalize-space()=\"Edit\"]"));
+            let counted = XPaths::new(&b.snap, &ends);
+            assert_eq!(counted.of(in_side as usize), "//*[@id=\"side\"]/span[1]");
+            assert_eq!(counted.by_text(in_main as usize).as_deref(), Some("//button[normalize-space()=\"Edit\"]"));
         }
-        // An unread part of the page has another element with id "side" (and maybe another "Edit").
-        b.snap.unread = Some(Unread { shared_ids: vec!["side".into()] });
+        // The page: another element it did not read (hidden, or beyond the view) has id "side".
+        b.snap.shared_ids = Some(vec![side]);
+        {
+            let told = XPaths::new(&b.snap, &ends);
+            assert_eq!(told.of(in_main as usize), "//*[@id=\"main\"]/button[1]", "an id the page vouched for anchors");
+            assert_eq!(told.of(in_side as usize), "/html[1]/body[1]/div[2]/span[1]", "a shared id does not");
+            assert!(told.by_text(in_main as usize).is_some(), "a whole reading knows its texts");
+        }
+        b.snap.partial = true;
         let partial = XPaths::new(&b.snap, &ends);
-        assert_eq!(partial.of(in_main as usize), "//*[@id=\"main\"]/button[1]", "an id the page vouched for anchors");
-        assert_eq!(partial.of(in_side as usize), "/html[1]/body[1]/div[2]/span[1]", "a shared id does not");
+        assert_eq!(partial.of(in_main as usize), "//*[@id=\"main\"]/button[1]");
         assert_eq!(partial.by_text(in_main as usize), None, "no text path: unread buttons may read the same");
+    }
+
+    #[test]
+    fn counted_ids_are_counted_per_tree() {
+        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let card = b.el(Some(body), "div", &[("id", "card")], r);
+        let top_button = b.el(Some(card), "button", &[], r);
+        let host = b.el(Some(body), "my-card", &[], r);
+        let shadow_div = b.el(Some(host), "div", &[("id", "card")], r);
+        b.node_mut(shadow_div).enters = Some(TreeKind::Shadow);
+        let inner = b.el(Some(shadow_div), "span", &[("id", "inner")], r);
+        let inner_button = b.el(Some(inner), "button", &[], r);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
+        assert_eq!(
+            x.of(top_button as usize),
+            "//*[@id=\"card\"]/button[1]",
+            "the same id in a shadow root is another tree's"
+        );
+        assert_eq!(x.of(inner_button as usize), "/html[1]/body[1]/my-card[1] >>> //*[@id=\"inner\"]/button[1]");
     }
 
     #[test]

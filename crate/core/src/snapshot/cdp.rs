@@ -269,7 +269,8 @@ fn decode_parts(
             title: top_strings.get(top.title)?.to_string(),
             viewport,
             nodes: Vec::new(),
-            unread: None, // CDP's snapshot holds the whole page
+            partial: false, // CDP's snapshot holds the whole page
+            shared_ids: None,
         },
         boxes: Vec::new(),
         frame_documents: HashMap::default(),

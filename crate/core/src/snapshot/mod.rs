@@ -51,20 +51,15 @@ pub struct PageSnapshot {
     /// Pre-order: every node's parent comes before it.
     pub nodes: Vec<SnapNode>,
     /// Set when the reading left parts of the page unread (an in-view walk that skipped what lies
-    /// beyond the view): what its own nodes cannot tell about the rest of the page.
+    /// beyond the view): no text can be known unique from its nodes, so no text path is offered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// The page's own word on ids, where the reader asked it (each tree's id index): the nodes
+    /// whose id another element of their tree also has, read or not (hidden, in `<head>`,
+    /// beyond the view). Paths anchor on the other ids. None where nobody asked (CDP's snapshot,
+    /// which holds the hidden elements too): ids are then counted among the nodes, per tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unread: Option<Unread>,
-}
-
-/// What a reading that left parts of the page unread knows of them ([`PageSnapshot::unread`]).
-/// Paths must name one element on the whole page, so an id anchors one only where the page
-/// vouched that no unread element shares it, and no text path is offered (an unread element of
-/// the same tag may read the same).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Unread {
-    /// Ids of read elements that some other element of their tree, read or not, also has.
-    pub shared_ids: Vec<String>,
+    pub shared_ids: Option<Vec<u32>>,
 }
 
 internally_tagged! {
@@ -548,7 +543,8 @@ pub(crate) mod test_support {
                         ..Default::default()
                     },
                     nodes: vec![],
-                    unread: None,
+                    partial: false,
+                    shared_ids: None,
                 },
             }
         }

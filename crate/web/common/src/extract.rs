@@ -25,7 +25,7 @@ pub struct ExtractResult {
     pub timings: Timings,
     /// `content-script` (live DOM walk) or `cdp` (DOMSnapshot, for strict-CSP pages).
     pub source: &'static str,
-    /// The content script's kept whole-page reading, the page unchanged since it was read.
+    /// A reading the content script kept (in view or the whole page), the page unchanged since.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reused: bool,
 }
