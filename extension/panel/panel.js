@@ -15,6 +15,10 @@ function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
     if (reply?.error) throw Object.assign(new Error(reply.error), { code: reply.code });
     return reply;
+  }, (cause) => {
+    // No worker to answer (it failed to start, or stopped before it replied): said in our
+    // words, not Chrome's ("Could not establish connection…").
+    throw Object.assign(new Error(t('workerNoAnswer')), { code: 'worker_no_answer', cause });
   });
 }
 
@@ -344,7 +348,7 @@ const ADVISED = new Set([
 const SELF_EXPLAINED = new Set([
   'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',
   'secret_frame_outside', 'secret_no_focus', 'secret_wrong_field', 'secret_focus_unknown', 'not_a_web_address',
-  'upload_needs_allow', 'upload_outside_folder', 'task_invalid',
+  'upload_needs_allow', 'upload_outside_folder', 'task_invalid', 'worker_no_answer',
 ]);
 
 // Where the planning model's own settings are meant rather than the model's: its key, address.

@@ -191,6 +191,16 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
   assert.ok(/^Could not stop the run: \S/.test(unread) && !unread.includes('dropped'), unread);
   assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
 
+  // No worker to answer (Chrome rejects the message): said in our words, not Chrome's.
+  await panel.evaluate(() => {
+    const real = window.realSendMessage;
+    chrome.runtime.sendMessage = (message, ...rest) => (message?.type === 'sightline/stop'
+      ? Promise.reject(new Error('Could not establish connection. Receiving end does not exist.')) : real.call(chrome.runtime, message, ...rest));
+  });
+  await panel.click('#stop');
+  await panel.waitForFunction(() => /did not answer/.test(document.getElementById('notice-failure-text').textContent), null, { timeout: 5_000 });
+  assert.equal(await failureText(panel), 'Could not stop the run: Sightline\'s background worker did not answer; reload the extension on chrome://extensions if this goes on');
+
   // The worker's own Stop: the run ends stopped, the failure goes with the new action.
   await workerAnswers(panel, 'stop', null);
   await panel.click('#stop');
