@@ -114,23 +114,26 @@ function installTracer() {
     const total = performance.now() - t0;
     return { total, result, events: trace.events.map((e) => ({ ...e, start: e.start - t0, end: e.end == null ? null : e.end - t0 })) };
   };
-  const wrap = (owner, key, name) => {
+  // `note(value)`: facts of the call's result to keep on its event.
+  const wrap = (owner, key, name, note = () => ({})) => {
     const original = owner[key];
     owner[key] = function traced(...args) {
       if (!trace.on) return original.apply(this, args);
       const event = { what: typeof name === 'function' ? name(...args) : name, start: performance.now(), end: null };
       trace.events.push(event);
       const result = original.apply(this, args);
-      const finish = () => { event.end = performance.now(); };
-      if (result && typeof result.then === 'function') result.then(finish, finish);
-      else finish();
+      const finish = (value) => { event.end = performance.now(); Object.assign(event, note(value)); };
+      if (result && typeof result.then === 'function') result.then(finish, () => finish());
+      else finish(result);
       return result;
     };
   };
   wrap(chrome.debugger, 'attach', 'attach');
   wrap(chrome.debugger, 'detach', 'detach');
   wrap(chrome.debugger, 'sendCommand', (_target, method) => method);
-  wrap(chrome.scripting, 'executeScript', 'in page');
+  // A reading the page's reader kept ends so (lib.rs, `kept::again`).
+  const reusedReading = (value) => ({ reused: typeof value?.[0]?.result?.json === 'string' && value[0].result.json.endsWith('"reused":true}') });
+  wrap(chrome.scripting, 'executeScript', 'in page', reusedReading);
   wrap(chrome.runtime, 'sendMessage', 'panel message');
   wrap(self, 'fetch', 'model request');
   const transaction = IDBDatabase.prototype.transaction;
@@ -221,9 +224,14 @@ async function measure(browser, url, bundle) {
   const lastEvents = { step: [], task: [] }; // the last step's and task's traces, for out/bench-step.json
   // A step is timed after a change to the page (an attribute no style rule reads): the reading a
   // step kept from the one before answers only while nothing changed (`again`, timed apart).
+  let reusedStepAgain = 0;
   const step = async ({ again = false } = {}) => {
     const { total, events } = await sw.evaluate((id) => self.__benchTrace.traced(() => self.sightline.aiAssert(id, 'the page shows a heading')), tabId);
-    if (again) return total;
+    if (again) {
+      reusedStepAgain += events.some((e) => e.what === 'in page' && e.reused) ? 1 : 0;
+      return total;
+    }
+    if (events.some((e) => e.what === 'in page' && e.reused)) throw new Error('one step reused a kept reading: the page change did not reach the reader');
     traces.push(phases({ total, events }));
     lastEvents.step = events;
     return total;
@@ -266,6 +274,7 @@ async function measure(browser, url, bundle) {
   const taskRounds = [];
   // The task's rounds only keep notes: the page changes itself meanwhile (an attribute every
   // 5 ms), so each round reads it as a round after an action would, not the reading kept before.
+  // (A round with input would wait for the page to settle, which it never would: 3 s each.)
   const task = async (i) => {
     await page.evaluate(() => {
       let n = 0;
@@ -297,6 +306,7 @@ async function measure(browser, url, bundle) {
   await changePage('benchStep', -1);
   await step();
   await step({ again: true });
+  reusedStepAgain = 0;
   await screenshot();
   await midscene();
   await floor();
@@ -338,6 +348,7 @@ async function measure(browser, url, bundle) {
     elements,
     stepMs: median(t.step),
     stepAgainMs: median(t.stepAgain),
+    reusedStepAgain,
     screenshotMs: shot,
     midsceneStepMs: midsceneError ? null : median(t.midscene) + shot,
     midsceneError,
@@ -393,10 +404,10 @@ export async function benchStep() {
   const f = (x, d = 0) => (x == null ? 'failed' : x.toFixed(d));
   const ratio = (a, b, d = 1) => (a != null && b > 0 ? `${f(a / b, d)}×` : '–');
   console.log(`\nscripts/bench step${EXTENSION_DIR ? ` (${EXTENSION_DIR})` : ''} — median of ${RUNS} runs, ms, Chromium 1280x800; load average at the start ${load} (after: ${loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
-  const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'step again', 'midscene step', 'midscene/step',
+  const header = ['page', 'elements', 'one step', 'bare screenshot', 'step/shot', 'step again', 'kept', 'midscene step', 'midscene/step',
     'whole read', 'again', 'read wall', 'bare walk', 'read/walk', 'one locate', 'step in a task', 'task step/shot'];
   const table = rows.map((r) => [
-    r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.stepAgainMs), f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
+    r.name, r.nodes, f(r.stepMs), f(r.screenshotMs), ratio(r.stepMs, r.screenshotMs, 2), f(r.stepAgainMs), `${r.reusedStepAgain}/${RUNS}`, f(r.midsceneStepMs), ratio(r.midsceneStepMs, r.stepMs),
     f(r.readMs), f(r.readAgainMs), f(r.readWallMs), f(r.floorMs), ratio(r.readMs, r.floorMs, 2), f(r.locateMs),
     f(r.taskStepMs), ratio(r.taskStepMs, r.screenshotMs, 2),
   ]);
@@ -418,7 +429,7 @@ export async function benchStep() {
   printPhases(`a step in a task by phase (median ms of rounds 2–${TASK_ROUNDS} of each run; step = one model request's start to the next one's; beforeObserve = from the reply to the observation)`, 'taskPhases');
   writeFileSync(path.join(OUT, 'bench-step.json'), JSON.stringify({ runs: RUNS, load, rows }, null, 2));
   console.log('\n"one step": self.sightline.aiAssert wall time in the service worker, the model answering at once, after a change to the page.');
-  console.log('"step again": the same right after it, nothing changed: the in-view reading kept in the page answers.');
+  console.log('"step again": the same right after it, nothing changed: the in-view reading kept in the page answers ("kept": how many times it did).');
   console.log('"bare screenshot": Page.captureScreenshot (PNG) of the same tab through chrome.debugger.');
   console.log('"midscene step": its webExtractNodeTree + descriptionOfTree in the page, handed out over CDP, + that bare screenshot.');
   console.log('"whole read": the whole page read in the page (extract, in-page ms); "again": a second read right after;');
