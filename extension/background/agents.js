@@ -31,6 +31,11 @@ let calling = null;
 /** Session runs the person stopped while a call of theirs was in flight: they end when it returns. */
 const stopping = new Set();
 let queue = Promise.resolve(); // one call at a time: they act on one tab
+/**
+ * The connection calls come on, bumped when the socket closes: a call queued on a connection
+ * that has gone is not carried out, and nothing of a call reaches a later connection.
+ */
+let connection = 0;
 /** Tab id → where the agent's console_messages reads from next; watched until the socket closes. */
 const watched = new Map();
 const OWNER = 'agents';
@@ -121,6 +126,7 @@ function disconnect() {
 
 /** The socket is gone: every open session's run ends, the keep-alive stops. */
 function closed() {
+  connection += 1;
   connected = false;
   agentName = '';
   clearInterval(keepAlive);
@@ -177,6 +183,11 @@ function send(message) {
   if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
 
+/** Sends a call's message on the connection `from` it came on, if that is still the open one. */
+function reply(from, message) {
+  if (from === connection) send(message);
+}
+
 function received(text) {
   let message;
   try {
@@ -189,34 +200,43 @@ function received(text) {
     tellPanel();
   } else if (message.type === 'call') {
     const { id, tool, args, agent } = message;
+    const from = connection;
     if (agent?.name && agent.name !== agentName) {
       agentName = String(agent.name);
       tellPanel();
     }
-    queue = queue.then(() => answer(id, String(tool ?? ''), args ?? {}, String(agent?.name ?? 'an agent')))
-      .catch((e) => send({ type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message: String(e?.message ?? e) } }));
+    queue = queue.then(() => answer(from, id, String(tool ?? ''), args ?? {}, String(agent?.name ?? 'an agent')))
+      .catch((e) => reply(from, { type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message: String(e?.message ?? e) } }));
   } else if (message.type === 'cancel') {
     const runId = running.get(message.id);
     if (runId) stopRun(runId);
   }
 }
 
-/** Runs call `id` and sends its answer: content, or `{error: {kind, code, message}}`. */
-async function answer(id, tool, args, agent) {
+/**
+ * Runs call `id`, which came on connection `from`, and sends its answer there: content, or
+ * `{error: {kind, code, message}}`. A call whose connection closed before its turn (the agent's
+ * server gone, Allow agents turned off, the token revoked) is not carried out: nobody is there
+ * to answer. One in flight as it closes is answered nothing (a page task is stopped by `closed`).
+ */
+async function answer(from, id, tool, args, agent) {
+  if (from !== connection) return;
   const wasm = await core();
+  const settings = await getSettings();
   // The session's run is written in the person's language, as the panel's runs are.
-  const language = resolveLanguage((await getSettings()).ui.language);
+  const language = resolveLanguage(settings.ui.language);
   const planned = wasm.agentPlan({ tool, args }, language);
-  if (!planned.ok) return send({ type: 'result', id, error: { kind: 'invalidParams', code: planned.code, message: planned.error } });
+  if (!planned.ok) return reply(from, { type: 'result', id, error: { kind: 'invalidParams', code: planned.code, message: planned.error } });
   const { plan } = planned;
   const started = Date.now();
   let runId = null;
   try {
     const tabId = await currentTab(plan);
+    if (from !== connection) return;
     runId = await sessionFor(wasm, agent, tabId, language);
-    const content = await carryOut(wasm, id, plan, tabId, runId);
+    const content = await carryOut(wasm, { from, id, plan, tabId, runId, settings });
     if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
-    send({ type: 'result', id, content: content.blocks });
+    reply(from, { type: 'result', id, content: content.blocks });
   } catch (e) {
     const message = String(e?.message ?? e);
     if (runId && !PAGE_TASKS.has(plan.kind)) {
@@ -226,7 +246,7 @@ async function answer(id, tool, args, agent) {
         console.error('recording an agent step failed', err);
       }
     }
-    send({ type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message } });
+    reply(from, { type: 'result', id, error: { kind: 'failed', code: e?.code ?? 'internal', message } });
   } finally {
     running.delete(id);
     calling = null;
@@ -310,13 +330,12 @@ async function sessionFor(wasm, agent, tabId, language) {
 
 const text = (t) => ({ blocks: [{ type: 'text', text: t }] });
 
-async function carryOut(wasm, id, plan, tabId, runId) {
-  const settings = await getSettings();
+async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
   switch (plan.kind) {
     case 'task':
     case 'instruction':
     case 'choose':
-      return pageTask(wasm, id, plan, tabId, runId);
+      return pageTask(wasm, { from, id, plan, tabId, runId });
     case 'snapshot':
     case 'screenshot': {
       await watch(tabId);
@@ -362,7 +381,7 @@ async function carryOut(wasm, id, plan, tabId, runId) {
 }
 
 /** A task or an instruction in the session's run; progress goes to the agent step by step. */
-async function pageTask(wasm, id, plan, tabId, runId) {
+async function pageTask(wasm, { from, id, plan, tabId, runId }) {
   await watch(tabId);
   let first = null;
   let told = 0;
@@ -371,12 +390,13 @@ async function pageTask(wasm, id, plan, tabId, runId) {
     const progress = run.steps.length - first + 1;
     if (progress <= told) return; // progress only grows: one notification per new step
     told = progress;
-    send({ type: 'progress', id, progress, message: run.steps.at(-1)?.action ?? '' });
+    reply(from, { type: 'progress', id, progress, message: run.steps.at(-1)?.action ?? '' });
   };
   const task = plan.kind === 'choose' ? { kind: 'task', label: plan.label, task: plan.locate } : plan;
   // Upload paths an agent names are not the person's: outside the upload folder they need an Allow in the panel.
   const { done } = await startRun(tabId, null, { session: { runId, plan: task }, onReport, typedUploads: false });
   running.set(id, runId);
+  if (from !== connection) stopRun(runId); // closed while it started: `closed` did not see it running
   const answer = await done;
   // The person's Stop cut this call short: the session ends now, and this call, not the next,
   // is the one the agent is told by (the core's session_stopped, given once).

@@ -341,6 +341,75 @@ test('the socket closing while a call is in flight ends the session once the cal
   await until('the extension to connect again', async () => /Connected/.test(await panelText('agents-state')), 20_000);
 });
 
+test('calls queued when Allow agents is turned off are not carried out, and nothing of theirs reaches the next connection', async () => {
+  const tabId = await browser.tabIdOf(page);
+  const before = page.url();
+  // Each socket the worker opens from here keeps what it received and sent, in the order opened.
+  await browser.sw.evaluate(() => {
+    const Real = self.WebSocket;
+    const sockets = [];
+    self.e2eBridge = { Real, sockets };
+    self.WebSocket = class extends Real {
+      #seen = { received: [], sent: [] };
+      constructor(...args) {
+        super(...args);
+        sockets.push(this.#seen);
+        this.addEventListener('message', (e) => this.#seen.received.push(JSON.parse(e.data)));
+      }
+      send(data) {
+        this.#seen.sent.push(JSON.parse(data));
+        super.send(data);
+      }
+    };
+  });
+  const enabled = async (on) => {
+    await panel.locator('#agents-enabled').setChecked(on);
+    await until(`Allow agents ${on ? 'on' : 'off'}`, () => browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents.enabled).then((e) => e === on));
+  };
+  const connectedOn = async (n) => {
+    await until(`connection ${n}`, async () => /Connected/.test(await panelText('agents-state'))
+      && await browser.sw.evaluate(() => self.e2eBridge.sockets.length), 20_000).then((count) => assert.equal(count, n));
+  };
+  // The connection the calls come on is the first one watched.
+  await enabled(false);
+  await enabled(true);
+  await connectedOn(1);
+  const agent = new SightlineBridge({ url: url(), name: 'queue-script', timeoutMs: 120_000 });
+  await agent.connect();
+  try {
+    await agent.call('tabs', { action: 'select', tab: tabId });
+    const asked = mock.requests.length;
+    mock.script({ content: '{"thought": "slow", "actions": [], "done": true}', delayMs: 60_000 });
+    const acting = agent.call('act', { instruction: 'add a todo \'held\'' }).then(() => null, (e) => e);
+    await until('the model asked', () => mock.requests.length > asked, 30_000);
+    // A second call waits behind the act: it would take the tab elsewhere.
+    const elsewhere = site.url('/todo.html?agents=queued');
+    const navigating = agent.call('navigate', { url: elsewhere }).then(() => null, (e) => e);
+    await until('the navigate call queued in the worker', () => browser.sw.evaluate(() => self.e2eBridge.sockets[0].received
+      .some((m) => m.type === 'call' && m.tool === 'navigate')));
+    const [session] = (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: queue-script');
+    // Off while the act waits on the model, and on again at once: a new connection while the queue drains.
+    await enabled(false);
+    await enabled(true);
+    const [actFailed, navigateFailed] = await Promise.all([acting, navigating]);
+    assert.equal(actFailed?.code, 'extension_disconnected', String(actFailed));
+    assert.equal(navigateFailed?.code, 'extension_disconnected', String(navigateFailed));
+    // The session ends after the queue (so after the navigate, had it run): succeeded with the act's step only.
+    const ended = await until('the session stored as ended', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.id === session.id && r.status !== 'running'), 20_000);
+    assert.equal(ended.status, 'succeeded');
+    const actions = ended.steps.map((s) => s.action);
+    assert.ok(actions.includes('Agent: add a todo \'held\''), JSON.stringify(actions));
+    assert.ok(!actions.some((a) => a.includes(elsewhere)), `the navigate is no step: ${JSON.stringify(actions)}`);
+    assert.equal(page.url(), before, 'the queued navigate did not take the tab elsewhere');
+    await connectedOn(2);
+    const later = await browser.sw.evaluate(() => self.e2eBridge.sockets[1].sent);
+    assert.deepEqual(later.filter((m) => m.type !== 'hello' && m.type !== 'ping'), [], 'nothing of the old calls on the new connection');
+  } finally {
+    await agent.destroy().catch(() => {});
+    await browser.sw.evaluate(() => { self.WebSocket = self.e2eBridge.Real; });
+  }
+});
+
 test('revoking makes a new token and ends the session; stdio serves the same tools', async () => {
   const before = token;
   await panel.locator('#agents-revoke').click();
