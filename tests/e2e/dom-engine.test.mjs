@@ -235,7 +235,11 @@ test('an in-view reading that left the rest of the page unread gives paths that 
     // An id a hidden element shares: the whole page's reading does not read it either.
     const hidden = Object.assign(document.createElement('div'), { id: 'only-seen', innerHTML: '<button>Seen once</button>' });
     const copy = Object.assign(document.createElement('div'), { id: 'only-seen', hidden: true });
-    document.querySelector('h1').after(copy, hidden);
+    document.querySelector('h1').after(hidden, copy); // the seen one first: the page's count must tell
+    // Far below, so many ids that the whole page's reading counts each tree's ids in one pass.
+    const bulk = document.createElement('p');
+    bulk.innerHTML = Array.from({ length: 2100 }, (_, k) => `<span id="bulk-${k}">.</span>`).join('');
+    document.getElementById('sections').append(bulk);
   });
   const inView = await extract(tabId, { viewportOnly: true });
   const whole = await extract(tabId);
@@ -249,6 +253,7 @@ test('an in-view reading that left the rest of the page unread gives paths that 
   }
   assert.doesNotMatch(byContent(inView, 'Top twin').xpath, /twin/, 'an id another element shares, out of view, anchors nothing');
   assert.doesNotMatch(byContent(whole, 'Seen once').xpath, /only-seen/, 'nor one a hidden element shares, in the whole page\'s reading');
+  assert.ok(whole.elements.length > 2048, 'the whole page read its many ids');
   assert.equal(byContent(whole, 'Edit').xpathText, undefined, 'the whole page: two read the same');
   assert.match(byContent(whole, 'Accept cookies').xpathText, /normalize-space\(\)="Accept cookies"/, 'the whole page: unique text, a text path');
   await page.close();

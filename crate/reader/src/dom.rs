@@ -289,7 +289,7 @@ pub fn snapshot_document(
     let mut frame_web_origins: Vec<String> = vec![String::new()];
     let mut remote_frames = 0;
     let mut positions = SiblingPositions::default();
-    // Whether the walk left any part of the page unread (viewport_only): see `Unread`.
+    // Whether the walk left any part of the page unread (viewport_only): `PageSnapshot::partial`.
     let mut left_unread = false;
     // Explicit stack: a 10,000-deep page must not overflow anything.
     let mut stack = vec![Pending::Visit(Visit { node: 0, parent: None, tree: None, enters: None, frame: 0 })];
