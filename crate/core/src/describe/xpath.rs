@@ -39,6 +39,10 @@ pub struct XPaths<'a> {
     /// Per node: the node that begins its tree (a shadow root's first nodes, a frame's root;
     /// `usize::MAX` for the top document).
     tree: Vec<usize>,
+    /// Per node: what its tree's paths search, for counting what is unique there: the shadow
+    /// host or `<iframe>` holding its tree (a shadow root's first nodes are each a `tree` of
+    /// their own, yet one root), `usize::MAX` for the top document.
+    scope: Vec<usize>,
     /// Per tree and tag: how many of its elements have a given normalized text.
     texts: FastMap<(usize, &'a str), FastMap<String, u32>>,
     /// (tree, tag) pairs with an element whose text was too big to index: no text paths there.
@@ -53,11 +57,12 @@ impl<'a> XPaths<'a> {
     pub fn new(snapshot: &'a PageSnapshot, ends: &'a [usize]) -> Self {
         let nodes = &snapshot.nodes;
         let mut tree = vec![usize::MAX; nodes.len()];
+        let mut scope = vec![usize::MAX; nodes.len()];
         for (i, node) in nodes.iter().enumerate() {
-            tree[i] = match (node.enters, node.parent) {
-                (Some(_), _) => i,
-                (None, Some(p)) => tree[p as usize],
-                (None, None) => usize::MAX,
+            (tree[i], scope[i]) = match (node.enters, node.parent) {
+                (Some(_), holder) => (i, holder.map_or(i, |h| h as usize)),
+                (None, Some(p)) => (tree[p as usize], scope[p as usize]),
+                (None, None) => (usize::MAX, usize::MAX),
             };
         }
         let id_of = |node: &'a crate::snapshot::SnapNode| node.attr("id").filter(|id| !id.is_empty());
@@ -74,16 +79,18 @@ impl<'a> XPaths<'a> {
                 let mut id_count: FastMap<(usize, &str), u32> = FastMap::default();
                 for (i, node) in nodes.iter().enumerate() {
                     if let Some(id) = id_of(node) {
-                        *id_count.entry((tree[i], id)).or_insert(0) += 1;
+                        *id_count.entry((scope[i], id)).or_insert(0) += 1;
                     }
                 }
                 (0..nodes.len())
-                    .map(|i| id_of(&nodes[i]).filter(|id| id_count.get(&(tree[i], *id)) == Some(&1) && is_plain_id(id)))
+                    .map(|i| {
+                        id_of(&nodes[i]).filter(|id| id_count.get(&(scope[i], *id)) == Some(&1) && is_plain_id(id))
+                    })
                     .collect()
             }
         };
         let mut x =
-            XPaths { snapshot, unique_id, tree, texts: FastMap::default(), unindexed: Default::default(), ends };
+            XPaths { snapshot, unique_id, tree, scope, texts: FastMap::default(), unindexed: Default::default(), ends };
         // A reading that left parts unread cannot know a text to be unique: `by_text` offers none.
         if !snapshot.partial {
             x.index_texts();
@@ -124,7 +131,7 @@ impl<'a> XPaths<'a> {
             if complete && (parts.is_empty() || shown_chars > MAX_TEXT_CHARS) {
                 continue;
             }
-            let key = (self.tree[i], tag.as_str());
+            let key = (self.scope[i], tag.as_str());
             if !complete {
                 self.unindexed.insert(key);
                 continue;
@@ -209,8 +216,8 @@ impl<'a> XPaths<'a> {
             NodeData::Element { .. } => (node, false),
         };
         let tag = nodes[element].tag()?;
-        let tree = self.tree[element];
-        if self.unindexed.contains(&(tree, tag)) {
+        let (tree, scope) = (self.tree[element], self.scope[element]);
+        if self.unindexed.contains(&(scope, tag)) {
             return None;
         }
         let end = self.ends[element];
@@ -222,7 +229,7 @@ impl<'a> XPaths<'a> {
         let text = normalize(only);
         if text.is_empty()
             || text.chars().count() > MAX_TEXT_CHARS
-            || self.texts.get(&(tree, tag)).and_then(|counts| counts.get(&text)) != Some(&1)
+            || self.texts.get(&(scope, tag)).and_then(|counts| counts.get(&text)) != Some(&1)
         {
             return None;
         }
@@ -386,6 +393,13 @@ mod tests {
         b.node_mut(shadow_div).enters = Some(TreeKind::Shadow);
         let inner = b.el(Some(shadow_div), "span", &[("id", "inner")], r);
         let inner_button = b.el(Some(inner), "button", &[], r);
+        let save1 = b.el(Some(shadow_div), "button", &[], r);
+        b.text(save1, "Save", r);
+        // A second top-level node of the same shadow root: one tree for paths, "inner" and "Save" again.
+        let second = b.el(Some(host), "p", &[("id", "inner")], r);
+        b.node_mut(second).enters = Some(TreeKind::Shadow);
+        let save2 = b.el(Some(second), "button", &[], r);
+        b.text(save2, "Save", r);
         let ends = b.snap.subtree_ends();
         let x = XPaths::new(&b.snap, &ends);
         assert_eq!(
@@ -393,7 +407,12 @@ mod tests {
             "//*[@id=\"card\"]/button[1]",
             "the same id in a shadow root is another tree's"
         );
-        assert_eq!(x.of(inner_button as usize), "/html[1]/body[1]/my-card[1] >>> //*[@id=\"inner\"]/button[1]");
+        assert_eq!(
+            x.of(inner_button as usize),
+            "/html[1]/body[1]/my-card[1] >>> //*[@id=\"card\"]/span[1]/button[1]",
+            "not \"inner\": the root's other top-level node has that id too"
+        );
+        assert_eq!(x.by_text(save1 as usize), None, "two buttons read Save in the one shadow root");
     }
 
     #[test]
