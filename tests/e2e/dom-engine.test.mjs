@@ -309,6 +309,13 @@ test('a step\'s in-view reading is kept too; a field a script sets and an image 
   assert.equal(defined.reused, undefined, 'a custom element defined since: read again');
   assert.ok(defined.elements.some((e) => e.content === 'Card action'));
 
+  // A script animation that has run its course (el.animate fires no event): the button faded out.
+  assert.ok(await keptAgain(inView));
+  await page.evaluate(() => document.getElementById('accept').animate([{ opacity: 1 }, { opacity: 0 }], { duration: 50, fill: 'forwards' }).finished);
+  const faded = await inView();
+  assert.equal(faded.reused, undefined, 'a script animation finished since: read again');
+  assert.ok(!faded.elements.some((e) => e.content === 'Accept cookies'), 'the faded button is not listed');
+
   // An image arriving later moves what follows it; its load event stops at the document.
   let arrive;
   const arrived = new Promise((resolve) => { arrive = resolve; });

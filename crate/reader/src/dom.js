@@ -340,7 +340,8 @@ export function coveredAt(i, x, y) {
 // whether anything since may have changed what a walk reads. Mutation records say what the DOM
 // did; what changes styles, boxes or form state without one (typing, focus, hover, a wheel or
 // scrolling, a resize, an image or font loading, a popover or details toggled, an animation or
-// transition) is caught by its event, and asked at check time: animations running now, the
+// transition) is caught by its event, and asked at check time: the page's animations (running
+// now, or started, finished or cancelled since), the
 // address, the window's scroll offsets, viewport size, zoom, the live state of the fields the
 // walk read (a page script may set a value or a selection with neither) and of its custom
 // elements (defined since, or given a shadow root). Shadow roots and frames keep their own
@@ -384,6 +385,13 @@ function fieldState(el) {
   }
 }
 const customState = (el) => `${el.matches(':defined') ? 1 : 0}${shadowOf(el) ? 1 : 0}`;
+// Script animations (el.animate) fire no events as they start, finish or are cancelled: the
+// page's animations and their states, compared whole.
+const animationStates = () => document.getAnimations().map((a) => [a, a.playState]);
+const sameAnimations = (was) => {
+  const now = animationStates();
+  return now.length === was.length && now.every(([a, state], k) => a === was[k][0] && state === was[k][1] && state !== 'running');
+};
 // Marks the page as the walk just ended left it, for the reading kept in `slot`; false (and no
 // watch) when the walk entered a shadow root or a frame. Called while the walk's table lives.
 export function watchPage(slot) {
@@ -395,6 +403,7 @@ export function watchPage(slot) {
     at: where(),
     fields: fields.map((el) => [el, fieldState(el)]),
     customs: customs.map((el) => [el, customState(el)]),
+    animations: animationStates(),
   };
   return true;
 }
@@ -412,7 +421,7 @@ export function pageUnchanged(slot) {
   const same = document.visibilityState === 'visible' && where() === mark.at &&
     mark.fields.every(([el, state]) => fieldState(el) === state) &&
     mark.customs.every(([el, state]) => customState(el) === state) &&
-    !document.getAnimations().some((a) => a.playState === 'running');
+    sameAnimations(mark.animations);
   if (!same) stopWatching();
   return same;
 }

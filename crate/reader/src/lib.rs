@@ -134,8 +134,13 @@ mod kept {
     /// Drops the kept readings and stops the page watch: nothing of this reader stays reachable
     /// from the page (its watch's listeners held the module, so all its memory).
     pub fn forget() {
-        KEPT.set([None, None]);
+        drop_readings();
         LAST_LEN.set(0);
+    }
+
+    /// Drops the kept readings and stops the page watch, keeping the size a whole reading had.
+    pub fn drop_readings() {
+        KEPT.set([None, None]);
         super::dom::forget_page();
     }
 
@@ -168,7 +173,7 @@ pub fn retire() {
 /// readings go, as the scroll events that would end them come only with the next frame.
 #[wasm_bindgen(js_name = forgetReadings)]
 pub fn forget_readings() {
-    kept::forget();
+    kept::drop_readings();
 }
 
 /// Content script, "record my steps": the element a person acted on (`node`, an event's
