@@ -16,8 +16,8 @@ function send(type, payload = {}) {
     if (reply?.error) throw Object.assign(new Error(reply.error), { code: reply.code });
     return reply;
   }, (cause) => {
-    // No worker to answer (it failed to start, or stopped before it replied): said in our
-    // words, not Chrome's ("Could not establish connection…").
+    // No worker to answer (it failed to start, stopped before it replied, or this panel outlived
+    // an update of the extension): said in our words, not Chrome's ("Could not establish connection…").
     throw Object.assign(new Error(t('workerNoAnswer')), { code: 'worker_no_answer', cause });
   });
 }

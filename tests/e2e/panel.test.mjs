@@ -198,8 +198,8 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
       ? Promise.reject(new Error('Could not establish connection. Receiving end does not exist.')) : real.call(chrome.runtime, message, ...rest));
   });
   await panel.click('#stop');
-  await panel.waitForFunction(() => /did not answer/.test(document.getElementById('notice-failure-text').textContent), null, { timeout: 5_000 });
-  assert.equal(await failureText(panel), 'Could not stop the run: Sightline\'s background worker did not answer; reload the extension on chrome://extensions if this goes on');
+  await panel.waitForFunction(() => /could not be reached/.test(document.getElementById('notice-failure-text').textContent), null, { timeout: 5_000 });
+  assert.equal(await failureText(panel), 'Could not stop the run: Sightline\'s background worker could not be reached: close and open this panel again, and if that does not help, reload the extension on chrome://extensions');
 
   // The worker's own Stop: the run ends stopped, the failure goes with the new action.
   await workerAnswers(panel, 'stop', null);
