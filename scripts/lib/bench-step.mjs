@@ -227,11 +227,12 @@ async function measure(browser, url, bundle) {
   let reusedStepAgain = 0;
   const step = async ({ again = false } = {}) => {
     const { total, events } = await sw.evaluate((id) => self.__benchTrace.traced(() => self.sightline.aiAssert(id, 'the page shows a heading')), tabId);
+    const reused = events.some((e) => e.what === 'in page' && e.reused);
     if (again) {
-      reusedStepAgain += events.some((e) => e.what === 'in page' && e.reused) ? 1 : 0;
+      reusedStepAgain += reused ? 1 : 0;
       return total;
     }
-    if (events.some((e) => e.what === 'in page' && e.reused)) throw new Error('one step reused a kept reading: the page change did not reach the reader');
+    if (reused) throw new Error('one step reused a kept reading: the page change did not reach the reader');
     traces.push(phases({ total, events }));
     lastEvents.step = events;
     return total;

@@ -397,8 +397,7 @@ const sameAnimations = (was) => {
 export function watchPage(slot) {
   if (entered > 0) { stopWatching(); return false; }
   // Changes before this walk: it saw them; the other slot's mark did not.
-  if (watch) changedUndelivered();
-  if (!watch) startWatching();
+  if (changedUndelivered()) startWatching();
   watch.slots[slot] = {
     at: where(),
     fields: fields.map((el) => [el, fieldState(el)]),

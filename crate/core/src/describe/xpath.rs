@@ -68,27 +68,21 @@ impl<'a> XPaths<'a> {
         let id_of = |node: &'a crate::snapshot::SnapNode| node.attr("id").filter(|id| !id.is_empty());
         // An id anchors a path where it names one element of its tree (XPath's `//*[@id=…]`
         // searches the tree): as the page's id index says, else as this reading counts them.
-        let unique_id = match &snapshot.shared_ids {
-            Some(shared) => {
-                let shared: FastSet<u32> = shared.iter().copied().collect();
-                (0..nodes.len())
-                    .map(|i| id_of(&nodes[i]).filter(|id| !shared.contains(&(i as u32)) && is_plain_id(id)))
-                    .collect()
-            }
-            None => {
-                let mut id_count: FastMap<(usize, &str), u32> = FastMap::default();
-                for (i, node) in nodes.iter().enumerate() {
-                    if let Some(id) = id_of(node) {
-                        *id_count.entry((scope[i], id)).or_insert(0) += 1;
-                    }
+        let shared: Option<FastSet<u32>> = snapshot.shared_ids.as_ref().map(|s| s.iter().copied().collect());
+        let mut id_count: FastMap<(usize, &str), u32> = FastMap::default();
+        if shared.is_none() {
+            for (i, node) in nodes.iter().enumerate() {
+                if let Some(id) = id_of(node) {
+                    *id_count.entry((scope[i], id)).or_insert(0) += 1;
                 }
-                (0..nodes.len())
-                    .map(|i| {
-                        id_of(&nodes[i]).filter(|id| id_count.get(&(scope[i], *id)) == Some(&1) && is_plain_id(id))
-                    })
-                    .collect()
             }
+        }
+        let alone = |i: usize, id: &str| match &shared {
+            Some(shared) => !shared.contains(&(i as u32)),
+            None => id_count.get(&(scope[i], id)) == Some(&1),
         };
+        let unique_id =
+            (0..nodes.len()).map(|i| id_of(&nodes[i]).filter(|id| alone(i, id) && is_plain_id(id))).collect();
         let mut x =
             XPaths { snapshot, unique_id, tree, scope, texts: FastMap::default(), unindexed: Default::default(), ends };
         // A reading that left parts unread cannot know a text to be unique: `by_text` offers none.
