@@ -416,6 +416,18 @@ function attributesForLocators() {
   };
 }
 
+// Runs on the element (CDP Runtime.callFunctionOn): whether `path`, its text path, finds it
+// and nothing else. The last segment is searched in the element's own tree, as `elementAtPath`
+// reaches it (a shadow root's or a frame's).
+function namesAlone(path) {
+  try {
+    const found = (this.ownerDocument ?? this).evaluate(path.split(' >>> ').at(-1), this, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    return found.snapshotLength === 1 && found.snapshotItem(0) === this;
+  } catch {
+    return false; // a tag XPath cannot name (a prefixed one): no text path
+  }
+}
+
 // Locators are read before every action, so they are held to a step's budget. Chrome's
 // accessibility queries walk the whole document (measured: 1.5 s on a 14k-element page, 40 s
 // on a 70k one, and the renderer stays busy after a deadline), so they are skipped on pages
@@ -427,18 +439,25 @@ const AX_ELEMENT_LIMIT = 2000;
 /**
  * What the core decides an element's locators from (`LocatorData`): the element at `xpath`,
  * its attributes and its document's, and, from Chrome's accessibility tree, its role and name
- * and the names of every element of that role in its document. Null where the element cannot
- * be reached (a cross-origin frame, a closed shadow root, gone) or the page does not answer
- * in time: the exports then use XPaths.
+ * and the names of every element of that role in its document; `textPath` (the core's
+ * candidate, or none) is kept as `textPath` where it names the element alone. Null where the
+ * element cannot be reached (a cross-origin frame, a closed shadow root, gone) or the page does
+ * not answer in time: the exports then use XPaths.
  */
-export async function locatorData(tabId, xpath) {
+export async function locatorData(tabId, xpath, textPath = null) {
   const group = 'sightline-locators';
   const read = async () => {
     const found = await cdp(tabId, 'Runtime.evaluate', { expression: `(${elementAtPath})(${JSON.stringify(xpath)})`, objectGroup: group });
     const objectId = found.result?.objectId;
     if (!objectId || found.result.subtype !== 'node') return null;
+    const alone = textPath && (await cdp(tabId, 'Runtime.callFunctionOn', {
+      objectId, functionDeclaration: String(namesAlone), arguments: [{ value: textPath }], returnByValue: true,
+    })).result?.value === true;
+    const confirmed = alone ? { textPath } : {};
     const own = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: String(attributesForLocators), returnByValue: true });
-    const { elements, ...data } = own.result.value;
+    // A text target has no attributes of its own to read: its text path is what it has.
+    if (own.exceptionDetails) return alone ? confirmed : null;
+    const { elements, ...data } = { ...own.result.value, ...confirmed };
     if (elements > AX_ELEMENT_LIMIT) return data;
     const doc = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.ownerDocument; }', objectGroup: group });
     const { node } = await cdp(tabId, 'DOM.describeNode', { objectId });

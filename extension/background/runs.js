@@ -402,7 +402,7 @@ export async function startRun(tabId, request, opts = {}) {
       return reveal(entry.tabId, element);
     },
     /** What the core decides the element's locators from (`LocatorData`), or null. */
-    locatorData: (xpath) => locatorData(entry.tabId, xpath),
+    locatorData: (xpath, textPath) => locatorData(entry.tabId, xpath, textPath),
     async choose(element, index) {
       await beforeInput();
       return choose(entry.tabId, element, index);

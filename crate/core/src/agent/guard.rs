@@ -455,7 +455,14 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         let mut data = self.inner.locator_data(element).await?;
         // The words kept with the step (and written into exports) are the page's: screened as
         // a page read is, so a secret showing on the page stays its placeholder.
-        for own in [&mut data.name, &mut data.label, &mut data.placeholder, &mut data.text, &mut data.test_id] {
+        for own in [
+            &mut data.name,
+            &mut data.label,
+            &mut data.placeholder,
+            &mut data.text,
+            &mut data.test_id,
+            &mut data.text_path,
+        ] {
             if let Some(s) = own.as_mut() {
                 *s = self.limits.conceal(s);
             }

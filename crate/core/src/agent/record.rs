@@ -70,6 +70,16 @@ impl TargetInfo {
         }
     }
 
+    /// Takes what the browser read about the element as the step acts on it: its locators, and
+    /// the text path the page confirmed where the step's reading could not judge one.
+    pub fn read_in_page(&mut self, data: Option<crate::describe::locators::LocatorData>) {
+        let Some(data) = data else { return };
+        self.locators = crate::describe::locators::Locators::of(&data);
+        if self.xpath_text.is_none() {
+            self.xpath_text = data.text_path;
+        }
+    }
+
     /// How a replay finds this element again.
     pub fn key(&self) -> ElementKey {
         ElementKey {

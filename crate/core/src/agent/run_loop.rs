@@ -3,7 +3,6 @@
 use super::record::{ModelRole, Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{CacheEntry, CachedAction, CachedRound, ElementKey};
 use crate::action::{commands_for, find_element, ActionError};
-use crate::describe::locators::Locators;
 use crate::describe::Extraction;
 use crate::model::{ModelClient, ModelConfig};
 use crate::parse::{parse_reply, Described};
@@ -769,7 +768,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let mut target = target_element.as_ref().map(TargetInfo::of);
         if let (Some(t), Some(e)) = (target.as_mut(), &target_element) {
             // Read before the action: it may change or remove the element.
-            t.locators = self.browser.locator_data(e).await.as_ref().and_then(Locators::of);
+            t.read_in_page(self.browser.locator_data(e).await);
         }
         let action = snapped.as_ref().map_or(action, |(a, _)| a);
         let Aimed { commands, mut executed, mut note } = self.aim(action, &mut answered).await?;

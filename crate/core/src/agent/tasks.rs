@@ -11,7 +11,6 @@ use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::run_loop::{conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
-use crate::describe::locators::Locators;
 use crate::describe::xpath::same_xpath;
 use crate::describe::{element_at, Aim, Element, Sought};
 use crate::model::{ModelClient, ModelConfig};
@@ -522,7 +521,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             if let Some(e) = &element {
                 self.keep(what, e, &obs);
                 if let Some(t) = step.target.as_mut() {
-                    t.locators = self.browser.locator_data(e).await.as_ref().and_then(Locators::of);
+                    t.read_in_page(self.browser.locator_data(e).await);
                 }
             }
             step.note = Some(
@@ -545,12 +544,14 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             }
             Err(e) => return Err(self.fail(step, RunError::Reply(e))),
         };
-        let Some(element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
+        let Some(mut element) = obs.extraction.elements.iter().find(|e| e.index == number).cloned() else {
             let count = obs.extraction.elements.len();
             return Err(self.fail(step, RunError::NoSuchElement { number, count }));
         };
         let mut target = TargetInfo::of(&element);
-        target.locators = self.browser.locator_data(&element).await.as_ref().and_then(Locators::of);
+        target.read_in_page(self.browser.locator_data(&element).await);
+        // The cache keeps the text path the page confirmed too: it survives inserted siblings.
+        element.xpath_text.clone_from(&target.xpath_text);
         step.target = Some(target);
         self.push(step);
         self.keep(what, &element, &obs);

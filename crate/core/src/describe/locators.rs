@@ -60,6 +60,9 @@ const ROLES: [(&str, &str); 33] = [
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LocatorData {
+    /// The element's text path (`xpath::text_candidate`) where the page confirmed it finds
+    /// this element and no other; absent where the reading judged it already or it did not.
+    pub text_path: Option<String>,
     /// The frames between the top document and the element, outermost first.
     pub frames: Vec<FrameRef>,
     /// The element's accessibility role and name (Chrome's).

@@ -13,6 +13,7 @@
 //! the DOM sibling positions the walkers record (`SnapNode::position`). Paths are built only
 //! for the elements that need one; for every node they would cost memory quadratic in depth.
 
+use crate::describe::{Element, ElementKind};
 use crate::fast_hash::{FastMap, FastSet};
 use crate::snapshot::{NodeData, PageSnapshot};
 
@@ -241,6 +242,45 @@ impl<'a> XPaths<'a> {
     }
 }
 
+/// The element a path names: itself, or for a path to a text node (a text element's, ending
+/// in a `text()` step) the element holding the text. Script tools act on elements only: a
+/// Playwright locator for a text node never resolves.
+pub fn element_of(path: &str) -> &str {
+    match path.rfind('/') {
+        // A quote in it: the slash was inside a literal, not before the last step.
+        Some(at) if path[at + 1..].starts_with(crate::snapshot::TEXT_STEP) && !path[at..].contains(['"', '\'']) => {
+            &path[..at]
+        }
+        _ => path,
+    }
+}
+
+/// The text path `XPaths::by_text` would give `e`, from what the element shows, for a reading
+/// that could not judge it (a partial one: texts beyond it were not read). Unverified: the
+/// browser keeps it only where evaluating it in the page finds this element and no other
+/// (`LocatorData::text_path`). None where the element shows no short text a path could match
+/// (a field's value or an image's alternative text are no element's `normalize-space()`).
+pub fn text_candidate(e: &Element) -> Option<String> {
+    if matches!(e.kind, ElementKind::FormItem | ElementKind::Img) || e.holds_secret() {
+        return None;
+    }
+    let text = normalize(&e.content);
+    if text.is_empty() || text.chars().count() > MAX_TEXT_CHARS {
+        return None;
+    }
+    let (holder, own) = match e.xpath.rfind(TREE_SEPARATOR) {
+        Some(at) => e.xpath.split_at(at + TREE_SEPARATOR.len()),
+        None => ("", e.xpath.as_str()),
+    };
+    let last_step = own.rsplit('/').next().unwrap_or_default();
+    let text_node = last_step.starts_with(crate::snapshot::TEXT_STEP);
+    let mut path = format!("{holder}//{}[normalize-space()={}]", e.tag, literal(&text));
+    if text_node {
+        path.push_str("/text()[normalize-space()]");
+    }
+    Some(path)
+}
+
 /// XPath 1.0 has no escapes: quote with whichever quote the text lacks, else `concat()`.
 fn literal(text: &str) -> String {
     if !text.contains('"') {
@@ -438,6 +478,58 @@ mod tests {
             x.by_text(link_text as usize).as_deref(),
             Some("/html[1]/body[1]/iframe[1] >>> //a[normalize-space()=\"Save\"]/text()[normalize-space()]")
         );
+    }
+
+    #[test]
+    fn a_text_candidate_is_the_path_a_whole_reading_offers() {
+        let r = Rect::new(0.0, 0.0, 40.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let host = b.el(Some(body), "my-card", &[], r);
+        let inner_div = b.el(Some(host), "div", &[], r);
+        b.node_mut(inner_div).enters = Some(TreeKind::Shadow);
+        let button = b.el(Some(inner_div), "button", &[], r);
+        b.text(button, "Save", r);
+        let p = b.el(Some(body), "p", &[], r);
+        b.text(p, "  Say \"hi\"   it's ", r);
+        let frame = b.el(Some(body), "iframe", &[("id", "f")], r);
+        let frame_html = b.el(Some(frame), "html", &[], r);
+        b.node_mut(frame_html).enters = Some(TreeKind::Frame);
+        let frame_body = b.el(Some(frame_html), "body", &[], r);
+        let link = b.el(Some(frame_body), "a", &[("href", "/x")], r);
+        b.text(link, "Next", r);
+        b.el(Some(body), "input", &[("value", "typed")], r);
+        let whole = crate::describe::classify(&b.snap);
+        let offered: Vec<_> = whole.iter().filter(|e| e.xpath_text.is_some()).collect();
+        assert_eq!(offered.len(), 3, "{whole:#?}");
+        for e in &offered {
+            assert_eq!(text_candidate(e), e.xpath_text, "{}", e.xpath);
+        }
+        b.snap.partial = true;
+        let partial = crate::describe::classify(&b.snap);
+        assert!(partial.iter().all(|e| e.xpath_text.is_none()), "a partial reading judges no text unique");
+        let candidates: Vec<_> = partial.iter().filter_map(text_candidate).collect();
+        assert_eq!(candidates, offered.iter().filter_map(|e| e.xpath_text.clone()).collect::<Vec<_>>());
+        let field = partial.iter().find(|e| e.kind == ElementKind::FormItem).expect("the input");
+        assert_eq!(text_candidate(field), None, "a field's value is no normalize-space()");
+    }
+
+    #[test]
+    fn a_text_nodes_path_leads_to_its_element() {
+        assert_eq!(element_of("/html[1]/body[1]/p[1]/text()[2]"), "/html[1]/body[1]/p[1]");
+        assert_eq!(
+            element_of("//p[normalize-space()=\"a/text()\"]/text()[normalize-space()]"),
+            "//p[normalize-space()=\"a/text()\"]"
+        );
+        assert_eq!(
+            element_of("/html[1]/body[1]/x-card[1] >>> /div[1]/text()[1]"),
+            "/html[1]/body[1]/x-card[1] >>> /div[1]"
+        );
+        for element in ["/html[1]/body[1]/button[1]", "//button[normalize-space()=\"text()\"]", "//*[@id=\"a/text()\"]"]
+        {
+            assert_eq!(element_of(element), element);
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use crate::action::KeyCombo;
 use crate::agent::record::{Run, StepKind, StepStatus, TargetInfo};
 use crate::describe::locators::Locators;
-use crate::describe::xpath::TREE_SEPARATOR;
+use crate::describe::xpath::{element_of, TREE_SEPARATOR};
 use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollType;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
@@ -30,7 +30,8 @@ pub struct Recording {
 pub struct Target {
     /// What a person (or Midscene's model) would call it.
     pub describe: String,
-    /// Order-sensitive path; segments joined by ` >>> ` cross frames and shadow roots.
+    /// Order-sensitive path; segments joined by ` >>> ` cross frames and shadow roots. For a
+    /// text, the element holding it (`xpath::element_of`), as for `xpath_text`.
     pub xpath: String,
     /// Text-based path, where the text names one element.
     pub xpath_text: Option<String>,
@@ -50,8 +51,9 @@ impl Target {
         let (x, y) = info.rect.center();
         Target {
             describe: describe.map(str::trim).filter(|d| !d.is_empty()).unwrap_or(&info.summary).to_string(),
-            xpath: info.xpath.clone(),
-            xpath_text: info.xpath_text.clone(),
+            // A text's steps act on the element holding it, as a script tool can.
+            xpath: element_of(&info.xpath).to_string(),
+            xpath_text: info.xpath_text.as_deref().map(|x| element_of(x).to_string()),
             point: (x, y),
             size: (info.rect.width, info.rect.height),
             tag: info.tag.clone(),
