@@ -48,8 +48,27 @@ function fault(code, message) {
   return Object.assign(new Error(message), { code });
 }
 
-async function watch(tabId) {
-  if (!watched.has(tabId)) watched.set(tabId, await watchConsole(tabId, OWNER));
+/** The code a call stops with when its connection closed under it: nobody is there to answer. */
+const CLOSED = 'agents_connection_closed';
+
+/** Stops call work begun on connection `from` if that has closed since: nothing more is done for nobody. */
+function stillOn(from) {
+  if (from !== connection) throw fault(CLOSED, 'the agents\' connection closed: the call was not carried out');
+}
+
+/**
+ * Keeps the tab's console for the agent from now until the socket closes. A socket that closed
+ * while this attached (`closed` has let go of the watched tabs already) is undone here: else
+ * the tab would stay attached to the debugger, with Chrome's bar, until the next close.
+ */
+async function watch(from, tabId) {
+  if (watched.has(tabId)) return;
+  const next = await watchConsole(tabId, OWNER);
+  if (from !== connection) {
+    await unwatchConsole(tabId, OWNER).catch(() => {});
+    stillOn(from);
+  }
+  watched.set(tabId, next);
 }
 
 /** A new random token: 24 bytes, base64url. */
@@ -238,6 +257,7 @@ async function answer(from, id, tool, args, agent) {
     if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
     reply(from, { type: 'result', id, content: content.blocks });
   } catch (e) {
+    if (e?.code === CLOSED) return; // the socket closed under the call: nothing done, nobody to answer
     const message = String(e?.message ?? e);
     if (runId && !PAGE_TASKS.has(plan.kind)) {
       try {
@@ -338,7 +358,7 @@ async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
       return pageTask(wasm, { from, id, plan, tabId, runId });
     case 'snapshot':
     case 'screenshot': {
-      await watch(tabId);
+      await watch(from, tabId);
       const shot = plan.kind === 'screenshot' ? await shoot(tabId, { fullPage: plan.fullPage }) : null;
       // The whole page described (what lies beyond the view counted), the view's elements crossing.
       const page = await read(tabId, { viewportOnly: false, elsewhere: true });
@@ -362,7 +382,7 @@ async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
     case 'tabs':
       return tabs(wasm, plan, settings);
     case 'console': {
-      await watch(tabId);
+      await watch(from, tabId);
       const { entries, next } = consoleSince(tabId, watched.get(tabId));
       watched.set(tabId, next);
       return text(wasm.consoleText(entries));
@@ -382,7 +402,7 @@ async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
 
 /** A task or an instruction in the session's run; progress goes to the agent step by step. */
 async function pageTask(wasm, { from, id, plan, tabId, runId }) {
-  await watch(tabId);
+  await watch(from, tabId);
   let first = null;
   let told = 0;
   const onReport = (run) => {

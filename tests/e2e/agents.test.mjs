@@ -107,6 +107,35 @@ function upgradeStatus(path, headers) {
 }
 
 const panelText = (id) => panel.locator(`#${id}`).textContent();
+
+/** Turns Allow agents on or off in the panel, as a person does; resolves once the worker has it. */
+async function enabled(on) {
+  await panel.locator('#agents-enabled').setChecked(on);
+  await until(`Allow agents ${on ? 'on' : 'off'}`, () => browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents.enabled).then((e) => e === on));
+}
+
+/**
+ * Whether the extension's debugger is attached to tab `tabId` (Chrome's "is debugging this
+ * browser" bar): a command to it is taken only then. (`getTargets` counts Playwright's own.)
+ */
+const debuggerOn = (tabId) => browser.sw.evaluate((id) => chrome.debugger.sendCommand({ tabId: id }, 'Runtime.evaluate', { expression: '1' })
+  .then(() => true, (e) => (/not attached/i.test(e.message) ? false : Promise.reject(e))), tabId);
+
+/**
+ * Holds the worker's `chrome.debugger.attach` to tab `tabId` until `release()` is called in the
+ * worker (`self.e2eHold.release`); `self.e2eHold.reached` says an attach is waiting.
+ */
+const holdAttach = (tabId) => browser.sw.evaluate((id) => {
+  const real = chrome.debugger.attach;
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  self.e2eHold = { real, reached: false, release };
+  chrome.debugger.attach = (target, ...rest) => {
+    if (target?.tabId !== id) return real.call(chrome.debugger, target, ...rest);
+    self.e2eHold.reached = true;
+    return gate.then(() => real.call(chrome.debugger, target, ...rest));
+  };
+}, tabId);
 const url = () => `http://127.0.0.1:${port}/mcp`;
 
 let token = '';
@@ -362,10 +391,6 @@ test('calls queued when Allow agents is turned off are not carried out, and noth
       }
     };
   });
-  const enabled = async (on) => {
-    await panel.locator('#agents-enabled').setChecked(on);
-    await until(`Allow agents ${on ? 'on' : 'off'}`, () => browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents.enabled).then((e) => e === on));
-  };
   const connectedOn = async (n) => {
     await until(`connection ${n}`, async () => /Connected/.test(await panelText('agents-state'))
       && await browser.sw.evaluate(() => self.e2eBridge.sockets.length), 20_000).then((count) => assert.equal(count, n));
@@ -407,6 +432,37 @@ test('calls queued when Allow agents is turned off are not carried out, and noth
   } finally {
     await agent.destroy().catch(() => {});
     await browser.sw.evaluate(() => { self.WebSocket = self.e2eBridge.Real; });
+  }
+});
+
+test('a console watch still attaching as the socket closes is undone: the tab is not left under the debugger, and the call stops', async () => {
+  const tabId = await browser.tabIdOf(page);
+  await until('the tab free of the debugger', async () => !(await debuggerOn(tabId)), 10_000);
+  const agent = new SightlineBridge({ url: url(), name: 'watch-script', timeoutMs: 120_000 });
+  await agent.connect();
+  try {
+    await agent.call('tabs', { action: 'select', tab: tabId });
+    await holdAttach(tabId);
+    const reading = agent.call('console_messages').then(() => null, (e) => e);
+    await until('the console watch attaching', () => browser.sw.evaluate(() => self.e2eHold.reached), 15_000);
+    const [session] = (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: watch-script');
+    // Off (the socket closes while the watch attaches) and on again: a new connection.
+    await enabled(false);
+    await enabled(true);
+    assert.equal((await reading)?.code, 'extension_disconnected');
+    await browser.sw.evaluate(() => self.e2eHold.release());
+    // The session ends after the call has returned (the queue's order): then the watch is done with.
+    const ended = await until('the session stored as ended', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.id === session.id && r.status !== 'running'), 20_000);
+    assert.equal(await debuggerOn(tabId), false, 'the tab is not left attached to the debugger');
+    assert.deepEqual(ended.steps.map((s) => s.action), [`Select tab ${tabId}`], 'the console call stopped: no step of it');
+    await until('the extension to connect again', async () => /Connected/.test(await panelText('agents-state')), 20_000);
+  } finally {
+    await browser.sw.evaluate(() => {
+      if (!self.e2eHold) return;
+      self.e2eHold.release();
+      chrome.debugger.attach = self.e2eHold.real;
+    });
+    await agent.destroy().catch(() => {});
   }
 });
 
