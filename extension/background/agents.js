@@ -250,9 +250,10 @@ async function answer(from, id, tool, args, agent) {
   const started = Date.now();
   let runId = null;
   try {
-    const tabId = await currentTab(plan);
-    if (from !== connection) return;
-    runId = await sessionFor(wasm, agent, tabId, language);
+    const tabId = await currentTab(from, plan);
+    stillOn(from);
+    runId = await sessionFor(from, wasm, agent, tabId, language);
+    stillOn(from); // a session it made is ended with the others, after this call (`closed`)
     const content = await carryOut(wasm, { from, id, plan, tabId, runId, settings });
     if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
     reply(from, { type: 'result', id, content: content.blocks });
@@ -306,11 +307,15 @@ function endStopped(wasm, runId) {
 
 const PAGE_TASKS = new Set(['task', 'instruction', 'choose']);
 
-/** The tab calls act on: the one the agent selected, else the active tab of the last focused window. */
-async function currentTab(plan) {
+/**
+ * The tab calls act on: the one the agent selected, else the active tab of the last focused
+ * window (selected from then on, unless the call's connection `from` closed meanwhile).
+ */
+async function currentTab(from, plan) {
   if (plan.kind === 'tabs' && plan.action !== 'close') return selectedTab;
   if (selectedTab != null && (await chrome.tabs.get(selectedTab).catch(() => null))) return selectedTab;
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  stillOn(from);
   if (!tab) throw fault('tab_none', 'there is no tab to act on: open one (tabs with action "open")');
   selectedTab = tab.id;
   return selectedTab;
@@ -324,9 +329,10 @@ async function tabFacts(tabId) {
 
 /**
  * The open run of this agent's session, made on its first call (written in `language`). Once
- * after the person stopped the session this throws the core's `session_stopped`.
+ * after the person stopped the session this throws the core's `session_stopped`. None is made
+ * once the call's connection `from` has closed: the call will not run.
  */
-async function sessionFor(wasm, agent, tabId, language) {
+async function sessionFor(from, wasm, agent, tabId, language) {
   const known = sessions.get(agent);
   if (known) {
     let open;
@@ -341,7 +347,9 @@ async function sessionFor(wasm, agent, tabId, language) {
       return known;
     }
   }
-  const run = wasm.agentSession(crypto.randomUUID(), agent, await tabFacts(tabId), language);
+  const tab = await tabFacts(tabId);
+  stillOn(from);
+  const run = wasm.agentSession(crypto.randomUUID(), agent, tab, language);
   keepRun(run);
   sessions.set(agent, run.id);
   calling = run.id;
@@ -428,6 +436,7 @@ async function pageTask(wasm, { from, id, plan, tabId, runId }) {
   if (plan.kind === 'choose' && answer.ok) {
     const element = answer.result?.element;
     if (!element?.xpath) throw fault('not_a_list', 'the list was found, but not as an element Sightline can choose in');
+    stillOn(from); // closed once the list was found (too late for `closed` to stop the run): no choice for nobody
     const chosen = await choose(tabId, element.xpath, plan.option);
     keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, null, Date.now()));
     if (chosen.error) throw fault(chosen.code, chosen.error);

@@ -466,6 +466,45 @@ test('a console watch still attaching as the socket closes is undone: the tab is
   }
 });
 
+test('the socket closing while a call\'s session is being opened: no run is made and the call does not act', async () => {
+  const before = page.url();
+  const elsewhere = site.url('/todo.html?agents=unopened');
+  // The worker reads the tab for the new session's run (`sessionFor`): held there once.
+  await browser.sw.evaluate(() => {
+    const real = chrome.tabs.get;
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    self.e2eHold = { real, reached: false, release };
+    chrome.tabs.get = (...args) => {
+      if (self.e2eHold.reached || !/\bsessionFor\b/.test(new Error().stack)) return real.apply(chrome.tabs, args);
+      self.e2eHold.reached = true;
+      return gate.then(() => real.apply(chrome.tabs, args));
+    };
+  });
+  const agent = new SightlineBridge({ url: url(), name: 'opening-script', timeoutMs: 120_000 });
+  await agent.connect();
+  try {
+    const navigating = agent.call('navigate', { url: elsewhere }).then(() => null, (e) => e);
+    await until('the session being opened', () => browser.sw.evaluate(() => self.e2eHold.reached), 15_000);
+    await enabled(false);
+    await enabled(true);
+    assert.equal((await navigating)?.code, 'extension_disconnected');
+    await browser.sw.evaluate(() => self.e2eHold.release());
+    await until('the extension to connect again', async () => /Connected/.test(await panelText('agents-state')), 20_000);
+    // One call at a time: once this one is answered, the held one has returned and its connection's sessions ended.
+    await agent.call('tabs', { action: 'list' });
+    assert.equal(page.url(), before, 'the navigate did not take the tab elsewhere');
+    const sessions = (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: opening-script');
+    assert.deepEqual(sessions.map((r) => [r.status, r.steps.map((st) => st.action)]), [['running', ['List the tabs']]], 'only the later call\'s session');
+  } finally {
+    await browser.sw.evaluate(() => {
+      self.e2eHold.release();
+      chrome.tabs.get = self.e2eHold.real;
+    });
+    await agent.destroy().catch(() => {});
+  }
+});
+
 test('revoking makes a new token and ends the session; stdio serves the same tools', async () => {
   const before = token;
   await panel.locator('#agents-revoke').click();
