@@ -184,7 +184,15 @@ const handlers = {
     const { runId } = await startFlow(tabId, yaml, { dialogs: dialogs || undefined });
     return { runId };
   },
-  stop: async ({ runId }) => ({ stopped: await self.sightline.stop(runId) }),
+  /** The panel's Stop: whatever fails in it reaches the panel as `stop_failed` (the panel words it), its cause in this console. */
+  async stop({ runId }) {
+    try {
+      return { stopped: await self.sightline.stop(runId) };
+    } catch (e) {
+      console.error('stopping a run failed', e);
+      throw Object.assign(new Error(`stopping the run failed: ${e?.message ?? e}`), { code: 'stop_failed' });
+    }
+  },
   answer: ({ runId, answer }) => ({ answered: answerRun(runId, answer) }),
   cacheInfo: async () => ({ entries: await cacheSize() }),
   exportCache: async () => ({ json: await self.sightline.exportCache() }),

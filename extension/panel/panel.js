@@ -86,9 +86,10 @@ function showTabState(lines) {
  * run, run again, replay, a flow, recording, stop, answering, loading, saving or exporting a run,
  * Allow agents) clears it first: the notice speaks of the last action. A failure is what it is,
  * not its words: `key` and `args` name our message in _locales, `err` the error behind it (its
- * message as it came, its code for the advice), so a change of language rewords it.
+ * message as it came, its code for the advice), or `because` our message saying why in its
+ * place, so a change of language rewords it.
  */
-let failure = null; // {key, args?: [], err?: Error, file?: true (a saved run file's)}
+let failure = null; // {key, args?: [], err?: Error, because?: key, file?: true (a saved run file's)}
 function showFailure(shown) {
   failure = shown;
   renderFailure();
@@ -99,7 +100,8 @@ function renderFailure() {
   let html = '';
   if (failure) {
     const say = t(failure.key, ...(failure.args ?? []));
-    html = escape(failure.err ? `${say}: ${failure.err.message}${advice(failure.err, { file: failure.file })}` : say);
+    if (failure.err) html = escape(`${say}: ${failure.err.message}${advice(failure.err, { file: failure.file })}`);
+    else html = escape(failure.because ? `${say}: ${t(failure.because)}` : say);
   }
   if (html !== failureHtml) {
     failureHtml = html;
@@ -545,6 +547,12 @@ $('history-all').addEventListener('change', renderHistory);
 $('instruction').addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) $('prompt-form').requestSubmit();
 });
+/** Why a Stop failed, by the code it failed with: the _locales message saying so (any other code: `stop_failed`'s). */
+const STOP_FAILURES = new Map([
+  ['stop_failed', 'error_stop_failed'], // the worker failed, or answered an error of no code we know
+  ['stop_reply_unreadable', 'error_stop_reply_unreadable'],
+  ['worker_no_answer', 'workerNoAnswer'],
+]);
 $('stop').addEventListener('click', async () => {
   const run = currentRun();
   if (!run) return;
@@ -559,10 +567,13 @@ $('stop').addEventListener('click', async () => {
   }
   // `stopped: false`: the worker has no such run going (it has just ended). An agent session's run stops too.
   try {
-    const { stopped } = await send('stop', { runId: run.id });
-    if (!stopped) showFailure({ key: 'stopRefused' });
+    const reply = await send('stop', { runId: run.id });
+    if (typeof reply?.stopped !== 'boolean') throw Object.assign(new Error('an unreadable answer to stop'), { code: 'stop_reply_unreadable' });
+    if (!reply.stopped) showFailure({ key: 'stopRefused' });
   } catch (err) {
-    failed('couldNotStop', err); // an answer that cannot be read as well
+    // Said by its code in our words, never an error's own text (a worker's JS error, one of reading its answer).
+    showFailure({ key: 'couldNotStop', because: STOP_FAILURES.get(err?.code) ?? STOP_FAILURES.get('stop_failed') });
+    updateButtons();
   }
 });
 

@@ -158,7 +158,7 @@ async function workerAnswers(panel, type, reply) {
 
 const failureText = (panel) => panel.evaluate(() => (document.getElementById('notice-failure').hidden ? '' : document.getElementById('notice-failure-text').textContent));
 
-test('a Stop the worker refuses or fails on says so in the notice; the run goes on until a Stop takes', async () => {
+test('a Stop the worker refuses or fails on says so in the notice, in our words by its code, never a JS error\'s; the run goes on until a Stop takes', async () => {
   const { page, panel } = await todoWithFollowingPanel('stop-refused');
   mock.script({ delayMs: 60_000, content: '{"actions":[],"done":true}' });
   await panel.fill('#instruction', 'add a todo ‘never’');
@@ -172,11 +172,28 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
   await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
   assert.equal(await failureText(panel), 'The run was not stopped: Sightline has nothing of it going on to stop (it may have just ended).');
 
-  // Failed: the worker answers with an error, shown as it came after our words.
-  await workerAnswers(panel, 'stop', { error: 'the worker dropped the stop' });
+  // Failed: the worker answers with an error of no code the panel knows: said as a failed Stop, not in its words.
+  const failedStop = 'Could not stop the run: Sightline\'s background worker failed while stopping it. Press Stop again; if the run goes on, reload the extension on chrome://extensions';
+  await workerAnswers(panel, 'stop', { error: 'TypeError: the worker dropped the stop' });
   await panel.click('#stop');
   await panel.waitForFunction(() => /Could not stop the run/.test(document.getElementById('notice-failure-text').textContent));
-  assert.equal(await failureText(panel), 'Could not stop the run: the worker dropped the stop');
+  assert.equal(await failureText(panel), failedStop);
+  assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
+
+  // The worker's own Stop throwing (a JS error in it): the worker answers `stop_failed`, worded so.
+  await workerAnswers(panel, 'stop', null);
+  await browser.sw.evaluate(() => {
+    self.e2eRealStop = self.sightline.stop;
+    self.sightline.stop = () => { throw new TypeError('Cannot read properties of undefined (reading \'e2e\')'); };
+  });
+  try {
+    await panel.evaluate(() => { document.getElementById('notice-failure').hidden = true; });
+    await panel.click('#stop');
+    await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden, null, { timeout: 5_000 });
+    assert.equal(await failureText(panel), failedStop);
+  } finally {
+    await browser.sw.evaluate(() => { self.sightline.stop = self.e2eRealStop; });
+  }
   assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
 
   // No answer at all (a listener that replied nothing): reading it fails, and that failure is the
@@ -187,9 +204,19 @@ test('a Stop the worker refuses or fails on says so in the notice; the run goes 
   });
   await panel.click('#stop');
   await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden, null, { timeout: 5_000 });
-  const unread = await failureText(panel);
-  assert.ok(/^Could not stop the run: \S/.test(unread) && !unread.includes('dropped'), unread);
+  const unread = 'Could not stop the run: the background worker\'s answer could not be read. Press Stop again; if the run goes on, reload the extension on chrome://extensions';
+  assert.equal(await failureText(panel), unread);
   assert.equal(await panel.getAttribute('#run-status', 'class'), 'pill running');
+  // Worded again in a newly chosen language, all of it ours.
+  try {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'zh_CN' } }));
+    await panel.waitForFunction(() => document.getElementById('run-button').textContent === '运行');
+    assert.equal(await failureText(panel), '无法停止运行: 无法读取后台服务的答复。请再按一次“停止”；如果运行仍在继续，请在 chrome://extensions 重新加载扩展');
+  } finally {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ ui: { language: 'auto' } }));
+  }
+  await panel.waitForFunction(() => document.getElementById('run-button').textContent === 'Run');
+  assert.equal(await failureText(panel), unread);
 
   // No worker to answer (Chrome rejects the message): said in our words, not Chrome's.
   await panel.evaluate(() => {
