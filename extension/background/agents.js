@@ -367,10 +367,12 @@ async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
     case 'snapshot':
     case 'screenshot': {
       await watch(from, tabId);
-      const shot = plan.kind === 'screenshot' ? await shoot(tabId, { fullPage: plan.fullPage }) : null;
+      const options = await runOptions(settings, { useCache: false });
+      // A full page is captured for the image its options fit it to (`shoot`).
+      const shot = plan.kind === 'screenshot' ? await shoot(tabId, { fullPage: plan.fullPage, image: options.image ?? {} }) : null;
       // The whole page described (what lies beyond the view counted), the view's elements crossing.
       const page = await read(tabId, { viewportOnly: false, elsewhere: true });
-      const seen = wasm.agentObserve({ page, shot }, await runOptions(settings, { useCache: false }), shot != null);
+      const seen = wasm.agentObserve({ page, shot }, options, shot != null);
       const blocks = [{ type: 'text', text: seen.text }];
       if (seen.image) blocks.push({ type: 'image', data: seen.image, mimeType: seen.mimeType });
       return { blocks };

@@ -262,22 +262,26 @@ export async function shoot(tabId, opts = {}) {
   return shootUsable(tabId, opts);
 }
 
-/** `shoot` of a tab its caller has just found usable (see `readUsable`). */
-export async function shootUsable(tabId, { fullPage = false } = {}) {
+/**
+ * `shoot` of a tab its caller has just found usable (see `readUsable`). `image`: the image
+ * options a full-page capture will be fitted by (`{}`: the defaults), which choose its scale
+ * (`full_page_scale`); none: device pixels, as it came.
+ */
+export async function shootUsable(tabId, { fullPage = false, image = null } = {}) {
   const wasm = await core();
   // Within the read's deadline: CDP answers neither while a dialog holds the page.
   return withinDeadline((async () => {
     if (fullPage) {
       // The clip is the document's size: the metrics first.
       const metrics = await cdp(tabId, 'Page.getLayoutMetrics');
-      const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), true));
+      const { data } = await cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(JSON.stringify(metrics), true, image));
       return { bytes: fromBase64(data), metrics, fullPage };
     }
     // The viewport's capture needs no metrics: both asked at once. The metrics wait for the
     // page's main thread (busy with a read taken at the same time), the capture does not.
     const [metrics, { data }] = await Promise.all([
       cdp(tabId, 'Page.getLayoutMetrics'),
-      cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(null, false)),
+      cdp(tabId, 'Page.captureScreenshot', wasm.captureParams(null, false, null)),
     ]);
     return { bytes: fromBase64(data), metrics, fullPage };
   })(), PAGE_DEADLINE_MS, 'capturing the page');
@@ -292,9 +296,12 @@ const fromBase64 = Uint8Array.fromBase64?.bind(Uint8Array) ?? ((text) => {
   return bytes;
 });
 
-/** The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}` (tooling). */
-export async function capture(tabId, opts = {}) {
-  const { bytes, metrics, fullPage } = await shoot(tabId, opts);
+/**
+ * The tab as CDP captures it (viewport, or the whole page): `{base64, devicePixelRatio, origin}`
+ * (tooling); a full page at device pixels unless `image` says how it will be fitted (`shoot`).
+ */
+export async function capture(tabId, { fullPage = false, image = null } = {}) {
+  const { bytes, metrics } = await shoot(tabId, { fullPage, image });
   return (await core()).captureFromCdp(bytes, JSON.stringify(metrics), fullPage);
 }
 
@@ -307,13 +314,13 @@ export async function screenshot(tabId, { fullPage = false, markers = true, imag
   // and the capture's bytes cross into the core once each, as a run's observation does; the
   // marked image comes out once.
   const page = markers ? await read(tabId, { viewportOnly: true }) : null;
-  const shot = await shoot(tabId, { fullPage });
+  const shot = await shoot(tabId, { fullPage, image: image ?? {} });
   return (await core()).markObserved({ page, shot }, image);
 }
 
 /** The tab's screenshot with overlays (highlight / bbox / point, CSS pixels) drawn on it. */
 export async function overlay(tabId, overlays, { fullPage = false, image } = {}) {
-  const shot = await capture(tabId, { fullPage });
+  const shot = await capture(tabId, { fullPage, image: image ?? {} });
   const wasm = await core();
   return wasm.drawOverlays(shot, overlays, image);
 }

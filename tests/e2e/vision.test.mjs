@@ -94,6 +94,16 @@ test('DPR 2: captured at device pixels, sent at CSS size by default, and both ma
     assert.ok(gap(label, { x: input.rect.x * 2, y: input.rect.y * 2, width: input.rect.width * 2, height: input.rect.height * 2 }) <= 2);
     const qwen = await hidpi.sw.evaluate((id) => self.sightline.screenshot(id, { image: { rule: { kind: 'qwenPad28' } } }), tabId);
     assert.deepEqual([qwen.mapping.width % 28, qwen.mapping.height % 28, qwen.mapping.contentWidth], [0, 0, 1280]);
+    // A full page sent at CSS size is captured at CSS size (a quarter of the pixels to decode,
+    // in memories that never shrink): the same image size, the labels where they were.
+    const full = await hidpi.sw.evaluate((id) => self.sightline.screenshot(id, { fullPage: true }), tabId);
+    assert.deepEqual([full.mapping.width, full.mapping.scaleX, full.mapping.devicePixelRatio], [1280, 1, 1]);
+    assert.deepEqual(full.labels.slice(0, 5), css.labels.slice(0, 5));
+    // Kept at device size, or as it came (tooling), it is captured at device pixels.
+    const fullKept = await hidpi.sw.evaluate((id) => self.sightline.screenshot(id, { fullPage: true, markers: false, image: { resizeToCss: false } }), tabId);
+    assert.deepEqual([fullKept.mapping.width, fullKept.mapping.scaleX], [2560, 2]);
+    const fullRaw = await hidpi.sw.evaluate((id) => self.sightline.capture(id, { fullPage: true }), tabId);
+    assert.equal(fullRaw.devicePixelRatio, 2);
   } finally {
     await hidpi.close();
   }

@@ -143,14 +143,16 @@ fn layout_metrics(json: &str) -> Result<cdp::LayoutMetrics, Fault> {
 
 /// Service worker: the `Page.captureScreenshot` parameters for the viewport or the whole page,
 /// given `Page.getLayoutMetrics` as JSON text; a viewport capture needs none (null), so both
-/// can be asked for at once.
+/// can be asked for at once. `fitted`: the image options the capture will be fitted by (`{}`:
+/// the defaults), or null for a capture kept as it came.
 #[wasm_bindgen(js_name = captureParams)]
-pub fn capture_params(metrics: Option<String>, full_page: bool) -> Result<JsValue, Fault> {
+pub fn capture_params(metrics: Option<String>, full_page: bool, fitted: JsValue) -> Result<JsValue, Fault> {
     let metrics = metrics.as_deref().map(layout_metrics).transpose()?;
     if full_page && metrics.is_none() {
         return Err(Fault::bad_input("a full-page capture needs the layout metrics".into()));
     }
-    to_js(&vision::capture::capture_params(metrics.as_ref(), full_page))
+    let fitted = if fitted.is_null() || fitted.is_undefined() { None } else { Some(image_options(fitted)?) };
+    to_js(&vision::capture::capture_params(metrics.as_ref(), full_page, fitted.as_ref()))
 }
 
 /// Service worker: a capture's bytes (a Uint8Array) + the layout metrics it was taken with →

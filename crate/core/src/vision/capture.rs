@@ -1,6 +1,7 @@
 //! What to ask CDP for, and what it hands back: `Page.captureScreenshot` parameters for the
 //! viewport or the whole page, and the capture with the facts needed to map its pixels.
 
+use super::fit::ImageOptions;
 use crate::snapshot::cdp::LayoutMetrics;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
@@ -33,20 +34,37 @@ pub const MAX_FULL_PAGE_CSS: f64 = 16_384.0;
 
 /// `Page.captureScreenshot` parameters. The viewport is captured as shown and needs no
 /// metrics (so they can be asked for at the same time); a full page is captured from the
-/// document's top-left with `captureBeyondViewport`, sized by `metrics` (`None`: the viewport).
+/// document's top-left with `captureBeyondViewport`, sized by `metrics` (`None`: the viewport)
+/// and scaled by [`full_page_scale`] for the image `fitted` will make of it.
 ///
 /// Always Chrome's fastest PNG (`optimizeForSpeed`: zlib's lowest level): a 1280×800 capture
 /// comes back in about a third of the time for about a quarter more bytes, which mostly never
 /// leave the worker (the model image is encoded again; only a recorder photo with nothing
 /// painted over is kept as it came).
-pub fn capture_params(metrics: Option<&LayoutMetrics>, full_page: bool) -> Value {
+pub fn capture_params(metrics: Option<&LayoutMetrics>, full_page: bool, fitted: Option<&ImageOptions>) -> Value {
     let mut params = json!({ "format": "png", "optimizeForSpeed": true });
     if let (true, Some(metrics)) = (full_page, metrics) {
         let (width, height) = clip_size(metrics);
+        let scale = full_page_scale(metrics, fitted);
         params["captureBeyondViewport"] = json!(true);
-        params["clip"] = json!({ "x": 0, "y": 0, "width": width, "height": height, "scale": 1 });
+        params["clip"] = json!({ "x": 0, "y": 0, "width": width, "height": height, "scale": scale });
     }
     params
+}
+
+/// CDP's `clip.scale` for a full-page capture: the captured pixels per device pixel. An image
+/// fitted back to CSS size (`ImageOptions::resize_to_css`, the default) is captured at CSS size
+/// on a high-DPR screen: `fit` makes the same image of it (same size, same mapping; the ratio is
+/// measured from the capture, `Capture::from_cdp`), and the worker decodes DPR² times fewer
+/// pixels into memories that never shrink (1280×7000 at DPR 2: 138 MB + 111 MB of the core's and
+/// the codec's, for an image of a quarter of them). No extra shrink is taken at capture: `fit`
+/// applies it to the capture. `None` (a capture kept as it came, tooling's): device pixels.
+pub fn full_page_scale(metrics: &LayoutMetrics, fitted: Option<&ImageOptions>) -> f64 {
+    let dpr = metrics.device_pixel_ratio();
+    match fitted {
+        Some(opts) if opts.resize_to_css && dpr.is_finite() && dpr > 1.0 => 1.0 / dpr,
+        _ => 1.0,
+    }
 }
 
 /// A full-page capture's CSS size: the document, at least the viewport, at most the limit.
@@ -155,12 +173,17 @@ mod tests {
     fn full_page_captures_start_at_the_document_origin_and_are_capped() {
         let m = metrics();
         let viewport = json!({ "format": "png", "optimizeForSpeed": true });
-        assert_eq!(capture_params(Some(&m), false), viewport);
-        assert_eq!(capture_params(None, false), viewport, "the viewport needs no metrics");
-        let p = capture_params(Some(&m), true);
+        assert_eq!(capture_params(Some(&m), false, None), viewport);
+        assert_eq!(
+            capture_params(None, false, Some(&ImageOptions::default())),
+            viewport,
+            "the viewport needs no metrics"
+        );
+        let p = capture_params(Some(&m), true, None);
         assert_eq!(p["optimizeForSpeed"], true);
         assert_eq!(p["captureBeyondViewport"], true);
         assert_eq!(p["clip"]["height"], 8192.0, "16384 device px at DPR 2");
+        assert_eq!(p["clip"]["scale"], 1.0, "kept as it came: device pixels");
         let c = Capture::from_cdp(vec![0], &m, true);
         assert_eq!(
             (c.device_pixel_ratio, c.origin),
@@ -168,6 +191,55 @@ mod tests {
             "from the metrics when the image says nothing"
         );
         assert_eq!(Capture::from_cdp(vec![0], &m, false).origin, (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_full_page_fitted_to_css_size_is_captured_at_css_size_and_fits_the_same() {
+        use crate::vision::fit::{fit, ImageRule};
+        let m = metrics(); // DPR 2, 1280 CSS pixels wide
+        let css = ImageOptions::default();
+        let p = capture_params(Some(&m), true, Some(&css));
+        assert_eq!(p["clip"]["scale"], 0.5);
+        assert_eq!(capture_params(Some(&m), false, Some(&css))["clip"], Value::Null, "the viewport is as shown");
+        let raw = ImageOptions { resize_to_css: false, ..css };
+        assert_eq!(full_page_scale(&m, Some(&raw)), 1.0, "an image at device size needs device pixels");
+        assert_eq!(full_page_scale(&m, None), 1.0);
+        let one: LayoutMetrics = serde_json::from_value(json!({
+            "cssVisualViewport": { "pageX": 0, "pageY": 0, "clientWidth": 1280, "clientHeight": 800 },
+            "visualViewport": { "pageX": 0, "pageY": 0, "clientWidth": 1280, "clientHeight": 800 },
+            "cssContentSize": { "width": 1280, "height": 15000 },
+        }))
+        .unwrap();
+        assert_eq!(full_page_scale(&one, Some(&css)), 1.0, "never above device pixels");
+
+        // What CDP returns at each scale (the clip × scale × DPR), fitted by every option: the
+        // same image, the same mapping back to the page.
+        let w = clip_size(&m).0;
+        let at = |scale: f64| {
+            let png = crate::vision::pipeline::encode(
+                &image::RgbImage::new((w * 2.0 * scale) as u32, (40.0 * 2.0 * scale) as u32),
+                crate::vision::ImageFormat::Png,
+            )
+            .unwrap();
+            Capture::from_cdp(png, &m, true)
+        };
+        let (device, css_sized) = (at(1.0), at(0.5));
+        assert_eq!((device.device_pixel_ratio, css_sized.device_pixel_ratio), (2.0, 1.0));
+        for opts in [
+            css,
+            ImageOptions { shrink: 0.5, ..css },
+            ImageOptions { rule: ImageRule::QwenPad28, ..css },
+            ImageOptions { rule: ImageRule::UI_TARS_1_0, ..css },
+        ] {
+            let fitted = |c: &Capture| {
+                let (w, h) = png_size(&c.bytes).unwrap();
+                fit(w, h, c.device_pixel_ratio, c.origin, &opts)
+            };
+            let (a, b) = (fitted(&device).unwrap(), fitted(&css_sized).unwrap());
+            assert_eq!((a.width, a.height, a.content_width), (b.width, b.height, b.content_width), "{opts:?}");
+            assert_eq!((a.scale_x, a.origin_y), (b.scale_x, b.origin_y), "{opts:?}");
+            assert_eq!(a.css_to_image((100.0, -200.0)), b.css_to_image((100.0, -200.0)), "{opts:?}");
+        }
     }
 
     #[test]
