@@ -337,3 +337,164 @@ test('a step\'s in-view reading is kept too; a field a script sets and an image 
   await page.unroute('**/late.svg');
   await page.close();
 });
+
+// Reads with `read` until one answers from a kept reading (a change may bring the browser's own
+// events a frame later): true once one does.
+async function keptAgain(read) {
+  for (let i = 0; i < 10; i++) {
+    if ((await read()).reused) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+test('a walk that entered a shadow root keeps no reading in either slot', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  // A change inside a shadow root makes no record the document's observer gets.
+  await page.evaluate(() => {
+    const host = Object.assign(document.createElement('div'), { id: 'host' });
+    host.attachShadow({ mode: 'open' }).innerHTML = '<button>Shadow one</button>';
+    document.getElementById('sections').prepend(host);
+  });
+  assert.ok(byContent(await inView(), 'Shadow one'));
+  assert.ok(byContent(await extract(tabId), 'Shadow one'));
+  await page.evaluate(() => { document.getElementById('host').shadowRoot.querySelector('button').textContent = 'Shadow two'; });
+  for (const [reach, read] of [['in view', inView], ['whole', () => extract(tabId)]]) {
+    const x = await read();
+    assert.equal(x.reused, undefined, `${reach}: a walk that entered a shadow root keeps nothing`);
+    assert.ok(byContent(x, 'Shadow two'), `${reach}: the change inside the shadow root is read`);
+  }
+
+  // The in-view reading kept from before a shadow root was given (attachShadow makes no record
+  // either): the whole page's walk enters it, and that drops the other slot's reading too.
+  await page.evaluate(() => {
+    document.getElementById('host').remove();
+    document.getElementById('sections').prepend(Object.assign(document.createElement('div'), { id: 'late-host', innerHTML: '<span>Light text</span>' }));
+  });
+  assert.ok(await keptAgain(inView));
+  await page.evaluate(() => { document.getElementById('late-host').attachShadow({ mode: 'open' }).innerHTML = '<button>Late shadow</button><slot></slot>'; });
+  assert.ok(byContent(await extract(tabId), 'Late shadow'), 'the whole page read enters the new shadow root');
+  const after = await inView();
+  assert.equal(after.reused, undefined, 'the in-view reading went with the walk that entered a shadow root');
+  assert.ok(byContent(after, 'Late shadow'));
+  await page.close();
+});
+
+test('a hidden page is never answered from a kept reading', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  const reads = [['in view', inView], ['whole', () => extract(tabId)]];
+  for (const [, read] of reads) assert.ok(await keptAgain(read));
+  // Headless Chromium shows every tab ('visible' with another tab or window in front), so the
+  // content script's world is told what a background tab's page says: 'hidden'.
+  const setHidden = (hidden) => browser.sw.evaluate(([id, h]) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: (hide) => {
+      if (hide) Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      else delete document.visibilityState;
+      return document.visibilityState;
+    },
+    args: [h],
+  }), [tabId, hidden]);
+  assert.equal((await setHidden(true))[0].result, 'hidden');
+  for (let round = 0; round < 2; round++) {
+    for (const [reach, read] of reads) assert.equal((await read()).reused, undefined, `${reach}, hidden: read again`);
+  }
+  assert.equal((await setHidden(false))[0].result, 'visible');
+  for (const [, read] of reads) assert.ok(await keptAgain(read), 'visible again: kept again');
+  await page.close();
+});
+
+test('the content script\'s own reveal() drops the kept readings', async () => {
+  const { page, tabId } = await open('/visibility.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  const row = byContent(await inView(), 'Row 6');
+  assert.equal(row.inViewport, 0, 'scrolled out of its scroll box');
+  assert.ok(await keptAgain(inView));
+  assert.ok(await keptAgain(() => extract(tabId)));
+  // reveal() scrolls the scroll box (the window does not move); its scroll event comes with the
+  // next frame, so the reads are made in the same task, before it.
+  const [{ result }] = await browser.sw.evaluate(([id, target]) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: async (t) => {
+      let scrolled = false;
+      document.addEventListener('scroll', () => { scrolled = true; }, { capture: true, once: true });
+      const how = globalThis.__sightline.reveal(t);
+      const inView = await globalThis.__sightline.extract({ viewportOnly: true });
+      const whole = await globalThis.__sightline.extract({});
+      return { how, scrolled, scrollTop: document.querySelector('.scrollbox').scrollTop, scrollY, readings: [inView.json, whole.json] };
+    },
+    args: [target],
+  }), [tabId, { xpath: row.xpath, rect: row.rect }]);
+  assert.equal(result.how, 'element');
+  assert.ok(result.scrollTop > 0 && result.scrollY === 0, `the box scrolled, not the window: ${result.scrollTop}, ${result.scrollY}`);
+  assert.equal(result.scrolled, false, 'read before the scroll event');
+  const [seen, whole] = result.readings.map((json) => JSON.parse(json));
+  assert.equal(seen.reused, undefined, 'in view: read again after reveal()');
+  assert.match(seen.description, /Row 6/, 'the revealed row is in view');
+  assert.equal(whole.reused, undefined, 'whole: read again after reveal()');
+  await page.close();
+});
+
+test('a wheel the page turns into its own scrolling ends the watch', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  // A panel scrolled by a transform in a style rule (CSSOM: no mutation record), the wheel's own
+  // scrolling prevented: no scroll event either. The pointer rests on the track, which stays under it.
+  await page.evaluate(() => {
+    const style = document.head.appendChild(document.createElement('style'));
+    style.textContent = '#pan { height: 300px; overflow: hidden; } #track { height: 3000px; } #track button { display: block; height: 100px; }';
+    const pan = Object.assign(document.createElement('div'), { id: 'pan' });
+    pan.innerHTML = `<div id="track">${Array.from({ length: 30 }, (_, k) => `<button>Pan ${k + 1}</button>`).join('')}</div>`;
+    document.getElementById('sections').prepend(pan);
+    const rule = style.sheet.cssRules[1]; // #track's
+    window.panned = 0;
+    addEventListener('wheel', (e) => {
+      e.preventDefault();
+      window.panned += e.deltaY;
+      rule.style.transform = `translateY(${-window.panned}px)`;
+    }, { passive: false });
+  });
+  const track = await page.locator('#track').boundingBox();
+  await page.mouse.move(track.x + 600, track.y + 150);
+  assert.ok(await keptAgain(inView));
+  assert.ok(await keptAgain(() => extract(tabId)));
+  assert.ok(byContent(await inView(), 'Pan 1'));
+  await page.mouse.wheel(0, 200);
+  await page.waitForFunction(() => window.panned >= 200);
+  const turned = await inView();
+  assert.equal(turned.reused, undefined, 'a wheel: read again');
+  assert.equal(byContent(turned, 'Pan 1'), undefined, 'the first button went up out of the panel');
+  assert.ok(byContent(turned, 'Pan 3'));
+  assert.equal((await extract(tabId)).reused, undefined, 'the whole page too');
+  await page.close();
+});
+
+test('a popover shown, before its toggle event, ends the watch by its beforetoggle', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  await page.evaluate(() => document.body.append(Object.assign(document.createElement('div'), { id: 'tip', popover: 'manual', innerHTML: '<button>Popover action</button>' })));
+  assert.ok(await keptAgain(inView));
+  assert.ok(await keptAgain(() => extract(tabId)));
+  assert.ok(!byContent(await inView(), 'Popover action'), 'a popover not shown is not listed');
+  // showPopover() fires beforetoggle at once and queues toggle as a task: the reads come between.
+  const [{ result }] = await browser.sw.evaluate((id) => chrome.scripting.executeScript({
+    target: { tabId: id },
+    func: async () => {
+      const tip = document.getElementById('tip');
+      let toggled = false;
+      tip.addEventListener('toggle', () => { toggled = true; });
+      tip.showPopover();
+      const inView = await globalThis.__sightline.extract({ viewportOnly: true });
+      const whole = await globalThis.__sightline.extract({});
+      return { toggled, readings: [inView.json, whole.json] };
+    },
+  }), tabId);
+  assert.equal(result.toggled, false, 'read before the toggle event');
+  for (const [reach, json] of [['in view', result.readings[0]], ['whole', result.readings[1]]]) {
+    assert.equal(JSON.parse(json).reused, undefined, `${reach}: read again`);
+    assert.match(json, /Popover action/, `${reach}: the popover is read`);
+  }
+  await page.close();
+});
