@@ -280,6 +280,7 @@ pub fn snapshot_document(
         nodes: Vec::new(),
         partial: false,
         shared_ids: None,
+        skipped_ids: Vec::new(), // the page's id index answers (`shared_ids`)
     };
     // Parallel to `snap.nodes`: the frame each node is in.
     let mut frame_of: Vec<u32> = Vec::new();

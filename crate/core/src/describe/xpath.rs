@@ -77,6 +77,16 @@ impl<'a> XPaths<'a> {
                     *id_count.entry((scope[i], id)).or_insert(0) += 1;
                 }
             }
+            // The elements the reading skipped count in the tree they stand in.
+            for skipped in &snapshot.skipped_ids {
+                let at = skipped.parent.map(|p| p as usize).filter(|&p| p < nodes.len());
+                let skipped_scope = match at {
+                    Some(p) if skipped.tree_top => p,
+                    Some(p) => scope[p],
+                    None => usize::MAX,
+                };
+                *id_count.entry((skipped_scope, skipped.id.as_str())).or_insert(0) += 1;
+            }
         }
         let alone = |i: usize, id: &str| match &shared {
             Some(shared) => !shared.contains(&(i as u32)),

@@ -4,8 +4,8 @@
 //! feeds the same classification code the content script uses.
 
 use super::{
-    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SnapNode, StyleFacts,
-    TreeKind, Viewport, TEXT_STEP,
+    is_skipped_tag, Clip, FormState, NodeData, PageSnapshot, Positioning, SiblingPositions, SkippedId, SnapNode,
+    StyleFacts, TreeKind, Viewport, TEXT_STEP,
 };
 use crate::fast_hash::FastMap as HashMap;
 use crate::vocab::geometry::Rect;
@@ -271,6 +271,7 @@ fn decode_parts(
             nodes: Vec::new(),
             partial: false, // CDP's snapshot holds the whole page
             shared_ids: None,
+            skipped_ids: Vec::new(),
         },
         boxes: Vec::new(),
         frame_documents: HashMap::default(),
@@ -463,6 +464,10 @@ impl<'a> Decoder<'a> {
                 let tag = strings.get(nodes.node_name[i])?.to_ascii_lowercase();
                 let position = positions.next(v.parent, v.tree, &tag);
                 if is_skipped_tag(&tag) {
+                    // No node, but XPath's `//*[@id=…]` finds it and the elements it holds: their ids count.
+                    for id in skipped_element_ids(nodes, view, &strings, i)? {
+                        self.out.skipped_ids.push(SkippedId { id, parent: v.parent, tree_top: v.enters.is_some() });
+                    }
                     continue;
                 }
                 let mut attributes = Vec::new();
@@ -618,6 +623,38 @@ impl<'a> Decoder<'a> {
 }
 
 const MAX_DOCUMENTS: u32 = 256;
+
+/// The ids of skipped element `i` and of the elements below it in its tree (`<head>`'s): not
+/// through other nodes (a `<template>`'s content, a fragment) nor into another tree.
+fn skipped_element_ids(nodes: &Nodes, view: &DocView, strings: &Strings, i: usize) -> Result<Vec<String>, DecodeError> {
+    let mut ids = Vec::new();
+    let mut stack = vec![i];
+    // Each node once at most: a parent column describes a forest, whatever it holds.
+    let mut budget = nodes.parent_index.len();
+    while let Some(k) = stack.pop() {
+        if budget == 0 {
+            break;
+        }
+        budget -= 1;
+        for pair in nodes.attributes.get(k).map_or(&[][..], Vec::as_slice).chunks(2) {
+            if let [name, value] = pair {
+                if strings.get(*name)? == "id" {
+                    let id = strings.get(*value)?;
+                    if !id.is_empty() {
+                        ids.push(id.to_string());
+                    }
+                }
+            }
+        }
+        for &c in &view.children[k] {
+            let element = nodes.node_type.get(c) == Some(&ELEMENT_NODE) && view.pseudo[c].is_none();
+            if element && view.shadow_type[c] == view.shadow_type[k] {
+                stack.push(c);
+            }
+        }
+    }
+    Ok(ids)
+}
 
 /// Keeps a laid-out box for hit-testing by paint order.
 fn record_box(
@@ -1135,5 +1172,95 @@ mod tests {
         assert!(!hits.covered(find("and then a long sentence"), (250.0, 10.0)));
         assert!(!hits.covered(find("that wraps"), (50.0, 50.0)));
         assert!(hits.covered(find("and then a long sentence"), (300.0, 30.0)), "a point on the span's part of line 2");
+    }
+
+    #[test]
+    fn ids_of_skipped_elements_count_in_their_tree() {
+        let metrics = json!({"cssVisualViewport": {"clientWidth": 1280, "clientHeight": 800}}).to_string();
+        let rows = vec![
+            (-1, 9, "#document"),           // 0
+            (0, 1, "HTML"),                 // 1
+            (1, 1, "HEAD"),                 // 2
+            (2, 1, "META"),                 // 3 id "in-head"
+            (1, 1, "BODY"),                 // 4
+            (4, 1, "SCRIPT"),               // 5 id "twin"
+            (4, 1, "DIV"),                  // 6 id "twin"
+            (6, 1, "BUTTON"),               // 7
+            (7, 3, "#text"),                // 8
+            (4, 1, "DIV"),                  // 9 id "in-head"
+            (9, 1, "BUTTON"),               // 10
+            (10, 3, "#text"),               // 11
+            (4, 1, "MY-CARD"),              // 12
+            (12, 1, "STYLE"),               // 13 id "card" (its shadow root's first node)
+            (12, 1, "DIV"),                 // 14 id "card" (in the shadow root)
+            (14, 1, "BUTTON"),              // 15
+            (15, 3, "#text"),               // 16
+            (4, 1, "DIV"),                  // 17 id "card" (the page's tree)
+            (17, 1, "BUTTON"),              // 18
+            (18, 3, "#text"),               // 19
+            (4, 1, "TEMPLATE"),             // 20 id "kept"
+            (20, 11, "#document-fragment"), // 21 its content: no part of the document's tree
+            (21, 1, "DIV"),                 // 22 id "alone"
+            (4, 1, "DIV"),                  // 23 id "alone"
+            (23, 1, "BUTTON"),              // 24
+            (24, 3, "#text"),               // 25
+        ];
+        let n = rows.len();
+        let shown = [1, 4, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 23, 24, 25];
+        let doc = Doc {
+            bounds: shown
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| (i, [0.0, 30.0 * k as f64, 200.0, 30.0], k as i64))
+                .collect(),
+            rows,
+            styles: vec![],
+            shadow: (13..=16).map(|i| (i, "open")).collect(),
+            content_document: vec![],
+            values: vec![
+                (8, "Beside a script"),
+                (11, "Beside the head"),
+                (16, "In the card"),
+                (19, "Outside the card"),
+                (25, "Alone"),
+            ],
+        };
+        let mut capture: Value = serde_json::from_str(&capture(&[doc])).unwrap();
+        let ids = [
+            (3, "in-head"),
+            (5, "twin"),
+            (6, "twin"),
+            (9, "in-head"),
+            (13, "card"),
+            (14, "card"),
+            (17, "card"),
+            (20, "kept"),
+            (22, "alone"),
+            (23, "alone"),
+        ];
+        let strings = capture["strings"].as_array_mut().unwrap();
+        let mut at = |x: &str| {
+            strings.push(json!(x));
+            strings.len() as i64 - 1
+        };
+        let id = at("id");
+        let attributes: Vec<Vec<i64>> =
+            (0..n).map(|i| ids.iter().find(|(k, _)| *k == i).map_or(vec![], |(_, v)| vec![id, at(v)])).collect();
+        capture["documents"][0]["nodes"]["attributes"] = json!(attributes);
+        let snap = decode(&capture.to_string(), &metrics, "").unwrap().snapshot;
+        let mut skipped: Vec<(&str, bool)> = snap.skipped_ids.iter().map(|s| (s.id.as_str(), s.tree_top)).collect();
+        skipped.sort();
+        assert_eq!(skipped, [("card", true), ("in-head", false), ("kept", false), ("twin", false)]);
+        let described = crate::describe::describe(&snap, &Default::default());
+        let path = |content: &str| described.elements.iter().find(|e| e.content == content).unwrap().xpath.clone();
+        assert_eq!(path("Beside a script"), "/html[1]/body[1]/div[1]/button[1]", "a <script> has its id");
+        assert_eq!(path("Beside the head"), "/html[1]/body[1]/div[2]/button[1]", "a <meta> in <head> has its id");
+        assert_eq!(
+            path("In the card"),
+            "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]",
+            "its shadow root's <style> has its id"
+        );
+        assert_eq!(path("Outside the card"), "//*[@id=\"card\"]/button[1]", "the shadow root's ids are another tree's");
+        assert_eq!(path("Alone"), "//*[@id=\"alone\"]/button[1]", "a template's content is no part of the page's tree");
     }
 }

@@ -57,9 +57,29 @@ pub struct PageSnapshot {
     /// The page's own word on ids, where the reader asked it (each tree's id index): the nodes
     /// whose id another element of their tree also has, read or not (hidden, in `<head>`,
     /// beyond the view). Paths anchor on the other ids. None where nobody asked (CDP's snapshot,
-    /// which holds the hidden elements too): ids are then counted among the nodes, per tree.
+    /// which holds the hidden elements too): ids are then counted among the nodes and
+    /// `skipped_ids`, per tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_ids: Option<Vec<u32>>,
+    /// Where ids are counted among the nodes (`shared_ids` None): the ids of the elements the
+    /// reading passed over without a node ([`is_skipped_tag`]: a `<script id>`, `<style id>`,
+    /// `<template id>`, the elements of `<head>`), which XPath's `//*[@id=…]` finds all the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_ids: Vec<SkippedId>,
+}
+
+/// The id of an element a reading skipped ([`PageSnapshot::skipped_ids`]), and the tree it counts in.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedId {
+    pub id: String,
+    /// The node the skipped element hangs from (its parent, the host of the shadow root or the
+    /// `<iframe>` of the document it is a top-level node of); None at the top of the page.
+    pub parent: Option<u32>,
+    /// A top-level node of a tree entered there (a shadow root's, a frame's document's): it
+    /// counts in that tree, as [`SnapNode::enters`] says of a node.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tree_top: bool,
 }
 
 internally_tagged! {
@@ -545,6 +565,7 @@ pub(crate) mod test_support {
                     nodes: vec![],
                     partial: false,
                     shared_ids: None,
+                    skipped_ids: Vec::new(),
                 },
             }
         }
