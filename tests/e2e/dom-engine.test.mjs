@@ -348,6 +348,26 @@ async function keptAgain(read) {
   return false;
 }
 
+test('a walk that entered a same-origin frame keeps no reading in either slot', async () => {
+  const { page, tabId } = await open('/long.html');
+  const inView = () => extract(tabId, { viewportOnly: true });
+  // A frame's document has its own records and events: none reach the page's watch.
+  await page.evaluate(() => new Promise((resolve) => {
+    const frame = Object.assign(document.createElement('iframe'), { id: 'inner', srcdoc: '<button>Frame one</button>' });
+    frame.addEventListener('load', resolve, { once: true });
+    document.getElementById('sections').prepend(frame);
+  }));
+  assert.ok(byContent(await inView(), 'Frame one'));
+  assert.ok(byContent(await extract(tabId), 'Frame one'));
+  await page.evaluate(() => { document.getElementById('inner').contentDocument.querySelector('button').textContent = 'Frame two'; });
+  for (const [reach, read] of [['in view', inView], ['whole', () => extract(tabId)]]) {
+    const x = await read();
+    assert.equal(x.reused, undefined, `${reach}: a walk that entered a frame keeps nothing`);
+    assert.ok(byContent(x, 'Frame two'), `${reach}: the change inside the frame is read`);
+  }
+  await page.close();
+});
+
 test('a walk that entered a shadow root keeps no reading in either slot', async () => {
   const { page, tabId } = await open('/long.html');
   const inView = () => extract(tabId, { viewportOnly: true });
