@@ -76,6 +76,8 @@ pub enum Plan {
     },
     Snapshot,
     Screenshot {
+        /// `fullPage`, as the bridge's JS reads it (`rename_all` names the variants only).
+        #[serde(rename = "fullPage")]
         full_page: bool,
     },
     Console,
@@ -684,7 +686,11 @@ mod tests {
             call("navigate", json!({"url": "back"})).unwrap(),
             Planned { label: "Go back".into(), plan: Plan::Navigate { url: None, history: Some(History::Back) } }
         );
-        assert_eq!(call("screenshot", json!({"full_page": true})).unwrap().plan, Plan::Screenshot { full_page: true });
+        let full = call("screenshot", json!({"full_page": true})).unwrap();
+        assert_eq!(full.plan, Plan::Screenshot { full_page: true });
+        // As the bridge's JS reads it (`plan.fullPage`): under another name it took the viewport.
+        let written = serde_json::to_value(&full).unwrap();
+        assert_eq!((&written["kind"], &written["fullPage"]), (&json!("screenshot"), &json!(true)), "{written}");
         assert_eq!(call("snapshot", Value::Null).unwrap().plan, Plan::Snapshot);
         assert_eq!(
             call("wait_for", json!({"assertion": "the cart shows 2"})).unwrap().plan,
