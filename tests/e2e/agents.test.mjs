@@ -269,6 +269,39 @@ test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap th
   assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));
 });
 
+/** Width and height of a PNG or JPEG from its header (base64 `data`). */
+function imageSize(data) {
+  const b = Buffer.from(data, 'base64');
+  if (b.toString('latin1', 1, 4) === 'PNG') return [b.readUInt32BE(16), b.readUInt32BE(20)];
+  for (let at = 2; at + 9 < b.length; at += 2 + b.readUInt16BE(at + 2)) {
+    const marker = b[at + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) return [b.readUInt16BE(at + 7), b.readUInt16BE(at + 5)];
+  }
+  throw new Error('neither a PNG nor a JPEG');
+}
+
+test('a full-page screenshot of a long page comes back within the side model APIs take (2000 px), scaled whole, and says so', async () => {
+  const long = await browser.context.newPage();
+  const agent = new SightlineBridge({ url: url(), name: 'fullpage-script', timeoutMs: 120_000 });
+  try {
+    await long.goto(site.url('/long.html'));
+    const height = await long.evaluate(() => document.documentElement.scrollHeight);
+    assert.ok(height > 4000, `the page is long: ${height} px`);
+    await agent.connect();
+    await agent.call('tabs', { action: 'select', tab: await browser.tabIdOf(long) });
+    const content = await agent.call('screenshot', { full_page: true });
+    const image = content.find((c) => c.type === 'image');
+    const [w, h] = imageSize(image.data);
+    assert.ok(w <= 2000 && h <= 2000, `${w}x${h}`);
+    assert.ok(h === 2000 && w < 400, `the whole page scaled (not cut): ${w}x${h}`);
+    assert.match(content[0].text, new RegExp(`\\nScreenshot: scaled down to ${w}\u00d7${h} px[^\\n]*one image pixel is [\\d.]+ CSS pixels`));
+  } finally {
+    await agent.destroy();
+    await long.close();
+    await page.bringToFront();
+  }
+});
+
 test('Stop in the panel ends an agent\'s session: between calls or mid-call, the run ends stopped with its steps, the agent is told once (by its next call, or by the call in flight); a quick second Stop is no failure', async () => {
   const tabId = await browser.tabIdOf(page);
   const sessionRuns = async () => (await browser.sw.evaluate(() => self.sightline.runs())).filter((r) => r.instruction === 'Agent session: stop-script');

@@ -14,6 +14,8 @@ use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step, StepKind
 use super::tasks::element_reference;
 use crate::i18n::Lang;
 use crate::model::{ModelClient, ModelConfig};
+use crate::vision::fit::{fit, API_MAX_SIDE};
+use crate::vision::{Capture, ImageMapping, ImageOptions};
 use crate::vocab::actions::{InputMode, ScrollDirection, ScrollType};
 use crate::vocab::tasks::Task;
 use serde::{Deserialize, Serialize};
@@ -368,18 +370,48 @@ pub fn observe(mut observation: Observation, options: &RunOptions, with_image: b
     limits.check_site(&observation.extraction.url)?;
     limits.screen(&mut observation.extraction);
     let page = &observation.extraction;
-    let text = format!("URL: {}\nTitle: {}\n\n{}", page.url, page.title, page.description.trim_end());
+    let heading = format!("URL: {}\nTitle: {}", page.url, page.title);
+    let body = page.description.trim_end();
     if !with_image {
-        return Ok(Observed { text, image: None, mime_type: None });
+        return Ok(Observed { text: format!("{heading}\n\n{body}"), image: None, mime_type: None });
     }
     let capture = observation.capture.as_ref().ok_or(RunError::Screenshot(crate::vision::VisionError::Empty))?;
-    let image = crate::vision::model_image(capture, page, &options.image)?;
+    // The agent's own model gets this image: within the side every model API takes (a long
+    // full page is scaled down whole; a viewport is within it and unchanged).
+    let bounded = ImageOptions { max_side: Some(API_MAX_SIDE), ..options.image };
+    let image = crate::vision::model_image(capture, page, &bounded)?;
+    let text = match scaled_down(capture, &options.image, &image.mapping) {
+        Some(note) => format!("{heading}\n{note}\n\n{body}"),
+        None => format!("{heading}\n\n{body}"),
+    };
     let (mime, data) = image
         .data_url
         .strip_prefix("data:")
         .and_then(|rest| rest.split_once(";base64,"))
         .ok_or_else(|| RunError::Internal("the screenshot is not a base64 data URL".into()))?;
     Ok(Observed { text, image: Some(data.to_string()), mime_type: Some(mime.to_string()) })
+}
+
+/// What the agent is told when its image was scaled down to [`API_MAX_SIDE`] (it reads
+/// positions off the image): the size, and how many of the page's CSS pixels one image pixel
+/// spans. `None` when the image is the one the options make without the bound.
+fn scaled_down(capture: &Capture, opts: &ImageOptions, mapping: &ImageMapping) -> Option<String> {
+    let (w, h) = crate::vision::capture::image_size(&capture.bytes)?;
+    let free = fit(w, h, capture.device_pixel_ratio, capture.origin, opts).ok()?;
+    if (free.width, free.height) == (mapping.width, mapping.height) {
+        return None;
+    }
+    let (page_w, page_h) =
+        (mapping.content_width as f64 / mapping.scale_x, mapping.content_height as f64 / mapping.scale_y);
+    Some(format!(
+        "Screenshot: scaled down to {}\u{d7}{} px (model APIs take at most {API_MAX_SIDE} px a side); \
+         one image pixel is {:.2} CSS pixels of the {:.0}\u{d7}{:.0} page shown.",
+        mapping.width,
+        mapping.height,
+        1.0 / mapping.scale_y,
+        page_w,
+        page_h
+    ))
 }
 
 /// An agent's `console_messages`: one line per message, or a sentence saying there were none.
@@ -824,5 +856,58 @@ mod tests {
         );
         let record = stopped.error.expect("a stopped call says why it failed");
         assert_eq!(record.code, "call_cancelled");
+    }
+
+    /// An observation of a white page captured at `width` × `height` device pixels.
+    fn shot_of(width: u32, height: u32, device_pixel_ratio: f64) -> Observation {
+        let img = image::RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
+        let bytes = crate::vision::pipeline::encode(&img, crate::vision::ImageFormat::Png).unwrap();
+        let capture = Capture { bytes, device_pixel_ratio, origin: (0.0, 0.0), pixels: Default::default() };
+        let extraction = crate::describe::Extraction {
+            url: "https://example.com/long".into(),
+            title: "Long".into(),
+            description: "[1] button \"Top\"".into(),
+            ..Default::default()
+        };
+        Observation { capture: Some(capture), extraction }
+    }
+
+    fn size_of(observed: &Observed) -> (u32, u32) {
+        let bytes = crate::vision::base64::decode(observed.image.as_deref().unwrap()).unwrap();
+        crate::vision::capture::image_size(&bytes).unwrap()
+    }
+
+    /// A long full page comes back within the side model APIs take, scaled whole, and the agent
+    /// is told the scale; a viewport comes back as before, with nothing said.
+    #[test]
+    fn an_agents_long_full_page_is_scaled_within_what_model_apis_take() {
+        let options = RunOptions::default();
+        let long = observe(shot_of(1280, 9000, 1.0), &options, true).unwrap();
+        let (w, h) = size_of(&long);
+        assert!(w <= API_MAX_SIDE && h <= API_MAX_SIDE, "{w}x{h}");
+        assert_eq!((w, h), (284, 2000), "scaled whole: 1280/9000 of 2000 is 284.4");
+        assert!(
+            long.text
+                .starts_with("URL: https://example.com/long\nTitle: Long\nScreenshot: scaled down to 284\u{d7}2000 px"),
+            "{}",
+            long.text
+        );
+        assert!(
+            long.text.contains("one image pixel is 4.50 CSS pixels of the 1280\u{d7}9000 page shown"),
+            "{}",
+            long.text
+        );
+        assert!(long.text.ends_with("\n\n[1] button \"Top\""));
+
+        // At DPR 2: back to CSS size first, then bounded (1280×5000 CSS: 2000 is 2/5 of it).
+        let sharp = observe(shot_of(2560, 10000, 2.0), &options, true).unwrap();
+        assert_eq!(size_of(&sharp), (512, 2000));
+        assert!(sharp.text.contains("2.50 CSS pixels of the 1280\u{d7}5000 page"), "{}", sharp.text);
+
+        let view = observe(shot_of(1280, 800, 1.0), &options, true).unwrap();
+        assert_eq!(size_of(&view), (1280, 800), "a viewport is unchanged");
+        assert_eq!(view.text, "URL: https://example.com/long\nTitle: Long\n\n[1] button \"Top\"");
+        let snapshot = observe(shot_of(1280, 9000, 1.0), &options, false).unwrap();
+        assert_eq!((snapshot.text, snapshot.image), (view.text, None));
     }
 }

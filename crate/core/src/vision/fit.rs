@@ -65,13 +65,35 @@ pub struct ImageOptions {
     pub shrink: f64,
     pub rule: ImageRule,
     pub format: ImageFormat,
+    /// At most this many pixels a side (padding included), the whole image scaled down to it,
+    /// aspect kept: for a model API that refuses larger images ([`API_MAX_SIDE`]). Set by the
+    /// core where an image leaves for such an API (an agent's screenshot), never read from the
+    /// settings. `None`: no bound.
+    #[serde(skip)]
+    pub max_side: Option<u32>,
 }
 
 impl Default for ImageOptions {
     fn default() -> Self {
-        ImageOptions { resize_to_css: true, shrink: 1.0, rule: ImageRule::AsIs, format: ImageFormat::Png }
+        ImageOptions {
+            resize_to_css: true,
+            shrink: 1.0,
+            rule: ImageRule::AsIs,
+            format: ImageFormat::Png,
+            max_side: None,
+        }
     }
 }
+
+/// The longest side, in pixels, that the model APIs an agent may pass our image to all take.
+/// The strictest found (2026-11): Anthropic's Messages API refuses an image over 8000 px a side,
+/// and over 2000 px a side once a request holds more than 20 images
+/// (https://platform.claude.com/docs/en/build-with-claude/vision, "General limits") — as an
+/// agent's conversation does after its twentieth screenshot, and every later request then fails
+/// (anthropics/claude-code#34120). OpenAI's high-detail input scales an image to fit 2048×2048
+/// and Anthropic scales a long edge past 1568 px down itself, so a bound of 2000 costs a model
+/// nothing it would have seen.
+pub const API_MAX_SIDE: u32 = 2000;
 
 internally_tagged! {
     tag = "type", rename_all = "camelCase", name = "ImageFormat";
@@ -111,7 +133,14 @@ pub fn fit(
     let dpr = if device_pixel_ratio.is_finite() && device_pixel_ratio > 0.0 { device_pixel_ratio } else { 1.0 };
     let shrink = if opts.shrink.is_finite() { opts.shrink.clamp(MIN_SHRINK, 1.0) } else { 1.0 };
     let to_css = if opts.resize_to_css && dpr > 1.0 { 1.0 / dpr } else { 1.0 };
-    let sized = |side: u32| ((side as f64 * to_css * shrink).round() as u32).max(1);
+    let mut factor = to_css * shrink;
+    if let Some(room) = opts.max_side.filter(|&m| m > 0).map(|m| content_room(m, opts.rule)) {
+        let longest = width.max(height) as f64 * factor;
+        if longest > room {
+            factor *= room / longest;
+        }
+    }
+    let sized = |side: u32| ((side as f64 * factor).round() as u32).max(1);
     let (mut content_w, mut content_h) = (sized(width), sized(height));
     let (mut image_w, mut image_h) = (content_w, content_h);
     match opts.rule {
@@ -138,6 +167,18 @@ pub fn fit(
         content_width: content_w,
         content_height: content_h,
     })
+}
+
+/// The longest content side whose image, once the rule has shaped it, stays within `max_side`:
+/// padding rounds up to a multiple of 28, `smart_resize` to the nearest one (its area bounds
+/// only shrink it, but for a sliver under `min_pixels`, which it grows as the model needs).
+fn content_room(max_side: u32, rule: ImageRule) -> f64 {
+    let max = max_side.max(PATCH);
+    match rule {
+        ImageRule::AsIs => max as f64,
+        ImageRule::QwenPad28 => (max / PATCH * PATCH) as f64,
+        ImageRule::SmartResize { .. } => (max - PATCH / 2) as f64,
+    }
 }
 
 /// Qwen2-VL's `smart_resize`: (height, width) as multiples of 28 closest to the input, with
@@ -179,7 +220,7 @@ mod tests {
     use super::*;
 
     fn opts(rule: ImageRule, resize_to_css: bool, shrink: f64) -> ImageOptions {
-        ImageOptions { resize_to_css, shrink, rule, format: ImageFormat::Png }
+        ImageOptions { resize_to_css, shrink, rule, format: ImageFormat::Png, max_side: None }
     }
 
     #[test]
@@ -254,6 +295,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A long full page, bounded: every rule's image within the bound on both sides, the whole
+    /// scaled (aspect kept, one scale both ways), and round trips still exact. Within the bound,
+    /// as a viewport is, the image is the one made without it.
+    #[test]
+    fn a_bound_scales_the_whole_image_within_it_for_every_rule() {
+        let rules = [
+            ImageRule::AsIs,
+            ImageRule::QwenPad28,
+            ImageRule::UI_TARS_1_0,
+            ImageRule::UI_TARS_1_5,
+            ImageRule::DOUBAO_UI_TARS,
+        ];
+        for rule in rules {
+            for (w, h, dpr) in
+                [(1280, 15000, 1.0), (2560, 16384, 2.0), (390, 16384, 1.0), (16384, 900, 1.0), (1280, 2001, 1.0)]
+            {
+                for resize_to_css in [true, false] {
+                    let free = opts(rule, resize_to_css, 1.0);
+                    let bounded = ImageOptions { max_side: Some(API_MAX_SIDE), ..free };
+                    let m = fit(w, h, dpr, (0.0, -300.0), &bounded).unwrap();
+                    let unbounded = fit(w, h, dpr, (0.0, -300.0), &free).unwrap();
+                    assert!(
+                        m.width <= API_MAX_SIDE && m.height <= API_MAX_SIDE,
+                        "{rule:?} {w}x{h}@{dpr}: {}x{}",
+                        m.width,
+                        m.height
+                    );
+                    if unbounded.width.max(unbounded.height) > API_MAX_SIDE {
+                        assert!(
+                            m.scale_x < unbounded.scale_x && m.scale_y < unbounded.scale_y,
+                            "{rule:?} {w}x{h}: scaled down"
+                        );
+                        // One scale both ways (within the rounding of a side to whole pixels or 28s).
+                        let aspect = |a: f64, b: f64| a / b;
+                        let kept = aspect(m.content_width as f64, m.content_height as f64) / aspect(w as f64, h as f64);
+                        let slack = if rule == ImageRule::AsIs { 1.0 } else { 2.0 * PATCH as f64 };
+                        let short = m.content_width.min(m.content_height) as f64;
+                        assert!((kept - 1.0).abs() <= slack / short + 1e-9, "{rule:?} {w}x{h}: aspect off by {kept}");
+                    }
+                    let p = (123.0, 4567.0 - 300.0);
+                    let back = m.image_to_css(m.css_to_image(p));
+                    assert!((back.0 - p.0).abs() < 1e-6 && (back.1 - p.1).abs() < 1e-6);
+                }
+            }
+            // A viewport within the bound: the same image as without it.
+            for (w, h, dpr) in [(1280, 800, 1.0), (2560, 1600, 2.0), (1920, 1080, 1.0)] {
+                let free = opts(rule, true, 1.0);
+                let bounded = ImageOptions { max_side: Some(API_MAX_SIDE), ..free };
+                assert_eq!(
+                    fit(w, h, dpr, (0.0, 0.0), &bounded).unwrap(),
+                    fit(w, h, dpr, (0.0, 0.0), &free).unwrap(),
+                    "{rule:?} {w}x{h}"
+                );
+            }
+        }
+        let m = fit(1280, 15000, 1.0, (0.0, 0.0), &ImageOptions { max_side: Some(API_MAX_SIDE), ..Default::default() })
+            .unwrap();
+        assert_eq!((m.width, m.height), (171, 2000));
     }
 
     #[test]
