@@ -423,16 +423,33 @@ function attributesForLocators() {
   };
 }
 
-// Runs on the element (CDP Runtime.callFunctionOn): whether `path`, its text path, finds it
-// and nothing else. The last segment is searched in the element's own tree, as `elementAtPath`
-// reaches it (a shadow root's or a frame's).
-function namesAlone(path) {
+// Runs on the element (CDP Runtime.callFunctionOn) with the core's `TextPathCheck`: whether
+// `path` finds it and nothing else, and `holder` (for a text) the element holding it. Last
+// segments are searched in the element's own tree, as `elementAtPath` reaches it.
+function namesAlone({ path, holder, tag, maxTagged }) {
+  const doc = this.ownerDocument;
+  if (doc.getElementsByTagName(tag).length > maxTagged) return false;
+  const alone = (p, node) => {
+    const found = doc.evaluate(p.split(' >>> ').at(-1), this, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    return found.snapshotLength === 1 && found.snapshotItem(0) === node;
+  };
   try {
-    const found = (this.ownerDocument ?? this).evaluate(path.split(' >>> ').at(-1), this, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-    return found.snapshotLength === 1 && found.snapshotItem(0) === this;
+    return alone(path, this) && (holder == null || alone(holder, this.parentNode));
   } catch {
     return false; // a tag XPath cannot name (a prefixed one): no text path
   }
+}
+
+// Runs on a text node: its centre from the top-left of the element holding it, where a script
+// acting on that element clicks (null at a shadow root's top).
+function holderPoint() {
+  const holder = this.parentElement;
+  if (!holder) return null;
+  const range = this.ownerDocument.createRange();
+  range.selectNodeContents(this);
+  const text = range.getBoundingClientRect();
+  const box = holder.getBoundingClientRect();
+  return [text.x + text.width / 2 - box.x, text.y + text.height / 2 - box.y];
 }
 
 // Locators are read before every action, so they are held to a step's budget. Chrome's
@@ -446,24 +463,24 @@ const AX_ELEMENT_LIMIT = 2000;
 /**
  * What the core decides an element's locators from (`LocatorData`): the element at `xpath`,
  * its attributes and its document's, and, from Chrome's accessibility tree, its role and name
- * and the names of every element of that role in its document; `textPath` (the core's
- * candidate, or none) is kept as `textPath` where it names the element alone. Null where the
- * element cannot be reached (a cross-origin frame, a closed shadow root, gone) or the page does
- * not answer in time: the exports then use XPaths.
+ * and the names of every element of that role in its document; the path of `textCheck` (the
+ * core's `TextPathCheck`, or null) is kept as `textPath` where the page confirms it; for a text
+ * node, `holderPoint`. Null where the element cannot be reached (a cross-origin frame, a closed
+ * shadow root, gone) or the page does not answer in time: the exports then use XPaths.
  */
-export async function locatorData(tabId, xpath, textPath = null) {
+export async function locatorData(tabId, xpath, textCheck = null) {
   const group = 'sightline-locators';
   const read = async () => {
     const found = await cdp(tabId, 'Runtime.evaluate', { expression: `(${elementAtPath})(${JSON.stringify(xpath)})`, objectGroup: group });
     const objectId = found.result?.objectId;
     if (!objectId || found.result.subtype !== 'node') return null;
-    const alone = textPath && (await cdp(tabId, 'Runtime.callFunctionOn', {
-      objectId, functionDeclaration: String(namesAlone), arguments: [{ value: textPath }], returnByValue: true,
-    })).result?.value === true;
-    const confirmed = alone ? { textPath } : {};
+    const onNode = async (fn, args = []) => (await cdp(tabId, 'Runtime.callFunctionOn', {
+      objectId, functionDeclaration: String(fn), arguments: args.map((value) => ({ value })), returnByValue: true,
+    })).result?.value;
+    const confirmed = textCheck && (await onNode(namesAlone, [textCheck])) === true ? { textPath: textCheck.path } : {};
+    // A text node has no attributes or role of its own: its text path and place are what it has.
+    if (found.result.className === 'Text') return { ...confirmed, holderPoint: await onNode(holderPoint) };
     const own = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: String(attributesForLocators), returnByValue: true });
-    // A text target has no attributes of its own to read: its text path is what it has.
-    if (own.exceptionDetails) return alone ? confirmed : null;
     const { elements, ...data } = { ...own.result.value, ...confirmed };
     if (elements > AX_ELEMENT_LIMIT) return data;
     const doc = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.ownerDocument; }', objectGroup: group });

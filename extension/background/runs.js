@@ -402,7 +402,7 @@ export async function startRun(tabId, request, opts = {}) {
       return reveal(entry.tabId, element);
     },
     /** What the core decides the element's locators from (`LocatorData`), or null. */
-    locatorData: (xpath, textPath) => locatorData(entry.tabId, xpath, textPath),
+    locatorData: (xpath, textCheck) => locatorData(entry.tabId, xpath, textCheck),
     async choose(element, index) {
       await beforeInput();
       return choose(entry.tabId, element, index);

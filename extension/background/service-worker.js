@@ -39,7 +39,7 @@ self.sightline = {
   extract: (tabId, opts = {}) => extract(tabId, opts),
   extractViaCdp: (tabId, opts = {}) => extractViaCdp(tabId, opts),
   /** What an element's locators are decided from (`LocatorData`), read through CDP; null where it cannot be. */
-  locatorData: (tabId, xpath, textPath) => locatorData(tabId, xpath, textPath),
+  locatorData: (tabId, xpath, textCheck) => locatorData(tabId, xpath, textCheck),
   capture: (tabId, opts = {}) => capture(tabId, opts),
   /** The focused element and its frame, as a secret's guard reads it (`selectors`: CSS selectors to test it against). */
   focusedField: (tabId, selectors = []) => focusedField(tabId, selectors),

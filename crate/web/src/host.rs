@@ -40,10 +40,10 @@ extern "C" {
     async fn reveal(this: &Host, element: JsValue) -> Result<JsValue, JsValue>;
 
     /// What an element's locators are decided from (`LocatorData`), read through CDP for the
-    /// element at this XPath, with `text_path` kept where the page finds it names that element
-    /// alone; null where it cannot be read.
+    /// element at this XPath, with the text path of `text_check` (a `TextPathCheck`, or null)
+    /// kept where the page confirms it; null where it cannot be read.
     #[wasm_bindgen(method, catch, js_name = locatorData)]
-    async fn locator_data(this: &Host, xpath: &str, text_path: Option<String>) -> Result<JsValue, JsValue>;
+    async fn locator_data(this: &Host, xpath: &str, text_check: JsValue) -> Result<JsValue, JsValue>;
 
     /// Resolves after `ms`.
     #[wasm_bindgen(method, catch)]
@@ -211,13 +211,9 @@ impl Browser for HostBrowser {
         element: &sightline::describe::Element,
     ) -> Option<sightline::describe::locators::LocatorData> {
         // Locators are a better way to export the step, never a reason to fail it.
-        // Where the step's reading offered no text path (a partial reading cannot judge one),
-        // the page is asked whether the element's own names it alone.
-        let text_path = match element.xpath_text {
-            Some(_) => None,
-            None => sightline::describe::xpath::text_candidate(element),
-        };
-        let value = self.host.locator_data(&element.xpath, text_path).await.ok()?;
+        let check = sightline::describe::locators::TextPathCheck::of(element);
+        let check = check.as_ref().map_or(Ok(JsValue::NULL), to_js).ok()?;
+        let value = self.host.locator_data(&element.xpath, check).await.ok()?;
         if value.is_null() || value.is_undefined() {
             return None;
         }

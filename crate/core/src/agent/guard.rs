@@ -455,14 +455,11 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         let mut data = self.inner.locator_data(element).await?;
         // The words kept with the step (and written into exports) are the page's: screened as
         // a page read is, so a secret showing on the page stays its placeholder.
-        for own in [
-            &mut data.name,
-            &mut data.label,
-            &mut data.placeholder,
-            &mut data.text,
-            &mut data.test_id,
-            &mut data.text_path,
-        ] {
+        // A confirmed path that concealing would change no longer names what the page confirmed.
+        if data.text_path.as_deref().is_some_and(|p| self.limits.conceal(p) != p) {
+            data.text_path = None;
+        }
+        for own in [&mut data.name, &mut data.label, &mut data.placeholder, &mut data.text, &mut data.test_id] {
             if let Some(s) = own.as_mut() {
                 *s = self.limits.conceal(s);
             }

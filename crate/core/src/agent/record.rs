@@ -54,6 +54,9 @@ pub struct TargetInfo {
     /// browser could not tell (exports then use the XPaths).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locators: Option<crate::describe::locators::Locators>,
+    /// For a text: its centre from the top-left of the element holding it (where exports click).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder_point: Option<(f64, f64)>,
 }
 
 impl TargetInfo {
@@ -67,6 +70,7 @@ impl TargetInfo {
             tag: e.tag.clone(),
             rect: e.rect,
             locators: None,
+            holder_point: None,
         }
     }
 
@@ -75,6 +79,7 @@ impl TargetInfo {
     pub fn read_in_page(&mut self, data: Option<crate::describe::locators::LocatorData>) {
         let Some(data) = data else { return };
         self.locators = crate::describe::locators::Locators::of(&data);
+        self.holder_point = data.holder_point;
         if self.xpath_text.is_none() {
             self.xpath_text = data.text_path;
         }

@@ -370,6 +370,7 @@ mod tests {
                 tag: "input".into(),
                 rect: crate::vocab::geometry::Rect { x: 10.0, y: 10.0, width: 100.0, height: 20.0 },
                 locators: None,
+                holder_point: None,
             },
             sensitive,
             field: if sensitive { "pw".into() } else { String::new() },

@@ -516,13 +516,14 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
                 };
                 return Err(self.fail(step, why));
             };
-            let element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
-            step.target = element.as_ref().map(TargetInfo::of);
-            if let Some(e) = &element {
+            let mut element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
+            if let Some(e) = element.as_mut() {
+                let mut target = TargetInfo::of(e);
+                target.read_in_page(self.browser.locator_data(e).await);
+                // The cache keeps the text path the page confirmed too.
+                e.xpath_text.clone_from(&target.xpath_text);
                 self.keep(what, e, &obs);
-                if let Some(t) = step.target.as_mut() {
-                    t.read_in_page(self.browser.locator_data(e).await);
-                }
+                step.target = Some(target);
             }
             step.note = Some(
                 self.run

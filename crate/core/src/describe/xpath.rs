@@ -259,7 +259,9 @@ pub fn element_of(path: &str) -> &str {
     match path.rfind('/') {
         // A quote in it: the slash was inside a literal, not before the last step.
         Some(at) if path[at + 1..].starts_with(crate::snapshot::TEXT_STEP) && !path[at..].contains(['"', '\'']) => {
-            &path[..at]
+            // A text at a shadow root's top: the host holds it.
+            let holder = &path[..at];
+            holder.strip_suffix(TREE_SEPARATOR).unwrap_or(holder)
         }
         _ => path,
     }
@@ -523,6 +525,18 @@ mod tests {
         assert_eq!(candidates, offered.iter().filter_map(|e| e.xpath_text.clone()).collect::<Vec<_>>());
         let field = partial.iter().find(|e| e.kind == ElementKind::FormItem).expect("the input");
         assert_eq!(text_candidate(field), None, "a field's value is no normalize-space()");
+        // What the page is asked: for a text, the element holding it must be named alone too.
+        use crate::describe::locators::TextPathCheck;
+        assert!(offered.iter().all(|e| TextPathCheck::of(e).is_none()), "a whole reading judged them already");
+        let checks: Vec<_> = partial.iter().filter_map(TextPathCheck::of).collect();
+        assert_eq!(checks.len(), 3);
+        for c in &checks {
+            match c.path.strip_suffix("/text()[normalize-space()]") {
+                Some(holder) => assert_eq!(c.holder.as_deref(), Some(holder)),
+                None => assert_eq!(c.holder, None, "{}", c.path),
+            }
+        }
+        assert!(checks.iter().any(|c| c.holder.is_some()) && checks.iter().any(|c| c.holder.is_none()));
     }
 
     #[test]
@@ -536,6 +550,7 @@ mod tests {
             element_of("/html[1]/body[1]/x-card[1] >>> /div[1]/text()[1]"),
             "/html[1]/body[1]/x-card[1] >>> /div[1]"
         );
+        assert_eq!(element_of("/html[1]/body[1]/x-card[1] >>> /text()[1]"), "/html[1]/body[1]/x-card[1]", "the host");
         for element in ["/html[1]/body[1]/button[1]", "//button[normalize-space()=\"text()\"]", "//*[@id=\"a/text()\"]"]
         {
             assert_eq!(element_of(element), element);

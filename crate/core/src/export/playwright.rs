@@ -88,11 +88,23 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
     let mut line = |s: String| {
         let _ = writeln!(out, "  {s}");
     };
+    // A text is acted on inside the element holding it, where the text is.
+    let at = target
+        .and_then(Target::click_offset)
+        .map(|(x, y)| format!("position: {{ x: {}, y: {} }}", x.round(), y.round()));
+    let options = |first: Option<&str>| {
+        let all: Vec<&str> = first.into_iter().chain(at.as_deref()).collect();
+        if all.is_empty() {
+            String::new()
+        } else {
+            format!("{{ {} }}", all.join(", "))
+        }
+    };
     match (&step.op, &locator) {
-        (Op::Tap, Some(l)) => line(format!("await {l}.click();")),
-        (Op::DoubleClick, Some(l)) => line(format!("await {l}.dblclick();")),
-        (Op::RightClick, Some(l)) => line(format!("await {l}.click({{ button: 'right' }});")),
-        (Op::Hover, Some(l)) => line(format!("await {l}.hover();")),
+        (Op::Tap, Some(l)) => line(format!("await {l}.click({});", options(None))),
+        (Op::DoubleClick, Some(l)) => line(format!("await {l}.dblclick({});", options(None))),
+        (Op::RightClick, Some(l)) => line(format!("await {l}.click({});", options(Some("button: 'right'")))),
+        (Op::Hover, Some(l)) => line(format!("await {l}.hover({});", options(None))),
         (Op::Locate, Some(l)) => line(format!("await expect({l}).toBeVisible();")),
         (Op::Input { value, append: false }, Some(l)) if target.is_some_and(|t| t.tag == "select") => {
             line(format!("await {l}.selectOption({});", js(value)))
@@ -298,8 +310,7 @@ fn xpath_locator(t: &Target) -> Option<String> {
     }
     let by_path = format!("{scope}.locator({})", js(&format!("xpath={last}")));
     let by_text = t
-        .xpath_text
-        .as_deref()
+        .element_xpath_text()
         .and_then(|x| x.split(crate::describe::xpath::TREE_SEPARATOR).last())
         .filter(|x| x != last);
     Some(match by_text {

@@ -31,10 +31,12 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
             }
             if let (Some(obj), Value::Object(more)) = (s.as_object_mut(), extra) {
                 obj.extend(more);
-                // Clicks land in the element's middle, as recorded.
+                // Clicks land in the element's middle, as recorded; a text's where it is in the
+                // element holding it.
                 if obj.contains_key("offsetX") {
-                    obj.insert("offsetX".into(), json!((t.size.0 / 2.0).round()));
-                    obj.insert("offsetY".into(), json!((t.size.1 / 2.0).round()));
+                    let (x, y) = t.click_offset().unwrap_or((t.size.0 / 2.0, t.size.1 / 2.0));
+                    obj.insert("offsetX".into(), json!(x.round()));
+                    obj.insert("offsetY".into(), json!(y.round()));
                 }
             }
             steps.push(s);
@@ -131,7 +133,7 @@ fn selectors_of(t: &Target) -> Option<Value> {
     } else if let Some(last) = trees.first() {
         list.push(json!([format!("xpath/{last}")]));
         if frames == 0 {
-            if let Some(text) = t.xpath_text.as_deref().filter(|x| *x != t.xpath) {
+            if let Some(text) = t.element_xpath_text().filter(|x| x != last) {
                 list.push(json!([format!("xpath/{text}")]));
             }
         }

@@ -30,11 +30,15 @@ pub struct Recording {
 pub struct Target {
     /// What a person (or Midscene's model) would call it.
     pub describe: String,
-    /// Order-sensitive path; segments joined by ` >>> ` cross frames and shadow roots. For a
-    /// text, the element holding it (`xpath::element_of`), as for `xpath_text`.
+    /// Order-sensitive path; segments joined by ` >>> ` cross frames and shadow roots. A text's
+    /// names the text node (Midscene's flows take it so); scripts act on the element holding it
+    /// (`segments`, `element_xpath_text`).
     pub xpath: String,
     /// Text-based path, where the text names one element.
     pub xpath_text: Option<String>,
+    /// For a text: its centre from the top-left of the element holding it, as read when the
+    /// step acted (`LocatorData::holder_point`).
+    pub holder_point: Option<(f64, f64)>,
     /// Its centre when recorded, viewport CSS px.
     pub point: (f64, f64),
     /// Its width and height when recorded.
@@ -51,9 +55,9 @@ impl Target {
         let (x, y) = info.rect.center();
         Target {
             describe: describe.map(str::trim).filter(|d| !d.is_empty()).unwrap_or(&info.summary).to_string(),
-            // A text's steps act on the element holding it, as a script tool can.
-            xpath: element_of(&info.xpath).to_string(),
-            xpath_text: info.xpath_text.as_deref().map(|x| element_of(x).to_string()),
+            xpath: info.xpath.clone(),
+            xpath_text: info.xpath_text.clone(),
+            holder_point: info.holder_point,
             point: (x, y),
             size: (info.rect.width, info.rect.height),
             tag: info.tag.clone(),
@@ -61,9 +65,23 @@ impl Target {
         }
     }
 
-    /// The path segments, one per document or shadow tree (frames and shadow hosts first).
+    /// The path segments of the element a script acts on (for a text, the element holding it:
+    /// a Playwright locator for a text node never resolves), one per document or shadow tree
+    /// (frames and shadow hosts first).
     pub fn segments(&self) -> Vec<&str> {
-        self.xpath.split(TREE_SEPARATOR).collect()
+        element_of(&self.xpath).split(TREE_SEPARATOR).collect()
+    }
+
+    /// `xpath_text` of the element a script acts on (see `segments`).
+    pub fn element_xpath_text(&self) -> Option<&str> {
+        self.xpath_text.as_deref().map(element_of)
+    }
+
+    /// Where a script clicks inside the element it acts on, from its top-left: for a text, the
+    /// text's centre in the element holding it, where read (else that element's middle: the
+    /// text may share it with other content); None for an element (its middle).
+    pub fn click_offset(&self) -> Option<(f64, f64)> {
+        (element_of(&self.xpath) != self.xpath).then_some(self.holder_point).flatten()
     }
 
     /// True when the element sits in the top document (no frame or shadow root between).

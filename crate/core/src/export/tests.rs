@@ -14,6 +14,7 @@ fn target(xpath: &str, text: Option<&str>, summary: &str) -> TargetInfo {
         tag: "input".into(),
         rect: Rect { x: 100.0, y: 50.0, width: 200.0, height: 40.0 },
         locators: None,
+        holder_point: None,
     }
 }
 
@@ -118,6 +119,35 @@ fn playwright_uses_the_xpaths_and_falls_back_to_the_text_path() {
     assert!(ts.contains("  await page.keyboard.press(\"Enter\");\n"));
     assert!(ts.contains("page.locator(\"xpath=/html[1]/body[1]/button[2]\").or(page.locator(\"xpath=//button[normalize-space()=\\\"Save\\\"]\")).first().click();"), "{ts}");
     assert!(ts.trim_end().ends_with(&format!("{}\n}});", playwright::END_STATE_MARK)));
+}
+
+#[test]
+fn a_text_is_acted_on_in_the_element_holding_it_where_it_is_and_flows_keep_its_own_path() {
+    let mut run = todo_run();
+    let mut text = target(
+        "/html[1]/body[1]/p[1]/text()[2]",
+        Some("//p[normalize-space()=\"Words\"]/text()[normalize-space()]"),
+        "text \"Words\"",
+    );
+    text.holder_point = Some((104.6, 9.2));
+    run.steps.push(action(PlannedAction::Tap { target: 4 }, "Tap [4]", Some(text.clone())));
+    text.holder_point = None; // an older record, or the page did not say
+    run.steps.push(action(PlannedAction::Hover { target: 4 }, "Hover [4]", Some(text)));
+    let rec = recording_of(&run);
+    let ts = to_playwright(&rec, WindowSize::default());
+    assert!(ts.contains("page.locator(\"xpath=/html[1]/body[1]/p[1]\").or(page.locator(\"xpath=//p[normalize-space()=\\\"Words\\\"]\")).first().click({ position: { x: 105, y: 9 } });"), "{ts}");
+    assert!(ts.contains("page.locator(\"xpath=/html[1]/body[1]/p[1]\").or(page.locator(\"xpath=//p[normalize-space()=\\\"Words\\\"]\")).first().hover();"), "{ts}");
+    assert!(!ts.contains("text()"), "no locator for a text node: {ts}");
+    let flow = to_recorder(&rec, WindowSize::default());
+    let click = flow["steps"].as_array().unwrap().iter().find(|s| s["type"] == "click").unwrap();
+    assert_eq!(
+        click["selectors"],
+        serde_json::json!([["xpath//html[1]/body[1]/p[1]"], ["xpath///p[normalize-space()=\"Words\"]"]])
+    );
+    assert_eq!((click["offsetX"].as_f64(), click["offsetY"].as_f64()), (Some(105.0), Some(9.0)));
+    // Midscene's flows name the text node itself, as Sightline's replay finds it.
+    let yaml = to_midscene_yaml(&rec, WindowSize::default());
+    assert!(yaml.contains("/html[1]/body[1]/p[1]/text()[2]"), "{yaml}");
 }
 
 #[test]

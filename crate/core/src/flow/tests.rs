@@ -19,6 +19,7 @@ fn target(describe: &str, xpath: &str) -> Option<Target> {
         describe: describe.into(),
         xpath: xpath.into(),
         xpath_text: None,
+        holder_point: None,
         point: (10.0, 10.0),
         size: (20.0, 20.0),
         tag: "input".into(),
