@@ -440,16 +440,18 @@ function namesAlone({ path, holder, tag, maxTagged }) {
   }
 }
 
-// Runs on a text node: its centre from the top-left of the element holding it, where a script
-// acting on that element clicks (null at a shadow root's top).
+// Runs on a text node: where a script acting on the element holding it clicks (`HolderPoint`):
+// the centre of the text's first line (a wrapped text's whole box can centre on a link beside
+// it) from the element's border-box top-left, and its borders. Null at a shadow root's top.
 function holderPoint() {
   const holder = this.parentElement;
   if (!holder) return null;
   const range = this.ownerDocument.createRange();
   range.selectNodeContents(this);
-  const text = range.getBoundingClientRect();
+  const line = Array.from(range.getClientRects()).find((r) => r.width > 0 && r.height > 0);
+  if (!line) return null;
   const box = holder.getBoundingClientRect();
-  return [text.x + text.width / 2 - box.x, text.y + text.height / 2 - box.y];
+  return { x: line.x + line.width / 2 - box.x, y: line.y + line.height / 2 - box.y, borderLeft: holder.clientLeft, borderTop: holder.clientTop };
 }
 
 // Locators are read before every action, so they are held to a step's budget. Chrome's
@@ -478,9 +480,12 @@ export async function locatorData(tabId, xpath, textCheck = null) {
       objectId, functionDeclaration: String(fn), arguments: args.map((value) => ({ value })), returnByValue: true,
     })).result?.value;
     const confirmed = textCheck && (await onNode(namesAlone, [textCheck])) === true ? { textPath: textCheck.path } : {};
-    // A text node has no attributes or role of its own: its text path and place are what it has.
-    if (found.result.className === 'Text') return { ...confirmed, holderPoint: await onNode(holderPoint) };
+    // A text node (or CDATA) has no attributes or role of its own: its text path and place are what it has.
+    if (found.result.className === 'Text' || found.result.className === 'CDATASection') {
+      return { ...confirmed, holderPoint: await onNode(holderPoint) };
+    }
     const own = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: String(attributesForLocators), returnByValue: true });
+    if (own.exceptionDetails) return Object.keys(confirmed).length ? confirmed : null;
     const { elements, ...data } = { ...own.result.value, ...confirmed };
     if (elements > AX_ELEMENT_LIMIT) return data;
     const doc = await cdp(tabId, 'Runtime.callFunctionOn', { objectId, functionDeclaration: 'function () { return this.ownerDocument; }', objectGroup: group });

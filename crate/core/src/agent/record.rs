@@ -56,7 +56,7 @@ pub struct TargetInfo {
     pub locators: Option<crate::describe::locators::Locators>,
     /// For a text: its centre from the top-left of the element holding it (where exports click).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub holder_point: Option<(f64, f64)>,
+    pub holder_point: Option<crate::describe::locators::HolderPoint>,
 }
 
 impl TargetInfo {

@@ -54,6 +54,25 @@ const ROLES: [(&str, &str); 33] = [
     ("region", "region"),
 ];
 
+/// Where a text lies in the element holding it, which scripts act on: the centre of its first
+/// line from the element's border-box top-left (Puppeteer's offsets count from there), and the
+/// element's top and left border widths (Playwright's `position` counts from the padding box).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HolderPoint {
+    pub x: f64,
+    pub y: f64,
+    pub border_left: f64,
+    pub border_top: f64,
+}
+
+impl HolderPoint {
+    /// The point from the padding box's top-left.
+    pub fn in_padding_box(&self) -> (f64, f64) {
+        (self.x - self.border_left, self.y - self.border_top)
+    }
+}
+
 /// Elements of one tag past which the page is not asked to judge a text path: XPath builds each
 /// one's text from its whole subtree, which on nested `div`s costs far more than the 10-30 ms
 /// measured for a tag's path on the 70k- and 205k-element bench pages.
@@ -92,8 +111,8 @@ pub struct LocatorData {
     /// The element's text path (`xpath::text_candidate`) where the page confirmed it finds
     /// this element and no other; absent where the reading judged it already or it did not.
     pub text_path: Option<String>,
-    /// For a text node: its centre from the top-left of the element holding it.
-    pub holder_point: Option<(f64, f64)>,
+    /// For a text node: where it lies in the element holding it.
+    pub holder_point: Option<HolderPoint>,
     /// The frames between the top document and the element, outermost first.
     pub frames: Vec<FrameRef>,
     /// The element's accessibility role and name (Chrome's).

@@ -91,6 +91,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
     // A text is acted on inside the element holding it, where the text is.
     let at = target
         .and_then(Target::click_offset)
+        .map(|p| p.in_padding_box())
         .map(|(x, y)| format!("position: {{ x: {}, y: {} }}", x.round(), y.round()));
     let options = |first: Option<&str>| {
         let all: Vec<&str> = first.into_iter().chain(at.as_deref()).collect();

@@ -32,9 +32,10 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
             if let (Some(obj), Value::Object(more)) = (s.as_object_mut(), extra) {
                 obj.extend(more);
                 // Clicks land in the element's middle, as recorded; a text's where it is in the
-                // element holding it.
+                // element holding it (a record from before that was read: half the text's own
+                // size from that element's corner, where a first line's text usually starts).
                 if obj.contains_key("offsetX") {
-                    let (x, y) = t.click_offset().unwrap_or((t.size.0 / 2.0, t.size.1 / 2.0));
+                    let (x, y) = t.click_offset().map_or((t.size.0 / 2.0, t.size.1 / 2.0), |p| (p.x, p.y));
                     obj.insert("offsetX".into(), json!(x.round()));
                     obj.insert("offsetY".into(), json!(y.round()));
                 }

@@ -38,7 +38,7 @@ pub struct Target {
     pub xpath_text: Option<String>,
     /// For a text: its centre from the top-left of the element holding it, as read when the
     /// step acted (`LocatorData::holder_point`).
-    pub holder_point: Option<(f64, f64)>,
+    pub holder_point: Option<crate::describe::locators::HolderPoint>,
     /// Its centre when recorded, viewport CSS px.
     pub point: (f64, f64),
     /// Its width and height when recorded.
@@ -80,7 +80,7 @@ impl Target {
     /// Where a script clicks inside the element it acts on, from its top-left: for a text, the
     /// text's centre in the element holding it, where read (else that element's middle: the
     /// text may share it with other content); None for an element (its middle).
-    pub fn click_offset(&self) -> Option<(f64, f64)> {
+    pub fn click_offset(&self) -> Option<crate::describe::locators::HolderPoint> {
         (element_of(&self.xpath) != self.xpath).then_some(self.holder_point).flatten()
     }
 

@@ -129,7 +129,8 @@ fn a_text_is_acted_on_in_the_element_holding_it_where_it_is_and_flows_keep_its_o
         Some("//p[normalize-space()=\"Words\"]/text()[normalize-space()]"),
         "text \"Words\"",
     );
-    text.holder_point = Some((104.6, 9.2));
+    text.holder_point =
+        Some(crate::describe::locators::HolderPoint { x: 106.6, y: 10.2, border_left: 2.0, border_top: 1.0 });
     run.steps.push(action(PlannedAction::Tap { target: 4 }, "Tap [4]", Some(text.clone())));
     text.holder_point = None; // an older record, or the page did not say
     run.steps.push(action(PlannedAction::Hover { target: 4 }, "Hover [4]", Some(text)));
@@ -144,7 +145,8 @@ fn a_text_is_acted_on_in_the_element_holding_it_where_it_is_and_flows_keep_its_o
         click["selectors"],
         serde_json::json!([["xpath//html[1]/body[1]/p[1]"], ["xpath///p[normalize-space()=\"Words\"]"]])
     );
-    assert_eq!((click["offsetX"].as_f64(), click["offsetY"].as_f64()), (Some(105.0), Some(9.0)));
+    // Puppeteer's offsets count from the border box, Playwright's position from the padding box.
+    assert_eq!((click["offsetX"].as_f64(), click["offsetY"].as_f64()), (Some(107.0), Some(10.0)));
     // Midscene's flows name the text node itself, as Sightline's replay finds it.
     let yaml = to_midscene_yaml(&rec, WindowSize::default());
     assert!(yaml.contains("/html[1]/body[1]/p[1]/text()[2]"), "{yaml}");
