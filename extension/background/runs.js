@@ -348,8 +348,11 @@ export async function startRun(tabId, request, opts = {}) {
       // the read then occupies.
       // The tab was found usable above: neither asks chrome.tabs for it again.
       // Handed over unsettled: the core decodes the capture while the read goes on.
-      const shooting = options.includeScreenshot === false ? null : shootUsable(entry.tabId);
-      const page = readUsable(entry.tabId, opts, { besideCapture: shooting != null });
+      // `screenshot: false`: the core only aims (`Reach::Aiming`); the reader gets the rest, so
+      // a page unchanged since the step's read is answered from its kept reading.
+      const { screenshot, ...reading } = opts ?? {};
+      const shooting = options.includeScreenshot === false || screenshot === false ? null : shootUsable(entry.tabId);
+      const page = readUsable(entry.tabId, reading, { besideCapture: shooting != null });
       // The core awaits the capture first. A read that fails fails the capture too, as one
       // observation: its error (and advice) reaches the run at once, and a capture held up by
       // what made the read fail (a dialog over the page) cannot keep the run waiting.

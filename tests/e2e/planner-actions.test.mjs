@@ -226,3 +226,23 @@ test('a select change recorded by hand replays to the same option, and every exp
   assert.deepEqual(await other.evaluate(() => window.fixture.state()), { size: 'l', events: 'input,change', colour: 'Colour: none' });
   await Promise.all([page.close(), fresh.close(), other.close()]);
 });
+
+test('a plan\'s later tap lands where its element is now, after an earlier tap of the plan moved it', async () => {
+  await useFamily('generic');
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/later-taps.html?planner=later-taps'));
+  const tabId = await browser.tabIdOf(page);
+  // Both numbers from the one reading the plan was made on: the Archive tap lengthens the
+  // text beside Edit, which moves right.
+  mock.script((body) => reply('generic', [
+    { type: 'Tap', target: numberOf(body, /Archive/) },
+    { type: 'Tap', target: numberOf(body, /\bEdit\b/) },
+  ], { done: true }));
+  const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'archive, then edit'), tabId);
+  const steps = JSON.stringify(run.steps.map((s) => [s.action, s.status, s.note]));
+  assert.deepEqual(await page.evaluate(() => window.taps), ['Archive', 'Edit'], steps);
+  const edit = run.steps.filter((s) => s.target).at(-1).target;
+  assert.match(edit.summary, /Edit/, steps);
+  assert.equal(run.status, 'succeeded', steps);
+  await page.close();
+});

@@ -228,6 +228,7 @@ pub const EN: &[(&str, &str)] = &[
     ("note.passes", "passes: {reason}"),
     ("note.fails", "fails: {reason}"),
     ("note.left_unrun", "the page changed, so the {count} action(s) planned after this one did not run"),
+    ("note.target_gone", "the page changed: [{target}] is no longer shown where the plan saw it, so the {count} action(s) from there did not run"),
     ("note.one_action_per_turn", "one action per turn for this model: {more} more left to the next turn, planned on the page as it is then"),
     ("note.reached_edge", "reached the edge after {count} step(s)"),
     // An agent's calls through sightline-mcp (agent::remote): the session's run and its steps.
@@ -446,6 +447,7 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("note.passes", "成立：{reason}"),
     ("note.fails", "不成立：{reason}"),
     ("note.left_unrun", "页面已变化，因此此后计划的 {count} 个操作没有执行"),
+    ("note.target_gone", "页面已变化：[{target}] 已不在计划所见之处显示，因此从它起的 {count} 个操作没有执行"),
     ("note.one_action_per_turn", "此模型每轮只执行一个操作：其余 {more} 个留到下一轮，按届时的页面重新规划"),
     ("note.reached_edge", "滚动 {count} 次后到达边缘"),
     ("status.running", "运行中"),

@@ -56,6 +56,11 @@ pub enum Reach {
     /// in the page, and only the view and the elements listed beyond it cross to the worker
     /// (`DescribeOptions::elsewhere`).
     Locating,
+    /// What is in view, without a screenshot: a later action of a plan finding its element
+    /// again after an earlier one sent input (`run_loop`, `reaim`). The host leaves out the
+    /// capture; the reader gets the options of `InView`, so an unchanged page is answered
+    /// from its kept reading.
+    Aiming,
 }
 
 impl Reach {
@@ -65,6 +70,7 @@ impl Reach {
             Reach::InView => serde_json::json!({ "viewportOnly": true }),
             Reach::Seeking(sought) => serde_json::json!({ "viewportOnly": true, "sought": sought }),
             Reach::Locating => serde_json::json!({ "viewportOnly": false, "elsewhere": true }),
+            Reach::Aiming => serde_json::json!({ "viewportOnly": true, "screenshot": false }),
         }
     }
 }

@@ -223,6 +223,13 @@ struct Acts {
     happened: Outcome,
     /// The actions left unrun because the page changed under the plan.
     left_unrun: Vec<String>,
+    /// An action of this plan sent the page input: the boxes the plan was aimed at may have moved.
+    sent_input: bool,
+    /// The page the plan's element numbers name, kept once it was read again in view for a
+    /// later action (`reaim`): numbers are not stable across readings.
+    planned_on: Option<crate::describe::Extraction>,
+    /// That reading has no capture: an action grounded on the screenshot reads it again first.
+    unshot: bool,
 }
 
 /// How an action reaches the page.
@@ -389,6 +396,16 @@ struct Aimed {
     note: Option<String>,
 }
 
+/// A later action of a plan, aimed again at the page as it is now (`reaim`).
+enum Reaim {
+    /// As planned: the element kept its number.
+    Same,
+    /// At the element's number in the page's new reading.
+    At(PlannedAction),
+    /// Element `.0` of the plan's page is gone, or no longer shown: the plan stops.
+    Gone(u32),
+}
+
 /// After one action: go on with the plan, stop it, or end the run.
 enum Next {
     Go,
@@ -450,7 +467,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             plan.actions.iter().enumerate().map(|(at, a)| planned_label(at, a, &described)).collect();
         let mut acts = Acts::default();
         for (at, action) in plan.actions.iter().enumerate() {
-            // Elements the planning model described: found by the acting model first.
+            // Elements the planning model described: found by the acting model first, on a
+            // screenshot of the page as it is now.
+            if acts.unshot && described.iter().any(|d| d.action == at) {
+                self.work.observation = self.browser.observe(&Reach::InView).await?;
+                acts.unshot = false;
+            }
             let grounded;
             let action = match described.iter().any(|d| d.action == at) {
                 false => action,
@@ -755,6 +777,25 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         // The model reads the run's history in English; the person reads the caption.
         let label = labels[at].clone();
         let caption = caption(action, self.run.language);
+        // A later action aims at where its element is now: an earlier one may have moved it.
+        let reaimed;
+        let action = match self.reaim(at, action, acts).await? {
+            Reaim::Same => action,
+            Reaim::At(a) => {
+                reaimed = a;
+                &reaimed
+            }
+            Reaim::Gone(target) => {
+                acts.left_unrun = labels[at..].to_vec();
+                let count = acts.left_unrun.len();
+                let note = self.run.language.say("note.target_gone", &[("target", &target), ("count", &count)]);
+                if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {
+                    last.note = join_notes(last.note.take(), Some(note));
+                }
+                self.browser.report(self.run);
+                return Ok(Next::StopPlan);
+            }
+        };
         let mut target_element =
             action_target(action).and_then(|t| find_element(t, &self.work.observation.extraction).ok()).cloned();
         // The page's dialogs during this action, and how they were answered.
@@ -786,6 +827,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let mut ends = None;
         let result: Result<(), (RunError, Outcome)> = match commands {
             Ok(way) => {
+                let sends = !matches!(way, Way::Wait(_) | Way::WaitFor { .. } | Way::Remember { .. });
                 if let (PlannedAction::Input { value, .. } | PlannedAction::Append { value, .. }, Some(e)) =
                     (&executed, &target_element)
                 {
@@ -793,6 +835,7 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 }
                 match self.carry(way, &mut executed, &mut answered).await {
                     Ok(settled) => {
+                        acts.sent_input |= sends;
                         settled_note = settled.note();
                         page_changed = settled.page_changed();
                         acts.happened = std::mem::take(&mut acts.happened)
@@ -870,6 +913,42 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             }
         }
         Ok(if page_changed { Next::StopPlan } else { Next::Go })
+    }
+
+    /// Before action `at` of a plan, once an earlier one sent the page input: the page read
+    /// again in view, without a screenshot (an unchanged page is answered from the reader's
+    /// kept reading), and the action's element found there by its id, else its XPath. The
+    /// first action, and one after no input, aim at the page as the plan saw it.
+    async fn reaim(&mut self, at: usize, action: &PlannedAction, acts: &mut Acts) -> Result<Reaim, RunError> {
+        let Some(n) = action_target(action) else { return Ok(Reaim::Same) };
+        // A drag's points are aimed where it runs (`act`), from both its elements.
+        if at == 0 || !acts.sent_input || matches!(action, PlannedAction::Drag { .. }) {
+            return Ok(Reaim::Same);
+        }
+        let planned = acts.planned_on.as_ref().unwrap_or(&self.work.observation.extraction);
+        // A number the plan's page does not hold fails as before, when it is aimed.
+        let Ok(element) = find_element(n, planned).cloned() else { return Ok(Reaim::Same) };
+        let was_shown = crate::action::element_point(&element, planned).is_some();
+        let fresh = self.browser.observe(&Reach::Aiming).await?;
+        let before = std::mem::replace(&mut self.work.observation, fresh);
+        acts.planned_on.get_or_insert(before.extraction);
+        acts.unshot = self.work.observation.capture.is_none();
+        let page = &self.work.observation.extraction;
+        let again = page
+            .elements
+            .iter()
+            .find(|e| e.id == element.id)
+            .or_else(|| page.elements.iter().find(|e| !element.xpath.is_empty() && e.xpath == element.xpath));
+        // Shown then, it must still be (out of view then, it is scrolled to as before); covered
+        // now, it is left out of what the model reads.
+        let usable = |e: &&crate::describe::Element| {
+            (!was_shown || crate::action::element_point(e, page).is_some()) && (element.occluded || !e.occluded)
+        };
+        Ok(match again.filter(usable) {
+            Some(e) if e.index == n => Reaim::Same,
+            Some(e) => Reaim::At(retarget(action, e.index)),
+            None => Reaim::Gone(n),
+        })
     }
 
     /// Carries out one action the way it reaches the page, answering the page's dialogs
@@ -1127,7 +1206,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         content: String,
         seen: Option<String>,
     ) -> Result<Option<RunStatus>, RunError> {
-        let before = std::mem::take(&mut self.work.observation.extraction.description);
+        // Against the page the plan saw, also when a later action read it again to aim.
+        let before = match acts.planned_on.take() {
+            Some(planned) => planned.description,
+            None => std::mem::take(&mut self.work.observation.extraction.description),
+        };
         self.work.observation = self.browser.observe(&Reach::InView).await?;
         self.show();
         if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action) {

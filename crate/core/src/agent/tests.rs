@@ -62,8 +62,21 @@ struct FakeTodoPage {
     far_below: bool,
     /// How much of the page each `observe` read, in order.
     reads: Vec<Reach>,
+    /// What the next click (a mouse press) does to the list, without leaving the page.
+    on_click: Option<Layout>,
+    /// A banner above the list, as tall as it is, pushing the list down.
+    banner: f64,
     /// What the host reads for an element's locators (the same for every element).
     locator_data: Option<crate::describe::locators::LocatorData>,
+}
+
+/// How a click changes the fake page's layout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Layout {
+    /// A banner this tall opens above the list: every item is numbered one later, and lower.
+    Banner(f64),
+    /// The list empties.
+    Cleared,
 }
 
 /// A link on the fake page: where it leads and whether it opens a new tab.
@@ -122,6 +135,8 @@ impl FakeTodoPage {
             frame: None,
             far_below: false,
             reads: vec![],
+            on_click: None,
+            banner: 0.0,
         }
     }
 }
@@ -133,9 +148,14 @@ impl FakeTodoPage {
         let body = b.el(None, "body", &[], Rect::new(0.0, 0.0, 1280.0, 800.0));
         b.snap.url = self.url.clone();
         b.el(Some(body), "input", &[("placeholder", "What needs to be done?")], TODO_BOX);
+        if self.banner > 0.0 {
+            let p = b.el(Some(body), "p", &[], Rect::new(100.0, 150.0, 400.0, self.banner));
+            b.text(p, "Saved", Rect::new(100.0, 150.0, 400.0, self.banner));
+        }
         for (i, item) in self.items.iter().enumerate() {
-            let li = b.el(Some(body), "li", &[], Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
-            b.text(li, item, Rect::new(100.0, 150.0 + 40.0 * i as f64, 400.0, 40.0));
+            let at = Rect::new(100.0, 150.0 + self.banner + 40.0 * i as f64, 400.0, 40.0);
+            let li = b.el(Some(body), "li", &[], at);
+            b.text(li, item, at);
         }
         let more = b.el(Some(body), "button", &[], Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
         b.text(more, "Load more", Rect::new(100.0, 1500.0 - self.scroll_y, 120.0, 30.0));
@@ -185,6 +205,11 @@ impl Browser for FakeTodoPage {
                 DescribeOptions { viewport_only: true, sought: sought.clone(), ..Default::default() }
             }
             Reach::Locating => DescribeOptions { elsewhere: true, ..Default::default() },
+            // As the host does: what is in view, and no capture.
+            Reach::Aiming => {
+                let read = self.read(&DescribeOptions { viewport_only: true, ..Default::default() });
+                return Ok(Observation { capture: None, ..read });
+            }
         }))
     }
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
@@ -193,6 +218,11 @@ impl Browser for FakeTodoPage {
             if c.params["type"] == "mousePressed" {
                 if self.dialog_on_click.is_some() {
                     self.open = self.dialog_on_click.take();
+                }
+                match self.on_click.take() {
+                    Some(Layout::Banner(height)) => self.banner = height,
+                    Some(Layout::Cleared) => self.items.clear(),
+                    None => {}
                 }
                 let (x, y) = (c.params["x"].as_f64().unwrap(), c.params["y"].as_f64().unwrap());
                 self.focus = if TODO_BOX.contains(x, y) {
@@ -2357,4 +2387,95 @@ fn a_dead_planning_endpoint_fails_the_run_naming_the_planner() {
     assert_eq!(error.code, "planner_model_failed");
     assert!(error.message.starts_with("the planning model planner-x failed:"), "{}", error.message);
     assert!(error.message.contains("connection refused"), "{}", error.message);
+}
+
+/// A plan's later actions aim at where their element is when they run, not where the plan saw it.
+mod later_actions {
+    use super::*;
+
+    /// A list of three, and one reply that taps the first and the last of them as numbered now.
+    fn tap_first_and_last(page: &mut FakeTodoPage) -> (String, u32) {
+        page.items = vec!["apples".into(), "bread".into(), "cheese".into()];
+        let seen = block_on(page.observe(&Reach::InView)).unwrap().extraction;
+        page.reads.clear();
+        let n = |text: &str| seen.elements.iter().find(|e| e.content == text).unwrap().index;
+        let (first, last) = (n("apples"), n("cheese"));
+        let plan = format!(
+            r#"{{"thought":"both","actions":[{{"type":"Tap","target":{first}}},{{"type":"Tap","target":{last}}}],"done":false}}"#
+        );
+        (plan, last)
+    }
+
+    fn presses(page: &FakeTodoPage) -> Vec<(f64, f64)> {
+        page.dispatched
+            .iter()
+            .filter(|c| c.params["type"] == "mousePressed")
+            .map(|c| (c.params["x"].as_f64().unwrap(), c.params["y"].as_f64().unwrap()))
+            .collect()
+    }
+
+    const DONE: &str = r#"{"thought":"nothing more","actions":[],"done":true}"#;
+
+    #[test]
+    fn a_later_tap_lands_where_its_element_moved() {
+        let mut page = FakeTodoPage::new();
+        page.on_click = Some(Layout::Banner(80.0));
+        let (plan, last) = tap_first_and_last(&mut page);
+        let model = ScriptedModel::new(vec![Ok(&plan), Ok(DONE)]);
+        let run = block_on(run_instruction("r".into(), "tap", &RunOptions::default(), &config(), &mut page, &model));
+        // The first tap aims at the page as planned (no read before it); the second reads
+        // the view again, without a capture, and finds "cheese" one number later and 80 px lower.
+        assert_eq!(page.reads[..2], [Reach::InView, Reach::Aiming], "{:?}", page.reads);
+        assert_eq!(presses(&page), [(300.0, 170.0), (300.0, 150.0 + 80.0 + 80.0 + 20.0)]);
+        let tap = &run.steps[2];
+        assert_eq!(tap.status, StepStatus::Ok, "{:?}", tap.error);
+        assert_eq!(tap.planned, Some(PlannedAction::Tap { target: last + 1 }), "recorded as it ran");
+        let target = tap.target.as_ref().unwrap();
+        assert_eq!((target.index, target.rect.y), (last + 1, 310.0));
+        assert!(target.summary.contains("cheese"), "{}", target.summary);
+        // The model is told of the change against the page it planned on.
+        assert!(model.user_text(1).contains("Saved"), "{}", model.user_text(1));
+    }
+
+    #[test]
+    fn a_later_tap_whose_element_is_gone_stops_the_plan() {
+        let mut page = FakeTodoPage::new();
+        page.on_click = Some(Layout::Cleared);
+        let (plan, last) = tap_first_and_last(&mut page);
+        let model = ScriptedModel::new(vec![Ok(&plan), Ok(DONE)]);
+        let lang = RunOptions { language: crate::i18n::Lang::ZhCn, ..RunOptions::default() };
+        let run = block_on(run_instruction("r".into(), "tap", &lang, &config(), &mut page, &model));
+        assert_eq!(presses(&page).len(), 1, "the second tap was not sent");
+        let actions: Vec<_> = run.steps.iter().filter(|s| s.kind == StepKind::Action).collect();
+        assert_eq!(actions.len(), 1, "the stopped tap is no step of its own");
+        let note = actions[0].note.as_deref().unwrap_or_default();
+        assert!(note.contains(&format!("[{last}] 已不在计划所见之处显示")), "{note}");
+        assert_eq!(run.model_calls, 3, "the model planned again on the page as it is, then the check");
+        let next = model.user_text(1);
+        assert!(next.contains(&format!("the rest of your plan did not run (Tap [{last}]): plan it again")), "{next}");
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    }
+
+    #[test]
+    fn a_later_tap_on_an_unchanged_page_aims_as_planned() {
+        let mut page = FakeTodoPage::new();
+        let (plan, last) = tap_first_and_last(&mut page);
+        let model = ScriptedModel::new(vec![Ok(&plan), Ok(DONE)]);
+        let run = block_on(run_instruction("r".into(), "tap", &RunOptions::default(), &config(), &mut page, &model));
+        assert_eq!(page.reads[..2], [Reach::InView, Reach::Aiming], "{:?}", page.reads);
+        assert_eq!(page.reads.iter().filter(|r| **r == Reach::Aiming).count(), 1, "once, for the second tap");
+        assert_eq!(presses(&page), [(300.0, 170.0), (300.0, 250.0)]);
+        assert_eq!(run.steps[2].planned, Some(PlannedAction::Tap { target: last }));
+        assert!(run.steps[2].note.is_none() || !run.steps[2].note.as_deref().unwrap().contains("no longer"));
+    }
+
+    #[test]
+    fn a_plan_that_sent_no_input_reads_nothing_more() {
+        let mut page = FakeTodoPage::new();
+        page.items = vec!["apples".into()];
+        let plan = r#"{"thought":"","actions":[{"type":"Wait","ms":10},{"type":"Tap","target":1}],"done":true}"#;
+        let model = ScriptedModel::new(vec![Ok(plan), Ok(DONE)]);
+        block_on(run_instruction("r".into(), "tap", &RunOptions::default(), &config(), &mut page, &model));
+        assert!(!page.reads.contains(&Reach::Aiming), "{:?}", page.reads);
+    }
 }
