@@ -926,8 +926,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             return Ok(Reaim::Same);
         }
         let planned = acts.planned_on.as_ref().unwrap_or(&self.work.observation.extraction);
-        // A number the plan's page does not hold fails as before, when it is aimed.
-        let Ok(element) = find_element(n, planned).cloned() else { return Ok(Reaim::Same) };
+        // A number the plan's page does not hold fails as before, when it is aimed; once the view
+        // was read again, that number may name another element there, so the plan stops.
+        let Ok(element) = find_element(n, planned).cloned() else {
+            return Ok(if acts.planned_on.is_some() { Reaim::Gone(n) } else { Reaim::Same });
+        };
         let was_shown = crate::action::element_point(&element, planned).is_some();
         let fresh = self.browser.observe(&Reach::Aiming).await?;
         let before = std::mem::replace(&mut self.work.observation, fresh);

@@ -2470,6 +2470,24 @@ mod later_actions {
     }
 
     #[test]
+    fn a_number_the_plan_saw_no_element_under_is_not_aimed_at_the_new_reading() {
+        let mut page = FakeTodoPage::new();
+        page.on_click = Some(Layout::Banner(80.0));
+        page.items = vec!["apples".into()];
+        let seen = block_on(page.observe(&Reach::InView)).unwrap().extraction;
+        let apples = seen.elements.iter().find(|e| e.content == "apples").unwrap().index;
+        // One past the plan's page: after the banner opens, the new reading has an element there.
+        let beyond = seen.elements.len() as u32 + 1;
+        let plan = format!(
+            r#"{{"thought":"","actions":[{{"type":"Tap","target":{apples}}},{{"type":"Tap","target":{apples}}},{{"type":"Tap","target":{beyond}}}],"done":false}}"#
+        );
+        let model = ScriptedModel::new(vec![Ok(&plan), Ok(DONE)]);
+        block_on(run_instruction("r".into(), "tap", &RunOptions::default(), &config(), &mut page, &model));
+        assert_eq!(presses(&page).len(), 2, "the third tap was not sent to whatever the new reading numbers so");
+        assert!(model.user_text(1).contains(&format!("did not run (Tap [{beyond}])")), "{}", model.user_text(1));
+    }
+
+    #[test]
     fn a_plan_that_sent_no_input_reads_nothing_more() {
         let mut page = FakeTodoPage::new();
         page.items = vec!["apples".into()];
