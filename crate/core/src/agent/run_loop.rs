@@ -230,6 +230,9 @@ struct Acts {
     planned_on: Option<crate::describe::Extraction>,
     /// That reading has no capture: an action grounded on the screenshot reads it again first.
     unshot: bool,
+    /// The action about to run was just found by the acting model on the page as it is now:
+    /// its number is the current reading's, not the plan's page's (`reaim` leaves it be).
+    grounded_now: bool,
 }
 
 /// How an action reaches the page.
@@ -474,7 +477,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                 acts.unshot = false;
             }
             let grounded;
-            let action = match described.iter().any(|d| d.action == at) {
+            acts.grounded_now = described.iter().any(|d| d.action == at);
+            let action = match acts.grounded_now {
                 false => action,
                 true => match self.ground(at, action, &described, &labels[at]).await {
                     Ok(Ok(a)) => {
@@ -921,9 +925,15 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     /// first action, and one after no input, aim at the page as the plan saw it.
     async fn reaim(&mut self, at: usize, action: &PlannedAction, acts: &mut Acts) -> Result<Reaim, RunError> {
         let Some(n) = action_target(action) else { return Ok(Reaim::Same) };
-        // A drag's points are aimed where it runs (`act`), from both its elements.
-        if at == 0 || !acts.sent_input || matches!(action, PlannedAction::Drag { .. }) {
+        // Just found on the page as it is now (`ground`): its number is that reading's already.
+        if at == 0 || !acts.sent_input || acts.grounded_now {
             return Ok(Reaim::Same);
+        }
+        // A drag is aimed where it runs (`act`) from both its elements' numbers, the plan's:
+        // once the view was read again they would be looked up in another numbering, so the
+        // plan stops there and the model plans again.
+        if matches!(action, PlannedAction::Drag { .. }) {
+            return Ok(if acts.planned_on.is_some() { Reaim::Gone(n) } else { Reaim::Same });
         }
         let planned = acts.planned_on.as_ref().unwrap_or(&self.work.observation.extraction);
         // A number the plan's page does not hold fails as before, when it is aimed; once the view

@@ -2488,6 +2488,20 @@ mod later_actions {
     }
 
     #[test]
+    fn a_drag_after_the_view_was_read_again_stops_the_plan() {
+        let mut page = FakeTodoPage::new();
+        page.on_click = Some(Layout::Banner(80.0));
+        let (plan, last) = tap_first_and_last(&mut page);
+        // Its numbers are the plan's page's; the view has been read again for the second tap.
+        let plan = plan
+            .replace(r#"],"done":false"#, &format!(r#",{{"type":"Drag","from":{last},"to":{last}}}],"done":false"#));
+        let model = ScriptedModel::new(vec![Ok(&plan), Ok(DONE)]);
+        block_on(run_instruction("r".into(), "tap", &RunOptions::default(), &config(), &mut page, &model));
+        assert_eq!(presses(&page).len(), 2, "the drag was not sent between whatever the new reading numbers so");
+        assert!(model.user_text(1).contains("the rest of your plan did not run (Drag"), "{}", model.user_text(1));
+    }
+
+    #[test]
     fn a_plan_that_sent_no_input_reads_nothing_more() {
         let mut page = FakeTodoPage::new();
         page.items = vec!["apples".into()];
