@@ -461,9 +461,9 @@ mod tests {
         assert_eq!(x.by_text(save1 as usize), None, "two buttons read Save in the one shadow root");
     }
 
-    #[test]
-    fn shadow_roots_and_frames_start_new_segments() {
-        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+    /// A page with a `<button>Save</button>` in a shadow root (`my-card`) and a link reading
+    /// `link_text` in a same-origin frame: (builder, body, button, link, link's text node).
+    fn shadow_and_frame(r: Rect, link_attrs: &[(&str, &str)], link_text: &str) -> (Builder, u32, u32, u32, u32) {
         let mut b = Builder::new();
         let html = b.el(None, "html", &[], r);
         let body = b.el(Some(html), "body", &[], r);
@@ -476,8 +476,14 @@ mod tests {
         let frame_html = b.el(Some(frame), "html", &[], r);
         b.node_mut(frame_html).enters = Some(TreeKind::Frame);
         let frame_body = b.el(Some(frame_html), "body", &[], r);
-        let link = b.el(Some(frame_body), "a", &[], r);
-        let link_text = b.text(link, " Save ", r);
+        let link = b.el(Some(frame_body), "a", link_attrs, r);
+        let text = b.text(link, link_text, r);
+        (b, body, button, link, text)
+    }
+
+    #[test]
+    fn shadow_roots_and_frames_start_new_segments() {
+        let (b, _, button, link, link_text) = shadow_and_frame(Rect::new(0.0, 0.0, 10.0, 10.0), &[], " Save ");
         let ends = b.snap.subtree_ends();
         let x = XPaths::new(&b.snap, &ends);
         assert_eq!(x.of(button as usize), "/html[1]/body[1]/my-card[1] >>> /div[1]/button[1]");
@@ -495,22 +501,9 @@ mod tests {
     #[test]
     fn a_text_candidate_is_the_path_a_whole_reading_offers() {
         let r = Rect::new(0.0, 0.0, 40.0, 10.0);
-        let mut b = Builder::new();
-        let html = b.el(None, "html", &[], r);
-        let body = b.el(Some(html), "body", &[], r);
-        let host = b.el(Some(body), "my-card", &[], r);
-        let inner_div = b.el(Some(host), "div", &[], r);
-        b.node_mut(inner_div).enters = Some(TreeKind::Shadow);
-        let button = b.el(Some(inner_div), "button", &[], r);
-        b.text(button, "Save", r);
+        let (mut b, body, ..) = shadow_and_frame(r, &[("href", "/x")], "Next");
         let p = b.el(Some(body), "p", &[], r);
         b.text(p, "  Say \"hi\"   it's ", r);
-        let frame = b.el(Some(body), "iframe", &[("id", "f")], r);
-        let frame_html = b.el(Some(frame), "html", &[], r);
-        b.node_mut(frame_html).enters = Some(TreeKind::Frame);
-        let frame_body = b.el(Some(frame_html), "body", &[], r);
-        let link = b.el(Some(frame_body), "a", &[("href", "/x")], r);
-        b.text(link, "Next", r);
         b.el(Some(body), "input", &[("value", "typed")], r);
         let whole = crate::describe::classify(&b.snap);
         let offered: Vec<_> = whole.iter().filter(|e| e.xpath_text.is_some()).collect();

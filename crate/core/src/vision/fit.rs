@@ -219,6 +219,14 @@ fn round_half_even(x: f64) -> f64 {
 mod tests {
     use super::*;
 
+    const ALL_RULES: [ImageRule; 5] = [
+        ImageRule::AsIs,
+        ImageRule::QwenPad28,
+        ImageRule::UI_TARS_1_0,
+        ImageRule::UI_TARS_1_5,
+        ImageRule::DOUBAO_UI_TARS,
+    ];
+
     fn opts(rule: ImageRule, resize_to_css: bool, shrink: f64) -> ImageOptions {
         ImageOptions { resize_to_css, shrink, rule, format: ImageFormat::Png, max_side: None }
     }
@@ -256,13 +264,7 @@ mod tests {
     /// pixel spans at most 2 CSS px, and within half an image pixel where a shrink makes it larger.
     #[test]
     fn every_transform_round_trips_within_one_css_pixel() {
-        let rules = [
-            ImageRule::AsIs,
-            ImageRule::QwenPad28,
-            ImageRule::UI_TARS_1_0,
-            ImageRule::UI_TARS_1_5,
-            ImageRule::DOUBAO_UI_TARS,
-        ];
+        let rules = ALL_RULES;
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -302,13 +304,7 @@ mod tests {
     /// as a viewport is, the image is the one made without it.
     #[test]
     fn a_bound_scales_the_whole_image_within_it_for_every_rule() {
-        let rules = [
-            ImageRule::AsIs,
-            ImageRule::QwenPad28,
-            ImageRule::UI_TARS_1_0,
-            ImageRule::UI_TARS_1_5,
-            ImageRule::DOUBAO_UI_TARS,
-        ];
+        let rules = ALL_RULES;
         for rule in rules {
             for (w, h, dpr) in
                 [(1280, 15000, 1.0), (2560, 16384, 2.0), (390, 16384, 1.0), (16384, 900, 1.0), (1280, 2001, 1.0)]
