@@ -348,6 +348,15 @@ async function keptAgain(read) {
   return false;
 }
 
+/** Both reaches walk again after a change inside `tree` (nothing kept) and read `text`. */
+async function bothReadAgain(tabId, tree, text) {
+  for (const [reach, opts] of [['in view', { viewportOnly: true }], ['whole', undefined]]) {
+    const x = await extract(tabId, opts);
+    assert.equal(x.reused, undefined, `${reach}: a walk that entered ${tree} keeps nothing`);
+    assert.ok(byContent(x, text), `${reach}: the change inside ${tree} is read`);
+  }
+}
+
 test('a walk that entered a same-origin frame keeps no reading in either slot', async () => {
   const { page, tabId } = await open('/long.html');
   const inView = () => extract(tabId, { viewportOnly: true });
@@ -360,11 +369,7 @@ test('a walk that entered a same-origin frame keeps no reading in either slot', 
   assert.ok(byContent(await inView(), 'Frame one'));
   assert.ok(byContent(await extract(tabId), 'Frame one'));
   await page.evaluate(() => { document.getElementById('inner').contentDocument.querySelector('button').textContent = 'Frame two'; });
-  for (const [reach, read] of [['in view', inView], ['whole', () => extract(tabId)]]) {
-    const x = await read();
-    assert.equal(x.reused, undefined, `${reach}: a walk that entered a frame keeps nothing`);
-    assert.ok(byContent(x, 'Frame two'), `${reach}: the change inside the frame is read`);
-  }
+  await bothReadAgain(tabId, 'a frame', 'Frame two');
   await page.close();
 });
 
@@ -380,11 +385,7 @@ test('a walk that entered a shadow root keeps no reading in either slot', async 
   assert.ok(byContent(await inView(), 'Shadow one'));
   assert.ok(byContent(await extract(tabId), 'Shadow one'));
   await page.evaluate(() => { document.getElementById('host').shadowRoot.querySelector('button').textContent = 'Shadow two'; });
-  for (const [reach, read] of [['in view', inView], ['whole', () => extract(tabId)]]) {
-    const x = await read();
-    assert.equal(x.reused, undefined, `${reach}: a walk that entered a shadow root keeps nothing`);
-    assert.ok(byContent(x, 'Shadow two'), `${reach}: the change inside the shadow root is read`);
-  }
+  await bothReadAgain(tabId, 'a shadow root', 'Shadow two');
 
   // The in-view reading kept from before a shadow root was given (attachShadow makes no record
   // either): the whole page's walk enters it, and that drops the other slot's reading too.

@@ -472,12 +472,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         for (at, action) in plan.actions.iter().enumerate() {
             // Elements the planning model described: found by the acting model first, on a
             // screenshot of the page as it is now.
-            if acts.unshot && described.iter().any(|d| d.action == at) {
+            acts.grounded_now = described.iter().any(|d| d.action == at);
+            if acts.unshot && acts.grounded_now {
                 self.work.observation = self.browser.observe(&Reach::InView).await?;
                 acts.unshot = false;
             }
             let grounded;
-            acts.grounded_now = described.iter().any(|d| d.action == at);
             let action = match acts.grounded_now {
                 false => action,
                 true => match self.ground(at, action, &described, &labels[at]).await {

@@ -518,12 +518,8 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             };
             let mut element = element_at(&obs.extraction.elements, point, Aim::Actionable).cloned();
             if let Some(e) = element.as_mut() {
-                let mut target = TargetInfo::of(e);
-                target.read_in_page(self.browser.locator_data(e).await);
-                // The cache keeps the text path the page confirmed too.
-                e.xpath_text.clone_from(&target.xpath_text);
+                step.target = Some(self.read_target(e).await);
                 self.keep(what, e, &obs);
-                step.target = Some(target);
             }
             step.note = Some(
                 self.run
@@ -549,11 +545,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             let count = obs.extraction.elements.len();
             return Err(self.fail(step, RunError::NoSuchElement { number, count }));
         };
-        let mut target = TargetInfo::of(&element);
-        target.read_in_page(self.browser.locator_data(&element).await);
-        // The cache keeps the text path the page confirmed too: it survives inserted siblings.
-        element.xpath_text.clone_from(&target.xpath_text);
-        step.target = Some(target);
+        step.target = Some(self.read_target(&mut element).await);
         self.push(step);
         self.keep(what, &element, &obs);
         if let Some(point) = element_point(&element, &obs.extraction) {
@@ -575,6 +567,16 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         }
         let note = self.run.language.say(if moved { "note.from_cache_element_moved" } else { "note.from_cache" }, &[]);
         Some(self.found_without_model(element, what, obs, label, note))
+    }
+
+    /// The located element as its step records it, read in the page (its locators, and the
+    /// text path the page confirmed); the element keeps that path too, for the cache: it
+    /// survives inserted siblings.
+    async fn read_target(&mut self, element: &mut Element) -> TargetInfo {
+        let mut target = TargetInfo::of(element);
+        target.read_in_page(self.browser.locator_data(element).await);
+        element.xpath_text.clone_from(&target.xpath_text);
+        target
     }
 
     fn keep(&mut self, what: &str, element: &Element, obs: &Observation) {
