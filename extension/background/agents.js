@@ -4,8 +4,8 @@
 // same primitives the panel's runs use, so allowed sites and secrets apply as they do there.
 // Nothing from Settings crosses the socket: the model and its key stay in the worker.
 import { consoleSince, unwatchConsole, watchConsole } from './debugger.js';
-import { read, settle, shoot, tabLoaded } from './page.js';
-import { exportRun, keepRun, runOptions, startRecording, startRun, stopRecording, stopRun } from './runs.js';
+import { read, shoot } from './page.js';
+import { exportRun, keepRun, recordingOn, runOptions, startRecording, startRun, stopRecording, stopRun } from './runs.js';
 import { getSettings } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { core } from './wasm.js';
@@ -250,17 +250,17 @@ async function answer(from, id, tool, args, agent) {
   const started = Date.now();
   let runId = null;
   try {
-    const tabId = await currentTab(from, plan);
+    const tabId = await currentTab(from);
     stillOn(from);
     runId = await sessionFor(from, wasm, agent, tabId, language);
     stillOn(from); // a session it made is ended with the others, after this call (`closed`)
-    const content = await carryOut(wasm, { from, id, plan, tabId, runId, settings });
-    if (!PAGE_TASKS.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
+    const content = await carryOut(wasm, { from, id, call: { tool, args }, plan, tabId, runId, settings });
+    if (!ON_THE_TAB.has(plan.kind)) keepRun(wasm.agentStep(runId, plan.label, null, await tabFacts(selectedTab), started));
     reply(from, { type: 'result', id, content: content.blocks });
   } catch (e) {
     if (e?.code === CLOSED) return; // the socket closed under the call: nothing done, nobody to answer
     const message = String(e?.message ?? e);
-    if (runId && !PAGE_TASKS.has(plan.kind)) {
+    if (runId && !ON_THE_TAB.has(plan.kind)) {
       try {
         keepRun(wasm.agentStep(runId, plan.label, message, await tabFacts(selectedTab), started));
       } catch (err) {
@@ -305,14 +305,14 @@ function endStopped(wasm, runId) {
   }
 }
 
-const PAGE_TASKS = new Set(['task', 'instruction', 'choose']);
+/** Calls the core carries out on the tab through a run's host and guard, recording their own steps. */
+const ON_THE_TAB = new Set(['task', 'instruction', 'choose', 'tabs', 'navigate']);
 
 /**
  * The tab calls act on: the one the agent selected, else the active tab of the last focused
  * window (selected from then on, unless the call's connection `from` closed meanwhile).
  */
-async function currentTab(from, plan) {
-  if (plan.kind === 'tabs' && plan.action !== 'close') return selectedTab;
+async function currentTab(from) {
   if (selectedTab != null && (await chrome.tabs.get(selectedTab).catch(() => null))) return selectedTab;
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   stillOn(from);
@@ -335,16 +335,24 @@ async function tabFacts(tabId) {
 async function sessionFor(from, wasm, agent, tabId, language) {
   const known = sessions.get(agent);
   if (known) {
-    let open;
+    let session;
     try {
-      open = wasm.agentSessionOpen(known);
+      session = wasm.agentSessionOpen(known, crypto.randomUUID());
     } catch (e) {
       sessions.delete(agent);
       throw e;
     }
-    if (open) {
+    if (session.state === 'open') {
       calling = known;
       return known;
+    }
+    if (session.state === 'continued') {
+      // It was full: it ended, and the session goes on in the run the core opened in its place.
+      keepRun(session.ended);
+      keepRun(session.opened);
+      sessions.set(agent, session.opened.id);
+      calling = session.opened.id;
+      return calling;
     }
   }
   const tab = await tabFacts(tabId);
@@ -358,12 +366,15 @@ async function sessionFor(from, wasm, agent, tabId, language) {
 
 const text = (t) => ({ blocks: [{ type: 'text', text: t }] });
 
-async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
+async function carryOut(wasm, { from, id, call, plan, tabId, runId, settings }) {
   switch (plan.kind) {
     case 'task':
     case 'instruction':
     case 'choose':
-      return pageTask(wasm, { from, id, plan, tabId, runId });
+      return pageTask(wasm, { from, id, call, plan, tabId, runId });
+    case 'navigate':
+    case 'tabs':
+      return text((await onTheTab(wasm, from, id, tabId, { runId, call, anyPage: true })).text);
     case 'snapshot':
     case 'screenshot': {
       await watch(from, tabId);
@@ -377,41 +388,25 @@ async function carryOut(wasm, { from, id, plan, tabId, runId, settings }) {
       if (seen.image) blocks.push({ type: 'image', data: seen.image, mimeType: seen.mimeType });
       return { blocks };
     }
-    case 'navigate': {
-      if (plan.url) {
-        wasm.checkOpen(plan.url, settings.run.allowedSites ?? []);
-        await chrome.tabs.update(tabId, { url: plan.url });
-      } else if (plan.history === 'back') await chrome.tabs.goBack(tabId);
-      else if (plan.history === 'forward') await chrome.tabs.goForward(tabId);
-      else await chrome.tabs.reload(tabId);
-      await tabLoaded(tabId, 30_000);
-      await settle(tabId).catch(() => {});
-      const tab = await chrome.tabs.get(tabId);
-      return text(`Now at ${tab.url} \u2014 ${tab.title ?? ''}`);
-    }
-    case 'tabs':
-      return tabs(wasm, plan, settings);
     case 'console': {
       await watch(from, tabId);
       const { entries, next } = consoleSince(tabId, watched.get(tabId));
       watched.set(tabId, next);
-      return text(wasm.consoleText(entries));
+      const tab = await chrome.tabs.get(tabId);
+      return text(wasm.consoleText(entries, tab.url || tab.pendingUrl || '', await runOptions(settings, { useCache: false })));
     }
-    case 'record': {
-      if (plan.start) return text(`Recording the person's steps as run ${await startRecording(tabId, plan.title ?? undefined)}; call record with action "stop" to end it.`);
-      const run = await stopRecording(tabId);
-      if (!run) throw fault('recording_none', 'nothing is being recorded on the selected tab');
-      return text(`Recorded run ${run.id}: ${run.steps.length} step(s).`);
-    }
+    case 'record':
+      return record(wasm, { plan, tabId, runId, settings });
     case 'export':
-      return text((await exportRun(plan.run ?? runId, plan.format)).text);
+      // Only the session's run or a recording its agent started; the file is page text to the agent.
+      return text(wasm.agentFenced((await exportRun(wasm.agentMayUse(runId, plan.run ?? undefined), plan.format)).text));
     default:
       throw fault('internal', `unknown plan ${plan.kind}`);
   }
 }
 
 /** A task or an instruction in the session's run; progress goes to the agent step by step. */
-async function pageTask(wasm, { from, id, plan, tabId, runId }) {
+async function pageTask(wasm, { from, id, call, plan, tabId, runId }) {
   await watch(from, tabId);
   let first = null;
   let told = 0;
@@ -422,30 +417,40 @@ async function pageTask(wasm, { from, id, plan, tabId, runId }) {
     told = progress;
     reply(from, { type: 'progress', id, progress, message: run.steps.at(-1)?.action ?? '' });
   };
-  const task = plan.kind === 'choose' ? { kind: 'task', label: plan.label, task: plan.locate } : plan;
-  // Upload paths an agent names are not the person's: outside the upload folder they need an Allow in the panel.
-  const { done } = await startRun(tabId, null, { session: { runId, plan: task }, onReport, typedUploads: false });
-  running.set(id, runId);
-  if (from !== connection) stopRun(runId); // closed while it started: `closed` did not see it running
-  const answer = await done;
-  // The person's Stop cut this call short: the session ends now, and this call, not the next,
-  // is the one the agent is told by (the core's session_stopped, given once).
-  if (!answer.ok && stopping.delete(runId)) {
-    const { run, error } = wasm.stopAgentCall(runId);
-    if (run) keepRun(run);
-    throw fault(error.code, error.message);
-  }
+  const answer = await onTheTab(wasm, from, id, tabId, { runId, call }, onReport);
   if (plan.kind === 'choose' && answer.ok) {
     const element = answer.result?.element;
     if (!element?.xpath) throw fault('not_a_list', 'the list was found, but not as an element Sightline can choose in');
     stillOn(from); // closed once the list was found (too late for `closed` to stop the run): no choice for nobody
-    const chosen = await choose(tabId, element.xpath, plan.option);
+    const chosen = await choose(selectedTab, element.xpath, plan.option);
     keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, null, Date.now()));
     if (chosen.error) throw fault(chosen.code, chosen.error);
-    return text(`${answer.text}\nChose \u201c${chosen.text}\u201d.`);
+    return text(`${answer.text}\n${wasm.agentFenced(`Chose \u201c${chosen.text}\u201d.`)}`);
+  }
+  return text(answer.text);
+}
+
+/**
+ * Carries call `id` out on `tabId` through a run's host, so the core's guard holds it as it
+ * holds runs (`session`: `{runId, call, anyPage?}`); the calls go on from the tab it ended on.
+ * Resolves to the core's answer when it succeeded; throws its code and text when it did not.
+ */
+async function onTheTab(wasm, from, id, tabId, session, onReport) {
+  // Upload paths an agent names are not the person's: outside the upload folder they need an Allow in the panel.
+  const { done } = await startRun(tabId, null, { session, onReport, typedUploads: false });
+  running.set(id, session.runId);
+  if (from !== connection) stopRun(session.runId); // closed while it started: `closed` did not see it running
+  const answer = await done;
+  if (answer.tab?.id != null) selectedTab = answer.tab.id;
+  // The person's Stop cut this call short: the session ends now, and this call, not the next,
+  // is the one the agent is told by (the core's session_stopped, given once).
+  if (!answer.ok && stopping.delete(session.runId)) {
+    const { run, error } = wasm.stopAgentCall(session.runId);
+    if (run) keepRun(run);
+    throw fault(error.code, error.message);
   }
   if (!answer.ok) throw fault(answer.error?.code ?? 'internal', answer.text);
-  return text(answer.text);
+  return answer;
 }
 
 /**
@@ -472,30 +477,24 @@ async function choose(tabId, xpath, option) {
   return frame?.result ?? { code: 'page_unreadable', error: 'the page did not answer' };
 }
 
-async function tabs(wasm, plan, settings) {
-  if (plan.action === 'list') {
-    const all = await chrome.tabs.query({});
-    return text(all.map((t) => `${t.id}${t.id === selectedTab ? ' (selected)' : ''}: ${t.title ?? ''} \u2014 ${t.url ?? ''}`).join('\n'));
+/**
+ * The agent records the person's steps on its tab (on the allowed sites only), or stops a
+ * recording it started; a recording the person started is not the agent's to take or stop.
+ */
+async function record(wasm, { plan, tabId, runId, settings }) {
+  const existing = await recordingOn(tabId);
+  if (existing) wasm.agentMayUse(runId, existing);
+  if (plan.start) {
+    if (!existing) {
+      const tab = await chrome.tabs.get(tabId);
+      wasm.agentTabAllowed(tab.url || tab.pendingUrl || '', await runOptions(settings, { useCache: false }));
+      keepRun(wasm.agentRecorded(runId, await startRecording(tabId, plan.title ?? undefined)));
+    }
+    return text(`Recording the person's steps as run ${existing ?? (await recordingOn(tabId))}; call record with action "stop" to end it.`);
   }
-  if (plan.action === 'open') {
-    if (plan.url) wasm.checkOpen(plan.url, settings.run.allowedSites ?? []);
-    const tab = await chrome.tabs.create({ url: plan.url ?? 'about:blank', active: true });
-    selectedTab = tab.id;
-    if (plan.url) await tabLoaded(tab.id, 30_000);
-    return text(`Opened tab ${tab.id} and selected it.`);
-  }
-  if (plan.action === 'select') {
-    const tab = await chrome.tabs.get(plan.tab).catch(() => null);
-    if (!tab) throw fault('tab_unknown', `there is no tab ${plan.tab}: list the tabs for their ids`);
-    selectedTab = tab.id;
-    await chrome.tabs.update(tab.id, { active: true });
-    return text(`Selected tab ${tab.id}: ${tab.title ?? ''} \u2014 ${tab.url ?? ''}`);
-  }
-  const target = plan.tab ?? selectedTab;
-  if (target == null) throw fault('tab_none', 'no tab is selected: say which tab to close');
-  await chrome.tabs.remove(target).catch((e) => { throw fault('tab_unknown', `closing tab ${target} failed: ${e.message}`); });
-  if (target === selectedTab) selectedTab = null;
-  return text(`Closed tab ${target}.`);
+  const run = existing && (await stopRecording(tabId));
+  if (!run) throw fault('recording_none', 'nothing is being recorded on the selected tab');
+  return text(`Recorded run ${run.id}: ${run.steps.length} step(s).`);
 }
 
 chrome.alarms.onAlarm.addListener((alarm) => {

@@ -228,8 +228,10 @@ export async function startFlow(tabId, yaml, opts = {}) {
  * from a file (those need the person's Allow, or lie in opts.uploadDir).
  */
 export async function startRun(tabId, request, opts = {}) {
-  // An instruction may start on a blank or new-tab page: it opens an address first.
-  const tab = typeof request === 'string' ? await usableOrStartPage(tabId) : await assertUsable(tabId);
+  // An instruction may start on a blank or new-tab page: it opens an address first. An agent's
+  // move of the browser (opts.session.anyPage) goes from any page: it reads none.
+  const tab = opts.session?.anyPage ? await chrome.tabs.get(tabId)
+    : typeof request === 'string' ? await usableOrStartPage(tabId) : await assertUsable(tabId);
   const settings = await getSettings();
   const model = overlayModel(settings.model, opts.model);
   const options = await runOptions(settings, opts);
@@ -417,6 +419,16 @@ export async function startRun(tabId, request, opts = {}) {
       return (await chrome.tabs.query({ windowId: now.windowId }))
         .map((t) => ({ id: t.id, title: t.title ?? '', url: t.url || t.pendingUrl || '', current: t.id === entry.tabId }));
     },
+    /**
+     * Where a step back or forward in the tab's history, or a reload, would go (`Go`): the
+     * address of that entry of the tab's history, or null when the browser does not say.
+     */
+    async historyTarget(to) {
+      const history = await cdp(entry.tabId, 'Page.getNavigationHistory').catch(() => null);
+      if (!history?.entries) return null;
+      const step = { back: -1, forward: 1 }[to.kind] ?? 0;
+      return history.entries[history.currentIndex + step]?.url ?? null;
+    },
     /** Goes where the core decided (`Go`), with chrome.tabs; the next settle reports where the run is. */
     async go(to) {
       await beforeInput();
@@ -457,6 +469,13 @@ export async function startRun(tabId, request, opts = {}) {
           const target = await chrome.tabs.get(to.tab).catch(() => null);
           if (!target) throw new Error(`there is no tab ${to.tab} any more`);
           await follow(target.id);
+          break;
+        }
+        case 'closeOtherTab': {
+          // Another tab of the window (an agent's `tabs close`): the run stays where it is.
+          if (to.tab === tabId) throw new Error('that is the tab the run is on');
+          await chrome.tabs.remove(to.tab);
+          entry.tabs.delete(to.tab);
           break;
         }
         case 'closeTab': {
@@ -529,8 +548,8 @@ export async function startRun(tabId, request, opts = {}) {
     }
   };
   if (opts.session) {
-    // Resolves to the call's answer ({ok, text, result}); the session's run stays open.
-    const done = wasm.agentCall({ runId: id, plan: opts.session.plan, model, options }, host).finally(release);
+    // Resolves to the call's answer ({ok, text, result, error, tab}); the session's run stays open.
+    const done = wasm.agentCall({ runId: id, call: opts.session.call, model, options }, host).finally(release);
     return { runId: id, done };
   }
 
@@ -633,6 +652,11 @@ let recordingChain = Promise.resolve(); // events are added one at a time, in or
 
 async function recordings() {
   return (await chrome.storage.session.get(RECORDING_KEY))[RECORDING_KEY] ?? {};
+}
+
+/** The id of the recording on `tabId`, or null. */
+export async function recordingOn(tabId) {
+  return (await recordings())[tabId] ?? null;
 }
 
 /** The tabs being recorded. */

@@ -231,7 +231,7 @@ function renderRun() {
       if (step.target) li.append(el('span', 'target-el', `→ ${step.target.summary}`));
       if (step.error) li.append(el('span', 'step-error', step.error));
       if (step.note) li.append(el('span', 'step-note', step.note));
-      if (step.console?.length) li.append(consoleList(step.console));
+      if (step.console?.length) li.append(consoleList(step.console, step.consoleDropped ?? 0));
       if (step.screenshot) li.append(thumbnail(step));
       return li;
     }),
@@ -257,11 +257,12 @@ function renderRun() {
 }
 
 /** What the page reported during a step (console errors and warnings, failed requests), folded. */
-function consoleList(entries) {
+function consoleList(entries, dropped) {
   const details = el('details', 'step-console');
   details.append(el('summary', '', t('stepConsole', String(entries.length))));
   const list = el('ul', '');
   for (const e of entries) list.append(el('li', e.level === 'error' ? 'step-error' : 'step-note', `[${e.level}] ${e.text}${e.url ? ` (${e.url})` : ''}`));
+  if (dropped) list.append(el('li', 'step-note', t('stepConsoleDropped', String(dropped))));
   details.append(list);
   return details;
 }

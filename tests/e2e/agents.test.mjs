@@ -180,6 +180,9 @@ test('a real MCP client drives the page: snapshot, input, key, tap by number, ac
     console.error('sightline-e2e console error');
     fetch('/missing-for-agents-e2e').catch(() => {});
   }));
+  // The person's page is the active tab (the side panel is no tab of its own): an agent with
+  // no tab selected yet acts there.
+  await page.bringToFront();
   const log = await client(['session', url()]);
   // What the real client saw, for a person to read (the transcript in a change's note).
   if (process.env.SIGHTLINE_AGENTS_TRANSCRIPT) writeFileSync(process.env.SIGHTLINE_AGENTS_TRANSCRIPT, JSON.stringify(log, null, 1));
@@ -188,7 +191,7 @@ test('a real MCP client drives the page: snapshot, input, key, tap by number, ac
     assert.ok(log.tools.includes(name), `tools/list has ${name}: ${log.tools}`);
   }
   const snapshot = log.snapshot.content[0].text;
-  assert.match(snapshot, /^URL: http:\/\/127\.0\.0\.1:\d+\/todo\.html\?agents=1\nTitle: Sightline test · todos\n/);
+  assert.match(snapshot, /^<page>\nURL: http:\/\/127\.0\.0\.1:\d+\/todo\.html\?agents=1\nTitle: Sightline test · todos\n[\s\S]*\n<\/page>$/, 'fenced as page content');
   assert.match(snapshot, /\[\d+\][^\n]*What needs to be done\?/);
   for (const step of ['select', 'input', 'key', 'tap', 'act']) assert.equal(log[step].isError, false, `${step}: ${JSON.stringify(log[step])}`);
   assert.match(log.tap.content[0].text, /by its number: no model call/);
@@ -269,6 +272,78 @@ test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap th
   assert.ok(run.steps.some((s) => s.action === 'Read the page'), JSON.stringify(run.steps.map((s) => s.action)));
 });
 
+/**
+ * The wave-3 review's attacks through the agent tools: with 127.0.0.1 allowed, the person's own
+ * tab on another site (localhost stands for their webmail) is neither listed, selected, closed
+ * nor gone back to; the selected tab, once the person takes it elsewhere, gives no console,
+ * snapshot, reload or recording; a run the agent did not make is not exported, nor a
+ * recording the person started stopped. No answer holds the other site's address or title.
+ */
+test('agent tools keep to the allowed sites, the session\'s own runs and recordings, and say nothing of other sites', async () => {
+  const secretSite = site.url('/todo.html?mailbox=1').replace('127.0.0.1', 'localhost');
+  const leaks = (text) => ['localhost', 'mailbox'].filter((w) => String(text).includes(w));
+  const mail = await browser.context.newPage();
+  const work = await browser.context.newPage();
+  const agent = new SightlineBridge({ url: url(), name: 'guarded-script', timeoutMs: 120_000 });
+  const refused = async (call, code) => {
+    const e = await call.then(() => null, (err) => err);
+    assert.equal(e?.code, code, String(e?.message ?? 'answered'));
+    assert.deepEqual(leaks(e.message), [], e.message);
+  };
+  try {
+    await browser.sw.evaluate(() => self.sightline.setSettings({ run: { allowedSites: ['127.0.0.1'] } }));
+    await mail.goto(secretSite);
+    // The work tab came from the webmail page: its history goes back there.
+    await work.goto(secretSite);
+    await work.goto(site.url('/todo.html?agents=work'));
+    const [mailTab, workTab] = [await browser.tabIdOf(mail), await browser.tabIdOf(work)];
+    // The person's own run, before the agent came: not the agent's to export.
+    const persons = await browser.sw.evaluate((id) => self.sightline.ai(id, { type: 'aiKeyboardPress', key: 'Escape' }), workTab);
+    await agent.connect();
+    await agent.call('tabs', { action: 'select', tab: workTab });
+    const listed = await agent.tabs();
+    assert.match(listed, new RegExp(`\\n${workTab} \\(selected\\): [^\\n]*todo\\.html\\?agents=work`), listed);
+    assert.ok(!listed.includes(`${mailTab}:`) && !leaks(listed).length, listed);
+    assert.match(listed, /<page>\n[\s\S]*\n<\/page>$/, 'titles and addresses are fenced as page content');
+    await refused(agent.call('tabs', { action: 'select', tab: mailTab }), 'tab_not_allowed');
+    await refused(agent.call('tabs', { action: 'close', tab: mailTab }), 'tab_not_allowed');
+    assert.ok(!mail.isClosed(), 'the other site\'s tab stays open');
+    await refused(agent.navigate('back'), 'history_not_allowed');
+    assert.match(work.url(), /agents=work/, 'the tab did not go back to the other site');
+    await refused(agent.exportRun('playwright', persons.id), 'run_not_agents');
+    assert.match(await agent.exportRun('midscene-yaml'), /^<page>\n[\s\S]*\n<\/page>$/, 'its own session exports, fenced');
+
+    // The person takes the selected tab to the other site: the agent gets nothing of it.
+    await work.goto(secretSite);
+    await refused(agent.consoleMessages(), 'tab_not_allowed');
+    await refused(agent.snapshot(), 'tab_not_allowed');
+    await refused(agent.navigate('reload'), 'history_not_allowed');
+    await refused(agent.call('record', { action: 'start' }), 'tab_not_allowed');
+    const recording = await browser.sw.evaluate(async () => (await chrome.storage.session.get('recordings')).recordings ?? {});
+    assert.deepEqual(recording, {}, 'no recording started');
+    const now = await agent.tabs();
+    assert.match(now, new RegExp(`^The tabs[^\\n]*\\n${workTab} \\(selected\\): on a site outside the allowed sites\\n`), now);
+    assert.deepEqual(leaks(now), [], now);
+
+    // A recording the person started is theirs: the agent neither takes it over nor stops it.
+    await work.goto(site.url('/todo.html?agents=work'));
+    await browser.sw.evaluate((id) => self.sightline.startRecording(id), workTab);
+    await refused(agent.call('record', { action: 'start' }), 'run_not_agents');
+    await refused(agent.call('record', { action: 'stop' }), 'run_not_agents');
+    await browser.sw.evaluate((id) => self.sightline.stopRecording(id), workTab);
+    // One the agent started is its own to stop and export.
+    await agent.call('record', { action: 'start' });
+    const stopped = await agent.call('record', { action: 'stop' });
+    const recorded = /Recorded run ([\w-]+)/.exec(stopped[0].text)[1];
+    assert.match(await agent.exportRun('recorder', recorded), /^<page>\n\{/);
+  } finally {
+    await agent.destroy();
+    await browser.sw.evaluate(() => self.sightline.setSettings({ run: { allowedSites: [] } }));
+    await mail.close();
+    await work.close();
+  }
+});
+
 /** Width and height of a PNG or JPEG from its header (base64 `data`). */
 function imageSize(data) {
   const b = Buffer.from(data, 'base64');
@@ -294,7 +369,7 @@ test('a full-page screenshot of a long page comes back within the side model API
     const [w, h] = imageSize(image.data);
     assert.ok(w <= 2000 && h <= 2000, `${w}x${h}`);
     assert.ok(h === 2000 && w < 400, `the whole page scaled (not cut): ${w}x${h}`);
-    assert.match(content[0].text, new RegExp(`\\nScreenshot: scaled down to ${w}\u00d7${h} px[^\\n]*one image pixel is [\\d.]+ CSS pixels`));
+    assert.match(content[0].text, new RegExp(`^Screenshot: scaled down to ${w}\u00d7${h} px[^\\n]*one image pixel is [\\d.]+ CSS pixels`));
   } finally {
     await agent.destroy();
     await long.close();

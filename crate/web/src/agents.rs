@@ -7,11 +7,10 @@ use super::runs::{tab_facts, with_open};
 use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{LifecycleError, TabFacts};
 use sightline::agent::record::{Run, RunErrorRecord};
-use sightline::agent::remote::{self, Call, Plan};
+use sightline::agent::remote::{self, Call};
 use sightline::agent::RunOptions;
 use sightline::i18n::Lang;
 use sightline::model::ModelConfig;
-use sightline::vocab::tasks::Task;
 use wasm_bindgen::prelude::*;
 
 /// What a call (`{tool, args}`) asks for, its steps labelled in `language` (absent: English):
@@ -109,91 +108,122 @@ pub fn stop_agent_call(id: &str) -> Result<JsValue, Fault> {
     to_js(&Stopped { run, error: told.record(Lang::En) })
 }
 
-/// Before a call on session `id`: true while it is open, false when it is not held (a new
-/// session is opened); throws `session_stopped` once after the person stopped it.
-#[wasm_bindgen(js_name = agentSessionOpen)]
-pub fn agent_session_open(id: &str) -> Result<bool, Fault> {
-    Ok(with_open(|open| open.agent_session_open(id))?)
-}
-
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CallArgs {
     run_id: String,
-    plan: PlanIn,
+    /// The call as the bridge carried it (`{tool, args}`): planned again here, so what runs
+    /// is what the core read, not a copy of its plan.
+    call: Call,
     model: ModelConfig,
     #[serde(default)]
     options: RunOptions,
 }
 
-/// The page-task half of a plan, as `agentPlan` gave it (`{label, kind, …}`, as `remote::Plan`
-/// writes it). Read as plain fields and matched here: serde's own internally tagged enum,
-/// flattened into this, buffered the map and compiled a reader of every field for that buffer.
-#[derive(serde::Deserialize)]
-struct PlanIn {
-    label: String,
-    kind: String,
-    #[serde(default)]
-    task: Option<Task>,
-    #[serde(default)]
-    instruction: Option<String>,
-    #[serde(default)]
-    locate: Option<Task>,
-    #[serde(default)]
-    option: Option<String>,
-}
-
-impl PlanIn {
-    /// The plan to carry out: a task, an instruction, or a choice's locate and option.
-    fn request(self) -> Result<Plan, Fault> {
-        let bad =
-            |problem: String| Fault::bad_input(format!("the agent's call is not in the expected form: {problem}"));
-        let missing = |field: &str| bad(format!("missing field `{field}`"));
-        match self.kind.as_str() {
-            "task" => Ok(Plan::Task { task: self.task.ok_or_else(|| missing("task"))? }),
-            "instruction" => {
-                Ok(Plan::Instruction { instruction: self.instruction.ok_or_else(|| missing("instruction"))? })
-            }
-            "choose" => Ok(Plan::Choose {
-                locate: self.locate.ok_or_else(|| missing("locate"))?,
-                option: self.option.ok_or_else(|| missing("option"))?,
-            }),
-            other => Err(bad(format!("unknown variant `{other}`, expected one of `task`, `instruction`, `choose`"))),
-        }
-    }
-}
-
-/// Carries out a page call (a task, an instruction, a choice's locate) in session `runId` on
-/// the host's tab; resolves to `{ok, text, result, error?: {code, message}}` (the session's
-/// record is reported as it goes).
+/// Carries out a call that runs on the host's tab — a page task, an instruction, a choice's
+/// locate, or a move of the browser (navigate, tabs), each through the run's guard — in session
+/// `runId`; resolves to `{ok, text, result, error?: {code, message}, tab}` (`tab`: where the
+/// agent's calls act now; the session's record is reported as it goes).
 #[wasm_bindgen(js_name = agentCall)]
 pub async fn agent_call(args: JsValue, host: Host) -> Result<JsValue, Fault> {
+    #[derive(serde::Serialize)]
+    struct Answered {
+        #[serde(flatten)]
+        answer: remote::Answer,
+        tab: TabFacts,
+    }
+    /// A move is answered as it ends; a page call once its console messages are merged in.
+    enum Done {
+        Moved(remote::Answer),
+        Called(remote::CallOutcome),
+    }
     let args: CallArgs = from_js(args, "the agent's call")?;
-    let label = args.plan.label.clone();
-    let request = args.plan.request()?;
+    let planned = remote::plan(&args.call, args.options.language)
+        .map_err(|e| Fault::bad_input(format!("the agent's call is not one Sightline can make: {e}")))?;
     let mut run = with_open(|open| open.get(&args.run_id).cloned())
         .ok_or_else(|| Fault::from(LifecycleError::NotOpen(args.run_id.clone())))?;
-    let mut browser = HostBrowser::new(host);
-    let client = super::exports::model_client(&browser);
-    let done =
-        remote::carry_out_call(&mut run, &label, &request, &args.options, &args.model, &mut browser, &client).await;
-    // The held record is the one reported last, with the console messages the loop's copy lacks;
-    // the session follows the tab the call ended on, as a run of the loop does.
-    run.on_tab(&browser.tab());
+    let mut browser = HostBrowser::new(host, args.options.limits());
+    let moved = if planned.plan.moves_the_browser() {
+        Done::Moved(remote::carry_out_move(&mut run, &planned.label, &planned.plan, &args.options, &mut browser).await)
+    } else {
+        let client = super::exports::model_client(&browser);
+        Done::Called(
+            remote::carry_out_call(
+                &mut run,
+                &planned.label,
+                &planned.plan,
+                &args.options,
+                &args.model,
+                &mut browser,
+                &client,
+            )
+            .await,
+        )
+    };
+    // The held record is the one reported last, with the console messages the loop's copy lacks
+    // (the answer lists them); the session follows the tab the call ended on, as a run of the
+    // loop does.
+    let tab = browser.tab();
+    run.on_tab(&tab);
     let answer = with_open(|open| {
         if let Some(held) = open.get(&run.id) {
             run.keep_console_of(held);
         }
-        let answer = remote::answer(&run, done.from + 1, &done.outcome);
+        let answer = match moved {
+            Done::Moved(answer) => answer,
+            Done::Called(done) => remote::answer(&run, done.from + 1, &done.outcome),
+        };
         open.open(run);
         answer
     });
-    to_js(&answer)
+    to_js(&Answered { answer, tab })
 }
 
-/// An agent's `console_messages` from the tab's entries (`[{level, source, text, url}]`).
+/// Before a call on session `id`: `{state: "open"}`, `{state: "notHeld"}` (the call opens a new
+/// session), or `{state: "continued", ended, opened}`: the session was full, ended (`ended`, to
+/// store) and goes on as `nextId` (`opened`, to store). Throws `session_stopped` once after the
+/// person stopped it.
+#[wasm_bindgen(js_name = agentSessionOpen)]
+pub fn agent_session_open(id: &str, next_id: &str) -> Result<JsValue, Fault> {
+    to_js(&with_open(|open| open.agent_session_open(id, next_id, now_ms()))?)
+}
+
+/// Session `id`'s agent started recording `recording`: the session's record to store.
+#[wasm_bindgen(js_name = agentRecorded)]
+pub fn agent_recorded(id: &str, recording: &str) -> Result<JsValue, Fault> {
+    with_open(|open| match open.agent_recorded(id, recording) {
+        Ok(run) => to_js(run),
+        Err(e) => Err(e.into()),
+    })
+}
+
+/// The run session `id`'s agent may stop, export or read: `run` (absent: the session's own)
+/// when it is the session's or a recording it started; throws `run_not_agents` for any other.
+#[wasm_bindgen(js_name = agentMayUse)]
+pub fn agent_may_use(id: &str, run: Option<String>) -> Result<String, Fault> {
+    Ok(with_open(|open| open.agent_may_use(id, run.as_deref()))?)
+}
+
+/// Throws `tab_not_allowed` when the agent's tab at `url` lies outside the allowed sites of
+/// `options` (recording the person's steps there is refused).
+#[wasm_bindgen(js_name = agentTabAllowed)]
+pub fn agent_tab_allowed(url: &str, options: JsValue) -> Result<(), Fault> {
+    let options: RunOptions = options_or_default(options, "the run options")?;
+    Ok(remote::check_tab(&options.limits(), url)?)
+}
+
+/// Text an agent gets from a page or about one (an export of a run), fenced as page content.
+#[wasm_bindgen(js_name = agentFenced)]
+pub fn agent_fenced(text: &str) -> String {
+    remote::fenced(text)
+}
+
+/// An agent's `console_messages` from the entries of its tab at `url`
+/// (`[{level, source, text, url}]`), screened with `options`' secrets, bounded and fenced;
+/// throws `tab_not_allowed` outside the allowed sites.
 #[wasm_bindgen(js_name = consoleText)]
-pub fn console_text(entries: JsValue) -> Result<String, Fault> {
+pub fn console_text(entries: JsValue, url: &str, options: JsValue) -> Result<String, Fault> {
     let entries: Vec<sightline::agent::record::ConsoleEntry> = from_js(entries, "the console messages")?;
-    Ok(remote::console_text(&entries))
+    let options: RunOptions = options_or_default(options, "the run options")?;
+    Ok(remote::console_text(entries, url, &options.limits())?)
 }

@@ -65,7 +65,7 @@ struct RunArgs {
 pub async fn run_instruction_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: RunArgs = from_js(args, "the run request")?;
     // `model.apiKey` is read here but never written back out: ModelConfig skips it when serializing.
-    let mut browser = HostBrowser::new(host);
+    let mut browser = HostBrowser::new(host, args.options.limits());
     let client = model_client(&browser);
     let run = run_instruction(args.id, &args.instruction, &args.options, &args.model, &mut browser, &client).await;
     super::to_js(&browser.finished(run))
@@ -86,7 +86,7 @@ struct TaskArgs {
 #[wasm_bindgen(js_name = runTask)]
 pub async fn run_task_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: TaskArgs = from_js(args, "the task")?;
-    let mut browser = HostBrowser::new(host);
+    let mut browser = HostBrowser::new(host, args.options.limits());
     let client = model_client(&browser);
     let run =
         sightline::agent::tasks::run_task(args.id, &args.task, &args.options, &args.model, &mut browser, &client).await;
@@ -108,7 +108,7 @@ struct FlowArgs {
 #[wasm_bindgen(js_name = runFlow)]
 pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     let args: FlowArgs = from_js(args, "the flow")?;
-    let mut browser = HostBrowser::new(host);
+    let mut browser = HostBrowser::new(host, args.options.limits());
     let client = model_client(&browser);
     let run = sightline::agent::replay::flow::run_flow(
         args.id,

@@ -4,6 +4,7 @@
 use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
+use sightline::agent::guard::Limits;
 use sightline::agent::lifecycle::TabFacts;
 use sightline::agent::record::{ConsoleEntry, Run};
 use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
@@ -90,9 +91,13 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = chooseFiles)]
     async fn choose_files(this: &Host, click: JsValue, files: JsValue) -> Result<JsValue, JsValue>;
     /// Goes somewhere with chrome.tabs (`Go`: `{kind: "address" | "back" | "forward" | "reload"
-    /// | "openTab" | "switchTab" | "closeTab", url?, tab?}`); the next settle reports it.
+    /// | "openTab" | "switchTab" | "closeTab" | "closeOtherTab", url?, tab?}`); the next settle
+    /// reports it.
     #[wasm_bindgen(method, catch)]
     async fn go(this: &Host, to: JsValue) -> Result<JsValue, JsValue>;
+    /// Where a history step or reload (`Go`) would go: the address, or null when unknown.
+    #[wasm_bindgen(method, catch, js_name = historyTarget)]
+    async fn history_target(this: &Host, to: JsValue) -> Result<JsValue, JsValue>;
     /// The tabs of the run's window: `[{id, title, url, current}]`.
     #[wasm_bindgen(method, catch)]
     async fn tabs(this: &Host) -> Result<JsValue, JsValue>;
@@ -106,11 +111,13 @@ extern "C" {
 
 pub struct HostBrowser {
     pub host: Host,
+    /// The run's limits: what the page reports to its console is screened with them too.
+    limits: Limits,
 }
 
 impl HostBrowser {
-    pub fn new(host: Host) -> HostBrowser {
-        HostBrowser { host }
+    pub fn new(host: Host, limits: Limits) -> HostBrowser {
+        HostBrowser { host, limits }
     }
 
     /// The tab the run acts on now, as the host sees it.
@@ -263,7 +270,7 @@ impl Browser for HostBrowser {
         // The record the worker holds is the one stored: on the tab the run follows now.
         let tab = self.tab();
         let console: Vec<ConsoleEntry> = from_js(self.host.take_console(), "the console messages").unwrap_or_default();
-        if let Ok(js) = super::runs::with_open(|open| super::to_js(open.report(run, &tab, console))) {
+        if let Ok(js) = super::runs::with_open(|open| super::to_js(open.report(run, &tab, console, &self.limits))) {
             self.host.report(js);
         }
     }
@@ -287,6 +294,11 @@ impl Browser for HostBrowser {
     async fn go(&mut self, to: &Go) -> Result<(), PageError> {
         let js = to_js(to).map_err(crossing_error)?;
         self.host.go(js).await.map(|_| ()).map_err(page_error)
+    }
+
+    async fn history_target(&mut self, to: &Go) -> Result<Option<String>, PageError> {
+        let js = to_js(to).map_err(crossing_error)?;
+        Ok(self.host.history_target(js).await.map_err(page_error)?.as_string())
     }
 
     async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {

@@ -170,6 +170,13 @@ pub trait Browser {
         let _ = element;
         None
     }
+    /// Where a step in the tab's history (`Go::Back`, `Go::Forward`) or a reload (`Go::Reload`)
+    /// would go, as the browser's history of the tab has it; `None` when the host cannot tell
+    /// (the guard then judges the page it lands on).
+    async fn history_target(&mut self, to: &Go) -> Result<Option<String>, PageError> {
+        let _ = to;
+        Ok(None)
+    }
     /// The tabs of the run's window, the one it is on marked.
     async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
         Ok(Vec::new())

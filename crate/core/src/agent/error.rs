@@ -135,6 +135,10 @@ pub enum RunError {
     /// An agent's page call was stopped before it finished, and not by the person's Stop (that
     /// one is answered [`RunError::SessionStopped`]): the agent cancelled it. Its answer.
     CallCancelled,
+    /// An agent named a run that is neither its session's nor a recording it started.
+    NotTheAgents {
+        run: String,
+    },
     /// A native select has no option by the text or value the model gave.
     NoSuchOption {
         element: u32,
@@ -230,6 +234,7 @@ impl RunError {
             RunError::NotOpen { .. } => "run_not_open",
             RunError::SessionStopped => "session_stopped",
             RunError::CallCancelled => "call_cancelled",
+            RunError::NotTheAgents { .. } => "run_not_agents",
             RunError::NoSuchOption { .. } => "no_such_option",
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
@@ -287,6 +292,7 @@ impl RunError {
             }
             RunError::NeedsInput { question } => say(&[("question", question)]),
             RunError::NotOpen { id } => say(&[("id", id)]),
+            RunError::NotTheAgents { run } => say(&[("run", run)]),
             RunError::ActionFailed { action, error } => say(&[("action", action), ("detail", &error.message(lang))]),
             RunError::TaskInvalid(p) => say(&[("problem", &p.message(lang))]),
             RunError::StillFalse { waited_ms, reason } => {
@@ -358,6 +364,8 @@ fn guard_code(e: &GuardError) -> &'static str {
         GuardError::NotASecretField { .. } => "secret_wrong_field",
         GuardError::FocusUnknown { .. } => "secret_focus_unknown",
         GuardError::NotAWebAddress { .. } => "not_a_web_address",
+        GuardError::TabOutsideAllowedSites { .. } => "tab_not_allowed",
+        GuardError::HistoryOutsideAllowedSites { .. } => "history_not_allowed",
     }
 }
 
@@ -378,6 +386,9 @@ fn guard_message(e: &GuardError, lang: Lang) -> String {
         }
         GuardError::FocusUnknown { name, why } => say(&[("name", name), ("why", why)]),
         GuardError::NotAWebAddress { address } => say(&[("address", address)]),
+        GuardError::TabOutsideAllowedSites { allowed } | GuardError::HistoryOutsideAllowedSites { allowed } => {
+            say(&[("allowed", allowed)])
+        }
     }
 }
 
@@ -615,6 +626,9 @@ mod tests {
             },
             RunError::SessionStopped,
             RunError::CallCancelled,
+            RunError::Guard(GuardError::TabOutsideAllowedSites { allowed: "example.com".into() }),
+            RunError::Guard(GuardError::HistoryOutsideAllowedSites { allowed: "example.com".into() }),
+            RunError::NotTheAgents { run: "r-1".into() },
         ]
     }
 
@@ -695,6 +709,9 @@ mod tests {
         "actor_model_failed",
         "session_stopped",
         "call_cancelled",
+        "tab_not_allowed",
+        "history_not_allowed",
+        "run_not_agents",
     ];
 
     #[test]

@@ -13,7 +13,7 @@
 
 use super::browser::{Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
 pub use super::guard_error::GuardError;
-use super::record::Run;
+use super::record::{ConsoleEntry, Run};
 use crate::action::InputCommand;
 use crate::describe::{Element, Extraction};
 use crate::vocab::actions::Go;
@@ -276,6 +276,14 @@ impl Limits {
         page.tree = None;
     }
 
+    /// A console message or failed request as a run or an agent may keep it: its text as
+    /// [`Limits::shown`], its address with secret values concealed (pages log what they hold).
+    pub fn screen_console(&self, mut entry: ConsoleEntry) -> ConsoleEntry {
+        entry.text = self.shown(&entry.text);
+        entry.url = self.conceal(&entry.url);
+        entry
+    }
+
     /// The note telling the model which secrets it may type on `url`, if any.
     pub fn prompt_note(&self, url: &str) -> Option<String> {
         let names: Vec<String> = self.usable_on(url).map(|s| placeholder(&s.name)).collect();
@@ -350,6 +358,10 @@ impl<'a, B: Browser> Guarded<'a, B> {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    fn allowed(&self) -> String {
+        self.limits.allowed_sites.join(", ")
     }
 
     /// Refuses, before anything is sent, commands that cannot be allowed whatever has focus:
@@ -519,20 +531,39 @@ impl<B: Browser> Browser for Guarded<'_, B> {
 
     /// Addresses a run opens are http(s) pages on the allowed sites; a tab it switches to is
     /// on them too.
+    /// A step back or forward in the tab's history, and a reload, go only to pages on the
+    /// allowed sites (judged before going where the host can tell where they lead). A tab it
+    /// switches to or closes is on them too; a tab elsewhere is refused without its address.
     async fn go(&mut self, to: &Go) -> Result<(), PageError> {
         match to {
-            Go::Address { url } | Go::OpenTab { url } => self.limits.check_open(url).map_err(page_error)?,
-            Go::SwitchTab { tab } => {
+            Go::Address { url } => self.limits.check_open(url).map_err(page_error)?,
+            // A new blank tab shows nothing of any site.
+            Go::OpenTab { url } if crate::vocab::address::is_start_page(url) => {}
+            Go::OpenTab { url } => self.limits.check_open(url).map_err(page_error)?,
+            Go::SwitchTab { tab } | Go::CloseOtherTab { tab } => {
                 let tabs = self.inner.tabs().await?;
                 let found = tabs.iter().find(|t| t.id == *tab).ok_or_else(|| PageError::NoSuchTab {
                     tab: *tab,
                     open: tabs.iter().map(|t| t.id.to_string()).collect::<Vec<_>>().join(", "),
                 })?;
-                self.limits.check_site(&found.url).map_err(page_error)?;
+                if self.limits.check_site(&found.url).is_err() {
+                    return Err(page_error(GuardError::TabOutsideAllowedSites { allowed: self.allowed() }));
+                }
             }
-            Go::Back | Go::Forward | Go::Reload | Go::CloseTab => {}
+            Go::Back | Go::Forward | Go::Reload => {
+                if let Some(url) = self.inner.history_target(to).await? {
+                    if self.limits.check_site(&url).is_err() {
+                        return Err(page_error(GuardError::HistoryOutsideAllowedSites { allowed: self.allowed() }));
+                    }
+                }
+            }
+            Go::CloseTab => {}
         }
         self.inner.go(to).await
+    }
+
+    async fn history_target(&mut self, to: &Go) -> Result<Option<String>, PageError> {
+        self.inner.history_target(to).await
     }
 
     /// Tabs on other sites are left out: their titles and addresses are not the run's to read.

@@ -18,6 +18,10 @@ pub enum GuardError {
     NotASecretField { name: String, field: String, selector: String },
     #[error("the secret \u{201c}{name}\u{201d} was not typed: Sightline could not see which field has focus ({why}); tap the field it goes into and try again")]
     FocusUnknown { name: String, why: String },
+    #[error("that tab is on a site outside the sites this run may use ({allowed}): its address and title are not shown; change \u{201c}Allowed sites\u{201d} in Settings to allow it")]
+    TabOutsideAllowedSites { allowed: String },
+    #[error("that page of the tab's history is outside the sites this run may use ({allowed}): it was not opened, and its address is not shown")]
+    HistoryOutsideAllowedSites { allowed: String },
     #[error("\u{201c}{address}\u{201d} is not a web address: a flow file or a saved run may only open http and https pages, never local files, scripts or the browser's own pages")]
     NotAWebAddress { address: String },
 }

@@ -153,6 +153,10 @@ pub struct Step {
     /// exceptions and failed requests (CDP Runtime and Log events), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub console: Vec<ConsoleEntry>,
+    /// How many more messages the page reported while this step ran than `console` keeps
+    /// (a page that fills its console is bounded per step: `lifecycle::CONSOLE_PER_STEP`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub console_dropped: u32,
     /// Model calls of a run with a planning model: which of the two models made this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<ModelRole>,
@@ -229,6 +233,7 @@ impl Step {
             notes: None,
             next_goal: None,
             console: Vec::new(),
+            console_dropped: 0,
         }
     }
 }
@@ -288,6 +293,10 @@ pub struct Run {
     /// totals above are their sums. Empty when one model did everything.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelUse>,
+    /// An agent session's run: the recordings its agent started, the only runs besides this one
+    /// the agent may stop, export or read (`OpenRuns::agent_may_use`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_runs: Vec<String>,
 }
 
 /// A run's error as kept and shown: the stable code the panel keys its advice on, and the
@@ -385,8 +394,13 @@ impl Run {
             check: None,
             memory: RunMemory::default(),
             models: Vec::new(),
+            agent_runs: Vec::new(),
         }
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

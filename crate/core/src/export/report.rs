@@ -155,6 +155,10 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
                 esc(&entry.line())
             );
         }
+        if step.console_dropped > 0 {
+            let dropped = lang.say("report.console_dropped", &[("count", &step.console_dropped)]);
+            let _ = write!(out, "<li class=\"note\">{}</li>", esc(&dropped));
+        }
         out.push_str("</ul></details>");
     }
     if let Some(r) = step.screenshot.as_deref() {

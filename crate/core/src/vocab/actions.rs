@@ -119,6 +119,8 @@ internally_tagged! {
         OpenTab { url: String },
         SwitchTab { tab: i64 },
         CloseTab,
+        /// Close another tab than the one the run is on (an agent's `tabs close`); the run stays.
+        CloseOtherTab { tab: i64 },
     }
 }
 
