@@ -348,7 +348,7 @@ const ADVISED = new Set([
   'page_restricted', 'page_debugger', 'run_interrupted', 'module_load', 'flow_invalid',
 ]);
 const SELF_EXPLAINED = new Set([
-  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',
+  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site', 'secret_no_sites',
   'secret_frame_outside', 'secret_no_focus', 'secret_wrong_field', 'secret_focus_unknown', 'not_a_web_address',
   'upload_needs_allow', 'upload_outside_folder', 'task_invalid', 'worker_no_answer',
 ]);
