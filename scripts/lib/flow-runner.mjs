@@ -90,7 +90,10 @@ export async function openFlow(file, { uploadDir } = {}) {
   let server = null;
   let url = flow.url;
   if (flow.serve) {
-    server = await startStaticServer({ root: path.resolve(path.dirname(file), flow.serve) });
+    const root = await servedFolder(file, flow.serve).catch((e) => {
+      throw new Error(`${file}: ${e.message}`);
+    });
+    server = await startStaticServer({ root });
     url = new URL(flow.url ?? '/', server.url('/')).href;
   }
   try {
@@ -102,6 +105,28 @@ export async function openFlow(file, { uploadDir } = {}) {
     throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
   return { yaml, flow, url, uploadDir: folder, close: async () => server?.close() };
+}
+
+/** True when `p` is `root` or lies inside it (both absolute, resolved). */
+const within = (root, p) => {
+  const rel = path.relative(root, p);
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+};
+
+/**
+ * The folder a flow's `web.serve` names, checked on this machine: the core refused absolute
+ * paths and `..` when it read the file; here symlinks are resolved, and a folder whose real
+ * path leaves the flow file's own folder is refused. Resolves to the folder's real path.
+ */
+export async function servedFolder(file, serve) {
+  const base = await realpath(path.dirname(path.resolve(file)));
+  const asked = path.resolve(base, serve);
+  const real = await realpath(asked).catch(() => null);
+  if (!real || !(await stat(real)).isDirectory()) throw new Error(`web.serve ${serve}: no such folder next to the flow file (${asked})`);
+  if (!within(base, real)) {
+    throw new Error(`refused before the run: web.serve ${serve} leads to ${real} (symlinks resolved), outside the flow file's folder ${base}: a flow serves only its own folder and the folders in it`);
+  }
+  return real;
 }
 
 /** The paths a flow's steps upload (`aiTap` with `fileChooserAccept`). */
@@ -124,16 +149,12 @@ export async function checkUploads(flow, uploadDir) {
   const dir = path.resolve(uploadDir);
   const realDir = await realpath(dir).catch(() => null);
   if (!realDir || !(await stat(realDir)).isDirectory()) throw new Error(`--upload-dir ${uploadDir}: no such folder`);
-  const within = (root, p) => {
-    const rel = path.relative(root, p);
-    return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
-  };
   const outside = [];
   const missing = [];
   for (const p of paths) {
     const real = path.isAbsolute(p) ? await realpath(p).catch(() => null) : null;
     if (path.isAbsolute(p) && !real && core.insideFolder(p, dir)) missing.push(p);
-    else if (!core.insideFolder(p, dir) || !real || !within(realDir, real)) outside.push(p);
+    else if (!core.insideFolder(p, dir) || !real || real === realDir || !within(realDir, real)) outside.push(p);
   }
   if (outside.length) throw new Error(`refused before the run: ${outside.join(', ')} ${outside.length > 1 ? 'lie' : 'lies'} outside the upload folder ${dir} (symlinks and .. resolved)`);
   if (missing.length) throw new Error(`cannot upload ${missing.join(', ')}: no such file`);
