@@ -59,14 +59,40 @@ function midsceneModel(read) {
   return { baseUrl: read.baseUrl, model: read.model, apiKey: read.apiKey ?? '', family: read.family ?? 'generic', provider: 'custom' };
 }
 
+const SECRET_PREFIX = 'SIGHTLINE_SECRET_';
+const SITES_SUFFIX = '_SITES';
+
 /**
  * Secrets for a headless run: SIGHTLINE_SECRET_SITE_PASSWORD=… is typed where the flow says
- * <secret>site_password</secret> (the names the Playwright export reads too).
+ * <secret>site_password</secret> (the names the Playwright export reads too), and only on the
+ * sites SIGHTLINE_SECRET_SITE_PASSWORD_SITES names (comma-separated, as allowed sites are
+ * written: example.com, 127.0.0.1:8080). A `…_SITES` variable is always a secret's sites, never
+ * a secret. Throws, before anything runs, naming the variables to set for a secret without its
+ * sites (the core would type it nowhere) and sites given for no secret (a misspelt name).
  */
 export function secretsFromEnv(env = process.env) {
-  return Object.entries(env)
-    .filter(([k, v]) => k.startsWith('SIGHTLINE_SECRET_') && k.length > 17 && v !== undefined)
-    .map(([k, value]) => ({ name: k.slice(17).toLowerCase(), value, sites: [] }));
+  const named = Object.entries(env)
+    .filter(([k, v]) => k.startsWith(SECRET_PREFIX) && k.length > SECRET_PREFIX.length && v !== undefined)
+    .map(([k, v]) => [k.slice(SECRET_PREFIX.length), v]);
+  const isSites = (rest) => rest.endsWith(SITES_SUFFIX) && rest.length > SITES_SUFFIX.length;
+  const sitesOf = new Map(named.filter(([rest]) => isSites(rest)).map(([rest, v]) => [rest.slice(0, -SITES_SUFFIX.length), v]));
+  const secrets = named.filter(([rest]) => !isSites(rest)).map(([rest, value]) => ({
+    name: rest.toLowerCase(),
+    value,
+    sites: (sitesOf.get(rest) ?? '').split(/[\s,]+/).filter(Boolean),
+    selector: '',
+    variable: `${SECRET_PREFIX}${rest}`,
+  }));
+  const unsited = secrets.filter((s) => !s.sites.length).map((s) => s.variable);
+  if (unsited.length) {
+    const which = unsited.map((v) => `${v}${SITES_SUFFIX}`).join(', ');
+    throw new Error(`refused before the run: ${unsited.join(', ')} ${unsited.length > 1 ? 'are' : 'is'} bound to no site, so Sightline would type ${unsited.length > 1 ? 'them' : 'it'} nowhere: set ${which} to the sites ${unsited.length > 1 ? 'each' : 'it'} may be typed on (comma-separated, as allowed sites are written, e.g. example.com,127.0.0.1:8080)`);
+  }
+  const stray = [...sitesOf.keys()].filter((rest) => !secrets.some((s) => s.variable === `${SECRET_PREFIX}${rest}`));
+  if (stray.length) {
+    throw new Error(`refused before the run: ${stray.map((r) => `${SECRET_PREFIX}${r}${SITES_SUFFIX}`).join(', ')} gives the sites of ${stray.map((r) => `${SECRET_PREFIX}${r}`).join(', ')}, which is not set (a misspelt name?)`);
+  }
+  return secrets.map(({ variable, ...secret }) => secret);
 }
 
 /**
@@ -192,12 +218,12 @@ export function itemLine(run, item, index, total) {
  * a page to use instead of a new one. Resolves to { run, page, tabId }.
  */
 export async function runFlowIn(browser, { yaml, flow, url, model, planner, live = false, uploadDir, dialogs, log = console.log, page: given }) {
+  const secrets = secretsFromEnv(); // a secret without its sites: refused before the page opens
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
-  const secrets = secretsFromEnv();
   const opts = {
     interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
     ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),

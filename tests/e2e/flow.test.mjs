@@ -410,3 +410,53 @@ test('the static server does not follow a symlink out of its root: 403, while fi
     await rm(outside, { recursive: true, force: true });
   }
 });
+
+// A script's secret is bound to the sites its _SITES variable names (it used to be typed on any site).
+const signInWithSecret = (name) => flowFile(name, [
+  '      - aiInput: the User name field\n        value: ada\n        xpath: //*[@id="login"]/input[1]\n',
+  '      - aiInput: the Password field\n        value: <secret>pw</secret>\n        xpath: //*[@id="login"]/input[2]\n',
+  '      - aiTap: the Sign in button\n        xpath: //button[normalize-space()="Sign in"]\n',
+  '      - aiAssert: the page says "Signed in as ada" with the password typed\n',
+].join(''), '/login.html');
+
+test('scripts/run types an environment secret only on the sites SIGHTLINE_SECRET_<NAME>_SITES names; without them it is refused before the run', async () => {
+  const PASSWORD = 'Env-Held-Password-77';
+  const file = await signInWithSecret('env-secret.yaml');
+  // Without its sites: refused before a browser starts, naming the variable to set.
+  let r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /refused before the run: SIGHTLINE_SECRET_PW is bound to no site, so Sightline would type it nowhere: set SIGHTLINE_SECRET_PW_SITES to the sites it may be typed on/);
+  assert.doesNotMatch(r.stdout, /model:/, 'no run started');
+  assert.equal(mock.requests.length, 0);
+  // Sites given for a secret nobody set (a misspelt name): said, not ignored.
+  r = await runner([file], { SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: '127.0.0.1', SIGHTLINE_SECRET_PIN_SITES: 'bank.example' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /SIGHTLINE_SECRET_PIN_SITES gives the sites of SIGHTLINE_SECRET_PIN, which is not set/);
+
+  // Another site: the guard refuses it, and the password is in no output.
+  r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: 'bank.example, shop.example' });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /✗ \[2\/4\] aiInput .*\n\s+the secret “pw” is only typed on bank\.example, shop\.example, not on http:\/\/127\.0\.0\.1:\d+/);
+  assert.doesNotMatch(r.stdout + r.stderr, new RegExp(PASSWORD));
+
+  // Its site: typed (the page shows the length), the assertion passes.
+  mock.script((body) => JSON.stringify(userMessage(body).text.includes(`Signed in as ada (password of ${PASSWORD.length} characters)`)
+    ? { pass: true, reason: 'signed in' } : { pass: false, reason: 'not signed in with it' }));
+  r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: '127.0.0.1' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /passed: 4 of 4 steps/);
+  assert.doesNotMatch(r.stdout + r.stderr, new RegExp(PASSWORD));
+  r = await runner(['--help']);
+  assert.match(r.stdout, /SIGHTLINE_SECRET_<NAME>_SITES/);
+});
+
+test('secretsFromEnv: each secret with the sites of its _SITES variable, which is never a secret of its own', async () => {
+  const { secretsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  assert.deepEqual(secretsFromEnv({ SIGHTLINE_SECRET_SITE_PASSWORD: 'a', SIGHTLINE_SECRET_SITE_PASSWORD_SITES: 'example.com, 127.0.0.1:8080 shop.example', PATH: '/bin' }), [
+    { name: 'site_password', value: 'a', sites: ['example.com', '127.0.0.1:8080', 'shop.example'], selector: '' },
+  ]);
+  assert.deepEqual(secretsFromEnv({ SIGHTLINE_SECRET_SITES: 'x', SIGHTLINE_SECRET_SITES_SITES: 'a.example' }).map((s) => [s.name, s.sites]), [['sites', ['a.example']]], 'a secret named "sites" keeps its name');
+  assert.deepEqual(secretsFromEnv({}), []);
+  assert.throws(() => secretsFromEnv({ SIGHTLINE_SECRET_A: '1', SIGHTLINE_SECRET_B: '2', SIGHTLINE_SECRET_B_SITES: ' , ' }),
+    /SIGHTLINE_SECRET_A, SIGHTLINE_SECRET_B are bound to no site.*set SIGHTLINE_SECRET_A_SITES, SIGHTLINE_SECRET_B_SITES/);
+});

@@ -235,6 +235,28 @@ test('the fixture with a planning model from MIDSCENE_PLANNING_MODEL_*: ai plans
   }
 });
 
+// A script's secret is bound to the sites its _SITES variable names (it used to be typed on any site).
+test('scripts/suite and the fixture refuse a secret without its sites, naming the variable to set', async () => {
+  const unsited = { SIGHTLINE_SECRET_PW: 'Suite-Held-Password-31' };
+  const out = path.join(OUT, 'unsited');
+  const r = await run([path.join(ROOT, 'scripts/lib/suite.mjs'), SUITE, '--out', out], { boundMs: 60_000, extraEnv: unsited });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /scripts\/suite: refused before the run: SIGHTLINE_SECRET_PW is bound to no site, so Sightline would type it nowhere: set SIGHTLINE_SECRET_PW_SITES/);
+  assert.doesNotMatch(r.stdout, /Running/, 'Playwright did not start');
+  // The fixture, in a project's own Playwright run: the call fails before the run, saying so.
+  const json = path.join(OUT, 'fixture-unsited.json');
+  const f = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--grep', 'adds todos', '--reporter=json', `--output=${path.join(OUT, 'fixture-unsited-results')}`], {
+    boundMs: 90_000, midscene: true, extraEnv: { ...unsited, PLAYWRIGHT_JSON_OUTPUT_FILE: json },
+  });
+  assert.equal(f.code, 1, f.stdout + f.stderr);
+  const report = JSON.parse(await readFile(json, 'utf8'));
+  const specs = report.suites.flatMap(function all(s) { return [...s.specs, ...(s.suites ?? []).flatMap(all)]; });
+  const result = specs.find((s) => s.title.startsWith('adds todos')).tests[0].results.at(-1);
+  assert.equal(result.status, 'failed');
+  assert.match(result.errors[0].message, /SIGHTLINE_SECRET_PW is bound to no site.*set SIGHTLINE_SECRET_PW_SITES/);
+  assert.doesNotMatch(JSON.stringify(report), /Suite-Held-Password-31/);
+});
+
 after(() => {
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
   if (figures.oneWorker || figures.twoWorkers || figures.shards) {
