@@ -326,7 +326,7 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("error.site_not_allowed", "{address} 不在此次运行允许使用的网站之内（{allowed}）；如需允许，请在设置中修改“允许的网站”"),
     ("error.secret_unknown", "没有名为“{name}”的密钥{known}；请在设置的“密钥”中添加"),
     ("error.secret_wrong_site", "密钥“{name}”只在 {sites} 上输入，不在 {address} 上输入"),
-    ("error.secret_no_sites", "密钥“{name}”未输入：它没有绑定任何网站；请在设置的“机密”中填写可以输入它的网站（脚本中：SIGHTLINE_SECRET_<名称>_SITES）"),
+    ("error.secret_no_sites", "密钥“{name}”未输入：它没有指定任何网站；请在设置的“密钥”中为它指定可以输入的网站（脚本中：SIGHTLINE_SECRET_<NAME>_SITES）"),
     ("error.secret_frame_outside", "密钥“{name}”未输入：获得焦点的字段位于 {address} 的框架中，不在此次运行允许使用的网站之内（{allowed}）；如需允许，请在设置中修改“允许的网站”"),
     ("error.secret_no_focus", "密钥“{name}”未输入：没有字段获得焦点；请先点击要输入的字段"),
     ("error.secret_wrong_field", "密钥“{name}”未输入：获得焦点的字段（{field}）不是密码、一次性验证码或银行卡字段{selector}；请先点击正确的字段，或在设置的“密钥”中为“{name}”指定能选中此字段的选择器"),
