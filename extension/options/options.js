@@ -2,6 +2,7 @@
 // Presets and price parsing come from the core, through the worker.
 import { getSettings, maskKey, setSettings } from '../background/settings.js';
 import { loadLanguage, t, translate } from '../shared/i18n.js';
+import { personsTab } from '../shared/persons-tab.js';
 
 const $ = (id) => document.getElementById(id);
 let storedKey = '';
@@ -10,6 +11,9 @@ let presets = [];
 let pairings = [];
 // The secrets as saved: a row whose value field is left empty keeps its saved value.
 let storedSecrets = [];
+// The tab the panel framing this page is for (`?tab=N`), else none: the person's own is found.
+const params = new URLSearchParams(location.search);
+const pinnedTab = params.has('tab') ? Number(params.get('tab')) : null;
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
@@ -181,9 +185,22 @@ $('includeScreenshot').addEventListener('change', showImageFields);
 
 const number = (id) => ($(id).value === '' ? null : Number($(id).value));
 
+/** The site of the tab the person works in (its host, with a port it names), '' for no web page. */
+async function personsSite() {
+  const tab = await personsTab(pinnedTab).catch(() => null);
+  try {
+    const url = new URL(tab?.url ?? '');
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * One secret's row: name, value (never shown again once saved), the sites it is for, and a
- * selector for fields it may go into besides password, one-time-code and card fields.
+ * selector for fields it may go into besides password, one-time-code and card fields. The sites
+ * start as the site of the tab open when the value is typed, unless the person wrote their own.
+ * A secret saved without sites (by an earlier version) is flagged: it is typed nowhere.
  */
 function secretRow(secret = { name: '', sites: [], selector: '' }, stored = -1) {
   const row = document.createElement('div');
@@ -198,13 +215,23 @@ function secretRow(secret = { name: '', sites: [], selector: '' }, stored = -1) 
   const remove = document.createElement('button');
   Object.assign(remove, { type: 'button', className: 'secondary', textContent: t('removeSecret') });
   remove.addEventListener('click', () => row.remove());
-  row.append(
-    field('secret-name', 'text', secret.name, t('secretName')),
-    field('secret-value', 'password', '', stored >= 0 ? t('secretSaved') : t('secretValue')),
-    field('secret-sites', 'text', (secret.sites ?? []).join(', '), t('secretSites')),
-    field('secret-selector', 'text', secret.selector ?? '', t('secretSelector')),
-    remove,
-  );
+  const value = field('secret-value', 'password', '', stored >= 0 ? t('secretSaved') : t('secretValue'));
+  const sites = field('secret-sites', 'text', (secret.sites ?? []).join(', '), t('secretSites'));
+  let sitesChosen = false;
+  sites.addEventListener('input', () => { sitesChosen = true; });
+  value.addEventListener('input', async () => {
+    if (sitesChosen || sites.value.trim()) return;
+    sitesChosen = true; // once: the tab open when the value was entered
+    const site = await personsSite();
+    if (site && !sites.value.trim()) sites.value = site;
+  });
+  row.append(field('secret-name', 'text', secret.name, t('secretName')), value, sites, field('secret-selector', 'text', secret.selector ?? '', t('secretSelector')), remove);
+  if (stored >= 0 && !secret.sites?.length) {
+    row.classList.add('unsited');
+    const warning = document.createElement('p');
+    Object.assign(warning, { className: 'error small secret-warning', textContent: t('secretUnsited', secret.name) });
+    row.append(warning);
+  }
   return row;
 }
 $('addSecret').addEventListener('click', () => $('secrets').append(secretRow()));
@@ -227,7 +254,8 @@ function formSecrets() {
   for (const row of $('secrets').querySelectorAll('.secret')) {
     const name = row.querySelector('.secret-name').value.trim();
     const typed = row.querySelector('.secret-value').value;
-    const value = typed || storedSecrets[Number(row.dataset.stored)]?.value || '';
+    const saved = storedSecrets[Number(row.dataset.stored)];
+    const value = typed || saved?.value || '';
     const sites = listOf(row.querySelector('.secret-sites').value);
     const selector = row.querySelector('.secret-selector').value.trim();
     if (!name && !typed) continue;
@@ -235,6 +263,10 @@ function formSecrets() {
     if (!value) return { error: t('secretNoValue', name) };
     if (secrets.some((s) => s.name === name)) return { error: t('secretTwice', name) };
     if (selector && !isSelector(selector)) return { error: t('secretBadSelector', selector, name) };
+    // A secret is typed on its own sites only. One an earlier version saved without them, left
+    // as it was, is kept (flagged, typed nowhere); a new or changed one needs them.
+    const leftAsSaved = saved && !saved.sites?.length && !typed && name === saved.name;
+    if (!sites.length && !leftAsSaved) return { error: t('secretNoSites', name) };
     secrets.push({ name, value, sites, selector });
   }
   return { secrets };

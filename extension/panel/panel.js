@@ -1,5 +1,6 @@
 // Side panel: pick the target tab, send instructions, render runs as the worker reports them.
 import { language, loadLanguage, t, translate } from '../shared/i18n.js';
+import { personsTab } from '../shared/persons-tab.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -25,12 +26,7 @@ function send(type, payload = {}) {
 /** The pinned tab, else the active tab of this window, else the most recent normal tab. */
 async function resolveTarget() {
   if (pinnedTab != null) return pinnedTab;
-  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
-  if (active && !active.url?.startsWith(chrome.runtime.getURL(''))) return active.id;
-  const tabs = await chrome.tabs.query({});
-  const normal = tabs.filter((t) => !t.url?.startsWith(chrome.runtime.getURL('')));
-  normal.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
-  return normal[0]?.id ?? null;
+  return (await personsTab())?.id ?? null;
 }
 
 async function refreshTarget() {
@@ -349,7 +345,7 @@ const ADVISED = new Set([
   'page_restricted', 'page_debugger', 'run_interrupted', 'module_load', 'flow_invalid',
 ]);
 const SELF_EXPLAINED = new Set([
-  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site',
+  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site', 'secret_no_sites',
   'secret_frame_outside', 'secret_no_focus', 'secret_wrong_field', 'secret_focus_unknown', 'not_a_web_address',
   'upload_needs_allow', 'upload_outside_folder', 'task_invalid', 'worker_no_answer',
 ]);
@@ -698,7 +694,8 @@ $('run-flow-file').addEventListener('change', async () => {
 });
 /** Settings open in the panel, in place of the work view; the same button goes back. */
 function showSettings(open) {
-  if (open && !$('settings-frame').src) $('settings-frame').src = '../options/options.html?embedded=1';
+  // The pinned tab goes along: a new secret's sites start as the site of the person's tab.
+  if (open && !$('settings-frame').src) $('settings-frame').src = `../options/options.html?embedded=1${pinnedTab != null ? `&tab=${pinnedTab}` : ''}`;
   $('settings-view').hidden = !open;
   $('work-view').hidden = open;
   $('open-settings').textContent = t(open ? 'panelBack' : 'panelSettings');

@@ -59,14 +59,40 @@ function midsceneModel(read) {
   return { baseUrl: read.baseUrl, model: read.model, apiKey: read.apiKey ?? '', family: read.family ?? 'generic', provider: 'custom' };
 }
 
+const SECRET_PREFIX = 'SIGHTLINE_SECRET_';
+const SITES_SUFFIX = '_SITES';
+
 /**
  * Secrets for a headless run: SIGHTLINE_SECRET_SITE_PASSWORD=… is typed where the flow says
- * <secret>site_password</secret> (the names the Playwright export reads too).
+ * <secret>site_password</secret> (the names the Playwright export reads too), and only on the
+ * sites SIGHTLINE_SECRET_SITE_PASSWORD_SITES names (comma-separated, as allowed sites are
+ * written: example.com, 127.0.0.1:8080). A `…_SITES` variable is always a secret's sites, never
+ * a secret. Throws, before anything runs, naming the variables to set for a secret without its
+ * sites (the core would type it nowhere) and sites given for no secret (a misspelt name).
  */
 export function secretsFromEnv(env = process.env) {
-  return Object.entries(env)
-    .filter(([k, v]) => k.startsWith('SIGHTLINE_SECRET_') && k.length > 17 && v !== undefined)
-    .map(([k, value]) => ({ name: k.slice(17).toLowerCase(), value, sites: [] }));
+  const named = Object.entries(env)
+    .filter(([k, v]) => k.startsWith(SECRET_PREFIX) && k.length > SECRET_PREFIX.length && v !== undefined)
+    .map(([k, v]) => [k.slice(SECRET_PREFIX.length), v]);
+  const isSites = (rest) => rest.endsWith(SITES_SUFFIX) && rest.length > SITES_SUFFIX.length;
+  const sitesOf = new Map(named.filter(([rest]) => isSites(rest)).map(([rest, v]) => [rest.slice(0, -SITES_SUFFIX.length), v]));
+  const secrets = named.filter(([rest]) => !isSites(rest)).map(([rest, value]) => ({
+    name: rest.toLowerCase(),
+    value,
+    sites: (sitesOf.get(rest) ?? '').split(/[\s,]+/).filter(Boolean),
+    selector: '',
+    variable: `${SECRET_PREFIX}${rest}`,
+  }));
+  const unsited = secrets.filter((s) => !s.sites.length).map((s) => s.variable);
+  if (unsited.length) {
+    const which = unsited.map((v) => `${v}${SITES_SUFFIX}`).join(', ');
+    throw new Error(`refused before the run: ${unsited.join(', ')} ${unsited.length > 1 ? 'are' : 'is'} bound to no site, so Sightline would type ${unsited.length > 1 ? 'them' : 'it'} nowhere: set ${which} to the sites ${unsited.length > 1 ? 'each' : 'it'} may be typed on (comma-separated, as allowed sites are written, e.g. example.com,127.0.0.1:8080)`);
+  }
+  const stray = [...sitesOf.keys()].filter((rest) => !secrets.some((s) => s.variable === `${SECRET_PREFIX}${rest}`));
+  if (stray.length) {
+    throw new Error(`refused before the run: ${stray.map((r) => `${SECRET_PREFIX}${r}${SITES_SUFFIX}`).join(', ')} gives the sites of ${stray.map((r) => `${SECRET_PREFIX}${r}`).join(', ')}, which is not set (a misspelt name?)`);
+  }
+  return secrets.map(({ variable, ...secret }) => secret);
 }
 
 /**
@@ -90,7 +116,10 @@ export async function openFlow(file, { uploadDir } = {}) {
   let server = null;
   let url = flow.url;
   if (flow.serve) {
-    server = await startStaticServer({ root: path.resolve(path.dirname(file), flow.serve) });
+    const root = await servedFolder(file, flow.serve).catch((e) => {
+      throw new Error(`${file}: ${e.message}`);
+    });
+    server = await startStaticServer({ root });
     url = new URL(flow.url ?? '/', server.url('/')).href;
   }
   try {
@@ -102,6 +131,28 @@ export async function openFlow(file, { uploadDir } = {}) {
     throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
   return { yaml, flow, url, uploadDir: folder, close: async () => server?.close() };
+}
+
+/** True when `p` is `root` or lies inside it (both absolute, resolved). */
+const within = (root, p) => {
+  const rel = path.relative(root, p);
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+};
+
+/**
+ * The folder a flow's `web.serve` names, checked on this machine: the core refused absolute
+ * paths and `..` when it read the file; here symlinks are resolved, and a folder whose real
+ * path leaves the flow file's own folder is refused. Resolves to the folder's real path.
+ */
+export async function servedFolder(file, serve) {
+  const base = await realpath(path.dirname(path.resolve(file)));
+  const asked = path.resolve(base, serve);
+  const real = await realpath(asked).catch(() => null);
+  if (!real || !(await stat(real)).isDirectory()) throw new Error(`web.serve ${serve}: no such folder next to the flow file (${asked})`);
+  if (!within(base, real)) {
+    throw new Error(`refused before the run: web.serve ${serve} leads to ${real} (symlinks resolved), outside the flow file's folder ${base}: a flow serves only its own folder and the folders in it`);
+  }
+  return real;
 }
 
 /** The paths a flow's steps upload (`aiTap` with `fileChooserAccept`). */
@@ -124,16 +175,12 @@ export async function checkUploads(flow, uploadDir) {
   const dir = path.resolve(uploadDir);
   const realDir = await realpath(dir).catch(() => null);
   if (!realDir || !(await stat(realDir)).isDirectory()) throw new Error(`--upload-dir ${uploadDir}: no such folder`);
-  const within = (root, p) => {
-    const rel = path.relative(root, p);
-    return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
-  };
   const outside = [];
   const missing = [];
   for (const p of paths) {
     const real = path.isAbsolute(p) ? await realpath(p).catch(() => null) : null;
     if (path.isAbsolute(p) && !real && core.insideFolder(p, dir)) missing.push(p);
-    else if (!core.insideFolder(p, dir) || !real || !within(realDir, real)) outside.push(p);
+    else if (!core.insideFolder(p, dir) || !real || real === realDir || !within(realDir, real)) outside.push(p);
   }
   if (outside.length) throw new Error(`refused before the run: ${outside.join(', ')} ${outside.length > 1 ? 'lie' : 'lies'} outside the upload folder ${dir} (symlinks and .. resolved)`);
   if (missing.length) throw new Error(`cannot upload ${missing.join(', ')}: no such file`);
@@ -171,12 +218,12 @@ export function itemLine(run, item, index, total) {
  * a page to use instead of a new one. Resolves to { run, page, tabId }.
  */
 export async function runFlowIn(browser, { yaml, flow, url, model, planner, live = false, uploadDir, dialogs, log = console.log, page: given }) {
+  const secrets = secretsFromEnv(); // a secret without its sites: refused before the page opens
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
-  const secrets = secretsFromEnv();
   const opts = {
     interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
     ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension } from './browser.mjs';
-import { modelsFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, secretsFromEnv, summary } from './flow-runner.mjs';
 
 const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]
   --headed          show the browser window
@@ -22,7 +22,10 @@ MIDSCENE_MODEL_BASE_URL, MIDSCENE_MODEL_API_KEY, MIDSCENE_MODEL_NAME, MIDSCENE_M
 Planning model (optional: it plans each step and describes what to act on; the model above
 then only finds each element): SIGHTLINE_PLANNER_BASE_URL, SIGHTLINE_PLANNER_MODEL,
 SIGHTLINE_PLANNER_API_KEY, SIGHTLINE_PLANNER_FAMILY, SIGHTLINE_PLANNER_PROVIDER; or
-MIDSCENE_PLANNING_MODEL_BASE_URL, _API_KEY, _NAME, _FAMILY.`;
+MIDSCENE_PLANNING_MODEL_BASE_URL, _API_KEY, _NAME, _FAMILY.
+Secrets: SIGHTLINE_SECRET_<NAME>=value is typed where the flow says <secret>name</secret>, only
+on the sites SIGHTLINE_SECRET_<NAME>_SITES names (comma-separated, e.g. example.com; required:
+a secret without it is refused before the run).`;
 
 function parseArgs(argv) {
   const args = { file: null, headed: false, report: null, live: false, uploadDir: null, dialogs: null };
@@ -63,6 +66,7 @@ async function main() {
   let model, planner;
   try {
     ({ model, planner } = modelsFromEnv());
+    secretsFromEnv(); // read again by the run; here so that a bad one fails before the browser starts
   } catch (e) {
     console.error(e.message);
     return 1;

@@ -42,6 +42,9 @@ const TRUSTED_PREFIXES = {
  */
 export async function startStaticServer({ root = DEFAULT_ROOT, port = 0 } = {}) {
   const rootDir = path.resolve(root);
+  // What a request may reach: files whose real path (symlinks resolved) lies in the root's.
+  const realRoot = await fs.promises.realpath(rootDir).catch(() => rootDir);
+  const inRoot = (p) => p === realRoot || p.startsWith(realRoot.endsWith(path.sep) ? realRoot : realRoot + path.sep);
 
   const server = http.createServer((req, res) => {
     const reply = (status, text, headers = {}) => {
@@ -92,12 +95,18 @@ export async function startStaticServer({ root = DEFAULT_ROOT, port = 0 } = {}) 
       return reply(403, 'forbidden');
     }
 
-    fs.stat(filePath, (err, stat) => {
-      if (err || !stat.isFile()) return reply(404, 'not found', headers);
-      const type = CONTENT_TYPES[path.extname(filePath).toLowerCase()] ?? 'application/octet-stream';
-      res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': stat.size });
-      if (req.method === 'HEAD') return res.end();
-      fs.createReadStream(filePath).pipe(res);
+    // A symlink in the root leading out of it is not followed: the real path decides (one
+    // realpath(3) call per request, the native one).
+    fs.realpath.native(filePath, (gone, realPath) => {
+      if (gone) return reply(404, 'not found', headers);
+      if (!inRoot(realPath)) return reply(403, 'forbidden');
+      fs.stat(realPath, (err, stat) => {
+        if (err || !stat.isFile()) return reply(404, 'not found', headers);
+        const type = CONTENT_TYPES[path.extname(filePath).toLowerCase()] ?? 'application/octet-stream';
+        res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': stat.size });
+        if (req.method === 'HEAD') return res.end();
+        fs.createReadStream(realPath).pipe(res);
+      });
     });
   });
 

@@ -33,7 +33,9 @@ MIDSCENE_MODEL_API_KEY, MIDSCENE_MODEL_NAME, MIDSCENE_MODEL_FAMILY (OPENAI_API_K
 OPENAI_BASE_URL). Planning model (optional: it plans, the model above finds what it describes):
 SIGHTLINE_PLANNER_BASE_URL, SIGHTLINE_PLANNER_MODEL, SIGHTLINE_PLANNER_API_KEY,
 SIGHTLINE_PLANNER_FAMILY, SIGHTLINE_PLANNER_PROVIDER; or MIDSCENE_PLANNING_MODEL_BASE_URL,
-_API_KEY, _NAME, _FAMILY. Chromium: CHROMIUM_PATH (default /usr/bin/chromium; branded Chrome ignores
+_API_KEY, _NAME, _FAMILY. Secrets: SIGHTLINE_SECRET_<NAME>=value, typed where a flow says
+<secret>name</secret>, only on the sites SIGHTLINE_SECRET_<NAME>_SITES names (comma-separated;
+required). Chromium: CHROMIUM_PATH (default /usr/bin/chromium; branded Chrome ignores
 extensions loaded this way).`;
 
 const PACKAGE = path.join(ROOT, 'scripts/lib/playwright');
@@ -150,9 +152,10 @@ function playwright(args, env) {
 async function runSuite(args) {
   const flows = await expandFlows(args.inputs);
   // Loaded here, not above: it loads the built core, which `merge` (a CI job of its own) need not have.
-  const { modelsFromEnv } = await import('./flow-runner.mjs');
+  const { modelsFromEnv, secretsFromEnv } = await import('./flow-runner.mjs');
   // Read here so that a bad variable fails before Playwright starts; each worker's fixture reads them again.
   const { model } = modelsFromEnv();
+  secretsFromEnv();
   if (args.live && !model) throw new Error('--live needs a model: set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL (or MIDSCENE_MODEL_*)');
   const out = path.resolve(args.out ?? (args.shard ? `sightline-suite/shard-${args.shard.index}-of-${args.shard.total}` : 'sightline-suite'));
   await mkdir(out, { recursive: true });

@@ -5,12 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, userMessage } from '../support/browser.mjs';
 import { messageText, startMockModel, todoPlanReply } from '../support/mock-model.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
 import { modelSuite } from '../support/suite.mjs';
 
 let browser, mock, site;
@@ -36,12 +37,20 @@ async function runner(args, env = {}) {
   }
 }
 
-/** A flow file in out/flow-check that serves the fixtures. */
-async function flowFile(name, flowItems) {
-  await mkdir(WORK, { recursive: true });
-  const file = path.join(WORK, name);
-  const serve = path.relative(WORK, path.join(ROOT, 'tests', 'fixtures'));
-  await writeFile(file, `web:\n  serve: ${serve}\n  url: /todo.html\ntasks:\n  - name: ${name}\n    flow:\n${flowItems}`);
+// A flow serves only its own folder: the flows written here sit in a copy of the fixtures.
+const SITE = path.join(WORK, 'site');
+let copied = null;
+/** The path of a flow file `name` in the copy of the fixtures, made once per file of tests. */
+async function inSite(name) {
+  copied ??= rm(SITE, { recursive: true, force: true }).then(() => cp(path.join(ROOT, 'tests', 'fixtures'), SITE, { recursive: true }));
+  await copied;
+  return path.join(SITE, name);
+}
+
+/** A flow file beside the fixtures (a copy of them) that serves them, starting on `url`. */
+async function flowFile(name, flowItems, url = '/todo.html') {
+  const file = await inSite(name);
+  await writeFile(file, `web:\n  serve: .\n  url: ${url}\ntasks:\n  - name: ${name}\n    flow:\n${flowItems}`);
   return file;
 }
 
@@ -332,14 +341,7 @@ test('without a person, a flow uploads only from its upload folder; scripts/run 
   await page.close();
 
   // The runner: an explicit folder; symlinks and `..` resolved before the run, every path outside named.
-  await mkdir(WORK, { recursive: true });
-  const serve = path.relative(WORK, path.join(ROOT, 'tests', 'fixtures'));
-  const flowWith = async (name, files) => {
-    const file = path.join(WORK, name);
-    const step = `      - aiTap: the attach button\n        xpath: '//button[normalize-space()="Attach files"]'\n        fileChooserAccept: ${JSON.stringify(files)}\n      - aiAssert: the page says a.txt (hello) is attached\n`;
-    await writeFile(file, `web:\n  serve: ${serve}\n  url: /actions.html\ntasks:\n  - name: attach\n    flow:\n${step}`);
-    return file;
-  };
+  const flowWith = (name, files) => flowFile(name, `      - aiTap: the attach button\n        xpath: '//button[normalize-space()="Attach files"]'\n        fileChooserAccept: ${JSON.stringify(files)}\n      - aiAssert: the page says a.txt (hello) is attached\n`, '/actions.html');
   const outside = await flowWith('upload-outside.yaml', [inside, '/etc/hostname', path.join(dir, 'link.txt'), `${dir}/../${path.basename(dir)}/a.txt`]);
   let r = await runner([outside, '--upload-dir', dir]);
   assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -356,4 +358,105 @@ test('without a person, a flow uploads only from its upload folder; scripts/run 
   assert.match(r.stdout, /✓ \[1\/2\] aiUpload “a\.txt”/);
   assert.match(r.stdout, /passed: 2 of 2 steps/);
   await rm(dir, { recursive: true, force: true });
+});
+
+// A shared flow file serves only its own folder tree (it used to serve any folder it named).
+test('a flow serving an absolute path, a `..` or a symlink out of its folder is refused by scripts/run before anything runs', async () => {
+  const refused = async (name, serve, pattern) => {
+    const file = await inSite(name);
+    await writeFile(file, `web:\n  serve: ${serve}\n  url: /passwd\ntasks:\n  - name: look\n    flow:\n      - sleep: 10\n`);
+    const r = await runner([file]);
+    assert.equal(r.code, 1, `${serve}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, pattern, serve);
+    assert.doesNotMatch(r.stdout, /model:/, `${serve}: no run started`);
+  };
+  await refused('serve-etc.yaml', '/etc', /serve-etc\.yaml: `web: serve:` “\/etc” is an absolute path: a flow serves only its own folder and the folders in it/);
+  await refused('serve-up.yaml', '../..', /serve-up\.yaml: `web: serve:` “\.\.\/\.\.” climbs out of the flow file's folder \(`\.\.`\)/);
+  // Only the machine can tell where a link leads: the runner resolves it.
+  await symlink('/etc', path.join(SITE, 'etc-link'));
+  await refused('serve-link.yaml', 'etc-link', /refused before the run: web\.serve etc-link leads to \/etc \(symlinks resolved\), outside the flow file's folder/);
+  await refused('serve-none.yaml', 'no-such-folder', /web\.serve no-such-folder: no such folder next to the flow file/);
+});
+
+test('the static server does not follow a symlink out of its root: 403, while files and links inside are served', async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'sightline-served-'));
+  const outside = await mkdtemp(path.join(tmpdir(), 'sightline-private-'));
+  await writeFile(path.join(outside, 'id_rsa'), 'PRIVATE KEY');
+  await writeFile(path.join(root, 'index.html'), '<h1>site</h1>');
+  await mkdir(path.join(root, 'pages'));
+  await writeFile(path.join(root, 'pages', 'a.html'), '<p>a</p>');
+  await symlink(path.join(outside, 'id_rsa'), path.join(root, 'key.txt'));
+  await symlink(outside, path.join(root, 'private'));
+  await symlink('/etc', path.join(root, 'etc'));
+  await symlink(path.join(root, 'pages', 'a.html'), path.join(root, 'alias.html'));
+  const server = await startStaticServer({ root });
+  try {
+    const get = async (p) => {
+      const r = await fetch(server.url(p));
+      return [r.status, await r.text()];
+    };
+    assert.deepEqual(await get('/'), [200, '<h1>site</h1>']);
+    assert.deepEqual(await get('/pages/a.html'), [200, '<p>a</p>']);
+    assert.deepEqual(await get('/alias.html'), [200, '<p>a</p>'], 'a link that stays inside is served');
+    for (const p of ['/key.txt', '/private/id_rsa', '/etc/hostname', '/etc/passwd']) {
+      const [status, body] = await get(p);
+      assert.equal(status, 403, p);
+      assert.doesNotMatch(body, /PRIVATE KEY|root:/, p);
+    }
+    assert.equal((await get('/nothing.html'))[0], 404);
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  }
+});
+
+// A script's secret is bound to the sites its _SITES variable names (it used to be typed on any site).
+const signInWithSecret = (name) => flowFile(name, [
+  '      - aiInput: the User name field\n        value: ada\n        xpath: //*[@id="login"]/input[1]\n',
+  '      - aiInput: the Password field\n        value: <secret>pw</secret>\n        xpath: //*[@id="login"]/input[2]\n',
+  '      - aiTap: the Sign in button\n        xpath: //button[normalize-space()="Sign in"]\n',
+  '      - aiAssert: the page says "Signed in as ada" with the password typed\n',
+].join(''), '/login.html');
+
+test('scripts/run types an environment secret only on the sites SIGHTLINE_SECRET_<NAME>_SITES names; without them it is refused before the run', async () => {
+  const PASSWORD = 'Env-Held-Password-77';
+  const file = await signInWithSecret('env-secret.yaml');
+  // Without its sites: refused before a browser starts, naming the variable to set.
+  let r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /refused before the run: SIGHTLINE_SECRET_PW is bound to no site, so Sightline would type it nowhere: set SIGHTLINE_SECRET_PW_SITES to the sites it may be typed on/);
+  assert.doesNotMatch(r.stdout, /model:/, 'no run started');
+  assert.equal(mock.requests.length, 0);
+  // Sites given for a secret nobody set (a misspelt name): said, not ignored.
+  r = await runner([file], { SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: '127.0.0.1', SIGHTLINE_SECRET_PIN_SITES: 'bank.example' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /SIGHTLINE_SECRET_PIN_SITES gives the sites of SIGHTLINE_SECRET_PIN, which is not set/);
+
+  // Another site: the guard refuses it, and the password is in no output.
+  r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: 'bank.example, shop.example' });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /✗ \[2\/4\] aiInput .*\n\s+the secret “pw” is only typed on bank\.example, shop\.example, not on http:\/\/127\.0\.0\.1:\d+/);
+  assert.doesNotMatch(r.stdout + r.stderr, new RegExp(PASSWORD));
+
+  // Its site: typed (the page shows the length), the assertion passes.
+  mock.script((body) => JSON.stringify(userMessage(body).text.includes(`Signed in as ada (password of ${PASSWORD.length} characters)`)
+    ? { pass: true, reason: 'signed in' } : { pass: false, reason: 'not signed in with it' }));
+  r = await runner([file], { ...mockModelEnv(), SIGHTLINE_SECRET_PW: PASSWORD, SIGHTLINE_SECRET_PW_SITES: '127.0.0.1' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /passed: 4 of 4 steps/);
+  assert.doesNotMatch(r.stdout + r.stderr, new RegExp(PASSWORD));
+  r = await runner(['--help']);
+  assert.match(r.stdout, /SIGHTLINE_SECRET_<NAME>_SITES/);
+});
+
+test('secretsFromEnv: each secret with the sites of its _SITES variable, which is never a secret of its own', async () => {
+  const { secretsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  assert.deepEqual(secretsFromEnv({ SIGHTLINE_SECRET_SITE_PASSWORD: 'a', SIGHTLINE_SECRET_SITE_PASSWORD_SITES: 'example.com, 127.0.0.1:8080 shop.example', PATH: '/bin' }), [
+    { name: 'site_password', value: 'a', sites: ['example.com', '127.0.0.1:8080', 'shop.example'], selector: '' },
+  ]);
+  assert.deepEqual(secretsFromEnv({ SIGHTLINE_SECRET_SITES: 'x', SIGHTLINE_SECRET_SITES_SITES: 'a.example' }).map((s) => [s.name, s.sites]), [['sites', ['a.example']]], 'a secret named "sites" keeps its name');
+  assert.deepEqual(secretsFromEnv({}), []);
+  assert.throws(() => secretsFromEnv({ SIGHTLINE_SECRET_A: '1', SIGHTLINE_SECRET_B: '2', SIGHTLINE_SECRET_B_SITES: ' , ' }),
+    /SIGHTLINE_SECRET_A, SIGHTLINE_SECRET_B are bound to no site.*set SIGHTLINE_SECRET_A_SITES, SIGHTLINE_SECRET_B_SITES/);
 });

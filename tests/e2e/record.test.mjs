@@ -97,7 +97,7 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   assert.equal(without.status, 'failed');
   assert.match(without.error.message, /no secret named “pw” is set up; add it under Secrets in Settings/);
   await page.goto(site.url('/form.html?case=replay'));
-  await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'pw', value, sites: [] }] }), SECRET);
+  await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'pw', value, sites: ['127.0.0.1'] }] }), SECRET);
   const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
   await browser.sw.evaluate(() => self.sightline.setSettings({ secrets: [] }));
   assert.equal(replay.status, 'succeeded', replay.error);
@@ -173,6 +173,7 @@ test('with a model configured, each recorded element is named by it from the ste
 
 test('a secret typed by hand is recorded as its placeholder; step screenshots paint over sensitive fields and any showing a secret', async () => {
   const CARD = 'Card-Value-5521';
+  // Bound to no site (typed nowhere), and still concealed wherever it shows.
   await browser.sw.evaluate((value) => self.sightline.setSettings({ secrets: [{ name: 'card', value, sites: [] }] }), CARD);
   try {
     const page = await browser.context.newPage();

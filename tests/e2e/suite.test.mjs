@@ -1,6 +1,7 @@
 // The suite runner (scripts/suite → Playwright Test with scripts/lib/playwright) and the
 // Playwright fixture, each run as a user runs them: in processes of their own, each worker with
-// its own Chromium and the extension. The flows (tests/fixtures/suite) find their elements by
+// its own Chromium and the extension. The flows (tests/fixtures/suite-*.yaml, beside the pages
+// they serve: a flow serves only its own folder) find their elements by
 // XPath; the model steps (an aiAssert in a flow, the fixture spec's calls) go to this file's
 // mock, given through the environment, which answers from what the request shows of the page.
 import { after, before, test } from 'node:test';
@@ -14,8 +15,8 @@ import { ROOT, userMessage } from '../support/browser.mjs';
 import { messageText, startMockModel, todoPlanReply } from '../support/mock-model.mjs';
 
 const OUT = path.join(ROOT, 'out', 'suite-check');
-const SUITE = 'tests/fixtures/suite';
-const FAILING = 'tests/fixtures/suite-failing/wrong-user.yaml';
+const SUITE = 'tests/fixtures/suite-*.yaml';
+const FAILING = 'tests/fixtures/failing-wrong-user.yaml';
 const CLI = createRequire(import.meta.url).resolve('@playwright/test/cli');
 
 let mock;
@@ -123,7 +124,7 @@ const FLOW_NAMES = ['Add a todo', 'Tick and filter', 'Sign in', 'Sign in and che
 const figures = {};
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
-test('a folder of flows on 2 workers: one test per flow, JUnit and one HTML report with each Sightline report attached', async () => {
+test('a glob of flows on 2 workers: one test per flow, JUnit and one HTML report with each Sightline report attached', async () => {
   const out = path.join(OUT, 'two-workers');
   const loadBefore = load();
   const { code, stdout, stderr, ms } = await suite([SUITE, '--workers', '2', '--out', out]);
@@ -132,7 +133,7 @@ test('a folder of flows on 2 workers: one test per flow, JUnit and one HTML repo
   assert.match(stdout, /Running 4 tests using 2 workers/);
   const { tests, failures, cases } = await junit(path.join(out, 'junit.xml'));
   assert.deepEqual([tests, failures], [4, 0]);
-  assert.deepEqual(cases.map((c) => c.name).sort(), ['sign-in-check.yaml', 'sign-in.yaml', 'todo-add.yaml', 'todo-filter.yaml'].map((f) => `${SUITE}/${f}`));
+  assert.deepEqual(cases.map((c) => c.name).sort(), ['sign-in-check.yaml', 'sign-in.yaml', 'todo-add.yaml', 'todo-filter.yaml'].map((f) => `tests/fixtures/suite-${f}`));
   const reports = await reportAttachments(path.join(out, 'html'));
   for (const name of FLOW_NAMES) assert.ok(reports.some((r) => r.includes(name)), `a Sightline report of “${name}” is in the HTML report`);
   assert.ok((await stat(path.join(out, 'html', 'index.html'))).size > 0);
@@ -232,6 +233,28 @@ test('the fixture with a planning model from MIDSCENE_PLANNING_MODEL_*: ai plans
   } finally {
     await planner.close();
   }
+});
+
+// A script's secret is bound to the sites its _SITES variable names (it used to be typed on any site).
+test('scripts/suite and the fixture refuse a secret without its sites, naming the variable to set', async () => {
+  const unsited = { SIGHTLINE_SECRET_PW: 'Suite-Held-Password-31' };
+  const out = path.join(OUT, 'unsited');
+  const r = await run([path.join(ROOT, 'scripts/lib/suite.mjs'), SUITE, '--out', out], { boundMs: 60_000, extraEnv: unsited });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /scripts\/suite: refused before the run: SIGHTLINE_SECRET_PW is bound to no site, so Sightline would type it nowhere: set SIGHTLINE_SECRET_PW_SITES/);
+  assert.doesNotMatch(r.stdout, /Running/, 'Playwright did not start');
+  // The fixture, in a project's own Playwright run: the call fails before the run, saying so.
+  const json = path.join(OUT, 'fixture-unsited.json');
+  const f = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--grep', 'adds todos', '--reporter=json', `--output=${path.join(OUT, 'fixture-unsited-results')}`], {
+    boundMs: 90_000, midscene: true, extraEnv: { ...unsited, PLAYWRIGHT_JSON_OUTPUT_FILE: json },
+  });
+  assert.equal(f.code, 1, f.stdout + f.stderr);
+  const report = JSON.parse(await readFile(json, 'utf8'));
+  const specs = report.suites.flatMap(function all(s) { return [...s.specs, ...(s.suites ?? []).flatMap(all)]; });
+  const result = specs.find((s) => s.title.startsWith('adds todos')).tests[0].results.at(-1);
+  assert.equal(result.status, 'failed');
+  assert.match(result.errors[0].message, /SIGHTLINE_SECRET_PW is bound to no site.*set SIGHTLINE_SECRET_PW_SITES/);
+  assert.doesNotMatch(JSON.stringify(report), /Suite-Held-Password-31/);
 });
 
 after(() => {

@@ -359,6 +359,7 @@ fn guard_code(e: &GuardError) -> &'static str {
         GuardError::OutsideAllowedSites { .. } => "site_not_allowed",
         GuardError::UnknownSecret { .. } => "secret_unknown",
         GuardError::SecretNotForSite { .. } => "secret_wrong_site",
+        GuardError::SecretWithoutSites { .. } => "secret_no_sites",
         GuardError::FrameOutsideAllowedSites { .. } => "secret_frame_outside",
         GuardError::NoFieldFocused { .. } => "secret_no_focus",
         GuardError::NotASecretField { .. } => "secret_wrong_field",
@@ -380,7 +381,7 @@ fn guard_message(e: &GuardError, lang: Lang) -> String {
         GuardError::FrameOutsideAllowedSites { name, address, allowed } => {
             say(&[("name", name), ("address", address), ("allowed", allowed)])
         }
-        GuardError::NoFieldFocused { name } => say(&[("name", name)]),
+        GuardError::NoFieldFocused { name } | GuardError::SecretWithoutSites { name } => say(&[("name", name)]),
         GuardError::NotASecretField { name, field, selector } => {
             say(&[("name", name), ("field", field), ("selector", selector)])
         }
@@ -557,6 +558,7 @@ mod tests {
                 sites: "a.example".into(),
                 address: "b.example".into(),
             }),
+            RunError::Guard(GuardError::SecretWithoutSites { name: "pw".into() }),
             RunError::Guard(GuardError::FrameOutsideAllowedSites {
                 name: "pw".into(),
                 address: "b.example".into(),
@@ -660,6 +662,7 @@ mod tests {
         "site_not_allowed",
         "secret_unknown",
         "secret_wrong_site",
+        "secret_no_sites",
         "secret_frame_outside",
         "secret_wrong_field",
         "secret_focus_unknown",

@@ -5,9 +5,10 @@
 //! - **secrets**: values the model never sees. It writes `<secret>name</secret>`; the real
 //!   value is put in only in the command that types it, and only where the field that has
 //!   focus at that moment is in a frame on the allowed sites and the secret's own sites, and
-//!   is a password, one-time-code or card field (or one the secret's selector names).
-//!   Wherever the page shows a secret's value, what is read of the page says
-//!   `<secret>name</secret>` instead, so it reaches no prompt, record or export.
+//!   is a password, one-time-code or card field (or one the secret's selector names). A
+//!   secret bound to no site is never typed nor offered to the model.
+//!   Wherever the page shows a secret's value (bound to sites or not), what is read of the
+//!   page says `<secret>name</secret>` instead, so it reaches no prompt, record or export.
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
@@ -26,11 +27,19 @@ use serde::{Deserialize, Serialize};
 pub struct Secret {
     pub name: String,
     pub value: String,
-    /// Sites it may be typed on (as in [`site_matches`]); empty: any site the run may use.
+    /// Sites it may be typed on (as in [`site_matches`]); empty (a secret saved by an earlier
+    /// version, or read from a script's environment without its sites): typed on none.
     pub sites: Vec<String>,
     /// A CSS selector naming the fields it may also go into besides password, one-time-code
     /// and card fields (a PIN box the page calls something else); empty: those only.
     pub selector: String,
+}
+
+impl Secret {
+    /// True when `url` lies on one of the secret's sites (never, for a secret with none).
+    fn is_for(&self, url: &str) -> bool {
+        self.sites.iter().any(|p| site_matches(url, p))
+    }
 }
 
 impl std::fmt::Debug for Secret {
@@ -74,7 +83,14 @@ impl Limits {
     pub fn new(allowed_sites: &[String], secrets: &[Secret]) -> Self {
         Limits {
             allowed_sites: allowed_sites.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
-            secrets: secrets.iter().filter(|s| !s.name.trim().is_empty()).cloned().collect(),
+            secrets: secrets
+                .iter()
+                .filter(|s| !s.name.trim().is_empty())
+                .map(|s| Secret {
+                    sites: s.sites.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect(),
+                    ..s.clone()
+                })
+                .collect(),
         }
     }
 
@@ -99,9 +115,9 @@ impl Limits {
         self.check_site(url)
     }
 
-    /// Secrets that may be typed on `url`.
+    /// Secrets that may be typed on `url` (none bound to no site).
     pub fn usable_on<'a>(&'a self, url: &'a str) -> impl Iterator<Item = &'a Secret> + 'a {
-        self.secrets.iter().filter(move |s| s.sites.is_empty() || s.sites.iter().any(|p| site_matches(url, p)))
+        self.secrets.iter().filter(move |s| s.is_for(url))
     }
 
     /// `text` with each `<secret>name</secret>` replaced by the secret's value, for typing on `url`.
@@ -116,7 +132,7 @@ impl Limits {
                 Piece::Secret(name) => name,
             };
             let secret = self.secret(name)?;
-            if !(secret.sites.is_empty() || secret.sites.iter().any(|p| site_matches(url, p))) {
+            if !secret.is_for(url) {
                 return Err(GuardError::SecretNotForSite {
                     name: name.to_string(),
                     sites: secret.sites.join(", "),
@@ -128,13 +144,19 @@ impl Limits {
         Ok(out)
     }
 
+    /// The secret named `name`, to be typed: refused when nobody set it up, or when it is
+    /// bound to no site (every typing path looks a secret up here first).
     fn secret(&self, name: &str) -> Result<&Secret, GuardError> {
-        self.secrets.iter().find(|s| s.name.trim().eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let secret = self.secrets.iter().find(|s| s.name.trim().eq_ignore_ascii_case(name)).ok_or_else(|| {
             GuardError::UnknownSecret {
                 name: name.to_string(),
                 known: if self.secrets.is_empty() { String::new() } else { format!(" (there are: {})", self.names()) },
             }
-        })
+        })?;
+        if secret.sites.is_empty() {
+            return Err(GuardError::SecretWithoutSites { name: secret.name.trim().to_string() });
+        }
+        Ok(secret)
     }
 
     /// The secrets `text` names, each once, in order; unknown names refused.
@@ -191,7 +213,7 @@ impl Limits {
             });
         }
         for s in &secrets {
-            if !(s.sites.is_empty() || address.as_deref().is_some_and(|a| s.sites.iter().any(|p| site_matches(a, p)))) {
+            if !address.as_deref().is_some_and(|a| s.is_for(a)) {
                 return Err(GuardError::SecretNotForSite {
                     name: s.name.trim().to_string(),
                     sites: s.sites.join(", "),
@@ -664,13 +686,15 @@ mod tests {
 
     #[test]
     fn secrets_are_typed_only_on_their_sites() {
-        let limits =
-            Limits::new(&[], &[secret("bank", "s3cr3t-PIN", &["bank.example"]), secret("note", "anywhere-ok", &[])]);
+        let limits = Limits::new(
+            &[],
+            &[secret("bank", "s3cr3t-PIN", &["bank.example"]), secret("note", "notes-ok", &["other.org"])],
+        );
         assert_eq!(
             limits.reveal("pin: <secret>bank</secret>!", "https://bank.example/login").unwrap(),
             "pin: s3cr3t-PIN!"
         );
-        assert_eq!(limits.reveal("<secret> note </secret>", "https://other.org/").unwrap(), "anywhere-ok");
+        assert_eq!(limits.reveal("<secret> note </secret>", "https://other.org/").unwrap(), "notes-ok");
         let wrong = limits.reveal("<secret>bank</secret>", "https://evil.net/").unwrap_err();
         assert!(
             matches!(wrong, GuardError::SecretNotForSite { .. }) && !wrong.to_string().contains("s3cr3t"),
@@ -679,12 +703,57 @@ mod tests {
         let unknown = limits.reveal("<secret>api_key</secret>", "https://bank.example/").unwrap_err();
         assert!(unknown.to_string().contains("api_key") && unknown.to_string().contains("bank, note"), "{unknown}");
         assert_eq!(limits.reveal("plain <secret>unclosed", "https://x.org/").unwrap(), "plain <secret>unclosed");
-        assert_eq!(
-            limits.prompt_note("https://evil.net/").unwrap().matches("<secret>").count(),
-            1,
-            "only the unscoped one"
-        );
+        assert_eq!(limits.prompt_note("https://evil.net/"), None, "neither is for this site");
+        assert_eq!(limits.prompt_note("https://other.org/").unwrap().matches("<secret>").count(), 1, "only the note");
         assert_eq!(Limits::default().prompt_note("https://x.org/"), None);
+    }
+
+    #[test]
+    fn a_secret_bound_to_no_site_is_typed_nowhere_and_offered_to_no_model() {
+        // Saved by an earlier version, or read from a script's environment without its sites
+        // (a site pattern of blanks is none either): the attack was typing it on any site.
+        let limits = Limits::new(
+            &[],
+            &[
+                secret("legacy", "old-pass-99", &[]),
+                secret("blank", "blank-pass-9", &[" ", ""]),
+                secret("pw", "pw-4242", &["bank.example"]),
+            ],
+        );
+        for url in ["https://evil.net/", "https://bank.example/", "http://127.0.0.1:8080/"] {
+            for name in ["legacy", "blank"] {
+                let e = limits.reveal(&format!("<secret>{name}</secret>"), url).unwrap_err();
+                assert_eq!(e, GuardError::SecretWithoutSites { name: name.into() }, "{url}");
+                let said = e.to_string();
+                assert!(
+                    said.contains("bound to no site")
+                        && said.contains("Secrets in Settings")
+                        && said.contains("SIGHTLINE_SECRET_<NAME>_SITES"),
+                    "{said}"
+                );
+                assert!(!said.contains("pass"), "{said}");
+                assert!(
+                    limits.check_target(&format!("<secret>{name}</secret>"), url).is_err(),
+                    "refused before the click"
+                );
+            }
+            let note = limits.prompt_note(url).unwrap_or_default();
+            assert!(!note.contains("legacy") && !note.contains("blank"), "never offered: {note}");
+        }
+        // Not typed into the best of fields either, even beside a secret that may be.
+        let password =
+            field("https://bank.example", "https://bank.example/login", "input", &[("type", "password")], &[]);
+        let both = "<secret>pw</secret><secret>legacy</secret>";
+        assert!(matches!(
+            limits.reveal_into(both, &password, &limits.selectors_for("<secret>pw</secret>").unwrap()).unwrap_err(),
+            GuardError::SecretWithoutSites { .. }
+        ));
+        assert!(matches!(limits.selectors_for(both).unwrap_err(), GuardError::SecretWithoutSites { .. }));
+        // Its value is still concealed wherever a page shows it.
+        assert_eq!(
+            limits.shown("old-pass-99 and blank-pass-9 and pw-4242"),
+            "<secret>legacy</secret> and <secret>blank</secret> and <secret>pw</secret>"
+        );
     }
 
     fn field(origin: &str, url: &str, tag: &str, attrs: &[(&str, &str)], matches: &[bool]) -> FocusedField {
@@ -702,8 +771,10 @@ mod tests {
     fn secrets_go_only_into_secret_fields_of_frames_on_their_sites() {
         let mut pin = secret("pin", "7730-pin", &["bank.example"]);
         pin.selector = "#pin-box".into();
-        let limits =
-            Limits::new(&["bank.example".into(), "shop.example".into()], &[pin, secret("pw", "hunter2-x", &[])]);
+        let limits = Limits::new(
+            &["bank.example".into(), "shop.example".into()],
+            &[pin, secret("pw", "hunter2-x", &["bank.example", "shop.example"])],
+        );
         let text = "<secret>pin</secret>";
         let selectors = limits.selectors_for(text).unwrap();
         assert_eq!(selectors, ["#pin-box"]);

@@ -10,6 +10,8 @@ pub enum GuardError {
     UnknownSecret { name: String, known: String },
     #[error("the secret \u{201c}{name}\u{201d} is only typed on {sites}, not on {address}")]
     SecretNotForSite { name: String, sites: String, address: String },
+    #[error("the secret \u{201c}{name}\u{201d} was not typed: it is bound to no site; set the sites it may be typed on under Secrets in Settings (for a script, SIGHTLINE_SECRET_<NAME>_SITES)")]
+    SecretWithoutSites { name: String },
     #[error("the secret \u{201c}{name}\u{201d} was not typed: the field that has focus is in a frame of {address}, outside the sites this run may use ({allowed}); change \u{201c}Allowed sites\u{201d} in Settings to allow it")]
     FrameOutsideAllowedSites { name: String, address: String, allowed: String },
     #[error("the secret \u{201c}{name}\u{201d} was not typed: no field has focus; tap the field it goes into first")]

@@ -1830,6 +1830,32 @@ fn a_secret_for_another_site_is_not_typed() {
 }
 
 #[test]
+fn a_secret_bound_to_no_site_is_not_typed_and_not_offered() {
+    // As an earlier version saved it, or a script's environment gave it without its sites:
+    // before, typed on whatever site the page was.
+    let options = RunOptions {
+        secrets: vec![guard::Secret {
+            name: "legacy".into(),
+            value: "old-pass-7731".into(),
+            selector: "input[placeholder]".into(),
+            ..Default::default()
+        }],
+        ..RunOptions::default()
+    };
+    let mut page = FakeTodoPage::new();
+    page.todo_selectors = vec!["input[placeholder]".into()];
+    let typing = r#"{"thought":"type it","actions":[{"type":"Input","target":1,"value":"<secret>legacy</secret>"}],"done":true}"#;
+    let model = ScriptedModel::new(vec![Ok(typing)]);
+    let run = block_on(run_instruction("r1".into(), "type my old password", &options, &config(), &mut page, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.as_ref().unwrap();
+    assert_eq!(error.code, "secret_no_sites", "{error:?}");
+    assert!(error.message.contains("bound to no site") && error.message.contains("Secrets in Settings"), "{error:?}");
+    assert!(page.dispatched.iter().all(|c| !c.params.to_string().contains("old-pass-7731")) && page.items.is_empty());
+    assert!(!model.user_text(0).contains("<secret>legacy</secret>"), "not offered to the model");
+}
+
+#[test]
 fn a_run_does_not_act_outside_the_allowed_sites() {
     let options = RunOptions { allowed_sites: vec!["example.com".into()], ..RunOptions::default() };
     let mut page = FakeTodoPage::new();
@@ -1876,10 +1902,11 @@ mod page_changes {
     }
 
     fn secret_options() -> RunOptions {
+        // For both pages: only the plan stopping keeps it off the other one.
         let any_field = guard::Secret {
             name: "pw".into(),
             value: "hunter2-secret".into(),
-            sites: vec![],
+            sites: vec!["test.local".into(), "elsewhere.example".into()],
             selector: "input[placeholder]".into(),
         };
         RunOptions { secrets: vec![any_field], ..RunOptions::default() }

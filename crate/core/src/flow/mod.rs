@@ -19,7 +19,8 @@ pub struct Flow {
     /// Where the flow starts (`web.url`): absolute, or a path under `serve`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// A folder (relative to the file) a runner serves over HTTP for `url` (`web.serve`).
+    /// A folder a runner serves over HTTP for `url` (`web.serve`): the file's own folder or
+    /// one in it, relative to the file (an absolute path or a `..` is refused on reading).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serve: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

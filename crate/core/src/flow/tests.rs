@@ -243,6 +243,39 @@ fn web_dialogs_says_how_the_pages_dialogs_are_answered() {
 }
 
 #[test]
+fn web_serve_is_only_the_flow_files_own_folder_tree() {
+    let flow = |serve: &str| {
+        parse_flow(&format!("web:\n  serve: {serve}\n  url: /a.html\ntasks:\n  - flow:\n      - sleep: 1\n"))
+    };
+    for inside in [".", "./site", "site/pages", "'a..b'", "site/.well-known", "'..site'"] {
+        assert!(flow(inside).is_ok(), "{inside}: {:?}", flow(inside).unwrap_err());
+    }
+    // A shared flow file naming the person's own folders, before: served as they were.
+    for (outside, why) in [
+        ("/home/ada/.ssh", "is an absolute path"),
+        ("/etc", "is an absolute path"),
+        ("'\\\\server\\share'", "is an absolute path"),
+        ("'C:\\Users\\ada'", "is an absolute path"),
+        ("'c:/Users'", "is an absolute path"),
+        ("..", "climbs out of the flow file's folder (`..`)"),
+        ("../..", "climbs out"),
+        ("site/../../x", "climbs out"),
+        ("'site\\..\\..'", "climbs out"),
+        ("./..", "climbs out"),
+        ("\"site/\\0\"", "is not a folder's name"),
+    ] {
+        let e = flow(outside).unwrap_err();
+        assert!(matches!(e, FlowError::Shape(_)), "{outside}: {e}");
+        let said = e.to_string();
+        assert!(said.starts_with("`web: serve:` \u{201c}"), "{said}");
+        assert!(
+            said.contains(why) && said.contains("a flow serves only its own folder and the folders in it"),
+            "{outside}: {said}"
+        );
+    }
+}
+
+#[test]
 fn hostile_yaml_is_refused_before_it_expands() {
     // Each alias level multiplies the copies the loader would make: nine levels of ten are
     // a billion strings.

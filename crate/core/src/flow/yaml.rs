@@ -137,7 +137,7 @@ fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
     };
     let get = |k: &str| web.get(&Yaml::String(k.into()));
     flow.url = get("url").and_then(text);
-    flow.serve = get("serve").and_then(text);
+    flow.serve = get("serve").and_then(text).map(|folder| served_folder(&folder)).transpose()?;
     let size = |k: &str| get(k).and_then(number).filter(|n| *n >= 1.0 && *n <= 10_000.0).map(|n| n as u32);
     if let (Some(width), Some(height)) = (size("viewportWidth"), size("viewportHeight")) {
         flow.viewport = Some(WindowSize { width, height });
@@ -149,6 +149,29 @@ fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
         })?);
     }
     Ok(())
+}
+
+/// A flow serves only its own folder and the folders in it, so a shared file cannot have a
+/// runner serve `/home/…/.ssh` or `../..`: `web.serve` is a relative path with no `..`. (A
+/// symlink leading out is the runner's to refuse: only the machine can tell.)
+fn served_folder(folder: &str) -> Result<String, FlowError> {
+    let said = |why: &str| {
+        shape(&format!(
+            "`web: serve:` \u{201c}{folder}\u{201d} {why}: a flow serves only its own folder and the folders in it; write the folder relative to the flow file (e.g. `.` or `site`), or move the flow file into the folder it serves"
+        ))
+    };
+    let bytes = folder.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if folder.starts_with(['/', '\\']) || drive {
+        return Err(said("is an absolute path"));
+    }
+    if folder.split(['/', '\\']).any(|part| part == "..") {
+        return Err(said("climbs out of the flow file's folder (`..`)"));
+    }
+    if folder.contains('\0') {
+        return Err(said("is not a folder's name"));
+    }
+    Ok(folder.to_string())
 }
 
 fn read_task(i: usize, task: &Yaml, skipped: &mut Vec<String>) -> Result<FlowTask, FlowError> {
