@@ -150,7 +150,7 @@ pub const EN: &[(&str, &str)] = &[
     ("error.run_not_agents", "run {run} is not this agent session's: an agent may stop, export or read only its session's run and the recordings it started"),
     ("error.bad_input", "{detail}"),
     ("error.internal", "{detail}"),
-    // Task problems (agent::tasks::TaskProblem), the task_invalid error's text.
+    // Task problems (vocab::tasks::TaskProblem), the task_invalid error's text.
     ("task.empty_locate", "the element description is empty: say which element"),
     ("task.empty_drag_source", "the drag source is empty: say which element"),
     ("task.empty_drop_target", "the drop target is empty: say which element"),

@@ -53,7 +53,7 @@ pub enum RunError {
         action: String,
         error: Box<RunError>,
     },
-    TaskInvalid(super::tasks::TaskProblem),
+    TaskInvalid(crate::vocab::tasks::TaskProblem),
     AssertionFailed {
         reason: String,
     },
@@ -495,8 +495,8 @@ impl From<crate::model::env_block::EnvError> for RunError {
     }
 }
 
-impl From<super::tasks::TaskProblem> for RunError {
-    fn from(e: super::tasks::TaskProblem) -> Self {
+impl From<crate::vocab::tasks::TaskProblem> for RunError {
+    fn from(e: crate::vocab::tasks::TaskProblem) -> Self {
         RunError::TaskInvalid(e)
     }
 }
@@ -582,7 +582,7 @@ mod tests {
                 action: "Tap [3]".into(),
                 error: Box::new(RunError::Action(ActionError::UnknownTarget { target: 3, count: 2 })),
             },
-            RunError::TaskInvalid(super::super::tasks::TaskProblem::NoKey),
+            RunError::TaskInvalid(crate::vocab::tasks::TaskProblem::NoKey),
             RunError::AssertionFailed { reason: "no".into() },
             RunError::StillFalse { waited_ms: 1500.0, reason: "no".into() },
             RunError::NotFound { reason: "no".into() },

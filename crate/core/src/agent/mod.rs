@@ -22,6 +22,7 @@ pub mod recorder;
 pub mod remote;
 pub mod replay;
 pub mod run_loop;
+mod steps;
 pub mod task_schema;
 pub mod tasks;
 pub mod uploads;
@@ -31,7 +32,8 @@ pub use browser::{
 };
 pub use error::RunError;
 pub use options::{RunOptions, MARKERS_ONLY};
-pub use run_loop::{caption, describe_action, run_instruction};
+pub use run_loop::run_instruction;
+pub use steps::{caption, describe_action};
 
 #[cfg(test)]
 mod tests;

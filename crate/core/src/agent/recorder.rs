@@ -8,7 +8,7 @@
 
 use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
-use super::run_loop::join_notes;
+use super::steps::join_notes;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,7 @@ use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
-use super::run_loop::{conclude, frame_address, join_notes};
+use super::steps::{conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::xpath::same_xpath;
 use crate::describe::{element_at, Aim, Element, Sought};
@@ -21,8 +21,6 @@ use crate::vocab::actions::{InputMode, MouseButton, PlannedAction, ScrollDirecti
 use crate::vocab::geometry::Rect;
 use crate::vocab::tasks::{demand_text, Task};
 use serde_json::json;
-
-pub use crate::vocab::tasks::TaskProblem;
 
 /// The locate text naming element `n` as a snapshot numbers it (`[12]`): an agent's or a
 /// script's way to name an element it has seen, found without the model.
