@@ -123,7 +123,7 @@ test('200,000 nodes: both readers finish within their bounds, the description st
 });
 
 // 2. Ten thousand levels deep. Chromium's renderer itself crashes laying out 10,000 nested
-// blocks or inline spans (and at about 3,000 blocks, see crate/tests/web_dom.rs), before any
+// blocks or inline spans (and at about 3,000 blocks, see crate/reader/tests/web_dom.rs), before any
 // extension reads it; display:contents elements make no boxes, so the page survives at 10,000.
 test('10,000-deep nesting (display:contents) and 2,500-deep blocks: read without overflow, readers agree', async (t) => {
   for (const [query, bound, measured] of [['case=deep&how=contents&depth=10000', 3_000, '0.3 s'], ['case=deep&how=div&depth=2500', 3_000, '0.55 s']]) {

@@ -14,7 +14,7 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
-    /// Built by `extension/background/run-host.js` for one run on one tab.
+    /// Built by `startRun` in `extension/background/runs.js` for one run on one tab.
     pub type Host;
 
     /// The tab as it is now, read with these extract options (`Reach::extract_options`):
