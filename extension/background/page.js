@@ -4,25 +4,15 @@
 import { busyWith, cdp, leaveDialogsToPerson, networkIdle, remoteFrames, watchDialogs } from './debugger.js';
 import { core } from './wasm.js';
 
-// Pages Chrome keeps extensions off, each with a code the panel words in its own language.
-const RESTRICTED = [
-  [/^(chrome|edge|about|devtools|view-source|chrome-untrusted):/i, 'browser', 'Chrome does not let extensions act on its own pages'],
-  [/^chrome-extension:/i, 'extension', 'extension pages cannot be controlled'],
-  [/^https:\/\/(chrome\.google\.com\/webstore|chromewebstore\.google\.com)/i, 'store', 'Chrome does not let extensions act on the Web Store'],
-  [/\.pdf($|[?#])/i, 'pdf', 'the PDF viewer cannot be read or controlled'],
-];
-
-/** Why Sightline cannot work on this URL (`{code, reason}`), or null. */
-export function restriction(url) {
-  if (!url) return { code: 'empty', reason: 'this tab has no page loaded' };
-  for (const [pattern, code, reason] of RESTRICTED) if (pattern.test(url)) return { code, reason };
-  return null;
+/** Why Sightline cannot work on this URL (`{code, reason}`: the core's list), or null. */
+export async function restriction(url) {
+  return (await core()).restriction(url ?? '');
 }
 
 export async function assertUsable(tabId) {
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   if (!tab) throw new Error(`tab ${tabId} no longer exists`);
-  const restricted = restriction(tab.url || tab.pendingUrl);
+  const restricted = await restriction(tab.url || tab.pendingUrl);
   // The code is what the core and the panel key on (RunError's page_restricted).
   if (restricted) throw Object.assign(new Error(`Sightline cannot work on ${tab.url}: ${restricted.reason}.`), { code: 'page_restricted' });
   return tab;

@@ -134,15 +134,6 @@ export async function saveTrajectory(id) {
   return wasm.saveTrajectory(text, await imagesOf(wasm, text));
 }
 
-// What each export is called and how it downloads.
-const EXPORTS = {
-  'midscene-yaml': { ext: 'yaml', mime: 'text/yaml' },
-  playwright: { ext: 'spec.ts', mime: 'text/plain' },
-  recorder: { ext: 'recording.json', mime: 'application/json' },
-  report: { ext: 'report.html', mime: 'text/html' },
-  gif: { ext: 'gif', mime: 'image/gif' }, // its text is a data: URL
-};
-
 /**
  * A kept run written for another tool (`format`: midscene-yaml, playwright, recorder, report,
  * gif):
@@ -151,17 +142,16 @@ const EXPORTS = {
 export async function exportRun(id, format, opts = {}) {
   const run = await fullRun(id);
   if (!run) throw new Error(`there is no run ${id}: it may have been deleted as one of the oldest`);
-  const kind = EXPORTS[format];
-  if (!kind) throw new Error(`unknown export format "${format}": use ${Object.keys(EXPORTS).join(', ')}`);
+  const wasm = await core();
+  const kind = wasm.exportFormat(format); // the core's table: its file ending, type, whether it draws the screenshots
   // A tab id Chrome cannot take (none: -1) would throw before any catch.
   const tab = Number.isInteger(run.tabId) && run.tabId >= 0 ? await chrome.tabs.get(run.tabId).catch(() => null) : null;
   const viewport = opts.viewport ?? (tab?.width && tab?.height ? { width: tab.width, height: tab.height } : undefined);
-  const wasm = await core();
   const json = JSON.stringify(run);
-  const images = format === 'report' || format === 'gif' ? await decodedImagesOf(wasm, json) : undefined;
+  const images = kind.images ? await decodedImagesOf(wasm, json) : undefined;
   const text = wasm.exportRun(json, format, viewport, images);
   const stamp = new Date(run.startedMs).toISOString().slice(0, 19).replace(/[:T]/g, '-');
-  return { text, filename: `sightline-${stamp}.${kind.ext}`, mime: kind.mime };
+  return { text, filename: `sightline-${stamp}.${kind.ending}`, mime: kind.mime };
 }
 
 /** Keeps a trajectory file's run and screenshots; resolves to the run (its images stored). */
@@ -342,7 +332,7 @@ export async function startRun(tabId, request, opts = {}) {
       const now = await chrome.tabs.get(entry.tabId).catch(() => null);
       if (!now) throw new Error(`tab ${entry.tabId} no longer exists`);
       const url = now.url || now.pendingUrl || '';
-      const restricted = restriction(url);
+      const restricted = await restriction(url);
       if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
       // The reading and the capture at once: each waits mostly on the page's process, and the
       // page has settled before any observation, so the markers drawn from this reading fit.

@@ -218,7 +218,7 @@ const handlers = {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
     if (!tab) return { error: `tab ${tabId} no longer exists` };
     const startPage = (await core()).isStartPage(tab.url || tab.pendingUrl || '');
-    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: startPage ? null : restriction(tab.url), startPage };
+    return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: startPage ? null : await restriction(tab.url), startPage };
   },
   /** Allow agents: `{enabled, connected, agent, token, address, extensionId, port}`. */
   agentsStatus: async () => ({ status: await agentsStatus() }),

@@ -419,6 +419,12 @@ pub fn page_key(url: &str) -> String {
     sightline::agent::replay::cache::page_key(url)
 }
 
+/// Why Sightline cannot work on `url` (`{code, reason}`: Chrome keeps extensions off it), or null.
+#[wasm_bindgen]
+pub fn restriction(url: &str) -> Result<JsValue, Fault> {
+    to_js(&sightline::vocab::address::restriction(url))
+}
+
 /// A blank or new-tab page: an instruction may start there by opening an address.
 #[wasm_bindgen(js_name = isStartPage)]
 pub fn is_start_page(url: &str) -> bool {
@@ -464,28 +470,34 @@ pub fn export_run(
     } else {
         from_js(viewport, "the viewport ({width, height})")?
     };
+    let format = sightline::vocab::formats::format(format).map_err(Fault::bad_input)?;
     let run = run_of(run_json)?;
-    if format == "report" || format == "gif" {
+    if format.images {
         let images = match images_json {
             Some(text) => images_of(&text)?.into_iter().collect(),
             None => Default::default(),
         };
-        if format == "report" {
+        if format.name == "report" {
             return Ok(export::to_html_report(&run, &images));
         }
         let gif = export::to_gif(&run, &images)?;
         return Ok(format!("data:image/gif;base64,{}", sightline::vision::base64::encode(&gif)?));
     }
     let recording = export::recording_of(&run);
-    match format {
+    match format.name {
         "midscene-yaml" => Ok(export::to_midscene_yaml(&recording, viewport)),
         "playwright" => Ok(export::to_playwright(&recording, viewport)),
         "recorder" => serde_json::to_string_pretty(&export::to_recorder(&recording, viewport))
             .map_err(|e| Fault::internal(e.to_string())),
-        other => Err(Fault::bad_input(format!(
-            "unknown export format \"{other}\": use midscene-yaml, playwright, recorder, report or gif"
-        ))),
+        other => Err(Fault::internal(format!("no exporter for the format {other}"))),
     }
+}
+
+/// The export format called `name`: `{name, ending, mime, images, dataUrl}` (`images`: the
+/// caller hands over the run's screenshots); throws `bad_input` naming the formats there are.
+#[wasm_bindgen(js_name = exportFormat)]
+pub fn export_format(name: &str) -> Result<JsValue, Fault> {
+    to_js(sightline::vocab::formats::format(name).map_err(Fault::bad_input)?)
 }
 
 /// Service worker, "record my steps" on pages where the recorder has no core: the element at

@@ -289,10 +289,10 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
         }
         "export_run" => {
             let format = args.required_text("format")?;
-            if !["midscene-yaml", "playwright", "recorder", "report"].contains(&format.as_str()) {
-                return Err(args.problem(&format!(
-                    "format must be midscene-yaml, playwright, recorder or report, not \"{format}\""
-                )));
+            use crate::vocab::formats;
+            if !formats::for_agents().any(|f| f.name == format) {
+                let known = formats::names(formats::for_agents());
+                return Err(args.problem(&format!("format must be {known}, not \"{format}\"")));
             }
             Ok(Planned {
                 label: say("export", &[("format", &format)]),

@@ -7,6 +7,7 @@ pub mod address;
 pub mod family;
 #[cfg(test)]
 mod fixtures;
+pub mod formats;
 pub mod geometry;
 pub mod objects;
 pub mod redact;
