@@ -122,7 +122,7 @@ pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
 #[wasm_bindgen(js_name = failedRun)]
 pub fn failed_run(id: &str, instruction: &str, tab: JsValue, code: &str, message: &str) -> Result<JsValue, Fault> {
     let tab = tab_facts(tab)?;
-    let error = RunErrorRecord { code: code.to_string(), message: message.to_string(), cause: None };
+    let error = RunErrorRecord { code: code.to_string(), message: message.to_string(), cause: None, advice: None };
     to_js(&with_open(|open| open.reject(id, instruction, &tab, error, now_ms())))
 }
 

@@ -3,6 +3,7 @@
 //! worker finds open), and a recording's events appended. The worker's WASM memory holds the
 //! open runs ([`OpenRuns`]); the host stores what it is handed and supplies tabs and storage.
 
+use super::advice::{advice, Where};
 use super::error::RunError;
 use super::guard::Limits;
 use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step};
@@ -275,12 +276,23 @@ impl OpenRuns {
     /// A run the core rejected (bad arguments, a bug): its latest report, or a new record
     /// (`instruction`, on `tab`), failed with `error` (the code and message it was rejected
     /// with), and let go of.
-    pub fn reject(&mut self, id: &str, instruction: &str, tab: &TabFacts, error: RunErrorRecord, now_ms: f64) -> Run {
+    pub fn reject(
+        &mut self,
+        id: &str,
+        instruction: &str,
+        tab: &TabFacts,
+        mut error: RunErrorRecord,
+        now_ms: f64,
+    ) -> Run {
         let mut run = self.close(id).unwrap_or_else(|| {
             let mut run = Run::new(id.to_string(), instruction, now_ms);
             run.on_tab(tab);
             run
         });
+        if error.advice.is_none() {
+            let on = if run.flow.is_some() { Where::FlowFile } else { Where::Instruction };
+            error.advice = advice(&error.code, error.cause.as_deref(), on, run.language);
+        }
         run.fail(error, now_ms);
         run
     }
@@ -293,7 +305,7 @@ mod tests {
     use crate::vocab::actions::PlannedAction;
 
     fn rejected(message: &str) -> RunErrorRecord {
-        RunErrorRecord { code: "bad_input".into(), message: message.into(), cause: None }
+        RunErrorRecord { code: "bad_input".into(), message: message.into(), cause: None, advice: None }
     }
 
     fn tab() -> TabFacts {
@@ -434,7 +446,15 @@ mod tests {
         let failed = open.reject("r", "add a todo", &tab(), rejected("the task is not in the expected form"), 4.0);
         assert_eq!(
             (failed.status, failed.steps.len(), failed.error),
-            (RunStatus::Failed, 1, Some(rejected("the task is not in the expected form")))
+            (
+                RunStatus::Failed,
+                1,
+                Some(RunErrorRecord {
+                    advice: Some("you can edit the instruction and run again.".into()),
+                    ..rejected("the task is not in the expected form")
+                })
+            ),
+            "the core's advice for the code"
         );
         assert!(!open.holds("r"));
         let fresh = open.reject("s", "aiTap", &tab(), rejected("bad"), 6.0);

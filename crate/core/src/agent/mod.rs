@@ -6,6 +6,7 @@
 //! the content script) and the model behind [`crate::model::ModelClient`], so the loop is
 //! tested on the host.
 
+pub mod advice;
 pub mod ask;
 pub mod browser;
 pub mod change;
