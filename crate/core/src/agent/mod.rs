@@ -11,6 +11,7 @@ pub mod ask;
 pub mod browser;
 pub mod change;
 pub mod check;
+mod choice;
 mod context;
 pub mod dialogs;
 pub mod error;
