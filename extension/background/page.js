@@ -3,6 +3,7 @@
 // to the same Rust classifier.
 import { busyWith, cdp, leaveDialogsToPerson, networkIdle, remoteFrames, watchDialogs } from './debugger.js';
 import { core } from './wasm.js';
+import '../shared/element-at-path.js'; // defines globalThis.sightlineElementAtPath
 
 /** Why Sightline cannot work on this URL (`{code, reason}`: the core's list), or null. */
 export async function restriction(url) {
@@ -46,7 +47,7 @@ async function inPage(tabId, name, arg) {
     let injection = injecting.get(key);
     if (!injection) {
       injection = chrome.scripting
-        .executeScript({ target, files: ['wasm/reader.js', 'content/content.js'] })
+        .executeScript({ target, files: ['wasm/reader.js', 'shared/element-at-path.js', 'content/content.js'] })
         .finally(() => injecting.delete(key));
       injecting.set(key, injection);
     }
@@ -312,25 +313,8 @@ export function tabLoaded(tabId, maxMs) {
   });
 }
 
-// Runs in the page (CDP Runtime.evaluate): the element at a Sightline XPath, its ` >>> `
-// segments entering same-origin frames and open shadow roots (within a shadow tree, any of
-// its nodes is the context and `/` its root); null where the path leads nowhere.
-function elementAtPath(path) {
-  const segments = path.split(' >>> ');
-  let root = document;
-  let el = null;
-  for (const [i, segment] of segments.entries()) {
-    const context = root.nodeType === 11 ? root.firstChild : root;
-    if (!context) return null;
-    el = (context.ownerDocument ?? context).evaluate(segment, context, null, 9, null).singleNodeValue;
-    if (!el) return null;
-    if (i < segments.length - 1) {
-      root = el.localName === 'iframe' || el.localName === 'frame' ? el.contentDocument : el.shadowRoot;
-      if (!root) return null;
-    }
-  }
-  return el;
-}
+// Runs in the page (CDP Runtime.evaluate): the element at a Sightline XPath (extension/shared).
+const elementAtPath = globalThis.sightlineElementAtPath;
 
 // Runs on the element (CDP Runtime.callFunctionOn): its attributes, those of its document,
 // and the frames on its way (name, title, index among the parent's frames).
