@@ -12,7 +12,10 @@
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
-use super::browser::{Browser, ChosenOption, FocusedField, Observation, PageError, Settled, TabInfo};
+use super::browser::{
+    Browser, ChosenOption, ClockHost, DialogHost, FocusedField, Observation, PageError, PageHost, PersonHost, Settled,
+    StoreHost, TabHost, TabInfo,
+};
 pub use super::guard_error::GuardError;
 use super::record::{ConsoleEntry, Run};
 use crate::action::InputCommand;
@@ -434,7 +437,7 @@ fn page_error(e: GuardError) -> PageError {
     PageError::Guard(e)
 }
 
-impl<B: Browser> Browser for Guarded<'_, B> {
+impl<B: Browser> PageHost for Guarded<'_, B> {
     async fn observe(&mut self, reach: &super::Reach) -> Result<Observation, PageError> {
         let mut o = self.inner.observe(reach).await?;
         self.limits.check_site(&o.extraction.url).map_err(page_error)?;
@@ -501,44 +504,6 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         Some(data)
     }
 
-    async fn wait(&mut self, ms: u32) {
-        self.inner.wait(ms).await
-    }
-
-    async fn ask(&mut self, question: &super::ask::Question) -> Result<Option<super::ask::Answer>, PageError> {
-        self.inner.ask(question).await
-    }
-
-    fn open_dialog(&mut self) -> Option<super::ask::PageDialog> {
-        // Page text, shown to the person and kept in the record: screened as a page read is.
-        self.inner.open_dialog().map(|mut d| {
-            d.message = self.limits.conceal(&disarm(&d.message));
-            d.default_prompt = self.limits.conceal(&disarm(&d.default_prompt));
-            d.url = self.limits.conceal(&d.url);
-            d
-        })
-    }
-
-    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
-        self.inner.answer_dialog(accept, prompt_text).await
-    }
-
-    fn now_ms(&self) -> f64 {
-        self.inner.now_ms()
-    }
-
-    fn stop_requested(&self) -> bool {
-        self.inner.stop_requested()
-    }
-
-    fn report(&mut self, run: &Run) {
-        self.inner.report(run)
-    }
-
-    fn remember(&mut self, entry: &super::replay::cache::CacheEntry) {
-        self.inner.remember(entry)
-    }
-
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
         self.check(click).map_err(page_error)?;
         if click.iter().any(types_secret) {
@@ -547,10 +512,12 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         self.inner.choose_files(click, files).await
     }
 
-    fn keep_image(&mut self, data_url: &str) -> String {
-        self.inner.keep_image(data_url)
+    async fn choose(&mut self, element: &Element, index: u32) -> Result<ChosenOption, PageError> {
+        self.inner.choose(element, index).await
     }
+}
 
+impl<B: Browser> TabHost for Guarded<'_, B> {
     /// Addresses a run opens are http(s) pages on the allowed sites; a tab it switches to is
     /// on them too.
     /// A step back or forward in the tab's history, and a reload, go only to pages on the
@@ -598,9 +565,55 @@ impl<B: Browser> Browser for Guarded<'_, B> {
         }
         Ok(tabs)
     }
+}
 
-    async fn choose(&mut self, element: &Element, index: u32) -> Result<ChosenOption, PageError> {
-        self.inner.choose(element, index).await
+impl<B: Browser> DialogHost for Guarded<'_, B> {
+    fn open_dialog(&mut self) -> Option<super::ask::PageDialog> {
+        // Page text, shown to the person and kept in the record: screened as a page read is.
+        self.inner.open_dialog().map(|mut d| {
+            d.message = self.limits.conceal(&disarm(&d.message));
+            d.default_prompt = self.limits.conceal(&disarm(&d.default_prompt));
+            d.url = self.limits.conceal(&d.url);
+            d
+        })
+    }
+
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
+        self.inner.answer_dialog(accept, prompt_text).await
+    }
+}
+
+impl<B: Browser> PersonHost for Guarded<'_, B> {
+    async fn ask(&mut self, question: &super::ask::Question) -> Result<Option<super::ask::Answer>, PageError> {
+        self.inner.ask(question).await
+    }
+}
+
+impl<B: Browser> StoreHost for Guarded<'_, B> {
+    fn report(&mut self, run: &Run) {
+        self.inner.report(run)
+    }
+
+    fn remember(&mut self, entry: &super::replay::cache::CacheEntry) {
+        self.inner.remember(entry)
+    }
+
+    fn keep_image(&mut self, data_url: &str) -> String {
+        self.inner.keep_image(data_url)
+    }
+}
+
+impl<B: Browser> ClockHost for Guarded<'_, B> {
+    async fn wait(&mut self, ms: u32) {
+        self.inner.wait(ms).await
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.inner.now_ms()
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.inner.stop_requested()
     }
 }
 

@@ -30,7 +30,8 @@ pub mod tasks;
 pub mod uploads;
 
 pub use browser::{
-    AnsweredDialog, Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo,
+    AnsweredDialog, Browser, ChosenOption, ClockHost, DialogHost, FocusedField, Observation, PageError, PageHost,
+    PersonHost, Reach, Settled, StoreHost, TabHost, TabInfo,
 };
 pub use error::RunError;
 pub use options::{RunOptions, MARKERS_ONLY};

@@ -4,7 +4,7 @@
 //! the page as the agent sees it ([`observe`]): screened exactly as a model's view is, on the
 //! allowed sites only. The bridge's JS only carries out what [`Plan`] says.
 
-use super::browser::{Browser, Observation};
+use super::browser::{Browser, ClockHost, Observation, PageHost, StoreHost, TabHost};
 use super::context::Context;
 use super::error::RunError;
 use super::guard::{GuardError, Guarded, Limits};
@@ -1138,7 +1138,7 @@ mod moves {
     use super::*;
     use crate::action::InputCommand;
     use crate::agent::ask::{Answer as Reply, PageDialog, Question};
-    use crate::agent::browser::{FocusedField, PageError, Reach, Settled, TabInfo};
+    use crate::agent::browser::{DialogHost, FocusedField, PageError, PersonHost, Reach, Settled, TabInfo};
     use crate::test_util::block_on;
 
     /// A window of tabs, each with its address and its history (back and forward).
@@ -1178,47 +1178,34 @@ mod moves {
         }
     }
 
-    impl Browser for Tabs {
+    impl PageHost for Tabs {
         async fn observe(&mut self, _: &Reach) -> Result<Observation, PageError> {
             unreachable!("a move reads no page")
         }
+
         async fn dispatch(&mut self, _: &[InputCommand]) -> Result<(), PageError> {
             unreachable!("a move sends no input")
         }
+
         async fn settle(&mut self) -> Result<Settled, PageError> {
             let url = self.tabs.iter().find(|t| t.0.id == self.current).map(|t| t.0.url.clone()).unwrap_or_default();
             Ok(Settled { url, ..Default::default() })
         }
+
         async fn focused_field(&mut self, _: &[String]) -> Result<FocusedField, PageError> {
             unreachable!()
         }
+
         async fn reveal(&mut self, _: &crate::describe::Element) -> Result<(), PageError> {
             unreachable!()
         }
-        async fn wait(&mut self, _: u32) {}
-        async fn ask(&mut self, _: &Question) -> Result<Option<Reply>, PageError> {
-            Ok(None)
-        }
-        fn open_dialog(&mut self) -> Option<PageDialog> {
-            None
-        }
-        async fn answer_dialog(&mut self, _: bool, _: Option<&str>) -> Result<(), PageError> {
-            Ok(())
-        }
-        fn now_ms(&self) -> f64 {
-            0.0
-        }
-        fn stop_requested(&self) -> bool {
-            false
-        }
-        fn report(&mut self, _: &Run) {}
-        fn remember(&mut self, _: &crate::agent::replay::cache::CacheEntry) {}
+
         async fn choose_files(&mut self, _: &[InputCommand], _: &[String]) -> Result<(), PageError> {
             unreachable!()
         }
-        fn keep_image(&mut self, _: &str) -> String {
-            String::new()
-        }
+    }
+
+    impl TabHost for Tabs {
         async fn history_target(&mut self, to: &Go) -> Result<Option<String>, PageError> {
             let current = self.current;
             let (_, history, at) = self.tab(current);
@@ -1229,6 +1216,7 @@ mod moves {
             };
             Ok(at.and_then(|i| history.get(i).cloned()))
         }
+
         async fn go(&mut self, to: &Go) -> Result<(), PageError> {
             self.went.push(to.clone());
             let current = self.current;
@@ -1264,8 +1252,47 @@ mod moves {
             }
             Ok(())
         }
+
         async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
             Ok(self.tabs.iter().map(|t| TabInfo { current: t.0.id == self.current, ..t.0.clone() }).collect())
+        }
+    }
+
+    impl DialogHost for Tabs {
+        fn open_dialog(&mut self) -> Option<PageDialog> {
+            None
+        }
+
+        async fn answer_dialog(&mut self, _: bool, _: Option<&str>) -> Result<(), PageError> {
+            Ok(())
+        }
+    }
+
+    impl PersonHost for Tabs {
+        async fn ask(&mut self, _: &Question) -> Result<Option<Reply>, PageError> {
+            Ok(None)
+        }
+    }
+
+    impl StoreHost for Tabs {
+        fn report(&mut self, _: &Run) {}
+
+        fn remember(&mut self, _: &crate::agent::replay::cache::CacheEntry) {}
+
+        fn keep_image(&mut self, _: &str) -> String {
+            String::new()
+        }
+    }
+
+    impl ClockHost for Tabs {
+        async fn wait(&mut self, _: u32) {}
+
+        fn now_ms(&self) -> f64 {
+            0.0
+        }
+
+        fn stop_requested(&self) -> bool {
+            false
         }
     }
 

@@ -12,7 +12,7 @@ use crate::vision::ModelImage;
 use crate::vocab::actions::{Go, PlannedAction};
 
 use super::browser::ask_person;
-use super::browser::{Browser, Observation, Reach};
+use super::browser::{Browser, ClockHost, Observation, Reach, StoreHost};
 use super::choice::{listed_option, option_index};
 use super::context::Context;
 use super::error::RunError;

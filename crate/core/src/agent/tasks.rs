@@ -2,7 +2,7 @@
 //! off the page (aiQuery, aiBoolean, …), judge it (aiAssert, aiWaitFor). Each is recorded
 //! as a run, like an instruction, so the panel, storage and exports treat both alike.
 
-use super::browser::{Browser, Observation, Reach, Settled};
+use super::browser::{Browser, ClockHost, Observation, Reach, Settled, StoreHost};
 use super::context::Context;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::error::RunError;

@@ -206,7 +206,7 @@ impl FakeTodoPage {
     }
 }
 
-impl Browser for FakeTodoPage {
+impl PageHost for FakeTodoPage {
     async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError> {
         self.reads.push(reach.clone());
         Ok(self.read(&match reach {
@@ -222,6 +222,7 @@ impl Browser for FakeTodoPage {
             }
         }))
     }
+
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError> {
         assert!(self.open.is_none(), "input sent while a dialog is open");
         for c in commands {
@@ -266,12 +267,14 @@ impl Browser for FakeTodoPage {
         self.dispatched.extend_from_slice(commands);
         Ok(())
     }
+
     async fn settle(&mut self) -> Result<Settled, PageError> {
         assert!(self.open.is_none(), "waited on a page that a dialog holds");
         self.clock += 5.0;
         self.open = self.dialog_on_settle.take();
         Ok(std::mem::take(&mut self.settled))
     }
+
     async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError> {
         if self.focus_hidden {
             return Err(PageError::Failed("the focus is in a frame nested in another site's frame".into()));
@@ -296,55 +299,78 @@ impl Browser for FakeTodoPage {
             matches: selectors.iter().map(|s| own.contains(s)).collect(),
         })
     }
+
     async fn locator_data(&mut self, _: &crate::describe::Element) -> Option<crate::describe::locators::LocatorData> {
         self.locator_data.clone()
     }
+
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError> {
         self.reveals += 1;
         self.scroll_y += element.rect.y - 400.0;
         Ok(())
     }
-    async fn wait(&mut self, ms: u32) {
-        self.clock += ms as f64;
-    }
-    async fn ask(&mut self, question: &ask::Question) -> Result<Option<ask::Answer>, PageError> {
-        self.asked.push(question.clone());
-        Ok(self.answers.pop())
-    }
-    fn open_dialog(&mut self) -> Option<ask::PageDialog> {
-        self.open.clone()
-    }
-    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
-        assert!(self.open.take().is_some(), "no dialog to answer");
-        self.dialog_answers.push((accept, prompt_text.map(str::to_string)));
-        Ok(())
-    }
-    fn now_ms(&self) -> f64 {
-        self.clock
-    }
-    fn stop_requested(&self) -> bool {
-        self.stop_after_dispatches.is_some_and(|n| self.dispatched.len() >= n)
-    }
-    fn report(&mut self, _run: &Run) {
-        self.reports += 1;
-    }
-    fn remember(&mut self, entry: &cache::CacheEntry) {
-        self.cache.put(entry.clone());
-    }
+
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError> {
         self.dispatched.extend_from_slice(click);
         self.uploaded.extend_from_slice(files);
         Ok(())
     }
-    fn keep_image(&mut self, data_url: &str) -> String {
-        self.images.push(data_url.to_string());
-        format!("img-{}", self.images.len() - 1)
-    }
+
     async fn choose(&mut self, element: &crate::describe::Element, index: u32) -> Result<ChosenOption, PageError> {
         assert_eq!(element.tag, "select");
         self.sizes = Some(index);
         let text = SIZES[index as usize].to_string();
         Ok(ChosenOption { value: text.to_lowercase(), text })
+    }
+}
+
+impl TabHost for FakeTodoPage {}
+
+impl DialogHost for FakeTodoPage {
+    fn open_dialog(&mut self) -> Option<ask::PageDialog> {
+        self.open.clone()
+    }
+
+    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError> {
+        assert!(self.open.take().is_some(), "no dialog to answer");
+        self.dialog_answers.push((accept, prompt_text.map(str::to_string)));
+        Ok(())
+    }
+}
+
+impl PersonHost for FakeTodoPage {
+    async fn ask(&mut self, question: &ask::Question) -> Result<Option<ask::Answer>, PageError> {
+        self.asked.push(question.clone());
+        Ok(self.answers.pop())
+    }
+}
+
+impl StoreHost for FakeTodoPage {
+    fn report(&mut self, _run: &Run) {
+        self.reports += 1;
+    }
+
+    fn remember(&mut self, entry: &cache::CacheEntry) {
+        self.cache.put(entry.clone());
+    }
+
+    fn keep_image(&mut self, data_url: &str) -> String {
+        self.images.push(data_url.to_string());
+        format!("img-{}", self.images.len() - 1)
+    }
+}
+
+impl ClockHost for FakeTodoPage {
+    async fn wait(&mut self, ms: u32) {
+        self.clock += ms as f64;
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.clock
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop_after_dispatches.is_some_and(|n| self.dispatched.len() >= n)
     }
 }
 

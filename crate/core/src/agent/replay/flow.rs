@@ -3,7 +3,7 @@
 //! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
 //! the panel, exports and replays read a flow run item by item.
 
-use crate::agent::browser::{Browser, Settled};
+use crate::agent::browser::{Browser, ClockHost, Settled, StoreHost};
 use crate::agent::context::Context;
 use crate::agent::error::RunError;
 use crate::agent::options::RunOptions;

@@ -1,16 +1,10 @@
-//! The page side of a run, as the loop sees it: [`Browser`] (the service worker implements it
-//! with chrome.debugger and the content script; tests with a fake), what it observes and what
-//! happened while the page reacted.
+//! The page itself, as the loop sees it: [`PageHost`] (read, input, settle, focus, reveal,
+//! choose), what it observes and what happened while the page reacted.
 
-use super::ask::{Answer, PageDialog, Question};
-use super::record::Run;
-use super::replay::cache::CacheEntry;
 use crate::action::InputCommand;
 use crate::describe::Extraction;
 use crate::prompt::Outcome;
 use crate::vision::Capture;
-use crate::vocab::actions::Go;
-pub use crate::vocab::actions::TabInfo;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,7 +89,7 @@ pub enum PageError {
     #[error("there is no tab {tab}; the open tabs are {open}")]
     NoSuchTab { tab: i64, open: String },
     #[error(transparent)]
-    Guard(#[from] super::guard_error::GuardError),
+    Guard(#[from] crate::agent::guard_error::GuardError),
 }
 
 impl PageError {
@@ -112,7 +106,8 @@ impl PageError {
 }
 
 #[allow(async_fn_in_trait)] // single-threaded wasm: no Send bound wanted
-pub trait Browser {
+/// The page itself: reading it, sending it input, waiting for it, and what it holds.
+pub trait PageHost {
     /// Reads the page (`reach`: how much of it) and captures the viewport.
     async fn observe(&mut self, reach: &Reach) -> Result<Observation, PageError>;
     async fn dispatch(&mut self, commands: &[InputCommand]) -> Result<(), PageError>;
@@ -126,40 +121,9 @@ pub trait Browser {
     async fn focused_field(&mut self, selectors: &[String]) -> Result<FocusedField, PageError>;
     /// Scrolls the page (and any scrolling ancestors) until the element is in view.
     async fn reveal(&mut self, element: &crate::describe::Element) -> Result<(), PageError>;
-    /// Lets time pass (polling waits).
-    async fn wait(&mut self, ms: u32);
-    /// Shows the question (the model's, a page dialog, an upload to allow) to the person and
-    /// waits for the answer; `None` when there is nobody to ask (a headless run) or the run
-    /// was stopped.
-    async fn ask(&mut self, question: &Question) -> Result<Option<Answer>, PageError>;
-    /// The page dialog (confirm, prompt, beforeunload) that opened during the last `dispatch`,
-    /// `choose_files`, `settle` or `answer_dialog` and waits for an answer. Those calls return
-    /// early when one opens: the input that raised it does not finish until it is answered.
-    /// Alerts are answered by the host and noted by `settle`.
-    fn open_dialog(&mut self) -> Option<PageDialog>;
-    /// Answers the open dialog with OK (`accept`) or Cancel; `prompt_text`: what a prompt gets
-    /// (none: its default). The interrupted input and wait then go on, returning early again
-    /// if another dialog opens.
-    async fn answer_dialog(&mut self, accept: bool, prompt_text: Option<&str>) -> Result<(), PageError>;
-    fn now_ms(&self) -> f64;
-    fn stop_requested(&self) -> bool;
-    /// Called whenever the run record changes, for live display and persistence.
-    fn report(&mut self, run: &Run);
-    /// Keeps a cache entry (replacing one with the same key) for later runs.
-    fn remember(&mut self, entry: &CacheEntry);
     /// Sends `click` with the browser's file chooser intercepted and answers the chooser the
     /// click opens with `files` (paths on the machine the browser runs on).
     async fn choose_files(&mut self, click: &[InputCommand], files: &[String]) -> Result<(), PageError>;
-    /// Keeps a screenshot (a data URL) with the run and returns its reference. Called before
-    /// a model call sends the image: a host may send the copy it now holds.
-    fn keep_image(&mut self, data_url: &str) -> String;
-    /// Goes somewhere with the browser's own tab primitives (an address, back, forward, a
-    /// reload, another tab), which work where no page can be read (the new-tab page). The
-    /// next `settle` reports where the run is now (`followed_tab` when it is on another tab).
-    async fn go(&mut self, to: &Go) -> Result<(), PageError> {
-        let _ = to;
-        Err(PageError::Failed("this browser cannot open addresses or tabs".into()))
-    }
     /// What the browser reads for the element's [`Locators`](crate::describe::locators::Locators)
     /// (its role and name, attributes, and those of its document), right before a step acts on
     /// it. `None` where the host cannot read them (the exports then use XPaths).
@@ -169,17 +133,6 @@ pub trait Browser {
     ) -> Option<crate::describe::locators::LocatorData> {
         let _ = element;
         None
-    }
-    /// Where a step in the tab's history (`Go::Back`, `Go::Forward`) or a reload (`Go::Reload`)
-    /// would go, as the browser's history of the tab has it; `None` when the host cannot tell
-    /// (the guard then judges the page it lands on).
-    async fn history_target(&mut self, to: &Go) -> Result<Option<String>, PageError> {
-        let _ = to;
-        Ok(None)
-    }
-    /// The tabs of the run's window, the one it is on marked.
-    async fn tabs(&mut self) -> Result<Vec<TabInfo>, PageError> {
-        Ok(Vec::new())
     }
     /// Chooses option `index` (of `select.options`) of a native `<select>` as a person's choice
     /// does: the option selected, then input and change fired. Returns the option chosen.
@@ -306,20 +259,4 @@ impl Settled {
         }
         out
     }
-}
-
-/// Puts `question` on the run (the panel shows it) and waits for the answer. `None` when
-/// nobody can answer (a run without a person), the run was stopped meanwhile, or the answer
-/// does not fit the question.
-pub(crate) async fn ask_person<B: Browser>(
-    run: &mut Run,
-    browser: &mut B,
-    question: Question,
-) -> Result<Option<Answer>, PageError> {
-    run.question = Some(question.clone());
-    browser.report(run);
-    let answer = browser.ask(&question).await;
-    run.question = None;
-    browser.report(run);
-    Ok(answer?.filter(|a| a.fits(&question)))
 }
