@@ -271,7 +271,7 @@ test('a program on the port that does not know the token gets no call carried ou
   const fake = await plainServer(port, (ws) => {
     const n = connections.push(ws);
     if (n === 1) {
-      for (const m of [welcome, ...calls]) ws.send(m);
+      for (const m of calls) ws.send(m);
       return;
     }
     ws.onText((text) => {
@@ -281,13 +281,12 @@ test('a program on the port that does not know the token gets no call carried ou
     });
   });
   try {
-    await until('the extension to try twice and hang up both times', () => connections.length >= 2 && connections.slice(0, 2).every((c) => c.closedByPeer), 30_000);
-    await until('the panel to say so', async () => /could not prove it knows this token/.test(await panelText('agents-state')), 10_000);
+    const answered = () => connections.some((c) => c.texts.some((t) => JSON.parse(t).type !== 'pair'));
+    await until('the extension to hang up twice (or to answer)', () => answered() || (connections.length >= 2 && connections.slice(0, 2).every((c) => c.closedByPeer)), 30_000);
     // Had any call run, it would have taken a moment: give it one.
     await new Promise((r) => setTimeout(r, 1_500));
     const received = connections.flatMap((c) => c.texts);
-    assert.deepEqual([...new Set(received.map((t) => JSON.parse(t).type))], ['pair'], `only pairing hellos: ${received}`);
-    assert.ok(!received.some((t) => ['result', 'progress', 'pairConfirm'].includes(JSON.parse(t).type)), 'no answer, no proof from the extension');
+    assert.deepEqual([...new Set(received.map((t) => JSON.parse(t).type))], ['pair'], `only pairing hellos, no answer, no proof from the extension: ${received}`);
     const upgrades = fake.upgrades.map((u) => `${u.path} ${JSON.stringify(u.headers)}`);
     assert.ok(!holds([...received, ...upgrades], token), `the token is in nothing the program received: ${upgrades}`);
     assert.ok(fake.upgrades.every((u) => u.path === '/bridge'), 'no token in the address');
@@ -295,10 +294,11 @@ test('a program on the port that does not know the token gets no call carried ou
     assert.deepEqual(await opened(), [], 'no tab opened');
     const runs = await browser.sw.evaluate(() => self.sightline.runs());
     assert.ok(!runs.some((r) => r.instruction === 'Agent session: fake-server'), 'no session run for it');
+    await until('the panel to say so', async () => /could not prove it knows this token/.test(await panelText('agents-state')), 10_000);
   } finally {
     await fake.close();
+    server = await startServer(token);
   }
-  server = await startServer(token);
   await until('the extension to pair with the real server', async () => /Connected/.test(await panelText('agents-state')), 20_000);
 });
 
