@@ -30,7 +30,7 @@ export default [
   // The content script runs after wasm/reader.js, which defines the reader as a global.
   {
     files: ['extension/content/**/*.js'],
-    languageOptions: { globals: { sightlineReader: 'readonly' } },
+    languageOptions: { globals: { sightlineReader: 'readonly', sightlineElementAtPath: 'readonly' } },
   },
   // The service worker: no window, no document.
   {

@@ -388,15 +388,14 @@ async function sessionFor(from, wasm, agent, tabId, language) {
       // It was full: it ended, and the session goes on in the run the core opened in its place.
       keepRun(session.ended);
       keepRun(session.opened);
-      sessions.set(agent, session.opened.id);
-      calling = session.opened.id;
+      sessions.set(agent, session.opened.head.id);
+      calling = session.opened.head.id;
       return calling;
     }
   }
   const tab = await tabFacts(tabId);
   stillOn(from);
-  const run = wasm.agentSession(crypto.randomUUID(), agent, tab, language);
-  keepRun(run);
+  const run = keepRun(wasm.agentSession(crypto.randomUUID(), agent, tab, language));
   sessions.set(agent, run.id);
   calling = run.id;
   return run.id;
@@ -443,8 +442,8 @@ async function carryOut(wasm, { from, id, call, plan, tabId, runId, settings }) 
   }
 }
 
-/** A task or an instruction in the session's run; progress goes to the agent step by step. */
-async function pageTask(wasm, { from, id, call, plan, tabId, runId }) {
+/** A task, an instruction or a choice in the session's run (the core carries each out); progress goes to the agent step by step. */
+async function pageTask(wasm, { from, id, call, tabId, runId }) {
   await watch(from, tabId);
   let first = null;
   let told = 0;
@@ -455,17 +454,7 @@ async function pageTask(wasm, { from, id, call, plan, tabId, runId }) {
     told = progress;
     reply(from, { type: 'progress', id, progress, message: run.steps.at(-1)?.action ?? '' });
   };
-  const answer = await onTheTab(wasm, from, id, tabId, { runId, call }, onReport);
-  if (plan.kind === 'choose' && answer.ok) {
-    const element = answer.result?.element;
-    if (!element?.xpath) throw fault('not_a_list', 'the list was found, but not as an element Sightline can choose in');
-    stillOn(from); // closed once the list was found (too late for `closed` to stop the run): no choice for nobody
-    const chosen = await choose(selectedTab, element.xpath, plan.option);
-    keepRun(wasm.agentStep(runId, plan.label, chosen.error ?? null, null, Date.now()));
-    if (chosen.error) throw fault(chosen.code, chosen.error);
-    return text(`${answer.text}\n${wasm.agentFenced(`Chose \u201c${chosen.text}\u201d.`)}`);
-  }
-  return text(answer.text);
+  return text((await onTheTab(wasm, from, id, tabId, { runId, call }, onReport)).text);
 }
 
 /**
@@ -489,30 +478,6 @@ async function onTheTab(wasm, from, id, tabId, session, onReport) {
   }
   if (!answer.ok) throw fault(answer.error?.code ?? 'internal', answer.text);
   return answer;
-}
-
-/**
- * Chooses `option` (its visible text) in the <select> at `xpath`, as a person's choice does
- * (input and change events). The smallest piece the bridge needs until the core's own choose
- * action lands (issue 22a).
- */
-async function choose(tabId, xpath, option) {
-  const [frame] = await chrome.scripting.executeScript({
-    target: { tabId },
-    args: [xpath, option],
-    func: (path, wanted) => {
-      const select = document.evaluate(path, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-      if (!(select instanceof HTMLSelectElement)) return { code: 'not_a_list', error: 'the element is not a drop-down list (<select>)' };
-      const norm = (s) => s.replace(/\s+/g, ' ').trim().toLowerCase();
-      const found = [...select.options].find((o) => norm(o.text) === norm(wanted)) ?? [...select.options].find((o) => norm(o.text).includes(norm(wanted)));
-      if (!found) return { code: 'option_missing', error: `the list has no option \u201c${wanted}\u201d: it has ${[...select.options].map((o) => `\u201c${o.text.trim()}\u201d`).join(', ')}` };
-      select.value = found.value;
-      select.dispatchEvent(new Event('input', { bubbles: true }));
-      select.dispatchEvent(new Event('change', { bubbles: true }));
-      return { text: found.text.trim() };
-    },
-  });
-  return frame?.result ?? { code: 'page_unreadable', error: 'the page did not answer' };
 }
 
 /**

@@ -3,6 +3,7 @@
 // to the same Rust classifier.
 import { busyWith, cdp, leaveDialogsToPerson, networkIdle, remoteFrames, watchDialogs } from './debugger.js';
 import { core } from './wasm.js';
+import '../shared/element-at-path.js'; // defines globalThis.sightlineElementAtPath
 
 /** Why Sightline cannot work on this URL (`{code, reason}`: the core's list), or null. */
 export async function restriction(url) {
@@ -46,7 +47,7 @@ async function inPage(tabId, name, arg) {
     let injection = injecting.get(key);
     if (!injection) {
       injection = chrome.scripting
-        .executeScript({ target, files: ['wasm/reader.js', 'content/content.js'] })
+        .executeScript({ target, files: ['wasm/reader.js', 'shared/element-at-path.js', 'content/content.js'] })
         .finally(() => injecting.delete(key));
       injecting.set(key, injection);
     }
@@ -131,65 +132,11 @@ async function readPage(tabId, opts, besideCapture = false) {
 
 /** A reading (`read`) as JS objects: `{url, title, elements, description, timings, source, …}`. */
 async function parseReading(reading) {
-  if (reading.cdp != null) return withElements(JSON.parse((await core()).describeCdpSnapshot(reading.cdp, reading.opts, reading.captureMs)));
-  const result = withElements(JSON.parse(reading.json));
+  const wasm = await core();
+  // The readers send elements as columns; the core writes them as objects again, as it writes an Element.
+  if (reading.cdp != null) return JSON.parse(wasm.readingWithElements(wasm.describeCdpSnapshot(reading.cdp, reading.opts, reading.captureMs)));
+  const result = JSON.parse(wasm.readingWithElements(reading.json));
   result.timings.inPageMs = reading.inPageMs;
-  return result;
-}
-
-// A kind's letter in a reading's columns (`ElementKind::letter`) → its name.
-const KINDS = { B: 'BUTTON', I: 'IMG', T: 'TEXT', F: 'FORM_ITEM', C: 'CONTAINER', A: 'ANCHOR' };
-
-/**
- * A parsed reading with its elements as objects again: readers send them as columns
- * (`sightline::describe::ElementColumns`, about half the text of one object per element).
- * Each object has the fields, and the order, the core's `Element` is written with.
- */
-function withElements(result) {
-  const c = result.columns;
-  if (!c) return result;
-  delete result.columns;
-  const n = c.id.length;
-  // Element numbers come as runs of consecutive ones: [first, how many].
-  const index = new Array(n);
-  let filled = 0;
-  for (const [first, count] of c.indexRuns) for (let k = 0; k < count; k++) index[filled++] = first + k;
-  const sparse = (pairs) => {
-    const at = new Array(n);
-    for (const [i, v] of pairs) at[i] = v;
-    return at;
-  };
-  const visibleRect = sparse(c.visibleRect);
-  const xpathText = sparse(c.xpathText);
-  const frameOrigin = sparse(c.frameOrigin);
-  const options = sparse(c.options);
-  const occluded = new Uint8Array(n);
-  for (const i of c.occluded) occluded[i] = 1;
-  const elements = new Array(n);
-  let xpath = '';
-  let node = 0;
-  for (let i = 0; i < n; i++) {
-    // Each XPath: the UTF-16 units it shares with the one before, then the rest.
-    xpath = xpath.slice(0, c.xpathShared[i]) + c.xpathRest[i];
-    const x = c.rect[4 * i], y = c.rect[4 * i + 1], width = c.rect[4 * i + 2], height = c.rect[4 * i + 3];
-    const e = {
-      index: index[i], id: c.id[i], kind: KINDS[c.kind[i]], tag: c.tag[i], attributes: c.attributes[i], content: c.content[i],
-      rect: { x, y, width, height },
-      // Not sent: the box's centre, as the core works it out (`Rect::center`).
-      center: [x + width / 2, y + height / 2],
-      inViewport: c.inViewport[i],
-    };
-    if (visibleRect[i] !== undefined) e.visibleRect = visibleRect[i];
-    e.occluded = occluded[i] === 1;
-    e.xpath = xpath;
-    if (xpathText[i] !== undefined) e.xpathText = xpathText[i];
-    node += c.nodeStep[i]; // each node as a step from the one before
-    e.node = node;
-    if (frameOrigin[i] !== undefined) e.frameOrigin = frameOrigin[i];
-    if (options[i] !== undefined) e.options = options[i];
-    elements[i] = e;
-  }
-  result.elements = elements;
   return result;
 }
 
@@ -366,25 +313,8 @@ export function tabLoaded(tabId, maxMs) {
   });
 }
 
-// Runs in the page (CDP Runtime.evaluate): the element at a Sightline XPath, its ` >>> `
-// segments entering same-origin frames and open shadow roots (within a shadow tree, any of
-// its nodes is the context and `/` its root); null where the path leads nowhere.
-function elementAtPath(path) {
-  const segments = path.split(' >>> ');
-  let root = document;
-  let el = null;
-  for (const [i, segment] of segments.entries()) {
-    const context = root.nodeType === 11 ? root.firstChild : root;
-    if (!context) return null;
-    el = (context.ownerDocument ?? context).evaluate(segment, context, null, 9, null).singleNodeValue;
-    if (!el) return null;
-    if (i < segments.length - 1) {
-      root = el.localName === 'iframe' || el.localName === 'frame' ? el.contentDocument : el.shadowRoot;
-      if (!root) return null;
-    }
-  }
-  return el;
-}
+// Runs in the page (CDP Runtime.evaluate): the element at a Sightline XPath (extension/shared).
+const elementAtPath = globalThis.sightlineElementAtPath;
 
 // Runs on the element (CDP Runtime.callFunctionOn): its attributes, those of its document,
 // and the frames on its way (name, title, index among the parent's frames).

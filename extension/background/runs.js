@@ -8,6 +8,7 @@ import { assertUsable, choose, locatorData, read, readUsable, restriction, revea
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
+import { absorb, holdStored } from './records.js';
 import { core } from './wasm.js';
 
 /** How many runs the history keeps (Settings), at least 1. */
@@ -514,8 +515,9 @@ export async function startRun(tabId, request, opts = {}) {
     stopRequested: () => controller.signal.aborted,
     stopSignal: () => controller.signal,
     tab: tabFacts,
-    /** The record as the core holds it: stored and shown as is. */
-    report(run) {
+    /** The record's changes, as the core holds it: applied, stored and shown as is. */
+    report(changes) {
+      const run = absorb(changes);
       saveRun(run);
       broadcast(run);
       opts.onReport?.(run);
@@ -552,7 +554,8 @@ export async function startRun(tabId, request, opts = {}) {
   const done = work
     // A rejection from the core (bad arguments) still ends as a readable, kept record, with the code the core gave.
     .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.code ?? 'internal'), String(e?.message ?? e)))
-    .then((run) => {
+    .then((changes) => {
+      const run = absorb(changes);
       // Stored and pruned after the caller has the record, not before: the store is written in
       // order (`saving`) and whoever reads it (listRuns, fullRun) waits for those writes first.
       // A screenshot's write ahead of it held the end of each step up by tens of ms.
@@ -599,10 +602,12 @@ export async function runOptions(settings, opts = {}) {
   return options;
 }
 
-/** Stores a run record the core handed over (an agent session's) and shows it in the panel. */
-export function keepRun(run) {
+/** Stores a run record whose changes the core handed over (an agent session's) and shows it in the panel. */
+export function keepRun(changes) {
+  const run = absorb(changes);
   saveRun(run);
   broadcast(run);
+  return run;
 }
 
 /** The answer kind each question kind takes. */
@@ -661,7 +666,7 @@ export async function startRecording(tabId, title) {
   if (current[tabId]) return current[tabId];
   // Named (when untitled) in the person's language, as a run of the loop is written.
   const language = resolveLanguage((await getSettings()).ui.language);
-  const run = (await core()).startRecording(crypto.randomUUID(), title || undefined, { id: tabId, title: tab.title ?? '', url: tab.url ?? '' }, language);
+  const run = absorb((await core()).startRecording(crypto.randomUUID(), title || undefined, { id: tabId, title: tab.title ?? '', url: tab.url ?? '' }, language));
   await saveRun(run);
   await chrome.storage.session.set({ [RECORDING_KEY]: { ...current, [tabId]: run.id } });
   await setRecording(tabId, true);
@@ -678,6 +683,7 @@ async function holdRecording(wasm, id) {
   const stored = await fullRun(id);
   if (!stored) return false;
   wasm.resumeRun(stored);
+  holdStored(stored);
   return true;
 }
 
@@ -692,7 +698,7 @@ export async function stopRecording(tabId) {
   await recordingChain;
   const wasm = await core();
   if (!(await holdRecording(wasm, id))) return null;
-  let run = wasm.stopRecording(id);
+  let run = absorb(wasm.stopRecording(id));
   await saveRun(run);
   broadcast(run);
   run = await describeRecording(run);
@@ -757,7 +763,7 @@ export function recordEvent(tabId, event) {
         });
       if (photo) await putImage(photo.reference, photo.dataUrl);
     }
-    const run = wasm.openRun(id);
+    const run = absorb(wasm.runChanges(id));
     await saveRun(run);
     broadcast(run);
   }).catch((e) => console.error('recording a step failed', e));

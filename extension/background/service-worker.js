@@ -263,9 +263,24 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (!handler) return false;
   Promise.resolve()
     .then(() => handler(message))
-    .then(sendResponse, (e) => sendResponse({ error: String(e?.message ?? e), code: e?.code }));
+    .then(sendResponse, async (e) => sendResponse({ error: String(e?.message ?? e), code: e?.code, advice: await adviceFor(e, name, message) }));
   return true; // answer asynchronously
 });
+
+/**
+ * The core's advice for a failed request, by language (`{en, zh_CN}`): a request that loads a
+ * saved run file (`loadTrajectory`, a `replay` of one) failed on that file. None where the core
+ * itself cannot load.
+ */
+async function adviceFor(e, request, message) {
+  try {
+    const fromFile = request === 'loadTrajectory' || (request === 'replay' && message?.json != null);
+    const on = fromFile ? 'savedRunFile' : 'instruction';
+    return (await core()).advice(String(e?.code ?? 'internal'), typeof e?.cause === 'string' ? e.cause : undefined, on);
+  } catch {
+    return null;
+  }
+}
 
 // Addresses the person opens in a recorded tab (typed, a bookmark, reload, back/forward) are
 // steps; a navigation a click or a form caused is not: the click is the step.

@@ -86,16 +86,14 @@
     },
 
     /**
-     * Brings an element into view: found by its XPath, else by scrolling the page by its box
-     * (XPaths into shadow roots or frames do not resolve with document.evaluate).
+     * Brings an element into view: found by its XPath (into frames and shadow roots, as every
+     * lookup follows one), else by scrolling the page by its box (a cross-origin frame, a
+     * closed shadow root).
      */
     reveal({ xpath, rect }) {
       // Its scrolling reaches the page watch only with the next frame: the kept readings go now.
       corePromise?.then((core) => core.forgetReadings(), () => {});
-      let node = null;
-      try {
-        node = document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-      } catch { /* not an XPath this document can read */ }
+      const node = sightlineElementAtPath(xpath);
       const el = node?.nodeType === Node.TEXT_NODE ? node.parentElement : node;
       if (el instanceof Element) {
         el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -112,11 +110,9 @@
      * then input and change fired (bubbling). `{text, value}`, or `{error}`.
      */
     choose({ xpath, index }) {
-      let el = null;
-      try {
-        el = document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-      } catch { /* not an XPath this document can read */ }
-      if (!(el instanceof HTMLSelectElement)) return { error: 'the element to choose in is not a select on this page any more (or lies in a frame or shadow root)' };
+      const el = sightlineElementAtPath(xpath);
+      // A select in a same-origin frame is its window's HTMLSelectElement, not this one's.
+      if (el?.localName !== 'select') return { error: 'the element to choose in is not a select on this page any more (or lies in a cross-origin frame or closed shadow root)' };
       const option = el.options[index];
       if (!option) return { error: `the select has no option number ${index + 1} any more` };
       if (option.disabled || el.disabled) return { error: `the option \u201c${option.text.trim()}\u201d cannot be chosen: it is disabled` };

@@ -14,7 +14,7 @@ let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while 
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
-    if (reply?.error) throw Object.assign(new Error(reply.error), { code: reply.code });
+    if (reply?.error) throw Object.assign(new Error(reply.error), { code: reply.code, advice: reply.advice });
     return reply;
   }, (cause) => {
     // No worker to answer (it failed to start, stopped before it replied, or this panel outlived
@@ -85,7 +85,7 @@ function showTabState(lines) {
  * message as it came, its code for the advice), or `because` our message saying why in its
  * place, so a change of language rewords it.
  */
-let failure = null; // {key, args?: [], err?: Error, because?: key, file?: true (a saved run file's)}
+let failure = null; // {key, args?: [], err?: Error, because?: key}
 function showFailure(shown) {
   failure = shown;
   renderFailure();
@@ -96,7 +96,7 @@ function renderFailure() {
   let html = '';
   if (failure) {
     const say = t(failure.key, ...(failure.args ?? []));
-    if (failure.err) html = escape(`${say}: ${failure.err.message}${advice(failure.err, { file: failure.file })}`);
+    if (failure.err) html = escape(`${say}: ${failure.err.message}${advice(failure.err)}`);
     else html = escape(failure.because ? `${say}: ${t(failure.because)}` : say);
   }
   if (html !== failureHtml) {
@@ -201,7 +201,7 @@ function renderRun() {
   $('run-check').textContent = run.check ? t(run.check.confirmed ? 'checkConfirmed' : 'checkUnconfirmed', run.check.reason) : '';
   const error = runError(run);
   $('run-error').hidden = !error;
-  $('run-error').textContent = error ? `${error.message}${advice(error, { flow: !!run.flow })}` : '';
+  $('run-error').textContent = error ? `${error.message}${advice(error)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
   const list = $('steps');
   list.replaceChildren(
@@ -336,40 +336,16 @@ function runError(run) {
   return typeof run.error === 'string' ? { code: 'uncoded', message: run.error } : run.error;
 }
 
-// What to do next, by the error's code (the core's RunError codes, and the glue's own):
-// `advice_<code>` in _locales. Errors whose message already says what to change get none;
-// any other, the suggestion to edit the instruction (a flow file's run: the flow file's step).
-// A saved run file the panel could not load (`trajectory_invalid`) gets advice about the file.
-const ADVISED = new Set([
-  'model_auth', 'model_http', 'model_unreachable', 'model_timeout', 'step_limit', 'loop',
-  'page_restricted', 'page_debugger', 'run_interrupted', 'module_load', 'flow_invalid',
-]);
-const SELF_EXPLAINED = new Set([
-  'model_settings', 'model_key_elsewhere', 'site_not_allowed', 'secret_unknown', 'secret_wrong_site', 'secret_no_sites',
-  'secret_frame_outside', 'secret_no_focus', 'secret_wrong_field', 'secret_focus_unknown', 'not_a_web_address',
-  'upload_needs_allow', 'upload_outside_folder', 'task_invalid', 'worker_no_answer',
-]);
-
-// Where the planning model's own settings are meant rather than the model's: its key, address.
-const PLANNER_ADVISED = new Set(['model_auth', 'model_http', 'model_unreachable']);
-
 /**
- * What to do next, for the errors a person can fix. `cause`: the code of the failure behind
- * an error whose code says only which model failed (the core's `planner_model_failed` →
- * `model_auth`): the advice is the cause's, pointing at the planning model's settings for it.
- * `flow`: the error ended a flow file's run, whose steps the file holds, not the prompt box.
- * `file`: the error is a saved run file's that was being loaded (the same code from Replay of a
- * run in the list, with nothing to replay, is no file's and gets the general advice).
+ * What to do next, after an error's message: the core's advice, which came with the error — a
+ * run's record in the run's language, as its message is; a failed request's reply in each
+ * language, so a notice is worded again when the language changes. Where the core itself could
+ * not load, it cannot advise: the panel says how to get it back.
  */
-function advice({ code, cause } = {}, { flow = false, file = false } = {}) {
-  // (An Error's own `cause` is an object, not a code.)
-  if (typeof cause !== 'string') cause = undefined;
-  if (cause && code === 'planner_model_failed' && PLANNER_ADVISED.has(cause)) return t(`advice_planner_${cause}`);
-  const what = cause ?? code;
-  if (!what || SELF_EXPLAINED.has(what)) return '';
-  if (ADVISED.has(what)) return t(`advice_${what}`);
-  if (file && what === 'trajectory_invalid') return t('advice_trajectory_invalid');
-  return t(flow ? 'adviceEditFlow' : 'adviceEdit');
+function advice(error) {
+  if (error?.code === 'module_load') return ` \u2014 ${t('advice_module_load')}`;
+  const said = typeof error?.advice === 'string' ? error.advice : error?.advice?.[language()];
+  return said ? ` \u2014 ${said}` : '';
 }
 
 /** The kinds of AI task by type, with their fields: the core's schema (`taskSchema`). */
@@ -607,10 +583,10 @@ function showStarted(runId, instruction) {
 
 /**
  * Shows `err` as the failure of what the message `key` says (filled with `args`, worded again on a
- * change of language); `file`: loading a saved run file failed (its advice is about the file).
+ * change of language), with the core's advice that came with it.
  */
-function failed(key, err, { args = [], file = false } = {}) {
-  showFailure({ key, args, err, file });
+function failed(key, err, { args = [] } = {}) {
+  showFailure({ key, args, err });
   updateButtons();
 }
 
@@ -676,7 +652,7 @@ $('load-run-file').addEventListener('change', async () => {
     renderRun();
     renderHistory();
   } catch (err) {
-    failed('couldNotLoad', err, { args: [file.name], file: true });
+    failed('couldNotLoad', err, { args: [file.name] });
   }
 });
 $('run-flow').addEventListener('click', () => $('run-flow-file').click());

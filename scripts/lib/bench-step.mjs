@@ -47,7 +47,7 @@ function writePages() {
 }
 
 /** The instruction of a bench task: `rounds` planning rounds, each keeping a note (no input, no settle), then done. */
-const benchTask = (id, rounds) => `bench task ${id}: keep a note ${rounds} times, then finish`;
+export const benchTask = (id, rounds) => `bench task ${id}: keep a note ${rounds} times, then finish`;
 const BENCH_TASK = /bench task (\S+): keep a note (\d+) times/;
 
 /**
@@ -55,7 +55,7 @@ const BENCH_TASK = /bench task (\S+): keep a note (\d+) times/;
  * system prompt asks for `"element": N`) gets the first element the request lists, and a bench
  * task's planning rounds (`benchTask`) each keep a note until its rounds are done.
  */
-function startInstantModel() {
+export function startInstantModel() {
   const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS' };
   const planned = new Map(); // bench task id → planning rounds answered
   const reply = (body) => {

@@ -287,7 +287,11 @@ test('a flow\'s upload waits for Allow in the panel, which lists the paths: Refu
     const [decision] = run.steps;
     assert.deepEqual(decision.asked, [{ question: { kind: 'upload', paths: ['/etc/hostname'] }, answer: { kind: 'upload', allow }, by: 'person' }], 'the record says what was decided');
     if (!allow) {
-      assert.deepEqual(run.flow.items[0].error, { code: 'upload_refused', message: 'you refused the upload of /etc/hostname' });
+      assert.deepEqual(run.flow.items[0].error, {
+        code: 'upload_refused',
+        message: 'you refused the upload of /etc/hostname',
+        advice: 'you can edit that step in the flow file and run it again.',
+      }, 'the core decides the advice, for the flow file step');
       assert.equal(decision.status, 'failed');
       assert.equal(await attached(), 'no file');
       // The advice points at the flow file's step, not at an instruction the panel never had.

@@ -162,6 +162,24 @@ for (const family of ['generic', 'function-calling']) {
   });
 }
 
+test('a select inside an open shadow root is chosen and scrolled to through its >>> path', async () => {
+  await useFamily('generic');
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/choices.html?shadow=1'));
+  await page.waitForFunction(() => window.fixture);
+  const tabId = await browser.tabIdOf(page);
+  mock.script(
+    (body) => reply('generic', [{ type: 'Select', target: numberOf(body, /select#shade/), option: 'Dark' }], { done: true }),
+  );
+  const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'choose the dark shade'), tabId);
+  assert.equal(run.status, 'succeeded', JSON.stringify(run.error) + JSON.stringify(run.steps.map((s) => [s.action, s.status, s.error])));
+  assert.deepEqual(await page.evaluate(() => window.fixture.shade()), { value: 'dark', events: 'input,change' });
+  const chosen = run.steps.find((s) => s.planned?.type === 'Select');
+  assert.match(chosen.target.xpath, / >>> /, 'found through the shadow root');
+  assert.deepEqual([chosen.planned.option, chosen.planned.value], ['Dark', 'dark']);
+  await page.close();
+});
+
 test('a run from the new-tab page may only open the allowed sites', async () => {
   await useFamily('generic');
   const tabId = await browser.sw.evaluate(async () => (await chrome.tabs.create({ url: 'chrome://newtab/', active: true })).id);

@@ -60,6 +60,24 @@ pub fn extraction_from_json(text: &str) -> Result<Extraction, ReadingError> {
     })
 }
 
+/// A reading's JSON text with its elements as objects again (the readers send them as
+/// columns), everything else it holds (timings, its source) kept: what the tooling's `extract`
+/// answers. Each object is written as the core writes an [`Element`].
+pub fn reading_with_objects(text: &str) -> Result<String, ReadingError> {
+    let mut reading: serde_json::Map<String, serde_json::Value> = text::from_str(text)?;
+    let Some(columns) = reading.remove("columns") else { return Ok(text.to_string()) };
+    let columns: ElementColumns = serde_json::from_value(columns)?;
+    // Written straight from the elements, not through a `Value`, which would sort their fields.
+    let elements = serde_json::to_string(&columns.into_elements()?)?;
+    reading.remove("elements");
+    let mut out = serde_json::to_string(&reading)?;
+    out.pop(); // the closing brace
+    out.push_str(if reading.is_empty() { "\"elements\":" } else { ",\"elements\":" });
+    out.push_str(&elements);
+    out.push('}');
+    Ok(out)
+}
+
 /// A reading as it crosses: an [`Extraction`] whose elements may come as columns. (Not
 /// `#[serde(flatten)]`: that would buffer the whole reading before decoding it.)
 #[derive(serde::Deserialize)]
@@ -246,6 +264,12 @@ mod tests {
         wire["columns"] = serde_json::to_value(ElementColumns::of(read.elements.clone())).unwrap();
         wire["elements"] = serde_json::json!([]);
         assert_eq!(extraction_from_json(&wire.to_string()).unwrap(), read);
+        // The tooling's objects: the elements back, the rest of the reading as it was.
+        let objects_again: serde_json::Value =
+            serde_json::from_str(&reading_with_objects(&wire.to_string()).unwrap()).unwrap();
+        assert_eq!(objects_again["elements"], serde_json::to_value(&read.elements).unwrap());
+        assert_eq!((&objects_again["timings"], &objects_again["source"]), (&objects["timings"], &objects["source"]));
+        assert!(objects_again.get("columns").is_none());
         wire["columns"]["nodeStep"] = serde_json::json!([1]);
         let refused = extraction_from_json(&wire.to_string()).unwrap_err();
         assert!(refused.to_string().contains("do not fit together"), "{refused}");

@@ -5,7 +5,7 @@
 use super::host::{Host, HostBrowser};
 use super::runs::{tab_facts, with_open};
 use super::{from_js, now_ms, options_or_default, to_js, Fault};
-use sightline::agent::lifecycle::{LifecycleError, TabFacts};
+use sightline::agent::lifecycle::{LifecycleError, RunChanges, TabFacts};
 use sightline::agent::pairing;
 use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::agent::remote::{self, Call};
@@ -59,7 +59,11 @@ fn maybe_tab(tab: JsValue) -> Result<Option<TabFacts>, Fault> {
 pub fn agent_session(id: String, agent: &str, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
     let lang: Lang = options_or_default(language, "the language")?;
     let run = Run::agent_session(id, agent, maybe_tab(tab)?.as_ref(), lang, now_ms());
-    with_open(|open| to_js(open.open(run)))
+    let id = run.id.clone();
+    with_open(|open| {
+        open.open(run);
+    });
+    super::runs::changes(&id)
 }
 
 /// A call that is no page task becomes a step of session `id` (`error`: its message, when it
@@ -73,10 +77,8 @@ pub fn agent_step(
     started_ms: f64,
 ) -> Result<JsValue, Fault> {
     let tab = maybe_tab(tab)?;
-    with_open(|open| match open.agent_step(id, label, error.as_deref(), tab.as_ref(), started_ms, now_ms()) {
-        Ok(run) => to_js(run),
-        Err(e) => Err(e.into()),
-    })
+    with_open(|open| open.agent_step(id, label, error.as_deref(), tab.as_ref(), started_ms, now_ms()).map(|_| ()))?;
+    super::runs::changes(id)
 }
 
 /// The agents' socket closed (and the calls it sent have returned): its sessions `ids` end
@@ -84,7 +86,18 @@ pub fn agent_step(
 /// records to store.
 #[wasm_bindgen(js_name = endAgentSessions)]
 pub fn end_agent_sessions(ids: Vec<String>) -> Result<JsValue, Fault> {
-    to_js(&with_open(|open| open.end_agent_sessions(&ids, now_ms())))
+    to_js(&with_open(|open| {
+        let crossed: Vec<(String, usize)> = ids.iter().map(|id| (id.clone(), open.crossed(id))).collect();
+        let from = |id: &str| crossed.iter().find(|(i, _)| i == id).map_or(0, |(_, n)| *n);
+        let ended = open.end_agent_sessions(&ids, now_ms());
+        ended
+            .into_iter()
+            .map(|run| {
+                let from = from(&run.id);
+                RunChanges::closing(run, from)
+            })
+            .collect::<Vec<_>>()
+    }))
 }
 
 /// The person's Stop on session `id` (no call of it in flight any more): its run ends stopped,
@@ -92,7 +105,10 @@ pub fn end_agent_sessions(ids: Vec<String>) -> Result<JsValue, Fault> {
 /// store, or `null` when the person had stopped it already (it is stopped: nothing new).
 #[wasm_bindgen(js_name = stopAgentSession)]
 pub fn stop_agent_session(id: &str) -> Result<JsValue, Fault> {
-    to_js(&with_open(|open| open.stop_agent_session(id, now_ms()))?)
+    to_js(&with_open(|open| {
+        let from = open.crossed(id);
+        open.stop_agent_session(id, now_ms()).map(|run| run.map(|run| RunChanges::closing(run, from)))
+    })?)
 }
 
 /// The person's Stop cut short a call on session `id` (it has returned): the session ends
@@ -102,10 +118,13 @@ pub fn stop_agent_session(id: &str) -> Result<JsValue, Fault> {
 pub fn stop_agent_call(id: &str) -> Result<JsValue, Fault> {
     #[derive(serde::Serialize)]
     struct Stopped {
-        run: Option<Run>,
+        run: Option<RunChanges>,
         error: RunErrorRecord,
     }
-    let (run, told) = with_open(|open| open.stop_agent_call(id, now_ms()))?;
+    let (run, told) = with_open(|open| {
+        let from = open.crossed(id);
+        open.stop_agent_call(id, now_ms()).map(|(run, told)| (run.map(|run| RunChanges::closing(run, from)), told))
+    })?;
     to_js(&Stopped { run, error: told.record(Lang::En) })
 }
 
@@ -192,10 +211,8 @@ pub fn agent_session_open(id: &str, next_id: &str) -> Result<JsValue, Fault> {
 /// Session `id`'s agent started recording `recording`: the session's record to store.
 #[wasm_bindgen(js_name = agentRecorded)]
 pub fn agent_recorded(id: &str, recording: &str) -> Result<JsValue, Fault> {
-    with_open(|open| match open.agent_recorded(id, recording) {
-        Ok(run) => to_js(run),
-        Err(e) => Err(e.into()),
-    })
+    with_open(|open| open.agent_recorded(id, recording).map(|_| ()))?;
+    super::runs::changes(id)
 }
 
 /// The run session `id`'s agent may stop, export or read: `run` (absent: the session's own)

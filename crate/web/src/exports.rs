@@ -419,6 +419,32 @@ pub fn page_key(url: &str) -> String {
     sightline::agent::replay::cache::page_key(url)
 }
 
+/// A reading's JSON text with its elements as objects (`{…, elements: [{index, id, kind, …}]}`)
+/// in place of the columns the readers send: the tooling's `extract`.
+#[wasm_bindgen(js_name = readingWithElements)]
+pub fn reading_with_elements(json: &str) -> Result<String, Fault> {
+    sightline::boundary::reading_with_objects(json).map_err(|e| Fault::bad_input(e.to_string()))
+}
+
+/// What the person can do about a failure of `code` (with `cause`, the failure it wraps) that
+/// ended `on` (`"instruction"`, `"flowFile"`, `"savedRunFile"`), in every language the core
+/// speaks (`{en, zh_CN}`: the panel words a notice again when its language changes); null where
+/// the message says it all.
+#[wasm_bindgen]
+pub fn advice(code: &str, cause: Option<String>, on: JsValue) -> Result<JsValue, Fault> {
+    use sightline::agent::advice::{advice, Where};
+    let on: Where = options_or_default(on, "what failed")?;
+    let mut by_language = serde_json::Map::new();
+    for lang in sightline::i18n::Lang::ALL {
+        if let (Some(said), serde_json::Value::String(name)) =
+            (advice(code, cause.as_deref(), on, lang), serde_json::to_value(lang).unwrap_or_default())
+        {
+            by_language.insert(name, said.into());
+        }
+    }
+    to_js(&(!by_language.is_empty()).then_some(by_language))
+}
+
 /// Why Sightline cannot work on `url` (`{code, reason}`: Chrome keeps extensions off it), or null.
 #[wasm_bindgen]
 pub fn restriction(url: &str) -> Result<JsValue, Fault> {

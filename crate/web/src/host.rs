@@ -5,7 +5,7 @@ use super::{from_js, now_ms, to_js};
 use sightline::action::InputCommand;
 use sightline::agent::ask::{Answer, DialogKind, PageDialog, Question};
 use sightline::agent::guard::Limits;
-use sightline::agent::lifecycle::TabFacts;
+use sightline::agent::lifecycle::{RunChanges, TabFacts};
 use sightline::agent::record::{ConsoleEntry, Run};
 use sightline::agent::{Browser, ChosenOption, FocusedField, Observation, PageError, Reach, Settled, TabInfo};
 use sightline::vocab::actions::Go;
@@ -125,13 +125,11 @@ impl HostBrowser {
         from_js(self.host.tab(), "the tab").unwrap_or_default()
     }
 
-    /// The run the loop ended with, on the tab it ended on, let go of: the record to store.
-    pub fn finished(&self, mut run: Run) -> Run {
-        if let Some(held) = super::runs::with_open(|open| open.close(&run.id)) {
-            run.keep_console_of(&held);
-        }
-        run.on_tab(&self.tab());
-        run
+    /// The run the loop ended with, on the tab it ended on, let go of: the changes the host's
+    /// record takes (it holds what was reported).
+    pub fn finished(&self, run: Run) -> RunChanges {
+        let tab = self.tab();
+        super::runs::with_open(|open| open.finish(run, &tab))
     }
 }
 
@@ -270,7 +268,12 @@ impl Browser for HostBrowser {
         // The record the worker holds is the one stored: on the tab the run follows now.
         let tab = self.tab();
         let console: Vec<ConsoleEntry> = from_js(self.host.take_console(), "the console messages").unwrap_or_default();
-        if let Ok(js) = super::runs::with_open(|open| super::to_js(open.report(run, &tab, console, &self.limits))) {
+        // Only what changed crosses: the host applies it to the record it holds.
+        let changes = super::runs::with_open(|open| {
+            open.report(run, &tab, console, &self.limits);
+            open.changes(&run.id)
+        });
+        if let Ok(js) = super::to_js(&changes) {
             self.host.report(js);
         }
     }

@@ -3,7 +3,7 @@
 //! hands back a stored recording once after a worker restart; it never edits a run.
 
 use super::{from_js, now_ms, options_or_default, to_js, Fault};
-use sightline::agent::lifecycle::{close_orphans, OpenRuns, TabFacts};
+use sightline::agent::lifecycle::{close_orphans, OpenRuns, RunChanges, TabFacts};
 use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::i18n::Lang;
 use sightline_web_common::{js_text, not_in_form};
@@ -28,19 +28,24 @@ fn run_from_js(value: &JsValue) -> Result<Run, Fault> {
     sightline::boundary::run_from_json(&js_text(value.clone(), "the run")?).map_err(|e| not_in_form("the run", e))
 }
 
-fn held(id: &str) -> Result<JsValue, Fault> {
-    with_open(|open| open.get(id).map(to_js))
+/// What crosses to the host for held run `id`: its changes since the last crossing.
+pub(super) fn changes(id: &str) -> Result<JsValue, Fault> {
+    with_open(|open| open.changes(id).map(|c| to_js(&c)))
         .unwrap_or_else(|| Err(sightline::agent::lifecycle::LifecycleError::NotOpen(id.to_string()).into()))
 }
 
 /// "Record my steps": a new recording run `id` on `tab` (`{id, title, url}`), titled `title`
 /// or after the tab, written in `language` (`"en"`, `"zh_CN"`; absent: English), held open;
-/// returns the record to store.
+/// returns its changes (`{head, from, steps, closed}`: the record, for the host to hold).
 #[wasm_bindgen(js_name = startRecording)]
 pub fn start_recording(id: String, title: Option<String>, tab: JsValue, language: JsValue) -> Result<JsValue, Fault> {
     let lang: Lang = options_or_default(language, "the language")?;
     let run = Run::recording(id, title.as_deref(), &tab_facts(tab)?, lang, now_ms());
-    with_open(|open| to_js(open.open(run)))
+    let id = run.id.clone();
+    with_open(|open| {
+        open.open(run);
+    });
+    changes(&id)
 }
 
 /// Whether this worker holds run `id` open (false after a restart until it is resumed).
@@ -53,16 +58,15 @@ pub fn holds_run(id: &str) -> bool {
 #[wasm_bindgen(js_name = resumeRun)]
 pub fn resume_run(run: JsValue) -> Result<(), Fault> {
     let run = run_from_js(&run)?;
-    with_open(|open| {
-        open.open(run);
-    });
+    with_open(|open| open.resume(run));
     Ok(())
 }
 
-/// The held record of run `id`, to store.
-#[wasm_bindgen(js_name = openRun)]
-pub fn open_run(id: &str) -> Result<JsValue, Fault> {
-    held(id)
+/// Held run `id`'s changes since they last crossed (`{head, from, steps, closed}`), for the
+/// record the host holds and stores.
+#[wasm_bindgen(js_name = runChanges)]
+pub fn run_changes(id: &str) -> Result<JsValue, Fault> {
+    changes(id)
 }
 
 /// "Record my steps": adds a person's event (`{kind: "tap" | "doubleClick" | "rightClick" |
@@ -109,21 +113,27 @@ pub fn step_photo_failed(id: &str, reason: &str, secrets: JsValue) -> Result<(),
     Ok(with_open(|open| open.photo_failed(id, reason, &limits))?)
 }
 
-/// Ends held recording `id` (its steps kept) and lets go of it; returns the record to store.
+/// Ends held recording `id` (its steps kept) and lets go of it; returns its last changes.
 #[wasm_bindgen(js_name = stopRecording)]
 pub fn stop_recording(id: &str) -> Result<JsValue, Fault> {
-    let run = with_open(|open| open.stop_recording(id, now_ms()))?;
-    to_js(&run)
+    let changes = with_open(|open| {
+        let from = open.crossed(id);
+        open.stop_recording(id, now_ms()).map(|run| RunChanges::closing(run, from))
+    })?;
+    to_js(&changes)
 }
 
 /// A run the core rejected (bad arguments): its latest report or a new record of
-/// `instruction` on `tab`, failed with the rejection's `code` and `message`; returns the
-/// record to store.
+/// `instruction` on `tab`, failed with the rejection's `code` and `message`; returns its last
+/// changes (the host holds what was reported).
 #[wasm_bindgen(js_name = failedRun)]
 pub fn failed_run(id: &str, instruction: &str, tab: JsValue, code: &str, message: &str) -> Result<JsValue, Fault> {
     let tab = tab_facts(tab)?;
-    let error = RunErrorRecord { code: code.to_string(), message: message.to_string(), cause: None };
-    to_js(&with_open(|open| open.reject(id, instruction, &tab, error, now_ms())))
+    let error = RunErrorRecord { code: code.to_string(), message: message.to_string(), cause: None, advice: None };
+    to_js(&with_open(|open| {
+        let from = open.crossed(id);
+        RunChanges::closing(open.reject(id, instruction, &tab, error, now_ms()), from)
+    }))
 }
 
 /// After a worker restart: of the stored `runs`, those left running that nothing drives any

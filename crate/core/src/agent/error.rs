@@ -2,6 +2,7 @@
 //! (page, model, reply, action, guard). Every error has a stable code (what the panel keys its
 //! advice on, and what scripts may match) and a message in the person's language.
 
+use super::advice::{advice, Where};
 use super::dialogs::Interrupted;
 use super::guard_error::GuardError;
 use super::record::RunErrorRecord;
@@ -344,12 +345,19 @@ impl RunError {
         }
     }
 
-    /// The error as the run record keeps it.
+    /// The error as the run record keeps it, ending a run's instruction.
     pub fn record(&self, lang: Lang) -> RunErrorRecord {
+        self.record_for(lang, Where::Instruction)
+    }
+
+    /// The error as the run record keeps it, with the advice for what it ended (`on`).
+    pub fn record_for(&self, lang: Lang, on: Where) -> RunErrorRecord {
+        let (code, cause) = (self.code(), self.cause_code());
         RunErrorRecord {
-            code: self.code().to_string(),
+            code: code.to_string(),
             message: self.message(lang),
-            cause: self.cause_code().map(str::to_string),
+            cause: cause.map(str::to_string),
+            advice: advice(code, cause, on, lang),
         }
     }
 }
@@ -735,6 +743,70 @@ mod tests {
         assert!(!serde_json::to_string(&plain).unwrap().contains("cause"));
     }
 
+    /// Every code has its advice decided in `agent::advice`: its own, none (the message says
+    /// it), through its cause, or the default of editing what was asked, listed on purpose.
+    #[test]
+    fn every_code_has_its_advice_decided() {
+        use crate::agent::advice::{ADVISED, SELF_EXPLAINED};
+        const EDIT: &[&str] = &[
+            "page_failed",
+            "page_unreadable",
+            "model_aborted",
+            "model_bad_response",
+            "reply_unreadable",
+            "replies_unreadable",
+            "answer_unreadable",
+            "verdict_unreadable",
+            "element_missing",
+            "element_out_of_view",
+            "unknown_key",
+            "point_out_of_view",
+            "not_an_input",
+            "dialog_unanswered",
+            "dialog_stopped",
+            "instruction_empty",
+            "model_cannot",
+            "needs_input",
+            "assertion_failed",
+            "still_false",
+            "not_found",
+            "pointed_at_nothing",
+            "no_such_element",
+            "element_number_unknown",
+            "element_vanished",
+            "element_unreachable",
+            "upload_refused",
+            "upload_stopped",
+            "snapshot_unreadable",
+            "screenshot_unusable",
+            "prices_invalid",
+            "trajectory_invalid",
+            "gif_failed",
+            "bad_input",
+            "internal",
+            "run_not_open",
+            "no_such_tab",
+            "nothing_to_choose_at",
+            "no_such_option",
+            "option_not_shown",
+            "text_not_shown",
+            "text_still_shown",
+            "knowledge_invalid",
+            "env_block_invalid",
+            // Advised through their cause (a model's failure), else edit.
+            "planner_model_failed",
+            "actor_model_failed",
+        ];
+        for code in CODES {
+            let lists = [ADVISED.contains(code), SELF_EXPLAINED.contains(code), EDIT.contains(code)];
+            assert_eq!(
+                lists.iter().filter(|l| **l).count(),
+                1,
+                "{code}: decide its advice in agent::advice (or list it to edit)"
+            );
+        }
+    }
+
     #[test]
     fn codes_are_stable() {
         let codes: Vec<&str> = samples().iter().map(RunError::code).collect();
@@ -827,6 +899,7 @@ mod tests {
                 code: "step_limit".into(),
                 message: "在 4 次模型调用内未完成指令；请尝试更小的指令，或提高步数上限".into(),
                 cause: None,
+                advice: Some("请把指令拆成更小的几条，或在设置中提高步数上限。".into()),
             }
         );
     }
@@ -854,6 +927,7 @@ mod stored {
                 code: RunErrorRecord::UNCODED.into(),
                 message: "could not reach the model endpoint: refused".into(),
                 cause: None,
+                advice: None,
             })
         );
         let mut without = run_with_error(json!(null));
@@ -868,6 +942,6 @@ mod stored {
         let run: Run = serde_json::from_value(run_with_error(serde_json::to_value(&error).unwrap())).unwrap();
         assert_eq!(run.error.as_ref(), Some(&error));
         let text = serde_json::to_value(&run).unwrap();
-        assert_eq!(text["error"], json!({ "code": "step_limit", "message": error.message }));
+        assert_eq!(text["error"], json!({ "code": "step_limit", "message": error.message, "advice": error.advice }));
     }
 }

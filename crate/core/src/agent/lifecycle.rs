@@ -3,6 +3,7 @@
 //! worker finds open), and a recording's events appended. The worker's WASM memory holds the
 //! open runs ([`OpenRuns`]); the host stores what it is handed and supplies tabs and storage.
 
+use super::advice::{advice, Where};
 use super::error::RunError;
 use super::guard::Limits;
 use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step};
@@ -141,11 +142,64 @@ fn keep_console(step: &mut Step, console: Vec<ConsoleEntry>, limits: &Limits) {
     }
 }
 
+/// A held run, and how much of it its host holds as it is: the first `crossed` steps crossed
+/// to the host unchanged since, so the next crossing carries only the steps after them.
+#[derive(Debug)]
+struct Held {
+    run: Run,
+    crossed: usize,
+}
+
+/// What crosses to the host when a held run changes: the run's own fields (`head`, its steps
+/// left out), and its steps from `from` on, which replace the host's from there. A run's
+/// record grows with its steps; each report carries the new or changed ones only, so the
+/// bytes crossing per step stay flat however long the run. `closed`: the core let go of the
+/// run (the host keeps what it holds, and forgets its copy).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunChanges {
+    pub head: Run,
+    pub from: usize,
+    pub steps: Vec<Step>,
+    pub closed: bool,
+}
+
+impl RunChanges {
+    /// `run`'s changes for a host that holds its first `from` steps as they are.
+    fn of(run: &mut Run, from: usize, closed: bool) -> RunChanges {
+        let steps = std::mem::take(&mut run.steps);
+        let head = run.clone();
+        let from = from.min(steps.len());
+        let changed = steps[from..].to_vec();
+        run.steps = steps;
+        RunChanges { head, from, steps: changed, closed }
+    }
+
+    /// A run the core let go of, for a host that holds its first `from` steps as they are.
+    pub fn closing(mut run: Run, from: usize) -> RunChanges {
+        RunChanges::of(&mut run, from, true)
+    }
+
+    /// The host's record after these changes: `held` (its copy, if any) with them applied.
+    pub fn applied_to(self, held: Option<Run>) -> Run {
+        let mut steps = held.map(|h| h.steps).unwrap_or_default();
+        steps.truncate(self.from);
+        steps.extend(self.steps);
+        Run { steps, ..self.head }
+    }
+}
+
+/// The index of the first step that differs between two versions of a run (the shorter one's
+/// length where one continues the other).
+fn first_change(before: &[Step], after: &[Step]) -> usize {
+    before.iter().zip(after).position(|(a, b)| a != b).unwrap_or(before.len().min(after.len()))
+}
+
 /// The runs this worker holds open, by id: recordings between events, runs of the loop
 /// between reports.
 #[derive(Debug, Default)]
 pub struct OpenRuns {
-    runs: HashMap<String, Run>,
+    runs: HashMap<String, Held>,
     /// Agent sessions the person stopped in the panel, while the agents' socket they came on
     /// stays open (`remote.rs`): their runs are ended and let go of, only the ids are kept
     /// with whether the agent was told (a few at most: a list, whose code is smaller in the
@@ -162,32 +216,74 @@ pub(super) struct StoppedSession {
 
 impl OpenRuns {
     pub fn get(&self, id: &str) -> Option<&Run> {
-        self.runs.get(id)
+        self.runs.get(id).map(|h| &h.run)
     }
 
+    /// Held run `id`, to add steps to or change its own fields: a change to a step it has
+    /// goes through [`OpenRuns::step_changed`], so the next crossing carries it.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Run> {
-        self.runs.get_mut(id)
+        self.runs.get_mut(id).map(|h| &mut h.run)
     }
 
     pub fn holds(&self, id: &str) -> bool {
         self.runs.contains_key(id)
     }
 
-    /// Holds `run` (a new one, or one read back from storage after a restart), replacing any
-    /// with its id.
+    /// Holds `run` (a new one, or a newer version of one held), replacing any with its id.
     pub fn open(&mut self, run: Run) -> &Run {
         let id = run.id.clone();
-        self.runs.insert(id.clone(), run);
-        &self.runs[&id]
+        let crossed = self.runs.get(&id).map_or(0, |h| h.crossed.min(first_change(&h.run.steps, &run.steps)));
+        self.runs.insert(id.clone(), Held { run, crossed });
+        &self.runs[&id].run
+    }
+
+    /// Holds a run read back from the host's storage (after a restart): the host holds all of it.
+    pub fn resume(&mut self, run: Run) {
+        let crossed = run.steps.len();
+        self.runs.insert(run.id.clone(), Held { run, crossed });
     }
 
     /// Lets go of a run (ended and saved); returns it.
     pub fn close(&mut self, id: &str) -> Option<Run> {
-        self.runs.remove(id)
+        self.runs.remove(id).map(|h| h.run)
+    }
+
+    /// How many steps of run `id` its host holds as they are (0 for a run not held).
+    pub fn crossed(&self, id: &str) -> usize {
+        self.runs.get(id).map_or(0, |h| h.crossed)
+    }
+
+    /// Step `index` of held run `id` changed in place: the next crossing carries it again.
+    pub fn step_changed(&mut self, id: &str, index: usize) {
+        if let Some(held) = self.runs.get_mut(id) {
+            held.crossed = held.crossed.min(index);
+        }
+    }
+
+    /// What crosses to the host for held run `id` now: what changed since the last crossing.
+    pub fn changes(&mut self, id: &str) -> Option<RunChanges> {
+        let held = self.runs.get_mut(id)?;
+        let changes = RunChanges::of(&mut held.run, held.crossed, false);
+        held.crossed = held.run.steps.len();
+        Some(changes)
+    }
+
+    /// The run the loop ended with (`run`, on `tab`), let go of: its steps keep the console
+    /// messages the held record has for them; the changes its host's record takes.
+    pub fn finish(&mut self, mut run: Run, tab: &TabFacts) -> RunChanges {
+        let from = match self.runs.remove(&run.id) {
+            Some(held) => {
+                run.keep_console_of(&held.run);
+                held.crossed.min(first_change(&held.run.steps, &run.steps))
+            }
+            None => 0,
+        };
+        run.on_tab(tab);
+        RunChanges::closing(run, from)
     }
 
     fn open_run(&mut self, id: &str) -> Result<&mut Run, LifecycleError> {
-        self.runs.get_mut(id).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))
+        self.runs.get_mut(id).map(|h| &mut h.run).ok_or_else(|| LifecycleError::NotOpen(id.to_string()))
     }
 
     /// Adds the person's `event` to recording `id`, every secret's value as its placeholder.
@@ -207,6 +303,8 @@ impl OpenRuns {
         record_event(run, event.screened(limits), now_ms);
         let step_changed =
             run.steps.last().is_some_and(|last| run.steps.len() != count || Some(&last.action) != action.as_ref());
+        // An event can change the step before it (typing goes on in the same field).
+        self.step_changed(id, count.saturating_sub(1));
         Ok(Recorded { step_changed })
     }
 
@@ -230,6 +328,7 @@ impl OpenRuns {
         // described, adding notes of their own, after the recording stops): this one supersedes it.
         last.note = None;
         run.device_pixel_ratio = Some(device_pixel_ratio);
+        self.step_changed(id, count - 1);
         Ok(Some(reference))
     }
 
@@ -240,8 +339,10 @@ impl OpenRuns {
     pub fn photo_failed(&mut self, id: &str, reason: &str, limits: &Limits) -> Result<(), LifecycleError> {
         let run = self.open_run(id)?;
         let language = run.language;
+        let count = run.steps.len();
         if let Some(last) = run.steps.last_mut() {
             last.note = Some(language.say("note.no_photo", &[("reason", &limits.conceal(reason))]));
+            self.step_changed(id, count - 1);
         }
         Ok(())
     }
@@ -263,7 +364,7 @@ impl OpenRuns {
     pub fn report(&mut self, run: &Run, tab: &TabFacts, console: Vec<ConsoleEntry>, limits: &Limits) -> &Run {
         let mut run = run.clone();
         run.on_tab(tab);
-        if let Some(held) = self.runs.get(&run.id) {
+        if let Some(held) = self.get(&run.id) {
             run.keep_console_of(held);
         }
         if let Some(last) = run.steps.last_mut() {
@@ -275,12 +376,23 @@ impl OpenRuns {
     /// A run the core rejected (bad arguments, a bug): its latest report, or a new record
     /// (`instruction`, on `tab`), failed with `error` (the code and message it was rejected
     /// with), and let go of.
-    pub fn reject(&mut self, id: &str, instruction: &str, tab: &TabFacts, error: RunErrorRecord, now_ms: f64) -> Run {
+    pub fn reject(
+        &mut self,
+        id: &str,
+        instruction: &str,
+        tab: &TabFacts,
+        mut error: RunErrorRecord,
+        now_ms: f64,
+    ) -> Run {
         let mut run = self.close(id).unwrap_or_else(|| {
             let mut run = Run::new(id.to_string(), instruction, now_ms);
             run.on_tab(tab);
             run
         });
+        if error.advice.is_none() {
+            let on = if run.flow.is_some() { Where::FlowFile } else { Where::Instruction };
+            error.advice = advice(&error.code, error.cause.as_deref(), on, run.language);
+        }
         run.fail(error, now_ms);
         run
     }
@@ -293,7 +405,7 @@ mod tests {
     use crate::vocab::actions::PlannedAction;
 
     fn rejected(message: &str) -> RunErrorRecord {
-        RunErrorRecord { code: "bad_input".into(), message: message.into(), cause: None }
+        RunErrorRecord { code: "bad_input".into(), message: message.into(), cause: None, advice: None }
     }
 
     fn tab() -> TabFacts {
@@ -421,6 +533,71 @@ mod tests {
         assert_eq!(open.get("r").unwrap().steps.len(), 1);
     }
 
+    /// Whatever happens to a held run, the host's copy built from the changes alone is the
+    /// run as the core holds it; a report carries the step that changed and those after it.
+    #[test]
+    fn a_run_crosses_as_its_changes_and_the_host_copy_stays_whole() {
+        use crate::agent::record::{Step, StepKind};
+        let mut open = OpenRuns::default();
+        let mut host: Option<Run> = None;
+        let mut cross = |open: &mut OpenRuns, id: &str| {
+            let changes = open.changes(id).unwrap();
+            let carried = (changes.from, changes.steps.len());
+            host = Some(changes.applied_to(host.take()));
+            assert_eq!(host.as_ref(), open.get(id), "the host's copy is the held run");
+            carried
+        };
+        let mut run = Run::new("r".into(), "add a todo", 0.0);
+        for i in 0..5 {
+            run.steps.push(Step::new(StepKind::Action, i as f64));
+            open.report(&run, &tab(), vec![], &no_secrets());
+            assert_eq!(cross(&mut open, "r"), (i, 1), "report {i}: the new step alone");
+        }
+        run.steps[4].note = Some("settled".into());
+        run.steps.push(Step::new(StepKind::Action, 9.0));
+        open.report(&run, &tab(), vec![], &no_secrets());
+        assert_eq!(cross(&mut open, "r"), (4, 2), "the changed step and the new one");
+        open.report(&run, &tab(), vec![], &no_secrets());
+        assert_eq!(cross(&mut open, "r"), (6, 0), "nothing changed: the run's own fields alone");
+        // The loop's last copy lacks the console the held record has: kept, and nothing re-sent.
+        let console =
+            vec![ConsoleEntry { level: "log".into(), source: "console".into(), text: "hi".into(), url: String::new() }];
+        open.report(&run, &tab(), console, &no_secrets());
+        assert_eq!(cross(&mut open, "r").0, 5);
+        run.status = RunStatus::Succeeded;
+        let last = open.finish(run, &tab());
+        assert_eq!((last.from, last.steps.len(), last.closed), (6, 0, true));
+        let finished = last.applied_to(host.take());
+        assert_eq!(
+            (finished.status, finished.steps.len(), finished.steps[5].console.len()),
+            (RunStatus::Succeeded, 6, 1)
+        );
+        assert!(!open.holds("r"));
+
+        // A recording's events change its last step in place: carried again.
+        let mut host: Option<Run> = None;
+        open.open(Run::recording("rec".into(), None, &tab(), Lang::En, 0.0));
+        let mut crossed = |open: &mut OpenRuns| {
+            let changes = open.changes("rec").unwrap();
+            let from = changes.from;
+            host = Some(changes.applied_to(host.take()));
+            assert_eq!(host.as_ref(), open.get("rec"));
+            from
+        };
+        assert_eq!(crossed(&mut open), 0);
+        open.record("rec", tap(1, "/html/body/button[1]"), &no_secrets(), 1.0).unwrap();
+        open.photographed("rec", 1.0, 2.0).unwrap();
+        assert_eq!(crossed(&mut open), 0);
+        open.record("rec", tap(2, "/html/body/button[2]"), &no_secrets(), 3.0).unwrap();
+        assert_eq!(crossed(&mut open), 0, "the step before may have changed");
+        open.photo_failed("rec", "the tab closed", &no_secrets()).unwrap();
+        assert_eq!(crossed(&mut open), 1);
+        // Read back after a restart, the host holds it all already.
+        let stored = open.close("rec").unwrap();
+        open.resume(stored);
+        assert_eq!(open.changes("rec").unwrap().from, 2);
+    }
+
     #[test]
     fn reports_follow_the_tab_and_a_rejected_run_keeps_what_it_reported() {
         let mut open = OpenRuns::default();
@@ -434,7 +611,15 @@ mod tests {
         let failed = open.reject("r", "add a todo", &tab(), rejected("the task is not in the expected form"), 4.0);
         assert_eq!(
             (failed.status, failed.steps.len(), failed.error),
-            (RunStatus::Failed, 1, Some(rejected("the task is not in the expected form")))
+            (
+                RunStatus::Failed,
+                1,
+                Some(RunErrorRecord {
+                    advice: Some("you can edit the instruction and run again.".into()),
+                    ..rejected("the task is not in the expected form")
+                })
+            ),
+            "the core's advice for the code"
         );
         assert!(!open.holds("r"));
         let fresh = open.reject("s", "aiTap", &tab(), rejected("bad"), 6.0);

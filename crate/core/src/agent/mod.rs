@@ -6,10 +6,12 @@
 //! the content script) and the model behind [`crate::model::ModelClient`], so the loop is
 //! tested on the host.
 
+pub mod advice;
 pub mod ask;
 pub mod browser;
 pub mod change;
 pub mod check;
+mod choice;
 mod context;
 pub mod dialogs;
 pub mod error;

@@ -309,6 +309,10 @@ pub struct RunErrorRecord {
     /// happened (`planner_model_failed` → `model_auth`): what to do about it is the cause's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// What the person can do about it, in the run's language (`agent::advice`); none where the
+    /// message says it all (and in records kept before the core gave advice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
 }
 
 impl RunErrorRecord {
@@ -321,7 +325,7 @@ impl RunErrorRecord {
         match Option::<Value>::deserialize(d)? {
             None => Ok(None),
             Some(Value::String(message)) => {
-                Ok(Some(RunErrorRecord { code: Self::UNCODED.into(), message, cause: None }))
+                Ok(Some(RunErrorRecord { code: Self::UNCODED.into(), message, cause: None, advice: None }))
             }
             Some(coded) => crate::vocab::objects::from_value(coded).map(Some).map_err(serde::de::Error::custom),
         }

@@ -8,7 +8,7 @@ use super::browser::{Browser, Observation};
 use super::context::Context;
 use super::error::RunError;
 use super::guard::{GuardError, Guarded, Limits};
-use super::lifecycle::{LifecycleError, OpenRuns, StoppedSession, TabFacts};
+use super::lifecycle::{LifecycleError, OpenRuns, RunChanges, StoppedSession, TabFacts};
 use super::options::RunOptions;
 use super::record::{ConsoleEntry, Run, RunErrorRecord, RunStatus, Step, StepKind, StepStatus};
 use super::tasks::element_reference;
@@ -62,9 +62,9 @@ pub enum Plan {
     Instruction {
         instruction: String,
     },
-    /// Find the element (an aiLocate in the session's run), then choose its option by text.
+    /// Find the list (as a task finds its element), then choose its option by text as the loop does.
     Choose {
-        locate: Task,
+        locate: String,
         option: String,
     },
     Tabs {
@@ -217,7 +217,7 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
             task(Task::Input { locate: args.target("element", "description")?, value, mode })
         }
         "choose_option" => {
-            let locate = Task::Locate { locate: args.target("element", "description")? };
+            let locate = args.target("element", "description")?;
             let option = args.required_text("option")?;
             Ok(Planned { label: say("choose", &[("option", &option)]), plan: Plan::Choose { locate, option } })
         }
@@ -667,13 +667,16 @@ impl OpenRuns {
         }
         match self.get(id) {
             Some(run) if run.status == RunStatus::Running && run.steps.len() >= SESSION_STEPS => {
+                let from = self.crossed(id);
                 let mut ended = self.close(id).expect("held");
                 let mut next = Run::new(next_id.to_string(), &ended.instruction, now_ms);
                 next.language = ended.language;
                 (next.tab_id, next.title, next.url) = (ended.tab_id, ended.title.clone(), ended.url.clone());
                 next.agent_runs = ended.agent_runs.clone();
                 ended.finish_recording(now_ms);
-                let opened = self.open(next).clone();
+                self.open(next);
+                let opened = self.changes(next_id).expect("just opened");
+                let ended = RunChanges::closing(ended, from);
                 Ok(SessionOpen::Continued { ended: Box::new(ended), opened: Box::new(opened) })
             }
             Some(run) if run.status == RunStatus::Running => Ok(SessionOpen::Open),
@@ -720,7 +723,8 @@ pub async fn carry_out_call<B: Browser, M: ModelClient>(
     browser.report(run);
     let mut ctx = Context::new(run, options, config, &mut browser, model);
     let outcome = match request {
-        Plan::Task { task } | Plan::Choose { locate: task, .. } => super::tasks::perform(&mut ctx, task, None).await,
+        Plan::Task { task } => super::tasks::perform(&mut ctx, task, None).await,
+        Plan::Choose { locate, option } => super::tasks::choose(&mut ctx, locate, option).await,
         Plan::Instruction { instruction } => super::run_loop::carry_out(&mut ctx, instruction).await,
         _ => Err(RunError::BadInput("this call is not a page task".into())),
     };
@@ -837,11 +841,11 @@ pub enum SessionOpen {
     Open,
     /// This worker does not hold it: the call opens a new session.
     NotHeld,
-    /// It was full: it ended (`ended`, to store) and `opened` goes on in its place, under the
-    /// id the host gave.
+    /// It was full: it ended (`ended`: its last changes) and `opened` goes on in its place,
+    /// under the id the host gave (its first crossing).
     Continued {
-        ended: Box<Run>,
-        opened: Box<Run>,
+        ended: Box<RunChanges>,
+        opened: Box<RunChanges>,
     },
 }
 
@@ -940,7 +944,7 @@ mod tests {
         let plan_json =
             serde_json::to_value(call("choose_option", json!({"element": 4, "option": "Blue"})).unwrap()).unwrap();
         assert_eq!(plan_json["kind"], "choose");
-        assert_eq!(plan_json["locate"], json!({"type": "aiLocate", "locate": "[4]"}));
+        assert_eq!(plan_json["locate"], "[4]", "the list by its number: found without a model call");
         assert_eq!(plan_json["label"], "Choose \u{201c}Blue\u{201d}");
     }
 
@@ -1425,10 +1429,13 @@ mod moves {
         let SessionOpen::Continued { ended, opened } = open.agent_session_open("s", "s2", 9.0).unwrap() else {
             panic!("a full session is continued")
         };
-        assert_eq!((ended.status, ended.steps.len(), ended.ended_ms), (RunStatus::Succeeded, SESSION_STEPS, Some(9.0)));
         assert_eq!(
-            (opened.id.as_str(), opened.instruction.as_str(), opened.steps.len()),
-            ("s2", "Agent session: agent", 0)
+            (ended.head.status, ended.from + ended.steps.len(), ended.head.ended_ms, ended.closed),
+            (RunStatus::Succeeded, SESSION_STEPS, Some(9.0), true)
+        );
+        assert_eq!(
+            (opened.head.id.as_str(), opened.head.instruction.as_str(), opened.steps.len(), opened.closed),
+            ("s2", "Agent session: agent", 0, false)
         );
         assert!(!open.holds("s") && open.holds("s2"));
         assert_eq!(open.agent_may_use("s2", Some("rec-1")), Ok("rec-1".into()));

@@ -2,6 +2,7 @@
 //! recorder and flows: an action's caption, notes joined, the address an element's frame is
 //! judged by, and a run's end.
 
+use super::advice::Where;
 use super::browser::Browser;
 use super::error::RunError;
 use super::record::{Run, RunStatus};
@@ -13,7 +14,8 @@ pub(crate) fn conclude<B: Browser>(mut run: Run, outcome: Result<RunStatus, RunE
     run.status = match outcome {
         Ok(status) => status,
         Err(error) => {
-            run.error = Some(error.record(run.language));
+            let on = if run.flow.is_some() { Where::FlowFile } else { Where::Instruction };
+            run.error = Some(error.record_for(run.language, on));
             RunStatus::Failed
         }
     };

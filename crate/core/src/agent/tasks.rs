@@ -9,7 +9,7 @@ use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
 use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
-use super::steps::{conclude, frame_address, join_notes};
+use super::steps::{caption, conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
 use crate::describe::xpath::same_xpath;
 use crate::describe::{element_at, Aim, Element, Sought};
@@ -65,6 +65,25 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
         Err(e) => Err(e.into()),
     };
     // Whatever a task was doing when the person pressed Stop, it ends as stopped, not failed.
+    match outcome {
+        Err(_) if ctx.browser.stop_requested() => Ok(RunStatus::Stopped),
+        other => other,
+    }
+}
+
+/// An agent's choice (`choose_option`): the list `locate` names found as a task finds its
+/// element (the cache, else the model), then `option` chosen in it by the loop's rule (a
+/// native `<select>`'s option by its text; a custom list box opened and its option tapped).
+pub(crate) async fn choose<B: Browser, M: ModelClient>(
+    ctx: &mut Context<'_, B, M, ()>,
+    locate: &str,
+    option: &str,
+) -> Result<RunStatus, RunError> {
+    let check = Task::Locate { locate: locate.to_string() }.check();
+    let outcome = match check {
+        Ok(()) => ctx.for_work(TaskWork { hint: None }).choose(locate, option).await,
+        Err(e) => Err(e.into()),
+    };
     match outcome {
         Err(_) if ctx.browser.stop_requested() => Ok(RunStatus::Stopped),
         other => other,
@@ -156,6 +175,50 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
                 self.wait_for(assertion, *timeout_ms, *interval_ms, obs).await
             }
         }?;
+        Ok(if self.browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
+    }
+
+    /// The list found, and the option chosen in it: one step for a `<select>` (what exports
+    /// repeat as a `Select`), two taps for a custom list box.
+    async fn choose(&mut self, locate: &str, option: &str) -> Result<RunStatus, RunError> {
+        let obs = self.observe(&Reach::InView).await?;
+        let (found, obs) = self.locate(locate, obs).await?;
+        let Some(list) = found.element.clone() else {
+            let (x, y) = found.point;
+            return Err(crate::action::ActionError::NothingAt { x, y }.into());
+        };
+        let mut planned = PlannedAction::Select { target: list.index, option: option.to_string(), value: None };
+        if list.tag == "select" {
+            let index = super::choice::option_index(&list.options, option).ok_or_else(|| RunError::NoSuchOption {
+                element: list.index,
+                option: option.to_string(),
+                options: crate::describe::options_text(&list.options),
+            })?;
+            let mut chosen = None;
+            let label = caption(&planned, self.run.language);
+            let result =
+                self.deliver(&label, &found, Some(&planned), Delivery::Choose(&list, index, &mut chosen)).await;
+            if let (Some(c), Some(step)) = (chosen, self.run.steps.last_mut()) {
+                planned = PlannedAction::Select { target: list.index, option: c.text, value: Some(c.value) };
+                step.action = caption(&planned, self.run.language);
+                if step.planned.is_some() {
+                    step.planned = Some(planned);
+                }
+            }
+            result?;
+        } else {
+            let open = commands_for(&PlannedAction::Tap { target: list.index }, &obs.extraction)?;
+            let label = caption(&PlannedAction::Tap { target: list.index }, self.run.language);
+            self.act(&label, &found, None, &open).await?;
+            let shown = self.observe(&Reach::InView).await?;
+            let item = super::choice::listed_option(&shown.extraction, &list, option)
+                .ok_or_else(|| RunError::OptionNotShown { element: list.index, option: option.to_string() })?
+                .clone();
+            let tap = PlannedAction::Tap { target: item.index };
+            let cmds = commands_for(&tap, &shown.extraction)?;
+            let at = Found { point: item.rect.center(), element: Some(item) };
+            self.act(&caption(&planned, self.run.language), &at, None, &cmds).await?;
+        }
         Ok(if self.browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
     }
 

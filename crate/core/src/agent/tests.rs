@@ -68,6 +68,8 @@ struct FakeTodoPage {
     banner: f64,
     /// What the host reads for an element's locators (the same for every element).
     locator_data: Option<crate::describe::locators::LocatorData>,
+    /// A size list (`<select>`: Small, Medium, Large) beside the todo input, and its choice.
+    sizes: Option<u32>,
 }
 
 /// How a click changes the fake page's layout.
@@ -95,6 +97,8 @@ enum Focus {
 const TODO_BOX: Rect = Rect { x: 100.0, y: 100.0, width: 400.0, height: 40.0 };
 const PASSWORD_BOX: Rect = Rect { x: 100.0, y: 600.0, width: 400.0, height: 40.0 };
 const LINK_BOX: Rect = Rect { x: 600.0, y: 100.0, width: 120.0, height: 30.0 };
+const SIZES_BOX: Rect = Rect { x: 600.0, y: 200.0, width: 120.0, height: 30.0 };
+const SIZES: [&str; 3] = ["Small", "Medium", "Large"];
 
 /// A 1280 × 800 white PNG, as CDP would return it (its base64 decoded).
 fn blank_capture() -> Vec<u8> {
@@ -106,6 +110,7 @@ impl FakeTodoPage {
     fn new() -> Self {
         FakeTodoPage {
             locator_data: None,
+            sizes: None,
             typed: String::new(),
             items: vec![],
             dispatched: vec![],
@@ -170,6 +175,11 @@ impl FakeTodoPage {
         }
         if self.password {
             b.el(Some(body), "input", &[("type", "password"), ("name", "pw")], PASSWORD_BOX);
+        }
+        if self.sizes.is_some() {
+            let select = b.el(Some(body), "select", &[("name", "size")], SIZES_BOX);
+            let options = SIZES.iter().map(|s| s.to_string()).collect();
+            b.node_mut(select).form = Some(crate::snapshot::FormState { options, ..Default::default() });
         }
         if let Some(origin) = &self.frame {
             let iframe = b.el(Some(body), "iframe", &[], Rect::new(700.0, 300.0, 300.0, 200.0));
@@ -329,6 +339,12 @@ impl Browser for FakeTodoPage {
     fn keep_image(&mut self, data_url: &str) -> String {
         self.images.push(data_url.to_string());
         format!("img-{}", self.images.len() - 1)
+    }
+    async fn choose(&mut self, element: &crate::describe::Element, index: u32) -> Result<ChosenOption, PageError> {
+        assert_eq!(element.tag, "select");
+        self.sizes = Some(index);
+        let text = SIZES[index as usize].to_string();
+        Ok(ChosenOption { value: text.to_lowercase(), text })
     }
 }
 
@@ -928,6 +944,41 @@ mod tasks {
 
     fn run(t: Task, page: &mut FakeTodoPage, model: &ScriptedModel, config: &ModelConfig) -> Run {
         block_on(run_task("t".into(), &t, &RunOptions::default(), config, page, model))
+    }
+
+    /// An agent's choose_option goes the loop's way: the list found, its option chosen by the
+    /// core's rule (here by a part of its text), recorded as a `Select` an export repeats.
+    #[test]
+    fn an_agents_choice_is_made_by_the_core_as_the_loops_is() {
+        use crate::agent::remote::{carry_out_call, plan, Call};
+        let mut page = FakeTodoPage::new();
+        page.sizes = Some(0);
+        let call = |option: &str| Call {
+            tool: "choose_option".into(),
+            args: json!({"description": "the size list", "option": option}),
+        };
+        let model = ScriptedModel::new(vec![Ok(r#"{"thought":"the size list","element":3}"#)]);
+        let planned = plan(&call("  large "), crate::i18n::Lang::En).unwrap();
+        let mut run = Run::agent_session("s".into(), "agent", None, crate::i18n::Lang::En, 0.0);
+        let opts = RunOptions::default();
+        let done =
+            block_on(carry_out_call(&mut run, &planned.label, &planned.plan, &opts, &config(), &mut page, &model));
+        assert_eq!(done.outcome, Ok(RunStatus::Succeeded), "{:?}", run.steps);
+        assert_eq!(page.sizes, Some(2), "Large chosen");
+        let step = run.steps.last().unwrap();
+        assert_eq!(
+            step.planned,
+            Some(PlannedAction::Select { target: 3, option: "Large".into(), value: Some("large".into()) })
+        );
+        // An option the list does not have fails the call, naming those it has; nothing is chosen.
+        let planned = plan(&call("XL"), crate::i18n::Lang::En).unwrap();
+        let model = ScriptedModel::new(vec![Ok(r#"{"thought":"the size list","element":3}"#)]);
+        let done =
+            block_on(carry_out_call(&mut run, &planned.label, &planned.plan, &opts, &config(), &mut page, &model));
+        let Err(error) = done.outcome else { panic!("chose XL") };
+        assert_eq!(error.code(), "no_such_option");
+        assert!(error.message(crate::i18n::Lang::En).contains("Small | Medium | Large"), "{error:?}");
+        assert_eq!(page.sizes, Some(2));
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                 }
                 Err(error) => {
                     item.status = RunStatus::Failed;
-                    item.error = Some(error.record(run_language));
+                    item.error = Some(error.record_for(run_language, crate::agent::advice::Where::FlowFile));
                     failures.push(RunError::FlowItem { title: item.title.clone(), error: Box::new(error) });
                     true
                 }
