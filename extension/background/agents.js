@@ -17,7 +17,12 @@ const KEEP_ALIVE_MS = 20_000;
 const ALARM = 'sightline/agents';
 
 let socket = null;
+/** The server on the port proved it knows the token (calls are taken from here on). */
+let paired = false;
+/** The server accepted the extension's proof too (its welcome came). */
 let connected = false;
+/** The code of the last pairing that failed (`pairing_proof_wrong`, …), shown in the panel; '' once paired. */
+let refused = '';
 let agentName = '';
 let keepAlive = null;
 let retry = null;
@@ -87,12 +92,15 @@ async function store(next) {
   await chrome.storage.local.set({ [KEY]: { ...(await stored()), ...next } });
 }
 
-/** What the panel shows: `{enabled, connected, agent, token, address, extensionId, port}`. */
+/**
+ * What the panel shows: `{enabled, connected, agent, token, address, extensionId, port, refused}`
+ * (`refused`: the code of the last pairing that failed while not connected, else '').
+ */
 export async function agentsStatus() {
   const { enabled, token, port } = await stored();
   return {
     enabled, connected, agent: connected ? agentName : '', token: enabled ? token : '', port,
-    address: `ws://127.0.0.1:${port}/bridge`, extensionId: chrome.runtime.id,
+    address: `ws://127.0.0.1:${port}/bridge`, extensionId: chrome.runtime.id, refused: connected ? '' : refused,
   };
 }
 
@@ -114,7 +122,7 @@ export async function setAgents({ enabled, port }) {
   disconnect();
   if (next.enabled) {
     await chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
-    connect();
+    reconnect();
   } else {
     await chrome.alarms.clear(ALARM);
   }
@@ -126,7 +134,7 @@ export async function setAgents({ enabled, port }) {
 export async function revokeAgents() {
   await store({ token: newToken() });
   disconnect();
-  if ((await stored()).enabled) connect();
+  if ((await stored()).enabled) reconnect();
   await tellPanel();
   return agentsStatus();
 }
@@ -146,6 +154,7 @@ function disconnect() {
 /** The socket is gone: every open session's run ends, the keep-alive stops. */
 function closed() {
   connection += 1;
+  paired = false;
   connected = false;
   agentName = '';
   clearInterval(keepAlive);
@@ -169,33 +178,55 @@ async function endSessions() {
   for (const run of wasm.endAgentSessions(ids)) keepRun(run);
 }
 
-/** Connects when Allow agents is on and no socket is open (worker start, toggle, alarm). */
+/**
+ * Connects when Allow agents is on and no socket is open (worker start, toggle, alarm). The
+ * token is not sent: whatever answers on the port must first prove it knows it (the core's
+ * pairing, `pairingHello`/`pairingConfirm`), and nothing it sends before that is carried out.
+ */
 export async function connect() {
+  const wasm = await core();
   const { enabled, token, port } = await stored();
   if (!enabled || !token || socket) return;
   let ws;
   try {
-    ws = new WebSocket(`ws://127.0.0.1:${port}/bridge?token=${encodeURIComponent(token)}`);
+    ws = new WebSocket(`ws://127.0.0.1:${port}/bridge`);
   } catch (e) {
     console.warn(`cannot open the agents bridge: ${e.message}`);
     return;
   }
   socket = ws;
-  ws.onopen = () => {
-    connected = true;
-    send({ type: 'hello' });
-    keepAlive = setInterval(() => send({ type: 'ping' }), KEEP_ALIVE_MS);
-    tellPanel();
+  paired = false;
+  const nonce = crypto.getRandomValues(new Uint8Array(32));
+  ws.onopen = () => ws.send(wasm.pairingHello(nonce));
+  ws.onmessage = (event) => {
+    if (socket !== ws) return;
+    if (paired) return received(event.data);
+    // The server's first message must be its proof; else (a call, a wrong proof) the socket closes.
+    const confirmed = wasm.pairingConfirm(token, nonce, String(event.data));
+    if (!confirmed.ok) {
+      refused = confirmed.code;
+      console.warn(`the program on port ${port} is not the paired sightline-mcp: ${confirmed.error}`);
+      ws.close(1000, 'not paired');
+      tellPanel();
+      return;
+    }
+    ws.send(confirmed.message);
+    paired = true;
   };
-  ws.onmessage = (event) => received(event.data);
-  // No server yet, or refused (a token it does not know): tried again shortly, and on the alarm.
+  // No server yet, refused, or not paired: tried again shortly, and on the alarm.
   ws.onclose = () => {
     if (socket !== ws) return;
     socket = null;
-    if (connected) closed();
+    if (paired) closed();
+    paired = false;
     clearTimeout(retry);
-    retry = setTimeout(() => connect(), 3_000);
+    retry = setTimeout(reconnect, 3_000);
   };
+}
+
+/** `connect`, its failure (the core module did not load) logged: tried again on the alarm. */
+function reconnect() {
+  connect().catch((e) => console.error('connecting the agents bridge failed', e));
 }
 
 function send(message) {
@@ -214,7 +245,14 @@ function received(text) {
   } catch {
     return;
   }
-  if (message.type === 'agent') {
+  if (message.type === 'welcome') {
+    // Both sides have proved themselves: connected.
+    connected = true;
+    refused = '';
+    clearInterval(keepAlive);
+    keepAlive = setInterval(() => send({ type: 'ping' }), KEEP_ALIVE_MS);
+    tellPanel();
+  } else if (message.type === 'agent') {
     agentName = String(message.agent?.name ?? '');
     tellPanel();
   } else if (message.type === 'call') {
@@ -463,5 +501,5 @@ async function record(wasm, { plan, tabId, runId, settings }) {
 }
 
 chrome.alarms.onAlarm.addListener((alarm) => {
-  if (alarm.name === ALARM) connect();
+  if (alarm.name === ALARM) reconnect();
 });

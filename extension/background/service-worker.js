@@ -220,7 +220,7 @@ const handlers = {
     const startPage = (await core()).isStartPage(tab.url || tab.pendingUrl || '');
     return { tab: { id: tab.id, title: tab.title, url: tab.url }, restricted: startPage ? null : await restriction(tab.url), startPage };
   },
-  /** Allow agents: `{enabled, connected, agent, token, address, extensionId, port}`. */
+  /** Allow agents: `{enabled, connected, agent, token, address, extensionId, port, refused}`. */
   agentsStatus: async () => ({ status: await agentsStatus() }),
   setAgents: async ({ enabled, port }) => ({ status: await setAgents({ enabled, port }) }),
   revokeAgents: async () => ({ status: await revokeAgents() }),

@@ -686,13 +686,16 @@ function renderAgents() {
   $('agents-enabled').checked = agents.enabled;
   $('agents-details').hidden = !agents.enabled;
   if (!agents.enabled) return;
-  $('agents-state').textContent = !agents.connected ? t('agentsWaiting')
+  // Not connected: waiting, or something on the port that could not prove it knows the token.
+  $('agents-state').textContent = !agents.connected ? (agents.refused ? t('agentsUnpaired', String(agents.port)) : t('agentsWaiting'))
     : agents.agent ? t('agentsConnectedAgent', agents.agent) : t('agentsConnected');
   $('agents-token').textContent = agents.token;
   $('agents-extension-id').textContent = agents.extensionId;
   $('agents-address').textContent = agents.address;
   if (document.activeElement !== $('agents-port')) $('agents-port').value = String(agents.port);
-  $('agents-command').textContent = `sightline-mcp --stdio --port ${agents.port} --token ${agents.token} --extension-id ${agents.extensionId}`;
+  // The token is not in the command (ps shows it) nor in an MCP client's config (people commit
+  // .mcp.json): the person saves it once with --save-token.
+  $('agents-command').textContent = `sightline-mcp --stdio --port ${agents.port} --extension-id ${agents.extensionId}`;
 }
 async function loadAgents() {
   ({ status: agents } = await send('agentsStatus'));
@@ -714,7 +717,9 @@ const AGENTS_ERRORS = new Set(['agents_port_invalid']);
 $('agents-enabled').addEventListener('change', (e) => changeAgents('setAgents', { enabled: e.target.checked }));
 $('agents-port').addEventListener('change', (e) => changeAgents('setAgents', { enabled: true, port: Number(e.target.value) }));
 $('agents-revoke').addEventListener('click', () => changeAgents('revokeAgents'));
-$('agents-copy').addEventListener('click', () => navigator.clipboard.writeText($('agents-command').textContent).catch(() => {}));
+for (const [button, source] of [['agents-copy', 'agents-command'], ['agents-copy-token', 'agents-token'], ['agents-copy-save', 'agents-save']]) {
+  $(button).addEventListener('click', () => navigator.clipboard.writeText($(source).textContent).catch(() => {}));
+}
 
 chrome.runtime.onMessage.addListener((message) => {
   if (message?.type === 'sightline/agents-status') {

@@ -2,6 +2,9 @@
 // (which the extension connects to when Allow agents is on), as Midscene's bridge mode does.
 // It speaks MCP's streamable HTTP to the server's /mcp endpoint, so a script goes through the
 // same tools, rules and run record as any coding agent. No dependencies: Node's fetch.
+// Every request carries the pairing token as `Authorization: Bearer <token>`: the `token`
+// option, else SIGHTLINE_TOKEN, else the file `sightline-mcp --save-token` wrote
+// (~/.config/sightline/token). Keep it out of the script itself.
 //
 //   import { SightlineBridge } from './scripts/lib/bridge-client.mjs';
 //   const agent = new SightlineBridge({ port: 47231, name: 'checkout-check' });
@@ -12,7 +15,31 @@
 //   await agent.aiAssert('the cart shows 2 items');
 //   await agent.destroy();
 
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
 const PROTOCOL = '2025-06-18';
+
+/**
+ * The token file sightline-mcp reads by default: `$XDG_CONFIG_HOME/sightline/token`, else
+ * `~/.config/sightline/token` (`%APPDATA%\sightline\token` on Windows).
+ */
+export function tokenFile(env = process.env) {
+  const config = [env.XDG_CONFIG_HOME, env.HOME && join(env.HOME, '.config'), env.APPDATA]
+    .find((d) => d && isAbsolute(d)) ?? join(homedir(), '.config');
+  return join(config, 'sightline', 'token');
+}
+
+/** The pairing token: SIGHTLINE_TOKEN, else the saved file's; '' when there is neither. */
+export function savedToken(env = process.env) {
+  if (env.SIGHTLINE_TOKEN?.trim()) return env.SIGHTLINE_TOKEN.trim();
+  try {
+    return readFileSync(tokenFile(env), 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
 
 /**
  * A tool that ran and failed (element not found, an assertion that does not hold, a refused
@@ -49,12 +76,14 @@ function target(locate) {
 
 export class SightlineBridge {
   /**
-   * @param {{url?: string, port?: number, name?: string, timeoutMs?: number}} [opts] `url` (or
-   *   `port` on 127.0.0.1) of sightline-mcp's /mcp; `name`: how the panel names this script;
+   * @param {{url?: string, port?: number, token?: string, name?: string, timeoutMs?: number}} [opts]
+   *   `url` (or `port` on 127.0.0.1) of sightline-mcp's /mcp; `token`: the pairing token (else
+   *   SIGHTLINE_TOKEN, else the saved token file); `name`: how the panel names this script;
    *   `timeoutMs`: the longest any call may take (10 minutes).
    */
-  constructor({ url, port = 47231, name = 'sightline-bridge-script', timeoutMs = 600_000 } = {}) {
+  constructor({ url, port = 47231, token, name = 'sightline-bridge-script', timeoutMs = 600_000 } = {}) {
     this.url = url ?? `http://127.0.0.1:${port}/mcp`;
+    this.token = token ?? savedToken();
     this.name = name;
     this.timeoutMs = timeoutMs;
     this.session = null;
@@ -137,6 +166,7 @@ export class SightlineBridge {
 
   #headers() {
     return {
+      authorization: `Bearer ${this.token}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROTOCOL,
@@ -149,11 +179,14 @@ export class SightlineBridge {
     const response = await fetch(this.url, {
       method: 'POST', headers: this.#headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs),
     }).catch((e) => {
-      throw new Error(`sightline-mcp does not answer at ${this.url} (${e.message}): start it with the token from Sightline's panel`, { cause: e });
+      throw new Error(`sightline-mcp does not answer at ${this.url} (${e.message}): start it (its token saved with sightline-mcp --save-token)`, { cause: e });
     });
     if (body.id === undefined) {
       await response.body?.cancel();
       return { response };
+    }
+    if (response.status === 401) {
+      throw new Error(`sightline-mcp refused the pairing token (HTTP 401): ${this.token ? 'it is not the one the panel shows now' : 'none was given'}; pass {token}, set SIGHTLINE_TOKEN or save it with sightline-mcp --save-token`);
     }
     if (!response.ok) throw new Error(`sightline-mcp answered HTTP ${response.status}: ${await response.text()}`);
     const type = response.headers.get('content-type') ?? '';

@@ -1,19 +1,24 @@
 // Allow agents end to end: sightline-mcp (built by cargo) with a REAL MCP client (Python's
 // `mcp` 2.3.0, from the venv scripts/setup makes), the extension in Chromium connecting out to
 // it, and the mock model behind `act`. Proven by page state, the panel and the run records:
-// refusal before the toggle and with a wrong token or origin, the panel's token and agent
-// name, a whole session over streamable HTTP (snapshot, input, key, tap by element number,
-// act with progress, a marked screenshot, console messages, bad requests), its run in the
-// timeline, the panel's Stop on a session's run, revoking, and stdio.
+// refusal before the toggle and with a wrong token or origin, /mcp refused without the Bearer
+// token, a program on the port that does not know the token getting nothing carried out (and
+// never the token), the panel's token and agent name, a whole session over streamable HTTP
+// (snapshot, input, key, tap by element number, act with progress, a marked screenshot,
+// console messages, bad requests), its run in the timeline, the panel's Stop on a session's
+// run, revoking, and stdio (which serves no HTTP /mcp). The token reaches the server through
+// SIGHTLINE_TOKEN or a 0600 file, never its command line.
 import { test, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SightlineBridge } from '../../scripts/lib/bridge-client.mjs';
+import { plainConnect, plainServer } from '../support/plain-ws.mjs';
 import { ROOT } from '../support/browser.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite, until } from '../support/suite.mjs';
@@ -56,14 +61,25 @@ function freePort() {
   });
 }
 
-/** Starts sightline-mcp on the test's port; resolves once it listens. */
-async function startServer(token, extensionId = browser.extensionId) {
-  const child = spawn(BIN, ['--port', String(port), '--token', token, '--extension-id', extensionId, '--call-timeout', '60', '--act-timeout', '90'], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** The token the server running now was started with: what the test's clients send as the Bearer. */
+let serverToken = '';
+
+/**
+ * Starts sightline-mcp on the test's port with `token` in SIGHTLINE_TOKEN (not on its command
+ * line); resolves once it listens. `args`: more arguments (`--stdio`: stdin is then a pipe kept open).
+ */
+async function startServer(token, { extensionId = browser.extensionId, args = [] } = {}) {
+  const stdio = args.includes('--stdio');
+  const child = spawn(BIN, [...args, '--port', String(port), '--extension-id', extensionId, '--call-timeout', '60', '--act-timeout', '90'], {
+    stdio: [stdio ? 'pipe' : 'ignore', 'ignore', 'pipe'], env: { ...process.env, SIGHTLINE_TOKEN: token },
+  });
   servers.add(child);
   child.stderrText = '';
   child.stderr.on('data', (d) => { child.stderrText += d; });
-  await until('sightline-mcp to listen', () => child.stderrText.includes('MCP at') || child.exitCode != null, 30_000);
+  await until('sightline-mcp to listen', () => child.stderrText.includes('listening on') || child.exitCode != null, 30_000);
   assert.equal(child.exitCode, null, `sightline-mcp exited: ${child.stderrText}`);
+  assert.doesNotMatch(child.stderrText, /warning/, 'no --token warning: the token came from the environment');
+  serverToken = token;
   return child;
 }
 
@@ -73,10 +89,13 @@ async function stopServer(child) {
   servers.delete(child);
 }
 
-/** Runs the Python MCP client; resolves to the JSON it prints. Bounded: killed after `ms`. */
+/**
+ * Runs the Python MCP client; resolves to the JSON it prints. Bounded: killed after `ms`. Over
+ * HTTP it sends the running server's token as the Bearer (from SIGHTLINE_TOKEN).
+ */
 function client(args, ms = 240_000) {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [CLIENT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, [CLIENT, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SIGHTLINE_TOKEN: serverToken } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -105,6 +124,33 @@ function upgradeStatus(path, headers) {
     req.end();
   });
 }
+
+/** POSTs an MCP initialize to /mcp with `headers` (Host among them if given): `{status, body}`. */
+function initialize(headers) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-http', version: '1' } } });
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...headers,
+    } });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (d) => {
+        text += d;
+        // An SSE answer stays open: the initialize reply is enough.
+        if (/"serverInfo"/.test(text)) res.destroy();
+      });
+      const done = () => resolve({ status: res.statusCode, body: text });
+      res.on('end', done);
+      res.on('close', done);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer')));
+    req.end(body);
+  });
+}
+
+/** Whether any of `texts` holds `secret`. */
+const holds = (texts, secret) => texts.some((t) => String(t).includes(secret));
 
 const panelText = (id) => panel.locator(`#${id}`).textContent();
 
@@ -157,19 +203,103 @@ test('turned on, the panel shows a token; a wrong token or origin is refused, th
   token = await panelText('agents-token');
   assert.equal(await panelText('agents-extension-id'), browser.extensionId);
   assert.equal(await panelText('agents-address'), `ws://127.0.0.1:${port}/bridge`);
-  assert.match(await panelText('agents-command'), new RegExp(`--token ${token} --extension-id ${browser.extensionId}`));
+  // The command to start the server and the one to save the token: the token in neither (ps, .mcp.json).
+  assert.equal(await panelText('agents-command'), `sightline-mcp --stdio --port ${port} --extension-id ${browser.extensionId}`);
+  assert.equal(await panelText('agents-save'), 'sightline-mcp --save-token');
+  assert.match(await panelText('agents-private'), /\.mcp\.json/);
   const stored = await browser.sw.evaluate(async () => (await chrome.storage.local.get('agents')).agents);
   assert.equal(stored.token, token, 'generated in the extension and kept in storage.local');
-  // The server running knows another token: the extension is refused and keeps waiting.
-  assert.match(await panelText('agents-state'), /Waiting/);
+  // The server running knows another token: it cannot prove it knows this one, and the panel says so.
+  await until('the panel to say the server is not paired', async () => /could not prove it knows this token/.test(await panelText('agents-state')), 20_000);
   assert.equal((await client(['refused', url()])).snapshot.isError, true);
   await stopServer(server);
 
   server = await startServer(token);
   const origin = `chrome-extension://${browser.extensionId}`;
-  assert.equal(await upgradeStatus(`/bridge?token=${token}`, { Origin: 'https://evil.example' }), 403, 'a web page cannot connect');
-  assert.equal(await upgradeStatus('/bridge?token=wrong', { Origin: origin }), 403, 'nor anything without the token');
+  assert.equal(await upgradeStatus('/bridge', { Origin: 'https://evil.example' }), 403, 'a web page cannot connect');
+  assert.equal(await upgradeStatus('/bridge', {}), 403, 'nor anything without the extension\'s Origin');
   await until('the extension to connect', async () => /Connected/.test(await panelText('agents-state')), 20_000);
+
+  // A program that sets the extension's Origin (nothing stops a program) but does not know the
+  // token: the server proves itself, refuses its made-up proof and closes; no welcome, no call.
+  const fake = await plainConnect(port, '/bridge', { Origin: origin });
+  fake.send(JSON.stringify({ type: 'pair', nonce: randomBytes(32).toString('hex') }));
+  await until('the server\'s proof', () => fake.texts.length >= 1);
+  assert.equal(JSON.parse(fake.texts[0]).type, 'pairProof');
+  fake.send(JSON.stringify({ type: 'pairConfirm', proof: randomBytes(32).toString('hex') }));
+  await fake.closed;
+  assert.deepEqual(fake.texts.map((t) => JSON.parse(t).type), ['pairProof'], 'nothing but the proof before the close');
+  assert.ok(!holds(fake.texts, token), 'the server never sent the token');
+  assert.match(await panelText('agents-state'), /Connected/, 'the real extension stays connected');
+});
+
+test('/mcp answers nobody without the pairing token as a Bearer, nor a web page', async () => {
+  const refused = await initialize({});
+  assert.equal(refused.status, 401, refused.body);
+  assert.equal(JSON.parse(refused.body).error.data.code, 'token_missing');
+  assert.match(JSON.parse(refused.body).error.message, /Authorization: Bearer/);
+  const wrong = await initialize({ authorization: `Bearer ${token}x` });
+  assert.equal(wrong.status, 401, wrong.body);
+  assert.equal(JSON.parse(wrong.body).error.data.code, 'token_wrong');
+  const ok = await initialize({ authorization: `Bearer ${token}` });
+  assert.equal(ok.status, 200, ok.body);
+  assert.match(ok.body, /"serverInfo":\{[^}]*"name":"sightline/);
+  // A web page's fetch (its Origin), or its own name rebound to 127.0.0.1 (its Host).
+  const page = await initialize({ authorization: `Bearer ${token}`, origin: 'https://evil.example' });
+  assert.equal(page.status, 403, page.body);
+  assert.equal(JSON.parse(page.body).error.data.code, 'origin_not_allowed');
+  const rebound = await initialize({ authorization: `Bearer ${token}`, host: `evil.example:${port}` });
+  assert.equal(rebound.status, 403, rebound.body);
+  assert.equal(JSON.parse(rebound.body).error.data.code, 'host_not_allowed');
+});
+
+test('a program on the port that does not know the token gets no call carried out and never receives the token', async () => {
+  await stopServer(server);
+  await until('the extension to lose the server', async () => !/Connected/.test(await panelText('agents-state')), 20_000);
+  const before = page.url();
+  const elsewhere = site.url('/todo.html?agents=fake-server');
+  const opened = () => browser.sw.evaluate(() => chrome.tabs.query({})).then((tabs) => tabs.filter((t) => (t.url || t.pendingUrl || '').includes('fake-server')));
+  const agent = { name: 'fake-server', version: '1' };
+  const welcome = JSON.stringify({ type: 'welcome', server: 'sightline-mcp', version: '0.1.0' });
+  const calls = [
+    JSON.stringify({ type: 'call', id: 1, tool: 'navigate', args: { url: elsewhere }, agent }),
+    JSON.stringify({ type: 'call', id: 2, tool: 'tabs', args: { action: 'open', url: elsewhere }, agent }),
+  ];
+  const connections = [];
+  // It speaks the bridge's protocol as well as it can without the token: first by sending calls
+  // at once, then by answering the extension's pairing with a proof it cannot make.
+  const fake = await plainServer(port, (ws) => {
+    const n = connections.push(ws);
+    if (n === 1) {
+      for (const m of calls) ws.send(m);
+      return;
+    }
+    ws.onText((text) => {
+      if (JSON.parse(text).type !== 'pair') return;
+      ws.send(JSON.stringify({ type: 'pairProof', nonce: randomBytes(32).toString('hex'), proof: randomBytes(32).toString('hex') }));
+      for (const m of [welcome, ...calls]) ws.send(m);
+    });
+  });
+  try {
+    const answered = () => connections.some((c) => c.texts.some((t) => JSON.parse(t).type !== 'pair'));
+    await until('the extension to hang up twice (or to answer)', () => answered() || (connections.length >= 2 && connections.slice(0, 2).every((c) => c.closedByPeer)), 30_000);
+    // Had any call run, it would have taken a moment: give it one.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const received = connections.flatMap((c) => c.texts);
+    assert.deepEqual([...new Set(received.map((t) => JSON.parse(t).type))], ['pair'], `only pairing hellos, no answer, no proof from the extension: ${received}`);
+    const upgrades = fake.upgrades.map((u) => `${u.path} ${JSON.stringify(u.headers)}`);
+    assert.ok(!holds([...received, ...upgrades], token), `the token is in nothing the program received: ${upgrades}`);
+    assert.ok(fake.upgrades.every((u) => u.path === '/bridge'), 'no token in the address');
+    assert.equal(page.url(), before, 'the navigate was not carried out');
+    assert.deepEqual(await opened(), [], 'no tab opened');
+    const runs = await browser.sw.evaluate(() => self.sightline.runs());
+    assert.ok(!runs.some((r) => r.instruction === 'Agent session: fake-server'), 'no session run for it');
+    await until('the panel to say so', async () => /could not prove it knows this token/.test(await panelText('agents-state')), 10_000);
+  } finally {
+    await fake.close();
+    server = await startServer(token);
+  }
+  await until('the extension to pair with the real server', async () => /Connected/.test(await panelText('agents-state')), 20_000);
 });
 
 test('a real MCP client drives the page: snapshot, input, key, tap by number, act with progress, screenshot, errors', async () => {
@@ -261,7 +391,7 @@ test('a console message cut in the middle of a character is kept, the half chara
 
 test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
   mock.script('{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
-  const agent = new SightlineBridge({ url: url(), name: 'bridge-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'bridge-script', timeoutMs: 120_000 });
   assert.equal((await agent.connect()).name, 'sightline');
   assert.deepEqual(await agent.aiQuery('the todo titles'), ['buy milk', 'walk dog']);
   assert.equal(await agent.aiBoolean('is walk dog listed?'), true);
@@ -284,7 +414,7 @@ test('agent tools keep to the allowed sites, the session\'s own runs and recordi
   const leaks = (text) => ['localhost', 'mailbox'].filter((w) => String(text).includes(w));
   const mail = await browser.context.newPage();
   const work = await browser.context.newPage();
-  const agent = new SightlineBridge({ url: url(), name: 'guarded-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'guarded-script', timeoutMs: 120_000 });
   const refused = async (call, code) => {
     const e = await call.then(() => null, (err) => err);
     assert.equal(e?.code, code, String(e?.message ?? 'answered'));
@@ -357,7 +487,7 @@ function imageSize(data) {
 
 test('a full-page screenshot of a long page comes back within the side model APIs take (2000 px), scaled whole, and says so', async () => {
   const long = await browser.context.newPage();
-  const agent = new SightlineBridge({ url: url(), name: 'fullpage-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'fullpage-script', timeoutMs: 120_000 });
   try {
     await long.goto(site.url('/long.html'));
     const height = await long.evaluate(() => document.documentElement.scrollHeight);
@@ -415,7 +545,7 @@ test('Stop in the panel ends an agent\'s session: between calls or mid-call, the
       && /stopped this agent session in Sightline's panel/.test(e.message) && /Allow agents off/.test(e.message));
     assert.equal((await agent.call('snapshot'))[0].type, 'text', 'the call after it opens a new session');
   };
-  const agent = new SightlineBridge({ url: url(), name: 'stop-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'stop-script', timeoutMs: 120_000 });
   await agent.connect();
   try {
     // Between two calls: nothing is in flight, yet the session's run is running in the panel.
@@ -455,7 +585,7 @@ test('Stop in the panel ends an agent\'s session: between calls or mid-call, the
 
 test('the socket closing while a call is in flight ends the session once the call has returned: succeeded with its steps, not left running', async () => {
   const tabId = await browser.tabIdOf(page);
-  const agent = new SightlineBridge({ url: url(), name: 'close-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'close-script', timeoutMs: 120_000 });
   await agent.connect();
   try {
     await agent.call('tabs', { action: 'select', tab: tabId });
@@ -507,7 +637,7 @@ test('calls queued when Allow agents is turned off are not carried out, and noth
   await enabled(false);
   await enabled(true);
   await connectedOn(1);
-  const agent = new SightlineBridge({ url: url(), name: 'queue-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'queue-script', timeoutMs: 120_000 });
   await agent.connect();
   try {
     await agent.call('tabs', { action: 'select', tab: tabId });
@@ -536,7 +666,7 @@ test('calls queued when Allow agents is turned off are not carried out, and noth
     assert.equal(page.url(), before, 'the queued navigate did not take the tab elsewhere');
     await connectedOn(2);
     const later = await browser.sw.evaluate(() => self.e2eBridge.sockets[1].sent);
-    assert.deepEqual(later.filter((m) => m.type !== 'hello' && m.type !== 'ping'), [], 'nothing of the old calls on the new connection');
+    assert.deepEqual(later.filter((m) => !['pair', 'pairConfirm', 'ping'].includes(m.type)), [], 'nothing of the old calls on the new connection');
   } finally {
     await agent.destroy().catch(() => {});
     await browser.sw.evaluate(() => { self.WebSocket = self.e2eBridge.Real; });
@@ -546,7 +676,7 @@ test('calls queued when Allow agents is turned off are not carried out, and noth
 test('a console watch still attaching as the socket closes is undone: the tab is not left under the debugger, and the call stops', async () => {
   const tabId = await browser.tabIdOf(page);
   await until('the tab free of the debugger', async () => !(await debuggerOn(tabId)), 10_000);
-  const agent = new SightlineBridge({ url: url(), name: 'watch-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'watch-script', timeoutMs: 120_000 });
   await agent.connect();
   try {
     await agent.call('tabs', { action: 'select', tab: tabId });
@@ -589,7 +719,7 @@ test('the socket closing while a call\'s session is being opened: no run is made
       return gate.then(() => real.apply(chrome.tabs, args));
     };
   });
-  const agent = new SightlineBridge({ url: url(), name: 'opening-script', timeoutMs: 120_000 });
+  const agent = new SightlineBridge({ url: url(), token, name: 'opening-script', timeoutMs: 120_000 });
   await agent.connect();
   try {
     const navigating = agent.call('navigate', { url: elsewhere }).then(() => null, (e) => e);
@@ -618,13 +748,29 @@ test('revoking makes a new token and ends the session; stdio serves the same too
   await panel.locator('#agents-revoke').click();
   await until('a new token', async () => (await panelText('agents-token')) !== before);
   token = await panelText('agents-token');
-  await until('the old connection to close', async () => /Waiting/.test(await panelText('agents-state')), 20_000);
+  // The server still knows the old token: the extension's next connection to it does not pair.
+  await until('the old connection to close', async () => /could not prove it knows this token/.test(await panelText('agents-state')), 20_000);
   const ended = await until('the session run to end', async () => (await browser.sw.evaluate(() => self.sightline.runs())).find((r) => r.instruction === 'Agent session: sightline-e2e-agent' && r.status === 'succeeded'));
   assert.ok(ended.steps.length >= 8);
   await stopServer(server);
 
-  // An MCP client that starts the server itself, over stdio (the shape of most clients' config).
-  const log = await client(['stdio', BIN, '--stdio', '--port', String(port), '--token', token, '--extension-id', browser.extensionId]);
+  // Over stdio the port serves the extension's /bridge only: no HTTP /mcp, token or not (--http-too adds it).
+  const stdioServer = await startServer(token, { args: ['--stdio'] });
+  assert.equal((await initialize({ authorization: `Bearer ${token}` })).status, 404, 'no /mcp beside stdio');
+  stdioServer.stdin.end(); // the MCP client going away ends it
+  await until('the stdio server to exit', () => stdioServer.exitCode != null, 10_000);
+  servers.delete(stdioServer);
+  const both = await startServer(token, { args: ['--stdio', '--http-too'] });
+  assert.equal((await initialize({ authorization: `Bearer ${token}` })).status, 200, '--http-too serves it');
+  await stopServer(both);
+
+  // An MCP client that starts the server itself, over stdio (the shape of most clients' config),
+  // the token in a file only its owner can read (what --save-token writes), not in the config.
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-token-'));
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  chmodSync(tokenFile, 0o600);
+  const log = await client(['stdio', BIN, '--stdio', '--port', String(port), '--token-file', tokenFile, '--extension-id', browser.extensionId]).finally(() => rmSync(dir, { recursive: true, force: true }));
   assert.ok(log.tools.includes('snapshot') && log.tools.includes('act'));
   assert.equal(log.snapshot.isError, false, JSON.stringify(log.snapshot));
   assert.match(log.snapshot.content[0].text, /What needs to be done\?/);

@@ -6,18 +6,34 @@ for the Node test to check against the page. Usage:
   mcp_session.py refused  http://127.0.0.1:PORT/mcp        a call while no extension is paired
   mcp_session.py stdio    BIN ARG...                         list tools and a snapshot over stdio
 
+Over HTTP every request carries the pairing token from SIGHTLINE_TOKEN as
+`Authorization: Bearer <token>` (the server refuses any request without it); over stdio the
+test names the server's token file in ARG (--token-file), never the token itself.
 Every wait is bounded: the client's read timeout, and asyncio.wait_for around the whole run.
 """
 
 import asyncio
+import contextlib
 import json
+import os
 import re
 import sys
 
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import Implementation
 
 AGENT = Implementation(name="sightline-e2e-agent", version="1.0")
+
+
+@contextlib.asynccontextmanager
+async def http(url):
+    """The streamable HTTP transport to `url`, each request with the Bearer token."""
+    token = os.environ.get("SIGHTLINE_TOKEN", "")
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as streams:
+            yield streams
 
 
 def blocks(result):
@@ -45,7 +61,7 @@ def element(snapshot_text, pattern):
 
 async def session(url):
     log = {}
-    async with Client(url, client_info=AGENT, read_timeout_seconds=90) as c:
+    async with Client(http(url), client_info=AGENT, read_timeout_seconds=90) as c:
         tools = (await c.list_tools()).tools
         log["tools"] = sorted(t.name for t in tools)
 
@@ -96,7 +112,7 @@ async def session(url):
 
 
 async def refused(url):
-    async with Client(url, client_info=AGENT, read_timeout_seconds=30) as c:
+    async with Client(http(url), client_info=AGENT, read_timeout_seconds=30) as c:
         return {"snapshot": blocks(await c.call_tool("snapshot", {}))}
 
 

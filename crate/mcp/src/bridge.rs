@@ -1,47 +1,28 @@
 //! The loopback WebSocket the extension connects out to (`/bridge`), and the calls that cross
-//! it. One extension at a time: a newer paired connection replaces the older one. Every call
-//! waits with a deadline and fails at once when the socket drops, so no MCP request hangs.
+//! it. One extension at a time: a newer paired connection replaces the older one. A connection
+//! is paired before anything else crosses it: the extension and this server each prove they
+//! know the pairing token over fresh nonces (`sightline::agent::pairing`), the token itself
+//! never sent; only then does the server send its welcome and calls. Every call waits with a
+//! deadline and fails at once when the socket drops, so no MCP request hangs.
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use crate::gate::Gate;
+use crate::token::Token;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{FromRef, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sightline::agent::pairing::{Nonce, ServerPairing, ServerStep, NONCE_LEN};
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-/// Who may connect: the extension's own origin, holding the token its panel shows.
-#[derive(Clone, Debug)]
-pub struct Pairing {
-    pub extension_id: String,
-    pub token: String,
-}
-
-impl Pairing {
-    fn origin(&self) -> String {
-        format!("chrome-extension://{}", self.extension_id)
-    }
-
-    /// Why a connection attempt is refused, or `None` when it is the paired extension.
-    pub fn refusal(&self, origin: Option<&str>, token: Option<&str>) -> Option<&'static str> {
-        if origin != Some(self.origin().as_str()) {
-            return Some("only the paired Sightline extension may connect (wrong Origin)");
-        }
-        match token {
-            Some(t) if constant_time_eq(t.as_bytes(), self.token.as_bytes()) => None,
-            _ => Some("the pairing token does not match: copy it from the panel's Allow agents section"),
-        }
-    }
-}
-
-/// Equal-length comparison that does not stop at the first difference.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
+/// How long a new connection has to pair.
+const PAIRING_TIME: Duration = Duration::from_secs(10);
 
 /// The agent a call comes from, as its MCP client names itself (`clientInfo`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -65,7 +46,6 @@ enum Outgoing<'a> {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 enum Incoming {
-    Hello,
     Ping,
     Progress {
         id: u64,
@@ -136,7 +116,8 @@ pub struct Progress {
 pub enum BridgeError {
     #[error(
         "Sightline's extension is not connected: open the Sightline side panel in Chrome, turn on \"Allow agents\", \
-         and start this server with the pairing token the panel shows (--token, --extension-id)"
+         save the token it shows once (sightline-mcp --save-token), and start this server with the extension id \
+         the panel shows (--extension-id)"
     )]
     NotConnected,
     #[error(
@@ -181,7 +162,7 @@ struct Inner {
 /// The bridge's state, shared by the WebSocket route and every MCP session.
 #[derive(Clone)]
 pub struct Bridge {
-    pairing: Arc<Pairing>,
+    token: Arc<Token>,
     inner: Arc<Mutex<Inner>>,
     next_id: Arc<AtomicU64>,
 }
@@ -209,8 +190,8 @@ impl Call {
 }
 
 impl Bridge {
-    pub fn new(pairing: Pairing) -> Self {
-        Bridge { pairing: Arc::new(pairing), inner: Arc::default(), next_id: Arc::new(AtomicU64::new(1)) }
+    pub fn new(token: Token) -> Self {
+        Bridge { token: Arc::new(token), inner: Arc::default(), next_id: Arc::new(AtomicU64::new(1)) }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -290,7 +271,6 @@ impl Bridge {
         };
         let mut inner = self.lock();
         match message {
-            Incoming::Hello => None,
             Incoming::Ping => Some(serde_json::to_string(&Outgoing::Pong).expect("serializes")),
             Incoming::Progress { id, progress, total, message } => {
                 if let Some((_, Pending { progress: Some(tx), .. })) = inner.pending.get(&id) {
@@ -311,44 +291,130 @@ impl Bridge {
     }
 }
 
-#[derive(Deserialize)]
-pub struct BridgeQuery {
-    token: Option<String>,
+/// What the `/bridge` route needs: the bridge, and the port's rules.
+#[derive(Clone)]
+pub struct BridgeRoute {
+    pub bridge: Bridge,
+    pub gate: Gate,
 }
 
-/// `GET /bridge`: the paired extension's WebSocket; anyone else gets 403 before any upgrade.
+impl FromRef<BridgeRoute> for Bridge {
+    fn from_ref(route: &BridgeRoute) -> Bridge {
+        route.bridge.clone()
+    }
+}
+
+impl FromRef<BridgeRoute> for Gate {
+    fn from_ref(route: &BridgeRoute) -> Gate {
+        route.gate.clone()
+    }
+}
+
+/// `GET /bridge`: the extension's WebSocket. A request not from the extension's Origin (a web
+/// page), or to a Host that is not this server, gets 403 before any upgrade; the rest must pair.
 pub async fn route(
     State(bridge): State<Bridge>,
+    State(gate): State<Gate>,
     headers: HeaderMap,
-    Query(query): Query<BridgeQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let origin = headers.get(axum::http::header::ORIGIN).and_then(|v| v.to_str().ok());
-    if let Some(why) = bridge.pairing.refusal(origin, query.token.as_deref()) {
-        eprintln!("sightline-mcp: refused a bridge connection: {why}");
-        return (StatusCode::FORBIDDEN, why).into_response();
+    if let Err(refusal) = gate.check_bridge(&headers) {
+        eprintln!("sightline-mcp: refused a bridge connection: {}", refusal.message());
+        return refusal.into_response();
     }
-    upgrade.max_message_size(64 << 20).on_upgrade(move |socket| serve(bridge, socket))
+    upgrade.max_message_size(64 << 20).on_upgrade(move |socket| serve(bridge, Ws(socket)))
 }
 
-async fn serve(bridge: Bridge, mut socket: WebSocket) {
+/// What arrived on the socket.
+pub(crate) enum Frame {
+    Text(String),
+    /// Ping, pong, binary: nothing for the bridge.
+    Other,
+    Closed,
+}
+
+/// The socket as the bridge uses it: text messages in and out (a WebSocket; in tests, channels).
+pub(crate) trait Socket: Send {
+    fn recv(&mut self) -> impl Future<Output = Frame> + Send;
+    /// Whether it was sent.
+    fn send(&mut self, text: String) -> impl Future<Output = bool> + Send;
+    fn close(&mut self, reason: &str) -> impl Future<Output = ()> + Send;
+}
+
+struct Ws(WebSocket);
+
+impl Socket for Ws {
+    async fn recv(&mut self) -> Frame {
+        match self.0.recv().await {
+            Some(Ok(Message::Text(text))) => Frame::Text(text.as_str().to_owned()),
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Frame::Closed,
+            Some(Ok(_)) => Frame::Other,
+        }
+    }
+
+    async fn send(&mut self, text: String) -> bool {
+        self.0.send(Message::Text(text.into())).await.is_ok()
+    }
+
+    async fn close(&mut self, reason: &str) {
+        // 4001: refused by the application (a code of the 4000s is the application's own).
+        let frame = CloseFrame { code: 4001, reason: reason.chars().take(100).collect::<String>().into() };
+        let _ = self.0.send(Message::Close(Some(frame))).await;
+    }
+}
+
+/// Pairs a new connection: the extension proves it knows the token, and learns that this
+/// server does, within [`PAIRING_TIME`]. Nothing else is sent on it before.
+async fn pair(token: &Token, socket: &mut impl Socket) -> Result<(), String> {
+    let mut bytes = [0u8; NONCE_LEN];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random numbers for the pairing nonce: {e}"))?;
+    let mut pairing = ServerPairing::new(token.as_str(), Nonce::from_bytes(&bytes).expect("32 bytes"));
+    let handshake = async {
+        loop {
+            let text = match socket.recv().await {
+                Frame::Text(text) => text,
+                Frame::Other => continue,
+                Frame::Closed => return Err("it closed before pairing".to_owned()),
+            };
+            match pairing.receive(&text).map_err(|e| e.to_string())? {
+                ServerStep::Reply(reply) => {
+                    if !socket.send(reply).await {
+                        return Err("it closed before pairing".to_owned());
+                    }
+                }
+                ServerStep::Paired => return Ok(()),
+            }
+        }
+    };
+    match tokio::time::timeout(PAIRING_TIME, handshake).await {
+        Ok(result) => result,
+        Err(_) => Err(format!("it did not pair within {} s", PAIRING_TIME.as_secs())),
+    }
+}
+
+async fn serve(bridge: Bridge, mut socket: impl Socket) {
+    if let Err(why) = pair(&bridge.token, &mut socket).await {
+        eprintln!("sightline-mcp: refused a bridge connection: {why}");
+        socket.close("not paired").await;
+        return;
+    }
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let generation = bridge.attach(tx);
     eprintln!("sightline-mcp: the extension connected");
     loop {
         tokio::select! {
             out = rx.recv() => match out {
-                Some(text) => if socket.send(Message::Text(text.into())).await.is_err() { break },
+                Some(text) => if !socket.send(text).await { break },
                 None => break,
             },
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = bridge.receive(text.as_str()) {
-                        if socket.send(Message::Text(reply.into())).await.is_err() { break }
+                Frame::Text(text) => {
+                    if let Some(reply) = bridge.receive(&text) {
+                        if !socket.send(reply).await { break }
                     }
                 }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                Some(Ok(_)) => {}
+                Frame::Closed => break,
+                Frame::Other => {}
             },
         }
         // Replaced by a newer connection: this one ends.
@@ -364,25 +430,155 @@ async fn serve(bridge: Bridge, mut socket: WebSocket) {
 mod tests {
     use super::*;
 
-    fn pairing() -> Pairing {
-        Pairing { extension_id: "abcdefghijklmnopabcdefghijklmnop".into(), token: "s3cret-token".into() }
+    use sightline::agent::pairing::{confirm, hello, PairMessage};
+
+    const TOKEN: &str = "s3cret-token";
+
+    fn token() -> Token {
+        Token::new(TOKEN).unwrap()
     }
 
-    #[test]
-    fn only_the_extensions_origin_with_the_token_may_connect() {
-        let p = pairing();
-        let origin = "chrome-extension://abcdefghijklmnopabcdefghijklmnop";
-        assert_eq!(p.refusal(Some(origin), Some("s3cret-token")), None);
-        assert!(p.refusal(Some(origin), Some("s3cret-tokeN")).is_some());
-        assert!(p.refusal(Some(origin), None).is_some());
-        assert!(p.refusal(Some("https://evil.example"), Some("s3cret-token")).is_some());
-        assert!(p.refusal(Some("chrome-extension://otherextensionid"), Some("s3cret-token")).is_some());
-        assert!(p.refusal(None, Some("s3cret-token")).is_some());
+    /// What the server did on the test's socket.
+    #[derive(Debug, PartialEq)]
+    enum Out {
+        Text(String),
+        Close(String),
+    }
+
+    /// One end of a connection, the test playing the extension at the other.
+    struct Chan {
+        from_extension: mpsc::UnboundedReceiver<String>,
+        to_extension: mpsc::UnboundedSender<Out>,
+    }
+
+    impl Socket for Chan {
+        async fn recv(&mut self) -> Frame {
+            self.from_extension.recv().await.map_or(Frame::Closed, Frame::Text)
+        }
+        async fn send(&mut self, text: String) -> bool {
+            self.to_extension.send(Out::Text(text)).is_ok()
+        }
+        async fn close(&mut self, reason: &str) {
+            let _ = self.to_extension.send(Out::Close(reason.to_owned()));
+        }
+    }
+
+    /// A connection served by `bridge`: what the extension sends, and what it gets.
+    fn connect(bridge: &Bridge) -> (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<Out>) {
+        let (send, from_extension) = mpsc::unbounded_channel();
+        let (to_extension, received) = mpsc::unbounded_channel();
+        tokio::spawn(serve(bridge.clone(), Chan { from_extension, to_extension }));
+        (send, received)
+    }
+
+    async fn next_text(received: &mut mpsc::UnboundedReceiver<Out>) -> String {
+        match tokio::time::timeout(Duration::from_secs(5), received.recv()).await {
+            Ok(Some(Out::Text(t))) => t,
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    /// The server closes the connection: nothing was sent before the close but `sent` already saw.
+    async fn closed(received: &mut mpsc::UnboundedReceiver<Out>) {
+        match tokio::time::timeout(Duration::from_secs(20), received.recv()).await {
+            Ok(Some(Out::Close(_))) => {}
+            other => panic!("expected the server to close, got {other:?}"),
+        }
+        assert!(received.recv().await.is_none(), "nothing after the close");
+    }
+
+    fn nonce(seed: u8) -> Nonce {
+        Nonce::from_bytes(&[seed; NONCE_LEN]).unwrap()
+    }
+
+    fn forged_confirmation() -> String {
+        serde_json::to_string(&PairMessage::PairConfirm { proof: "5a".repeat(32) }).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_extension_pairs_and_only_then_gets_the_welcome_and_calls() {
+        let bridge = Bridge::new(token());
+        let agent = Agent { name: "agent".into(), version: "1".into() };
+        let (send, mut received) = connect(&bridge);
+        let ne = nonce(1);
+        send.send(hello(&ne)).unwrap();
+        let proof = next_text(&mut received).await;
+        assert_eq!(
+            bridge.call("snapshot", &Value::Null, &agent, false).err(),
+            Some(BridgeError::NotConnected),
+            "not before the extension proved itself"
+        );
+        send.send(confirm(TOKEN, &ne, &proof).expect("the server proves it knows the token")).unwrap();
+        let welcome = next_text(&mut received).await;
+        assert!(welcome.contains("welcome"), "{welcome}");
+        let _call = bridge.call("snapshot", &Value::Null, &agent, false).unwrap();
+        let call = next_text(&mut received).await;
+        assert!(call.contains(r#""tool":"snapshot""#), "{call}");
+        for text in [&proof, &welcome, &call] {
+            assert!(!text.contains(TOKEN), "the token never crosses: {text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_program_that_does_not_know_the_token_is_not_paired_and_gets_no_call() {
+        let bridge = Bridge::new(token());
+        let agent = Agent::default();
+        let (send, mut received) = connect(&bridge);
+        send.send(hello(&nonce(1))).unwrap();
+        let proof = next_text(&mut received).await;
+        // An extension of another token cannot check the proof (so it would not answer); a forger answers anyway.
+        assert_eq!(confirm("another-token", &nonce(1), &proof).unwrap_err().code(), "pairing_proof_wrong");
+        send.send(forged_confirmation()).unwrap();
+        closed(&mut received).await;
+        assert_eq!(bridge.call("snapshot", &Value::Null, &agent, false).err(), Some(BridgeError::NotConnected));
+    }
+
+    #[tokio::test]
+    async fn a_reflected_proof_or_an_old_transcript_is_refused() {
+        let bridge = Bridge::new(token());
+        // Reflection: the server's own proof sent back as the extension's.
+        let (send, mut received) = connect(&bridge);
+        send.send(hello(&nonce(1))).unwrap();
+        let PairMessage::PairProof { proof, .. } = serde_json::from_str(&next_text(&mut received).await).unwrap()
+        else {
+            panic!("the server answers with its proof")
+        };
+        send.send(serde_json::to_string(&PairMessage::PairConfirm { proof }).unwrap()).unwrap();
+        closed(&mut received).await;
+
+        // Replay: a transcript of a pairing that worked, sent again on a new connection.
+        let (send, mut received) = connect(&bridge);
+        send.send(hello(&nonce(2))).unwrap();
+        let old_confirmation = confirm(TOKEN, &nonce(2), &next_text(&mut received).await).unwrap();
+        send.send(old_confirmation.clone()).unwrap();
+        assert!(next_text(&mut received).await.contains("welcome"));
+        let (replay, mut replayed) = connect(&bridge);
+        replay.send(hello(&nonce(2))).unwrap();
+        let _fresh_proof = next_text(&mut replayed).await;
+        replay.send(old_confirmation).unwrap();
+        closed(&mut replayed).await;
+    }
+
+    #[tokio::test]
+    async fn bridge_messages_before_pairing_are_refused() {
+        let bridge = Bridge::new(token());
+        for early in [r#"{"type":"ping"}"#, r#"{"type":"result","id":1,"content":[]}"#, "not json"] {
+            let (send, mut received) = connect(&bridge);
+            send.send(early.to_owned()).unwrap();
+            closed(&mut received).await;
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_never_pairs_is_closed() {
+        let bridge = Bridge::new(token());
+        let (_send, mut received) = connect(&bridge);
+        closed(&mut received).await;
     }
 
     #[tokio::test]
     async fn calls_fail_at_once_without_a_connection_and_when_it_drops() {
-        let bridge = Bridge::new(pairing());
+        let bridge = Bridge::new(token());
         let agent = Agent { name: "test".into(), version: "1".into() };
         assert_eq!(bridge.call("snapshot", &Value::Null, &agent, false).err(), Some(BridgeError::NotConnected));
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -397,7 +593,7 @@ mod tests {
 
     #[tokio::test]
     async fn answers_and_progress_reach_their_call_and_a_silent_extension_times_out() {
-        let bridge = Bridge::new(pairing());
+        let bridge = Bridge::new(token());
         let agent = Agent::default();
         let (tx, mut rx) = mpsc::unbounded_channel();
         bridge.attach(tx);

@@ -4,31 +4,56 @@
 //! Everything listens on the loopback address only.
 
 mod bridge;
+mod gate;
+mod token;
 mod tools;
 
-use bridge::{Bridge, Pairing};
+use bridge::{Bridge, BridgeRoute};
+use gate::Gate;
 use rmcp::transport::streamable_http_server::{
     session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
 };
 use rmcp::ServiceExt;
+use std::io::{BufRead, IsTerminal};
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
+use token::{Source, Token};
 use tools::{Deadlines, Sightline};
 
 const DEFAULT_PORT: u16 = 47231;
 
-const USAGE: &str = "usage: sightline-mcp [--stdio] [--port N] --token TOKEN --extension-id ID
-  --stdio            serve MCP on stdin/stdout too (what MCP clients that start the server use)
+const USAGE: &str = "usage: sightline-mcp [--stdio [--http-too]] [--port N] [--token-file PATH] --extension-id ID
+       sightline-mcp --save-token [--token-file PATH]
+  --stdio            serve MCP on stdin/stdout (what MCP clients that start the server use); the loopback port
+                     then serves only the extension's /bridge
+  --http-too         with --stdio, serve MCP over HTTP at /mcp as well
   --port N           the loopback port for /mcp and the extension's /bridge (default 47231)
-  --token T          the pairing token Sightline's panel shows under Allow agents (or SIGHTLINE_TOKEN)
-  --extension-id ID  the extension's id, shown beside the token (or SIGHTLINE_EXTENSION_ID)
-  --call-timeout S   seconds a call may take (default 60); act and wait_for: --act-timeout S (default 600)";
+  --extension-id ID  the extension's id, shown in Sightline's panel under Allow agents (or SIGHTLINE_EXTENSION_ID)
+  --call-timeout S   seconds a call may take (default 60); act and wait_for: --act-timeout S (default 600)
+The pairing token the panel shows: save it once with --save-token (it asks for it on stdin and keeps it in
+~/.config/sightline/token, readable by you only), or set SIGHTLINE_TOKEN. HTTP clients send it on every
+request as `Authorization: Bearer <token>`.
+  --save-token       read the token from stdin, save it in the token file (mode 0600) and exit
+  --token-file PATH  the token file (default $XDG_CONFIG_HOME/sightline/token or ~/.config/sightline/token);
+                     refused if other users can read it
+  --token T          the token itself: works, but every user of this computer can read it (ps)";
+
+/// What to do.
+#[derive(Debug)]
+enum Command {
+    Serve(Config, Source),
+    /// Read the token from stdin and save it here.
+    SaveToken(PathBuf),
+}
 
 #[derive(Debug)]
 struct Config {
     stdio: bool,
+    /// Whether the port serves MCP at /mcp (always without --stdio; with it, only with --http-too).
+    http: bool,
     port: u16,
-    pairing: Pairing,
+    extension_id: String,
     deadlines: Deadlines,
 }
 
@@ -41,11 +66,14 @@ enum ConfigError {
 fn parse_args(
     mut args: impl Iterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Config, ConfigError> {
+) -> Result<Command, ConfigError> {
     let usage = |m: String| ConfigError::Usage(m);
     let mut stdio = false;
+    let mut http_too = false;
+    let mut save_token = false;
     let mut port = DEFAULT_PORT;
-    let mut token = env("SIGHTLINE_TOKEN");
+    let mut token = None;
+    let mut token_file = None;
     let mut extension_id = env("SIGHTLINE_EXTENSION_ID");
     let mut call = 60u64;
     let mut act = 600u64;
@@ -59,11 +87,14 @@ fn parse_args(
         };
         match arg.as_str() {
             "--stdio" => stdio = true,
+            "--http-too" => http_too = true,
+            "--save-token" => save_token = true,
             "--port" => {
                 let v = value("--port")?;
                 port = v.parse().map_err(|_| usage(format!("--port takes a port number, not {v:?}")))?;
             }
             "--token" => token = Some(value("--token")?),
+            "--token-file" => token_file = Some(PathBuf::from(value("--token-file")?)),
             "--extension-id" => extension_id = Some(value("--extension-id")?),
             "--call-timeout" => call = seconds(value("--call-timeout")?, "--call-timeout")?,
             "--act-timeout" => act = seconds(value("--act-timeout")?, "--act-timeout")?,
@@ -71,56 +102,135 @@ fn parse_args(
             other => return Err(usage(format!("unknown argument {other:?}"))),
         }
     }
-    let token = token.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-        usage("the pairing token is missing: turn on Allow agents in Sightline's panel and copy it".into())
-    })?;
+    if http_too && !stdio {
+        return Err(usage("--http-too goes with --stdio (without it, MCP is served over HTTP anyway)".into()));
+    }
+    let default_file = token::default_file(&env);
+    if save_token {
+        if token.is_some() {
+            return Err(usage("--save-token reads the token from stdin: leave --token out".into()));
+        }
+        return token_file
+            .or(default_file)
+            .map(Command::SaveToken)
+            .ok_or_else(|| usage("no home folder to save the token in: name a file with --token-file".into()));
+    }
+    let source = match (token, token_file, env("SIGHTLINE_TOKEN").filter(|t| !t.trim().is_empty())) {
+        (Some(t), _, _) if t.trim().is_empty() => return Err(usage("--token is empty".into())),
+        (Some(t), _, _) => Source::Argument(t),
+        (None, Some(path), _) => Source::File { path, explicit: true },
+        (None, None, Some(t)) => Source::Environment(t),
+        (None, None, None) => default_file.map_or(Source::Nowhere, |path| Source::File { path, explicit: false }),
+    };
     let extension_id = extension_id
         .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase()))
         .ok_or_else(|| usage("--extension-id is missing or not an extension id (32 letters a–p)".into()))?;
-    Ok(Config {
+    let config = Config {
         stdio,
+        http: !stdio || http_too,
         port,
-        pairing: Pairing { extension_id, token },
+        extension_id,
         deadlines: Deadlines { call: Duration::from_secs(call), act: Duration::from_secs(act) },
-    })
+    };
+    Ok(Command::Serve(config, source))
 }
 
 #[tokio::main]
 async fn main() {
-    let config = match parse_args(std::env::args().skip(1), |k| std::env::var(k).ok()) {
+    let command = match parse_args(std::env::args().skip(1), |k| std::env::var(k).ok()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("sightline-mcp: {e}");
             std::process::exit(2);
         }
     };
-    if let Err(e) = serve(config).await {
+    let (config, source) = match command {
+        Command::SaveToken(path) => std::process::exit(match save_token(&path) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("sightline-mcp: {e}");
+                1
+            }
+        }),
+        Command::Serve(config, source) => (config, source),
+    };
+    if matches!(source, Source::Argument(_)) {
+        eprintln!("sightline-mcp: warning: {}", token::ARGUMENT_WARNING);
+    }
+    let token = match token::load(source) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("sightline-mcp: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = serve(config, token).await {
         eprintln!("sightline-mcp: {e}");
         std::process::exit(1);
     }
 }
 
-async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
-    let bridge = Bridge::new(config.pairing);
-    let deadlines = config.deadlines;
-    let http_bridge = bridge.clone();
-    let mcp = StreamableHttpService::new(
-        move || Ok(Sightline::new(http_bridge.clone(), deadlines)),
-        LocalSessionManager::default().into(),
-        // Loopback Host names only (the default), and no browser page: a request with any Origin is refused.
-        StreamableHttpServerConfig::default().enforce_origin_validation().with_max_request_body_bytes(4 << 20),
-    );
-    let app = axum::Router::new()
-        .nest_service("/mcp", mcp)
+/// `--save-token`: the token from stdin (asked for on a terminal) into `path`, 0600.
+fn save_token(path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        eprint!("Paste the pairing token Sightline's panel shows under Allow agents, then press Enter: ");
+    }
+    let mut line = String::new();
+    stdin.lock().read_line(&mut line)?;
+    let token = Token::new(&line).ok_or("no token was given on stdin")?;
+    if token.as_str().chars().any(char::is_whitespace) {
+        return Err("a token has no spaces in it: paste only the token".into());
+    }
+    token::save(path, &token)?;
+    eprintln!("sightline-mcp: saved the pairing token in {} (readable by you only)", path.display());
+    Ok(())
+}
+
+/// The loopback port's routes: `/bridge` always, `/mcp` (behind the gate) when `mcp` is given.
+fn app(bridge: Bridge, gate: Gate, mcp: Option<StreamableHttpService<Sightline, LocalSessionManager>>) -> axum::Router {
+    let mut app = axum::Router::new()
         .route("/bridge", axum::routing::get(bridge::route))
-        .with_state(bridge.clone());
+        .with_state(BridgeRoute { bridge, gate: gate.clone() });
+    if let Some(mcp) = mcp {
+        let guarded = axum::Router::new()
+            .nest_service("/mcp", mcp)
+            .layer(axum::middleware::from_fn_with_state(gate, gate::mcp_gate));
+        app = app.merge(guarded);
+    }
+    app
+}
+
+async fn serve(config: Config, token: Token) -> Result<(), Box<dyn std::error::Error>> {
+    let gate = Gate::new(token.clone(), config.port, &config.extension_id);
+    let bridge = Bridge::new(token);
+    let deadlines = config.deadlines;
+    let mcp = config.http.then(|| {
+        let http_bridge = bridge.clone();
+        let port = config.port;
+        StreamableHttpService::new(
+            move || Ok(Sightline::new(http_bridge.clone(), deadlines)),
+            LocalSessionManager::default().into(),
+            // The gate checks these first (and the token); rmcp's own checks say the same.
+            StreamableHttpServerConfig::default()
+                .with_allowed_hosts([format!("127.0.0.1:{port}"), format!("localhost:{port}")])
+                .with_allowed_origins([gate.origin().to_owned()])
+                .enforce_origin_validation()
+                .with_max_request_body_bytes(4 << 20),
+        )
+    });
+    let app = app(bridge.clone(), gate, mcp);
     let address = SocketAddr::from((Ipv4Addr::LOCALHOST, config.port));
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|e| format!("cannot listen on {address}: {e} (another sightline-mcp running? pick another --port and set it in the panel)"))?;
     eprintln!(
-        "sightline-mcp: MCP at http://{address}/mcp; the extension connects to ws://{address}/bridge{}",
-        if config.stdio { "; MCP on stdio too" } else { "" }
+        "sightline-mcp: listening on {address}: {}; the extension connects to ws://{address}/bridge",
+        match (config.http, config.stdio) {
+            (true, false) => format!("MCP at http://{address}/mcp (Authorization: Bearer <token>)"),
+            (true, true) => format!("MCP on stdio, and at http://{address}/mcp (Authorization: Bearer <token>)"),
+            (false, _) => "MCP on stdio (no HTTP /mcp: --http-too serves it)".to_owned(),
+        }
     );
     let http = axum::serve(listener, app);
     if !config.stdio {
@@ -149,26 +259,158 @@ async fn serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    const ID: &str = "abcdefghijklmnopabcdefghijklmnop";
+
+    fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Command, ConfigError> {
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         parse_args(args.iter().map(|s| s.to_string()), move |k| {
             env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
         })
     }
 
+    fn serving(args: &[&str], env: &[(&str, &str)]) -> (Config, Source) {
+        match parse(args, env) {
+            Ok(Command::Serve(c, s)) => (c, s),
+            other => panic!("not a server: {other:?}"),
+        }
+    }
+
     #[test]
-    fn the_token_and_extension_id_come_from_arguments_or_the_environment() {
-        let id = "abcdefghijklmnopabcdefghijklmnop";
-        let c = parse(&["--stdio", "--port", "9100", "--token", "t1", "--extension-id", id], &[]).unwrap();
-        assert_eq!((c.stdio, c.port, c.pairing.token.as_str()), (true, 9100, "t1"));
-        let c = parse(&[], &[("SIGHTLINE_TOKEN", "t2"), ("SIGHTLINE_EXTENSION_ID", id)]).unwrap();
-        assert_eq!((c.stdio, c.port, c.pairing.token.as_str()), (false, DEFAULT_PORT, "t2"));
-        assert!(parse(&["--extension-id", id], &[]).unwrap_err().to_string().contains("token is missing"));
+    fn the_token_comes_from_the_environment_or_a_file_and_the_argument_still_works() {
+        let home = [("HOME", "/home/a")];
+        let (c, s) = serving(&["--stdio", "--port", "9100", "--extension-id", ID], &home);
+        assert_eq!((c.stdio, c.http, c.port), (true, false, 9100));
+        assert_eq!(s, Source::File { path: "/home/a/.config/sightline/token".into(), explicit: false });
+        let (c, s) = serving(&[], &[("SIGHTLINE_TOKEN", "t2"), ("SIGHTLINE_EXTENSION_ID", ID), home[0]]);
+        assert_eq!((c.stdio, c.http, c.port, s), (false, true, DEFAULT_PORT, Source::Environment("t2".into())));
+        let (_, s) = serving(&["--token-file", "/run/t", "--extension-id", ID], &[("SIGHTLINE_TOKEN", "t2")]);
+        assert_eq!(s, Source::File { path: "/run/t".into(), explicit: true }, "a file named outweighs the environment");
+        let (_, s) = serving(&["--token", "t1", "--extension-id", ID], &[("SIGHTLINE_TOKEN", "t2")]);
+        assert_eq!(s, Source::Argument("t1".into()));
+        assert!(token::ARGUMENT_WARNING.contains("ps"), "and main warns that ps shows it");
+        let (_, s) = serving(&["--extension-id", ID], &[]);
+        assert_eq!(s, Source::Nowhere);
+        assert!(parse(&["--token", " ", "--extension-id", ID], &[]).unwrap_err().to_string().contains("empty"));
+    }
+
+    #[test]
+    fn stdio_serves_http_mcp_only_when_asked() {
+        let (c, _) = serving(&["--stdio", "--extension-id", ID], &[]);
+        assert_eq!((c.stdio, c.http), (true, false));
+        let (c, _) = serving(&["--stdio", "--http-too", "--extension-id", ID], &[]);
+        assert_eq!((c.stdio, c.http), (true, true));
+        assert!(parse(&["--http-too", "--extension-id", ID], &[]).unwrap_err().to_string().contains("--stdio"));
+    }
+
+    #[test]
+    fn save_token_names_its_file_and_takes_no_token_argument() {
+        let home = [("HOME", "/home/a")];
+        assert!(
+            matches!(parse(&["--save-token"], &home), Ok(Command::SaveToken(p)) if p == std::path::Path::new("/home/a/.config/sightline/token"))
+        );
+        assert!(
+            matches!(parse(&["--save-token", "--token-file", "/x/t"], &home), Ok(Command::SaveToken(p)) if p == std::path::Path::new("/x/t"))
+        );
+        assert!(parse(&["--save-token", "--token", "t"], &home).is_err());
+        assert!(parse(&["--save-token"], &[]).unwrap_err().to_string().contains("--token-file"));
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
         assert!(parse(&["--token", "t"], &[]).unwrap_err().to_string().contains("extension-id"));
         assert!(parse(&["--token", "t", "--extension-id", "https://x"], &[]).is_err());
         assert!(parse(&["--port", "x"], &[]).unwrap_err().to_string().contains("port number"));
         assert!(parse(&["--bogus"], &[]).unwrap_err().to_string().contains("unknown argument"));
-        assert!(parse(&["--token", "t", "--extension-id", id, "--call-timeout", "0"], &[]).is_err());
+        assert!(parse(&["--token", "t", "--extension-id", ID, "--call-timeout", "0"], &[]).is_err());
+    }
+
+    /// The app on a port of its own, as `serve` builds it: `http` false is `--stdio` without `--http-too`.
+    async fn start(http: bool) -> u16 {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let token = Token::new("s3cret-token").unwrap();
+        let gate = Gate::new(token.clone(), port, ID);
+        let bridge = Bridge::new(token);
+        let deadlines = Deadlines { call: Duration::from_secs(5), act: Duration::from_secs(5) };
+        let mcp = http.then(|| {
+            let b = bridge.clone();
+            StreamableHttpService::new(
+                move || Ok(Sightline::new(b.clone(), deadlines)),
+                LocalSessionManager::default().into(),
+                StreamableHttpServerConfig::default(),
+            )
+        });
+        let app = app(bridge, gate, mcp);
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        port
+    }
+
+    /// Sends one HTTP request; the status code and what came of the body by the end of the headers' packet.
+    async fn post(port: u16, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let mut request = format!(
+            "POST {path} HTTP/1.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            request.push_str(&format!("host: 127.0.0.1:{port}\r\n"));
+        }
+        for (k, v) in headers {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        let mut stream = tokio::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        // Until the status line and headers are in (an SSE answer may stay open).
+        while !String::from_utf8_lossy(&answer).contains("\r\n\r\n") {
+            let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk)).await.unwrap().unwrap();
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..n]);
+        }
+        // What else arrives soon (a short body).
+        if let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(300), stream.read(&mut chunk)).await {
+            answer.extend_from_slice(&chunk[..n]);
+        }
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        (status, text)
+    }
+
+    #[tokio::test]
+    async fn mcp_over_http_answers_only_with_the_bearer_to_its_own_host() {
+        let port = start(true).await;
+        let (status, text) = post(port, "/mcp", &[]).await;
+        assert_eq!(status, 401, "{text}");
+        assert!(text.contains("token_missing") && text.contains("Authorization: Bearer"), "{text}");
+        let (status, text) = post(port, "/mcp", &[("authorization", "Bearer s3cret-tokeN")]).await;
+        assert_eq!((status, text.contains("token_wrong")), (401, true), "{text}");
+        let (status, text) = post(port, "/mcp", &[("authorization", "Bearer s3cret-token")]).await;
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("sightline"), "the initialize answer: {text}");
+        // A web page: its Origin, or its own name rebound to 127.0.0.1 (the Host it sends).
+        let bearer = ("authorization", "Bearer s3cret-token");
+        let (status, text) = post(port, "/mcp", &[bearer, ("origin", "https://evil.example")]).await;
+        assert_eq!((status, text.contains("origin_not_allowed")), (403, true), "{text}");
+        let (status, text) = post(port, "/mcp", &[bearer, ("host", &format!("evil.example:{port}"))]).await;
+        assert_eq!((status, text.contains("host_not_allowed")), (403, true), "{text}");
+        let (status, _) = post(port, "/mcp/", &[]).await;
+        assert_ne!(status, 200, "no way around the gate under /mcp");
+    }
+
+    #[tokio::test]
+    async fn stdio_mode_serves_no_http_mcp_only_the_bridge() {
+        let port = start(false).await;
+        let (status, text) = post(port, "/mcp", &[("authorization", "Bearer s3cret-token")]).await;
+        assert_eq!(status, 404, "{text}");
+        // The bridge is there: a plain POST is no WebSocket upgrade, but the route answers.
+        let (status, _) = post(port, "/bridge", &[]).await;
+        assert!(status != 404 && status != 200, "{status}");
     }
 }

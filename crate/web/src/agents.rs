@@ -6,6 +6,7 @@ use super::host::{Host, HostBrowser};
 use super::runs::{tab_facts, with_open};
 use super::{from_js, now_ms, options_or_default, to_js, Fault};
 use sightline::agent::lifecycle::{LifecycleError, RunChanges, TabFacts};
+use sightline::agent::pairing;
 use sightline::agent::record::{Run, RunErrorRecord};
 use sightline::agent::remote::{self, Call};
 use sightline::agent::RunOptions;
@@ -243,4 +244,32 @@ pub fn console_text(entries: JsValue, url: &str, options: JsValue) -> Result<Str
     let entries: Vec<sightline::agent::record::ConsoleEntry> = from_js(entries, "the console messages")?;
     let options: RunOptions = options_or_default(options, "the run options")?;
     Ok(remote::console_text(entries, url, &options.limits())?)
+}
+
+/// The extension's first message on a new connection to sightline-mcp (`agent::pairing`):
+/// `nonce` is the connection's 32 fresh bytes (`crypto.getRandomValues`), which the worker
+/// keeps for [`pairing_confirm`]. The token is never sent.
+#[wasm_bindgen(js_name = pairingHello)]
+pub fn pairing_hello(nonce: &[u8]) -> Result<String, Fault> {
+    let nonce = pairing::Nonce::from_bytes(nonce).map_err(|e| Fault::bad_input(e.to_string()))?;
+    Ok(pairing::hello(&nonce))
+}
+
+/// The answer to the server's first message (`text`) on the connection whose hello carried
+/// `nonce`: `{ok: true, message}` (the extension's proof, to send) once the server has proved
+/// it knows `token`; else `{ok: false, code, error}`, and the worker closes the connection
+/// and carries nothing of it out (another program on the port, or a revoked token).
+#[wasm_bindgen(js_name = pairingConfirm)]
+pub fn pairing_confirm(token: &str, nonce: &[u8], text: &str) -> Result<JsValue, Fault> {
+    #[derive(serde::Serialize)]
+    #[serde(untagged)]
+    enum Confirmed {
+        Ok { ok: bool, message: String },
+        Err { ok: bool, code: &'static str, error: String },
+    }
+    let confirmed = match pairing::Nonce::from_bytes(nonce).and_then(|n| pairing::confirm(token, &n, text)) {
+        Ok(message) => Confirmed::Ok { ok: true, message },
+        Err(e) => Confirmed::Err { ok: false, code: e.code(), error: e.to_string() },
+    };
+    to_js(&confirmed)
 }

@@ -19,6 +19,7 @@ pub mod guard;
 pub mod guard_error;
 pub mod lifecycle;
 pub mod options;
+pub mod pairing;
 pub mod record;
 pub mod recorder;
 pub mod remote;
