@@ -19,6 +19,10 @@ pub mod recording;
 pub mod report;
 
 #[cfg(test)]
+pub(crate) mod format_checks;
+#[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod tests;
 
 pub use gif::to_gif;
