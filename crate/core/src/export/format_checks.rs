@@ -8,6 +8,8 @@
 //! holds, so a caller can also compare a hostile recording's export with that of a benign twin
 //! (the same steps, every text a plain word): escaped text changes strings only, never shape.
 
+#![allow(dead_code)] // each export fuzz target uses its own reader
+
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{BindingIdentifier, ImportExpression, TemplateLiteral};
 use oxc_ast::ast::{CallExpression, IdentifierName, IdentifierReference, ImportDeclaration, StringLiteral};
