@@ -23,6 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let html = to_html_report(&hostile, &images);
     let read = format_checks::read_report(&html, CSP).unwrap_or_else(|e| panic!("{e}\n{html}"));
     let twin_html = to_html_report(&twin, &images);
-    let twin_read = format_checks::read_report(&twin_html, CSP).unwrap_or_else(|e| panic!("the twin: {e}\n{twin_html}"));
+    let twin_read =
+        format_checks::read_report(&twin_html, CSP).unwrap_or_else(|e| panic!("the twin: {e}\n{twin_html}"));
     assert_eq!(read.shape, twin_read.shape, "the texts changed the elements\n{html}\n{twin_html}");
 });

@@ -10,8 +10,8 @@
 
 use sightline::agent::guard::{pieces, placeholder, Piece};
 use sightline::agent::record::{
-    ConsoleEntry, Exchange, Gathered, ModelRole, ModelUse, Run, RunErrorRecord, RunStatus,
-    Step, StepKind, StepStatus, SuccessCheck, TargetInfo,
+    ConsoleEntry, Exchange, Gathered, ModelRole, ModelUse, Run, RunErrorRecord, RunStatus, Step, StepKind, StepStatus,
+    SuccessCheck, TargetInfo,
 };
 use sightline::describe::locators::{FrameRef, HolderPoint, Locators, Named, RoleName};
 use sightline::export::recording::{key_of, History, Op, RecStep, Recording, Target};
@@ -31,14 +31,16 @@ pub enum Draw {
 pub const OPS: u8 = 25;
 pub const ELEMENTS: u8 = 13;
 
-/// `s` as a plain word with the same shape where exports look at text: empty stays empty,
-/// secret placeholders stay, and text with a character the Recorder's selectors refuse keeps one.
+/// `s` as a plain word with the same shape where exports look at text: empty or blank text
+/// stays as it is, secret placeholders stay, and text with a character the Recorder's selectors
+/// refuse keeps one.
 pub fn benign(s: &str) -> String {
     pieces(s)
         .into_iter()
         .map(|p| match p {
             Piece::Secret(name) => placeholder(name),
-            Piece::Text("") => String::new(),
+            // Blank stays blank: readers refuse an element described by nothing.
+            Piece::Text(t) if t.trim().is_empty() => t.to_string(),
             Piece::Text(t) if t.contains(['[', ']', '(', ')', '"']) => "x[".into(),
             Piece::Text(_) => "x".into(),
         })
@@ -120,11 +122,7 @@ fn op(code: u8, draw: &mut dyn FnMut(Draw) -> String) -> Op {
             distance: (c % 2 == 1).then_some(312.6),
             to_edge: c >= 11,
         },
-        13 => Op::Drag {
-            to: element(2, draw).map(Box::new),
-            to_point: (300.0, 400.0),
-            to_describe: draw(Draw::Text),
-        },
+        13 => Op::Drag { to: element(2, draw).map(Box::new), to_point: (300.0, 400.0), to_describe: draw(Draw::Text) },
         14 => Op::Drag { to: None, to_point: (10.0, 20.0), to_describe: draw(Draw::Text) },
         15 => Op::Upload { files: vec![draw(Draw::Text), draw(Draw::Text)] },
         16 => Op::Wait { ms: 250 },
@@ -199,8 +197,18 @@ pub fn run(steps: usize, chinese: bool, shot: &str, draw: &mut dyn FnMut(Draw) -
         s.error = Some(draw(Draw::Text));
         s.note = Some(draw(Draw::Text));
         s.console = vec![
-            ConsoleEntry { level: "error".into(), source: "console".into(), text: draw(Draw::Text), url: draw(Draw::Text) },
-            ConsoleEntry { level: "warning".into(), source: "network".into(), text: draw(Draw::Text), url: String::new() },
+            ConsoleEntry {
+                level: "error".into(),
+                source: "console".into(),
+                text: draw(Draw::Text),
+                url: draw(Draw::Text),
+            },
+            ConsoleEntry {
+                level: "warning".into(),
+                source: "network".into(),
+                text: draw(Draw::Text),
+                url: String::new(),
+            },
         ];
         s.screenshot = Some(shot.to_string());
         s.exchange = Some(Exchange {
