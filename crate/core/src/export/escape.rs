@@ -41,9 +41,10 @@ fn unicode_escape(out: &mut String, c: char) {
     let _ = write!(out, "\\u{:04x}", c as u32);
 }
 
-/// The body of a JavaScript string literal quoted with `quote`, also a JSON string's body
-/// when `quote` is `"` (only JSON's escapes are used then).
-fn js_body(s: &str, quote: char, out: &mut String) {
+/// The body of a JavaScript string literal quoted with `quote`, also a JSON string's and a YAML
+/// double-quoted scalar's body when `quote` is `"` (only JSON's escapes are used then, and
+/// every one is a YAML escape too). `in_script`: `<` before `/` or `!` escaped as well.
+fn js_body(s: &str, quote: char, in_script: bool, out: &mut String) {
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -58,7 +59,7 @@ fn js_body(s: &str, quote: char, out: &mut String) {
                 out.push(c);
             }
             // `</script` and `<!--` would end or change a script an HTML page holds this in.
-            '<' if matches!(chars.peek(), Some('/' | '!')) => unicode_escape(out, '<'),
+            '<' if in_script && matches!(chars.peek(), Some('/' | '!')) => unicode_escape(out, '<'),
             c if is_hidden(c) => unicode_escape(out, c),
             c => out.push(c),
         }
@@ -70,7 +71,7 @@ fn js_body(s: &str, quote: char, out: &mut String) {
 pub(crate) fn js_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    js_body(s, '"', &mut out);
+    js_body(s, '"', true, &mut out);
     out.push('"');
     out
 }
@@ -80,7 +81,7 @@ pub(crate) fn js_string(s: &str) -> String {
 pub(crate) fn js_single(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('\'');
-    js_body(s, '\'', &mut out);
+    js_body(s, '\'', true, &mut out);
     out.push('\'');
     out
 }
@@ -119,8 +120,11 @@ pub(crate) fn js_comment(s: &str) -> String {
 /// reader refuses or breaks a line at. Nothing inside can start a key, an anchor, an alias, a
 /// tag or a comment: the scalar ends only at its closing quote.
 pub(crate) fn yaml_string(s: &str) -> String {
-    // JavaScript's escapes of `"` bodies are all YAML escapes; `\u003c` is an escape it reads too.
-    js_string(s)
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    js_body(s, '"', false, &mut out);
+    out.push('"');
+    out
 }
 
 /// `s` as the text of a YAML `#` comment: one line, nothing a YAML reader refuses.
@@ -194,6 +198,11 @@ mod tests {
         assert_eq!(c, "Standard import('x'); //y * / z ** / q r");
         assert!(!c.contains(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}', '\u{202e}']));
         assert_eq!(yaml_comment("a\u{7f}b\nc # d"), "ab c # d");
+        // YAML has no script to end: `</` stays, every line break and refused character is escaped.
+        assert_eq!(
+            yaml_string("<secret>pw</secret>\u{2028}\u{85}\u{feff}"),
+            r#""<secret>pw</secret>\u2028\u0085\ufeff""#
+        );
     }
 
     #[test]
