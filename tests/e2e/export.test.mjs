@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../support/browser.mjs';
 import { messageText, todoPlanReply } from '../support/mock-model.mjs';
-import { modelSuite } from '../support/suite.mjs';
+import { modelSuite, until } from '../support/suite.mjs';
 
 let browser, mock, site;
 modelSuite((env) => ({ browser, mock, site } = env), {
@@ -342,4 +342,56 @@ test('with JPEG model images (Settings) the report and the GIF still show every 
   } finally {
     await browser.sw.evaluate((i) => self.sightline.setSettings({ run: { image: i } }), image);
   }
+});
+
+test('an option in a shadow root whose text ends a // comment at U+2028 stays text: the Playwright spec runs none of it, and Midscene gets a step, not document.evaluate("")', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/shadow-choice.html?export=u2028'));
+  await page.waitForFunction(() => window.fixture);
+  const payload = await page.evaluate(() => window.fixture.PAYLOAD);
+  assert.ok(payload.includes('\u2028') && payload.includes("import('child_process')"));
+  const tabId = await browser.tabIdOf(page);
+  // Recorded with a model configured: it names the element from the step's screenshot.
+  mock.setFallback(JSON.stringify({ data: 'the plan select' }));
+  const runId = await browser.sw.evaluate((id) => self.sightline.startRecording(id, 'choose the standard plan'), tabId);
+  // A person's choice: the select focused (inside the shadow root), then the keyboard.
+  await page.bringToFront();
+  await page.focus('plan-picker select');
+  await page.keyboard.press('ArrowDown');
+  await until('the choice', async () => (await page.evaluate(() => window.fixture.state())) === 'std', 5000);
+  await until('the recorded step', async () => {
+    const r = await browser.sw.evaluate((id) => self.sightline.run(id), runId);
+    return r?.steps.some((s) => s.planned?.type === 'Select');
+  }, 10_000);
+  const run = await browser.sw.evaluate((id) => self.sightline.stopRecording(id), tabId);
+  await page.close();
+  const step = run.steps.find((s) => s.planned?.type === 'Select');
+  assert.equal(step.planned.option, payload, 'the text reached the record as the page wrote it');
+  assert.match(step.target.xpath, / >>> /, 'inside the shadow root');
+  const exportAs = (format) => browser.sw.evaluate(([id, f]) => self.sightline.exportRun(id, f, { viewport: { width: 1280, height: 800 } }), [run.id, format]);
+
+  const spec = await exportAs('playwright');
+  assert.doesNotMatch(spec, /[\u2028\u2029]/, `no raw line or paragraph separator anywhere in the spec\n${spec}`);
+  // The option is named in comments of one line (the step's caption, the choice); no line holds
+  // its code outside one.
+  const lines = spec.split(/\r\n|[\n\r\u2028\u2029]/);
+  const named = lines.filter((l) => l.includes('child_process'));
+  assert.ok(named.length >= 1 && named.every((l) => l.trim().startsWith('// ')), spec);
+  assert.ok(named.some((l) => l.trim().startsWith('// choose \u201cStandard import(')), spec);
+  assert.deepEqual(lines.filter((l) => /execSync|\.then\(c =>/.test(l) && !l.trim().startsWith('//')), [], spec);
+  // And run: the spec passes with the page's code left unrun (it would write pwned.txt).
+  const dir = path.join(WORK, 'shadow-choice');
+  const result = await playwrightTest(dir, { 'choice.spec.ts': spec });
+  assert.equal(result.code, 0, `${result.stdout}\n${spec}`);
+  assert.match(result.stdout, /1 passed/);
+  await assert.rejects(access(path.join(dir, 'pwned.txt')), 'the command the page wrote did not run');
+
+  const yaml = await exportAs('midscene-yaml');
+  assert.ok(!yaml.includes('document.evaluate("")') && !yaml.includes('document.evaluate(\\"\\"'), yaml);
+  assert.doesNotMatch(yaml, /javascript:|[\u2028\u2029]/, yaml);
+  // Midscene's own reader (js-yaml) gets the option's text back exactly, in a step its runner knows.
+  const { script, steps } = await midsceneCompile(yaml);
+  assert.deepEqual(script.tasks[0].flow.map((item) => Object.keys(item)[0]), ['aiAct']);
+  assert.ok(script.tasks[0].flow[0].aiAct.startsWith(`choose the option \u201c${payload}\u201d in `), script.tasks[0].flow[0].aiAct);
+  assert.deepEqual(steps.filter((s) => s.node === 'legacyValidationError' || s.node === 'legacyAction'), [], JSON.stringify(steps));
 });

@@ -1,17 +1,18 @@
 //! Midscene's YAML script (`web:` + `tasks:` of `flow:` items), readable by its own parser
 //! (`parseYamlScript` in npm `@midscene/core`) and runnable by its CLI. Each element is named
 //! in words for Midscene's model and carries our `xpath`, which Midscene tries first.
-//! Scalars are written as JSON strings: every JSON string is a valid YAML scalar.
+//! Scalars are double-quoted YAML strings (`escape::yaml_string`), scripts built from
+//! JavaScript literals (`escape::js_string`) first.
 
+use super::escape::{js_string as js, yaml_comment, yaml_string as q};
 use super::recording::{History, Op, RecStep, Recording};
-use super::{one_line, quoted as q};
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
 pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# {}", rec.language.say("export.exported", &[("title", &one_line(&rec.title))]));
+    let _ = writeln!(out, "# {}", yaml_comment(&rec.language.say("export.exported", &[("title", &rec.title)])));
     out.push_str("web:\n");
     let _ = writeln!(out, "  url: {}", q(&rec.url));
     let _ = writeln!(out, "  viewportWidth: {}", viewport.width);
@@ -33,24 +34,23 @@ pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
 
 /// The script a navigation is exported as: `location.href = "<url>"`.
 pub fn navigate_script(url: &str) -> String {
-    format!("location.href = {}", q(url))
+    format!("location.href = {}", js(url))
 }
 
-/// The script a choice in a `<select>` is exported as: the element by its XPath, the option by
-/// its value when known, else by its text.
-fn select_script(step: &RecStep, option: &str, value: Option<&str>) -> String {
-    let xpath = step.target.as_ref().filter(|t| t.in_top_document()).map_or("", |t| t.xpath.as_str());
+/// The script a choice in a `<select>` of the top document is exported as: the element by its
+/// XPath, the option by its value when known, else by its text.
+fn select_script(xpath: &str, option: &str, value: Option<&str>) -> String {
     let by = match value {
-        Some(v) => format!("o.value === {}", q(v)),
-        None => format!("o.text.trim() === {}", q(option.trim())),
+        Some(v) => format!("o.value === {}", js(v)),
+        None => format!("o.text.trim() === {}", js(option.trim())),
     };
     format!(
         "(() => {{ const s = document.evaluate({}, document, null, 9, null).singleNodeValue; \
          const o = [...s.options].find((o) => {by}); if (!o) throw new Error('no option ' + {}); \
          s.value = o.value; s.dispatchEvent(new Event('input', {{ bubbles: true }})); \
          s.dispatchEvent(new Event('change', {{ bubbles: true }})); }})()",
-        q(xpath),
-        q(option)
+        js(xpath),
+        js(option)
     )
 }
 
@@ -103,17 +103,28 @@ fn flow_item(out: &mut String, step: &RecStep) {
             }
         }
         Op::Drag { to_describe, .. } => {
-            let from = serde_json::json!({ "prompt": locate });
-            let to = serde_json::json!({ "prompt": to_describe });
-            item.push(("aiDragAndDrop", serde_json::json!({ "from": from, "to": to }).to_string()));
+            let (from, to) = (q(locate), q(to_describe));
+            item.push(("aiDragAndDrop", format!("{{\"from\":{{\"prompt\":{from}}},\"to\":{{\"prompt\":{to}}}}}")));
         }
         Op::Upload { files } => {
             item.push(("aiTap", q(locate)));
-            item.push(("fileChooserAccept", serde_json::to_string(files).unwrap_or_default()));
+            let files: Vec<String> = files.iter().map(|f| q(f)).collect();
+            item.push(("fileChooserAccept", format!("[{}]", files.join(","))));
         }
         // Midscene has no step that chooses an option: a script does, in its runner with no
         // model, as a person's choice does (the option selected, input and change fired).
-        Op::Select { option, value } => item.push(("javascript", q(&select_script(step, option, value.as_deref())))),
+        Op::Select { option, value } => match step.target.as_ref().filter(|t| t.in_top_document()) {
+            Some(t) => item.push(("javascript", q(&select_script(&t.xpath, option, value.as_deref())))),
+            // Inside a frame or a shadow root no XPath reaches it: Midscene's planner chooses
+            // it by the element's description (Sightline's flows read `aiAct` as well).
+            None => {
+                let choose = match &step.target {
+                    Some(t) => format!("choose the option \u{201c}{option}\u{201d} in {}", t.describe),
+                    None => format!("choose the option \u{201c}{option}\u{201d}"),
+                };
+                item.push(("aiAct", q(&choose)));
+            }
+        },
         Op::History { go } => item.push((
             "javascript",
             q(match go {

@@ -5,8 +5,12 @@
 //! - `recorder`: Chrome DevTools Recorder JSON (`@puppeteer/replay`);
 //! - `report`: one self-contained HTML file of the run, screenshots and model I/O included;
 //! - `gif`: the run's screenshots as an animated GIF with captions.
+//!
+//! Every text a run recorded reaches an output through the one routine of `escape` for its
+//! position (a string literal, a comment, a YAML scalar, HTML, CSS): it stays data there.
 
 mod cjk_glyphs;
+pub(crate) mod escape;
 pub mod gif;
 pub mod midscene_yaml;
 pub mod playwright;
@@ -14,6 +18,10 @@ pub mod recorder;
 pub mod recording;
 pub mod report;
 
+#[cfg(test)]
+pub(crate) mod format_checks;
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;
 
@@ -23,13 +31,3 @@ pub use playwright::to_playwright;
 pub use recorder::to_recorder;
 pub use recording::{recording_of, Op, RecStep, Recording, Target};
 pub use report::to_html_report;
-
-/// `s` as a JSON string literal: also a valid YAML scalar and JavaScript string literal.
-pub(crate) fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-/// `s` on one line, runs of whitespace as one space (comments, captions).
-pub(crate) fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}

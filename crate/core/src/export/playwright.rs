@@ -7,8 +7,8 @@
 //! nothing names) fall back to the recorded XPath, or its text-based XPath where the first no
 //! longer matches; inside a shadow root (XPath cannot enter one) the recorded point is clicked.
 
+use super::escape::{css_string, js_comment, js_single as pw, js_string as js};
 use super::recording::{History, Op, RecStep, Recording, Target};
-use super::{one_line, quoted as js};
 use crate::describe::locators::{Locators, Named};
 use crate::vocab::actions::ScrollDirection;
 use crate::vocab::geometry::WindowSize;
@@ -20,7 +20,7 @@ pub const END_STATE_MARK: &str = "// End state: add your checks here.";
 pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     let lang = rec.language;
     let mut out = String::new();
-    let _ = writeln!(out, "// {}", lang.say("export.exported", &[("title", &one_line(&rec.title))]));
+    let _ = writeln!(out, "// {}", js_comment(&lang.say("export.exported", &[("title", &rec.title)])));
     let _ = writeln!(out, "// {}", lang.say("export.replays", &[]));
     out.push_str("import { test, expect } from '@playwright/test';\n\n");
     let _ = writeln!(out, "test.use({{ viewport: {{ width: {}, height: {} }} }});\n", viewport.width, viewport.height);
@@ -28,14 +28,14 @@ pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     if !secrets.is_empty() {
         // The run typed secrets the export does not hold: they come from the environment.
         let names = secrets.iter().map(|n| env_name(n)).collect::<Vec<_>>().join(", ");
-        let _ = writeln!(out, "// {}", lang.say("export.secrets_from_env", &[("names", &names)]));
+        let _ = writeln!(out, "// {}", js_comment(&lang.say("export.secrets_from_env", &[("names", &names)])));
         out.push_str("function secret(name: string): string {\n  const value = process.env[name];\n  if (value === undefined) throw new Error(`set ${name}: this test types a secret it does not hold`);\n  return value;\n}\n\n");
     }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
     let _ = writeln!(out, "  await page.goto({});", js(&rec.url));
     for step in &rec.steps {
-        let on = step.target.as_ref().map(|t| format!(" \u{2192} {}", one_line(&t.describe))).unwrap_or_default();
-        let _ = writeln!(out, "\n  // {}{on}", one_line(&step.caption));
+        let on = step.target.as_ref().map(|t| format!(" \u{2192} {}", t.describe)).unwrap_or_default();
+        let _ = writeln!(out, "\n  // {}", js_comment(&format!("{}{on}", step.caption)));
         write_step(&mut out, step, viewport, lang);
     }
     let _ = writeln!(out, "\n  {END_STATE_MARK}");
@@ -117,7 +117,7 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
         }
         (Op::Tap | Op::DoubleClick | Op::RightClick | Op::Hover | Op::Locate | Op::Input { .. }, None) => {
             let Some((x, y)) = point else {
-                line(format!("// {}", lang.say("export.no_element", &[])));
+                line(format!("// {}", js_comment(&lang.say("export.no_element", &[]))));
                 return;
             };
             let (x, y) = (x.round(), y.round());
@@ -189,15 +189,19 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
             };
             line("const chooser = page.waitForEvent('filechooser');".into());
             line(format!("await {click};"));
-            line(format!("await (await chooser).setFiles({});", serde_json::to_string(files).unwrap_or_default()));
+            let files: Vec<String> = files.iter().map(|f| js(f)).collect();
+            line(format!("await (await chooser).setFiles([{}]);", files.join(",")));
         }
         (Op::Select { option, value }, Some(l)) => match value {
             Some(v) => line(format!("await {l}.selectOption({});", js(v))),
             None => line(format!("await {l}.selectOption({{ label: {} }});", js(option))),
         },
-        (Op::Select { option, .. }, None) => {
-            line(format!("// choose {} (no element Playwright can reach was recorded for this step)", js(option)))
-        }
+        (Op::Select { option, .. }, None) => line(format!(
+            "// {}",
+            js_comment(&format!(
+                "choose \u{201c}{option}\u{201d} (no element Playwright can reach was recorded for this step)"
+            ))
+        )),
         (Op::History { go }, _) => line(
             match go {
                 History::Back => "await page.goBack();",
@@ -216,14 +220,16 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
         (Op::Read { kind, prompt, answer }, _) => {
             let prompt = prompt.as_str().map(str::to_string).unwrap_or_else(|| prompt.to_string());
             let answer = answer.as_ref().map_or("nothing".to_string(), |a| a.to_string());
-            line(format!("// {kind} {}: the run read {}", one_line(&prompt), one_line(&answer)));
+            line(format!("// {}", js_comment(&format!("{kind} {prompt}: the run read {answer}"))));
         }
-        (Op::Assert { assertion }, _) => {
-            line(format!("// aiAssert held when recorded (checking it again needs a model): {}", one_line(assertion)))
-        }
-        (Op::WaitFor { assertion, .. }, _) => {
-            line(format!("// aiWaitFor held when recorded (checking it again needs a model): {}", one_line(assertion)))
-        }
+        (Op::Assert { assertion }, _) => line(format!(
+            "// {}",
+            js_comment(&format!("aiAssert held when recorded (checking it again needs a model): {assertion}"))
+        )),
+        (Op::WaitFor { assertion, .. }, _) => line(format!(
+            "// {}",
+            js_comment(&format!("aiWaitFor held when recorded (checking it again needs a model): {assertion}"))
+        )),
     }
 }
 
@@ -273,8 +279,8 @@ fn frame_scope(l: &Locators, t: &Target) -> Option<String> {
     let mut scope = "page".to_string();
     for (i, frame) in l.frames.iter().enumerate() {
         let css = match (&frame.name, &frame.title) {
-            (Some(name), _) if !name.is_empty() => format!("iframe[name={}]", quoted(name)),
-            (_, Some(title)) if !title.is_empty() => format!("iframe[title={}]", quoted(title)),
+            (Some(name), _) if !name.is_empty() => format!("iframe[name={}]", css_string(name)),
+            (_, Some(title)) if !title.is_empty() => format!("iframe[title={}]", css_string(title)),
             // By its path, where every tree on the way is a frame's (XPath enters no shadow root).
             _ if frame_paths.len() == l.frames.len() && segments.len() == l.frames.len() + 1 => {
                 format!("xpath={}", frame_paths[i])
@@ -284,18 +290,6 @@ fn frame_scope(l: &Locators, t: &Target) -> Option<String> {
         scope = format!("{scope}.locator({}).contentFrame()", pw(&css));
     }
     Some(scope)
-}
-
-/// A string as Playwright's codegen quotes it: single quotes, `'` escaped, `"` left as is.
-fn pw(s: &str) -> String {
-    let body = js(s);
-    let body = &body[1..body.len() - 1];
-    format!("'{}'", body.replace("\\\"", "\"").replace('\'', "\\'"))
-}
-
-/// A CSS attribute value in double quotes.
-fn quoted(s: &str) -> String {
-    js(s)
 }
 
 /// The element by its XPaths; None inside a shadow root.

@@ -6,6 +6,7 @@
 //! in a frame gets the step's `frame` path (its index at each level). Elements nothing reaches,
 //! drags and file uploads have no Recorder step; they are left out and listed in the title.
 
+use super::escape::{css_string, js_string};
 use super::playwright::is_frame_path;
 use super::recording::{Op, Recording, Target};
 use crate::describe::locators::Locators;
@@ -56,8 +57,8 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
                 with_target("change", json!({ "value": value.clone().unwrap_or_else(|| option.clone()) }))
             }
             Op::WaitText { text, gone, .. } => {
-                let test =
-                    format!("document.body.innerText.includes({})", serde_json::to_string(text).unwrap_or_default());
+                // JavaScript inside JSON: the text as a JavaScript literal first.
+                let test = format!("document.body.innerText.includes({})", js_string(text));
                 let expression = if *gone { format!("!{test}") } else { test };
                 steps.push(json!({ "type": "waitForExpression", "target": "main", "expression": expression }));
                 true
@@ -172,7 +173,7 @@ fn css_of_xpath(path: &str) -> Option<String> {
     let rest = if let Some(anchored) = path.strip_prefix("//*[@id=") {
         let end = anchored.find("]")?;
         let id: String = serde_json::from_str(&anchored[..end]).ok()?;
-        parts.push(format!("[id={}]", serde_json::to_string(&id).ok()?));
+        parts.push(format!("[id={}]", css_string(&id)));
         &anchored[end + 1..]
     } else {
         path

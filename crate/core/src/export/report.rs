@@ -2,12 +2,19 @@
 //! and output, tokens, cost and timings. Screenshots are re-encoded as JPEG and shrunk until
 //! they fit a budget, so a long run stays small enough to mail (50 steps: under 15 MB).
 
+use super::escape::html as esc;
 use crate::agent::record::{Run, Step, StepKind, StepStatus};
 use crate::i18n::Lang;
 use crate::model::ContentPart;
 use crate::vision::pipeline::{decode_data_url, shrink_to_jpeg};
 use std::collections::HashMap;
 use std::fmt::Write;
+
+/// The report's policy, a second line of defence behind `escape::html`: it runs no script,
+/// loads nothing (its screenshots are data URLs, its style inline), and sends no form. Written
+/// first in `<head>`, before any recorded text.
+pub const CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 /// Bytes all screenshots together may take.
 pub const IMAGE_BUDGET: usize = 13 * 1024 * 1024;
@@ -28,7 +35,7 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
     let title = format!("Sightline: {}", run.instruction);
     let _ = write!(
         out,
-        "<!doctype html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        "<!doctype html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
         if lang == Lang::ZhCn { "zh-CN" } else { "en" },
         esc(&title)
     );
@@ -169,7 +176,8 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
                 let alt = lang.say("report.screenshot", &[("what", &what)]);
                 let _ = write!(
                     out,
-                    "<figure><img src=\"{url}\" alt=\"{}\" loading=\"lazy\"><figcaption>{}</figcaption></figure>",
+                    "<figure><img src=\"{}\" alt=\"{}\" loading=\"lazy\"><figcaption>{}</figcaption></figure>",
+                    esc(url),
                     esc(&alt),
                     esc(&what)
                 );
@@ -215,21 +223,6 @@ fn fit_image(url: &str, budget: usize) -> Option<String> {
 #[cfg(test)]
 pub(crate) fn fit_image_for_test(url: &str, budget: usize) -> Option<String> {
     fit_image(url, budget)
-}
-
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn ms(v: f64) -> String {
