@@ -95,7 +95,8 @@
       corePromise?.then((core) => core.forgetReadings(), () => {});
       const node = sightlineElementAtPath(xpath);
       const el = node?.nodeType === Node.TEXT_NODE ? node.parentElement : node;
-      if (el instanceof Element) {
+      // An element of a same-origin frame is of the frame's realm: no `instanceof Element` here.
+      if (el?.nodeType === Node.ELEMENT_NODE) {
         el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
         return 'element';
       }

@@ -303,8 +303,10 @@ impl OpenRuns {
         record_event(run, event.screened(limits), now_ms);
         let step_changed =
             run.steps.last().is_some_and(|last| run.steps.len() != count || Some(&last.action) != action.as_ref());
-        // An event can change the step before it (typing goes on in the same field).
-        self.step_changed(id, count.saturating_sub(1));
+        // An event can change the step before it (typing goes on in the same field) or take
+        // the two before it back (a double-click replaces its two clicks).
+        let now = run.steps.len();
+        self.step_changed(id, count.min(now).saturating_sub(1));
         Ok(Recorded { step_changed })
     }
 
@@ -592,10 +594,23 @@ mod tests {
         assert_eq!(crossed(&mut open), 0, "the step before may have changed");
         open.photo_failed("rec", "the tab closed", &no_secrets()).unwrap();
         assert_eq!(crossed(&mut open), 1);
+        // A double-click takes back the two clicks the browser reported first: the host's copy
+        // loses them too (no photo in between to mark the step).
+        let dbl: Picked = serde_json::from_value(serde_json::json!({
+            "index": 4, "id": "e4", "summary": "button \"/d\"", "xpath": "/d", "tag": "button",
+            "rect": { "x": 10.0, "y": 10.0, "width": 40.0, "height": 20.0 },
+        }))
+        .unwrap();
+        open.record("rec", tap(4, "/d"), &no_secrets(), 10.0).unwrap();
+        open.record("rec", tap(4, "/d"), &no_secrets(), 11.0).unwrap();
+        assert_eq!(crossed(&mut open), 1);
+        open.record("rec", ManualEvent::DoubleClick { target: Some(dbl) }, &no_secrets(), 12.0).unwrap();
+        assert_eq!(crossed(&mut open), 2, "from the first of the two clicks");
+        assert_eq!(open.get("rec").unwrap().steps.len(), 3);
         // Read back after a restart, the host holds it all already.
         let stored = open.close("rec").unwrap();
         open.resume(stored);
-        assert_eq!(open.changes("rec").unwrap().from, 2);
+        assert_eq!(open.changes("rec").unwrap().from, 3);
     }
 
     #[test]

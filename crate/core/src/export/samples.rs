@@ -163,7 +163,7 @@ pub fn run(steps: usize, chinese: bool, shot: &str, draw: &mut dyn FnMut(Draw) -
     run.url = draw(Draw::Text);
     run.status = RunStatus::Unconfirmed;
     run.ended_ms = Some(4200.0);
-    run.error = Some(RunErrorRecord { code: "uncoded".into(), message: draw(Draw::Text), cause: None });
+    run.error = Some(RunErrorRecord { code: "uncoded".into(), message: draw(Draw::Text), cause: None, advice: None });
     run.check = Some(SuccessCheck { confirmed: false, reason: draw(Draw::Text) });
     run.result = Some(serde_json::Value::String(draw(Draw::Text)));
     run.memory.gathered =
