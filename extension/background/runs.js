@@ -403,12 +403,22 @@ export async function startRun(tabId, request, opts = {}) {
       await beforeInput();
       return choose(entry.tabId, element, index);
     },
-    /** The tabs of the run's window: `[{id, title, url, current}]`. */
+    /**
+     * The tabs of the run's window: `[{id, title, url, current, opener, followed}]` (`followed`:
+     * the order in which the run went on it, null for a tab it has not been on).
+     */
     async tabs() {
       const now = await chrome.tabs.get(entry.tabId).catch(() => null);
       if (!now) return [];
-      return (await chrome.tabs.query({ windowId: now.windowId }))
-        .map((t) => ({ id: t.id, title: t.title ?? '', url: t.url || t.pendingUrl || '', current: t.id === entry.tabId }));
+      const followed = [...entry.tabs];
+      return (await chrome.tabs.query({ windowId: now.windowId })).map((t) => ({
+        id: t.id,
+        title: t.title ?? '',
+        url: t.url || t.pendingUrl || '',
+        current: t.id === entry.tabId,
+        opener: t.openerTabId ?? null,
+        followed: followed.includes(t.id) ? followed.indexOf(t.id) : null,
+      }));
     },
     /**
      * Where a step back or forward in the tab's history, or a reload, would go (`Go`): the
@@ -463,22 +473,11 @@ export async function startRun(tabId, request, opts = {}) {
           break;
         }
         case 'closeOtherTab': {
-          // Another tab of the window (an agent's `tabs close`): the run stays where it is.
+          // Another tab of the window: an agent's `tabs close`, or the one the run was on once
+          // the core has moved it to the tab it chose (its close of the run's tab).
           if (to.tab === tabId) throw new Error('that is the tab the run is on');
           await chrome.tabs.remove(to.tab);
           entry.tabs.delete(to.tab);
-          break;
-        }
-        case 'closeTab': {
-          const closing = await chrome.tabs.get(tabId);
-          const others = (await chrome.tabs.query({ windowId: closing.windowId })).filter((t) => t.id !== tabId);
-          if (!others.length) throw new Error('this is the only tab in the window: close it yourself when the run is over');
-          // Back to the tab it came from, else the one the run was on before, else the last one.
-          const earlier = [...entry.tabs].reverse().find((t) => t !== tabId && others.some((o) => o.id === t));
-          const next = others.find((t) => t.id === closing.openerTabId)?.id ?? earlier ?? others[others.length - 1].id;
-          await chrome.tabs.remove(tabId);
-          entry.tabs.delete(tabId);
-          await follow(next);
           break;
         }
         default:

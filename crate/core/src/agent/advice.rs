@@ -38,6 +38,7 @@ pub const SELF_EXPLAINED: &[&str] = &[
     "site_not_allowed",
     "tab_not_allowed",
     "history_not_allowed",
+    "only_tab",
     "run_not_agents",
     "secret_unknown",
     "secret_wrong_site",

@@ -12,6 +12,7 @@
 //!
 //! [`Guarded`] wraps any [`Browser`]; every run entry point drives the page through it.
 
+use super::browser::tab_after_close;
 use super::browser::{
     Browser, ChosenOption, ClockHost, DialogHost, FocusedField, Observation, PageError, PageHost, PersonHost, Settled,
     StoreHost, TabHost, TabInfo,
@@ -546,7 +547,17 @@ impl<B: Browser> TabHost for Guarded<'_, B> {
                     }
                 }
             }
-            Go::CloseTab => {}
+            // The core chooses where the run goes on, among the tabs it may see, and the host
+            // only carries out the two moves.
+            Go::CloseTab => {
+                let tabs = self.tabs().await?;
+                let closing = tabs.iter().find(|t| t.current).map(|t| t.id);
+                let (Some(closing), Some(next)) = (closing, tab_after_close(&tabs)) else {
+                    return Err(PageError::OnlyTab);
+                };
+                self.inner.go(&Go::SwitchTab { tab: next }).await?;
+                return self.inner.go(&Go::CloseOtherTab { tab: closing }).await;
+            }
         }
         self.inner.go(to).await
     }

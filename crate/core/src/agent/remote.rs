@@ -1153,7 +1153,7 @@ mod moves {
             let tab = |id: i64, title: &str, history: &[&str], at: usize| {
                 let url = history[at].to_string();
                 (
-                    TabInfo { id, title: title.into(), url, current: false },
+                    TabInfo { id, title: title.into(), url, current: false, ..TabInfo::default() },
                     history.iter().map(|s| s.to_string()).collect(),
                     at,
                 )
@@ -1242,7 +1242,7 @@ mod moves {
                 Go::OpenTab { url } => {
                     let id = self.tabs.len() as i64 + 10;
                     self.tabs.push((
-                        TabInfo { id, title: String::new(), url: url.clone(), current: false },
+                        TabInfo { id, title: String::new(), url: url.clone(), current: false, ..TabInfo::default() },
                         vec![url.clone()],
                         0,
                     ));

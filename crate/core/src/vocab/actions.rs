@@ -118,6 +118,9 @@ internally_tagged! {
         Reload,
         OpenTab { url: String },
         SwitchTab { tab: i64 },
+        /// Close the tab the run is on. The core carries it out as a [`Go::SwitchTab`] to the tab
+        /// it chose ([`crate::agent::browser::tab_after_close`]) and a [`Go::CloseOtherTab`]: a host
+        /// never has to choose.
         CloseTab,
         /// Close another tab than the one the run is on (an agent's `tabs close`); the run stays.
         CloseOtherTab { tab: i64 },
@@ -133,6 +136,13 @@ pub struct TabInfo {
     pub url: String,
     /// The tab the run is on.
     pub current: bool,
+    /// The tab this one was opened from, while it is open (the browser's own fact).
+    #[serde(skip_serializing)]
+    pub opener: Option<i64>,
+    /// When the run first went on this tab, as an order (0: the tab it started on); `None` for
+    /// a tab it has not been on. Read by the core's choice of where to go after a close.
+    #[serde(skip_serializing)]
+    pub followed: Option<u32>,
 }
 
 impl PlannedAction {

@@ -18,7 +18,7 @@ pub use dialogs::DialogHost;
 pub use page::{AnsweredDialog, ChosenOption, FocusedField, Observation, PageError, PageHost, Reach, Settled};
 pub use person::PersonHost;
 pub use store::StoreHost;
-pub use tabs::TabHost;
+pub use tabs::{tab_after_close, TabHost};
 
 use super::ask::{Answer, Question};
 use super::record::Run;

@@ -88,6 +88,9 @@ pub enum PageError {
     /// A tab the run was told to switch to is not open (`open`: the ids of those that are).
     #[error("there is no tab {tab}; the open tabs are {open}")]
     NoSuchTab { tab: i64, open: String },
+    /// The run was to close its tab, and no other tab it may go on in is open.
+    #[error("this is the only tab the run may be on: close it yourself when the run is over")]
+    OnlyTab,
     #[error(transparent)]
     Guard(#[from] crate::agent::guard_error::GuardError),
 }
