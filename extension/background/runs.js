@@ -8,7 +8,7 @@ import { assertUsable, choose, locatorData, read, readUsable, restriction, revea
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
-import { absorb, holdStored } from './records.js';
+import { absorb, holdStored, untoldChanges } from './records.js';
 import { core } from './wasm.js';
 
 /** How many runs the history keeps (Settings), at least 1. */
@@ -37,11 +37,18 @@ function saveRun(run) {
 
 /** The run without the prompts it sent (long, and only the report and the step details need them). */
 export function lean(run) {
-  return { ...run, steps: run.steps.map(({ exchange, ...step }) => (exchange ? { ...step, reply: exchange.reply } : step)) };
+  return { ...run, steps: leanSteps(run.steps) };
 }
 
+/** The steps without the prompts they sent (long, and only the report and the step details need them). */
+function leanSteps(steps) {
+  return steps.map(({ exchange, ...step }) => (exchange ? { ...step, reply: exchange.reply } : step));
+}
+
+/** Tells the panel what changed in `run` since it was last told: the head and the new or changed steps. */
 function broadcast(run) {
-  chrome.runtime.sendMessage({ type: 'sightline/run-update', run: lean(run) }).catch(() => {}); // no panel open
+  const changes = untoldChanges(run, leanSteps);
+  chrome.runtime.sendMessage({ type: 'sightline/run-update', changes }).catch(() => {}); // no panel open
 }
 
 function broadcastText(runId, text) {

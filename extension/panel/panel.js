@@ -734,11 +734,25 @@ chrome.runtime.onMessage.addListener((message) => {
     return;
   }
   if (message?.type !== 'sightline/run-update') return;
-  upsert(message.run);
-  if (!shownRunId || message.run.id === shownRunId || message.run.tabId === targetTabId) shownRunId = message.run.id;
+  const run = applyChanges(message.changes);
+  if (!run) {
+    // Changes to steps this panel never had (it opened mid-run, or missed one): read the runs again.
+    loadRuns().catch((e) => console.error('reloading the runs failed', e));
+    return;
+  }
+  upsert(run);
+  if (!shownRunId || run.id === shownRunId || run.tabId === targetTabId) shownRunId = run.id;
   renderRun();
   renderHistory();
 });
+
+/** The run after the worker's `{head, from, steps}`: the steps this panel has up to `from`, then the new ones; null when it lacks some. */
+function applyChanges({ head, from, steps }) {
+  const before = runs.find((r) => r.id === head.id);
+  const kept = before?.steps ?? [];
+  if (kept.length < from) return null;
+  return { ...head, steps: kept.slice(0, from).concat(steps) };
+}
 
 if (pinnedTab == null) {
   chrome.tabs.onActivated.addListener(() => refreshTarget());

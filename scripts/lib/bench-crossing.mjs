@@ -1,7 +1,8 @@
 // scripts/bench crossing: what crosses between the WASM core and the worker's glue per step of
 // a long run. One run of STEPS planning rounds (each keeps a note, the page changing meanwhile)
 // on a 140-row form; every value the core hands to JS goes through JSON.parse (to_js) and every
-// one JS hands in through JSON.stringify (from_js), so both are counted while the run lasts.
+// one JS hands in through JSON.stringify (from_js), so both are counted while the run lasts;
+// so is what the worker then tells the panel (each `sightline/run-update` message, as JSON).
 // With BENCH_BEFORE=<another dist/> that build is measured first, in the same invocation, for a
 // before and after. A benchmark, not a test: it prints figures and writes out/bench-crossing.json.
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -17,7 +18,7 @@ const OUT = path.join(ROOT, 'out');
 /** In the worker: counts the JSON text crossing while `work` runs; per crossing, its size. */
 function installCounter() {
   if (self.__benchCrossing) return;
-  const count = { on: false, out: [], in: [] };
+  const count = { on: false, out: [], in: [], panel: [] };
   self.__benchCrossing = count;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -30,13 +31,19 @@ function installCounter() {
     if (count.on && typeof text === 'string') count.in.push(text.length);
     return text;
   };
+  const send = chrome.runtime.sendMessage.bind(chrome.runtime);
+  chrome.runtime.sendMessage = (message, ...rest) => {
+    if (count.on && message?.type === 'sightline/run-update') count.panel.push(stringify(message).length);
+    return send(message, ...rest);
+  };
   count.counted = async (work) => {
     count.out = [];
     count.in = [];
+    count.panel = [];
     count.on = true;
     try {
       const run = await work();
-      return { status: run.status, steps: run.steps.length, error: run.error, out: count.out, in: count.in };
+      return { status: run.status, steps: run.steps.length, error: run.error, out: count.out, in: count.in, panel: count.panel };
     } finally {
       count.on = false;
     }
@@ -84,6 +91,7 @@ export async function benchCrossing() {
       rows.push({
         name, dir: dir ?? 'dist', steps: run.steps, crossingsOut: run.out.length, crossingsIn: run.in.length,
         bytesOut: sum(run.out), bytesIn: sum(run.in), largestOut: Math.max(0, ...run.out),
+        bytesToPanel: sum(run.panel), largestToPanel: Math.max(0, ...run.panel),
         lastTenOut: run.out.slice(-10),
       });
     }
@@ -92,13 +100,15 @@ export async function benchCrossing() {
   }
   const kb = (b) => (b / 1024).toFixed(1);
   console.log(`\nscripts/bench crossing — one run of ${STEPS} planning rounds (form table 140), JSON text between the core and the glue\n`);
-  const header = ['build', 'steps', 'out of core per step (KB)', 'into core per step (KB)', 'out total (KB)', 'largest one (KB)', 'crossings out'];
-  const table = rows.map((r) => [r.name, r.steps, kb(r.bytesOut / r.steps), kb(r.bytesIn / r.steps), kb(r.bytesOut), kb(r.largestOut), r.crossingsOut]);
+  const header = ['build', 'steps', 'out of core per step (KB)', 'into core per step (KB)', 'out total (KB)', 'largest one (KB)', 'crossings out', 'to panel per step (KB)', 'largest to panel (KB)'];
+  const table = rows.map((r) => [r.name, r.steps, kb(r.bytesOut / r.steps), kb(r.bytesIn / r.steps), kb(r.bytesOut), kb(r.largestOut), r.crossingsOut,
+    kb(r.bytesToPanel / r.steps), kb(r.largestToPanel)]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => String(row[i]).length)));
   const line = (cells) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
   console.log(line(header));
   for (const row of table) console.log(line(row));
   writeFileSync(path.join(OUT, 'bench-crossing.json'), JSON.stringify({ steps: STEPS, rows }, null, 2));
-  console.log('\n"out of core": what the core handed the glue (every to_js is a JSON.parse); "into core": what the glue handed it (JSON.stringify).');
+  console.log('\n"out of core": what the core handed the glue (every to_js is a JSON.parse); "into core": what the glue handed it (JSON.stringify);');
+  console.log('"to panel": the worker\'s run-update messages to the side panel, as JSON.');
   console.log('written: out/bench-crossing.json');
 }
