@@ -1,10 +1,15 @@
-// Run lifecycle: start, stop, keep the worker alive, persist every step, tell the panel.
-// The loop itself is Rust (runInstruction); this file gives it a host for one tab.
-import { keepCacheRecord, loadCache } from './cache.js';
-import {
-  answerDialog, cdp, chooseFiles, consoleSince, detach, focusedField, holdDialogs, takeDialogs, unwatchConsole, watchConsole,
-} from './debugger.js';
-import { assertUsable, choose, locatorData, read, readUsable, restriction, reveal, setRecording, settle, shoot, shootUsable, tabLoaded } from './page.js';
+// Run lifecycle: start, stop, persist every step, tell the panel.
+// The loop itself is Rust (runInstruction); this file gives it a host for one tab, built from
+// host/ (one file per seam of the core's agent/browser/).
+import { loadCache } from './cache.js';
+import { active, openEntry } from './host/entry.js';
+import { clockHost } from './host/clock.js';
+import { dialogHost } from './host/dialogs.js';
+import { pageHost } from './host/page.js';
+import { personHost } from './host/person.js';
+import { storeHost } from './host/store.js';
+import { tabHost } from './host/tabs.js';
+import { assertUsable, locatorData, read, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
 import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
@@ -15,17 +20,6 @@ import { core } from './wasm.js';
 async function keepRuns() {
   const n = Math.round(Number((await getSettings()).ui.historyLimit));
   return Number.isFinite(n) ? Math.max(1, n) : 50;
-}
-const active = new Map(); // run id → { controller, tabId, latest }
-let keepAlive = null;
-
-/** Chrome stops an idle worker after ~30 s; an extension API call every 20 s resets that clock. */
-function updateKeepAlive() {
-  if (active.size && !keepAlive) keepAlive = setInterval(() => chrome.runtime.getPlatformInfo(), 20_000);
-  if (!active.size && keepAlive) {
-    clearInterval(keepAlive);
-    keepAlive = null;
-  }
 }
 
 let saving = Promise.resolve();
@@ -50,41 +44,6 @@ function broadcast(run) {
   const changes = untoldChanges(run, leanSteps);
   chrome.runtime.sendMessage({ type: 'sightline/run-update', changes }).catch(() => {}); // no panel open
 }
-
-function broadcastText(runId, text) {
-  chrome.runtime.sendMessage({ type: 'sightline/run-text', runId, text }).catch(() => {});
-}
-
-/** Calls `fn` with the latest arguments at most once per `ms`, always delivering the last. */
-function throttle(fn, ms) {
-  let last = 0;
-  let timer = null;
-  let pending = null;
-  return (...args) => {
-    pending = args;
-    const wait = last + ms - Date.now();
-    if (wait <= 0) {
-      last = Date.now();
-      fn(...pending);
-    } else if (!timer) {
-      timer = setTimeout(() => {
-        timer = null;
-        last = Date.now();
-        fn(...pending);
-      }, wait);
-    }
-  };
-}
-
-// A tab opened by the tab a run is acting on (a target=_blank link, window.open).
-chrome.tabs.onCreated.addListener((tab) => {
-  for (const entry of active.values()) if (tab.openerTabId === entry.tabId) entry.opened = tab.id;
-});
-// A new document in the top frame of a run's tab: a navigation even where the address stays the same.
-chrome.webNavigation.onCommitted.addListener(({ tabId, frameId }) => {
-  if (frameId !== 0) return;
-  for (const entry of active.values()) if (entry.tabId === tabId) entry.loaded = true;
-});
 
 /** Every kept run, newest first, without the prompts they sent. */
 export async function listRuns() {
@@ -236,318 +195,19 @@ export async function startRun(tabId, request, opts = {}) {
   const wasm = await core();
   // An agent's call (opts.session: {runId, plan}) adds its steps to the agent session's run.
   const id = opts.session?.runId ?? crypto.randomUUID();
-  const controller = new AbortController();
-  // The run follows its tab: a link that opens a new tab moves it there (entry.tabId).
-  const entry = {
-    controller, tabId, title: tab.title, tabs: new Set([tabId]), opened: null, loaded: false, switched: false, settled: true, images: 0,
-  };
-  /** The tab the run acts on now, for its record (`url`: where it started, until the core reads the page). */
-  const tabFacts = () => ({ id: entry.tabId, title: entry.title ?? '', url: tab.url ?? '' });
-  active.set(id, entry);
-  updateKeepAlive();
-  // What the page reports while the run acts (console errors, failed requests) goes on its steps.
-  // Not waited for before the run starts: the first observation's read and capture wait only
-  // for the attachment the watch starts with (they share it), not for its Runtime and Log
-  // domains, which wait for the page's main thread; any input waits for it (`beforeInput`).
-  // Until the watch has its place (`consoleAt`), there is nothing after it to report: what the
-  // page said before is replayed to the watch and falls before that place.
-  entry.consoleAt = null;
-  const watching = watchConsole(tabId, id).catch(() => 0).then((at) => {
-    entry.consoleAt ??= at; // unless a tab the run followed has its own place already
-  });
-
-  /**
-   * What `settle` reports against, taken at the first input after a settle (an action's
-   * commands may come in parts): the address before it; no document loaded, no tab opened yet.
-   * No input goes before the console watch has its place: what the page reports in answer to
-   * the run's own input is always after it.
-   */
-  const beforeInput = async () => {
-    await watching;
-    if (!entry.settled) return;
-    entry.settled = false;
-    entry.urlBefore = (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '';
-    entry.opened = null;
-    entry.loaded = false;
-    entry.switched = false;
-  };
-  /** The run follows tab `next` from now on (opened, switched to, or left after a close). */
-  const follow = async (next) => {
-    entry.tabId = next;
-    entry.tabs.add(next);
-    entry.switched = true;
-    holdDialogs(next, take);
-    await chrome.tabs.update(next, { active: true }).catch(() => {});
-  };
-  /**
-   * Waits for the page, following a tab the input opened: `{urlBefore, url, loaded, followedTab}`
-   * (the core decides what that means for the run).
-   */
-  const settleAndFollow = async () => {
-    await settle(entry.tabId);
-    let followedTab = false;
-    if (entry.opened != null) {
-      const next = entry.opened;
-      entry.opened = null;
-      await tabLoaded(next, 10_000);
-      const opened = await assertUsable(next).catch(() => null);
-      if (opened) {
-        entry.tabId = next;
-        entry.tabs.add(next);
-        entry.consoleAt = await watchConsole(next, id).catch(() => 0);
-        holdDialogs(next, take);
-        await chrome.tabs.update(next, { active: true }).catch(() => {});
-        await settle(next);
-        followedTab = true;
-      }
-    }
-    const now = await chrome.tabs.get(entry.tabId).catch(() => null);
-    if (now) entry.title = now.title;
-    return { urlBefore: entry.urlBefore ?? '', url: now?.url ?? '', loaded: entry.loaded, followedTab: followedTab || entry.switched };
-  };
-  // The page's dialogs during an action are the core's to answer. The input or wait a dialog
-  // interrupts resolves early (`acting`); its work goes on once the dialog is answered.
-  const held = { dialog: null, work: null, wake: null };
-  const take = (dialog) => {
-    if (!held.work || held.dialog) return false; // not during an action: debugger.js answers it
-    held.dialog = dialog;
-    held.wake?.();
-    return true;
-  };
-  holdDialogs(tabId, take);
-  /** Resolves to the held work's value once it is done, or to null as soon as a dialog is held. */
-  const untilDoneOrDialog = () => new Promise((resolve, reject) => {
-    const work = held.work;
-    if (!work || held.dialog) return resolve(null);
-    held.wake = () => resolve(null);
-    work.then(resolve, reject);
-  });
-  const acting = (start) => {
-    // Held before it starts: a dialog already open is offered to `take` as the work begins.
-    const work = Promise.resolve().then(start).finally(() => { if (held.work === work) held.work = null; });
-    work.catch(() => {}); // its error reaches whoever waits on it
-    held.work = work;
-    return untilDoneOrDialog();
-  };
+  // One object for the core, each seam of `agent/browser/` from its file in host/.
+  const entry = openEntry(id, tabId, tab);
   const host = {
-    /**
-     * The page as the browser gives it, `{page, shot}`, each a promise (shot: null when no
-     * screenshot is wanted) that the core awaits and decodes once; or `{unreadable}`.
-     * `opts`: how much of the page to read, as the core decided (`Reach`).
-     */
-    async observe(opts) {
-      // A page no extension may read: the core decides (a start page is an empty page).
-      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
-      if (!now) throw new Error(`tab ${entry.tabId} no longer exists`);
-      const url = now.url || now.pendingUrl || '';
-      const restricted = await restriction(url);
-      if (restricted) return { unreadable: { url, title: now.title ?? '', reason: restricted.reason } };
-      // The reading and the capture at once: each waits mostly on the page's process, and the
-      // page has settled before any observation, so the markers drawn from this reading fit.
-      // The capture is asked for first: its metrics wait for the page's main thread, which
-      // the read then occupies.
-      // The tab was found usable above: neither asks chrome.tabs for it again.
-      // Handed over unsettled: the core decodes the capture while the read goes on.
-      // `screenshot: false`: the core only aims (`Reach::Aiming`); the reader gets the rest, so
-      // a page unchanged since the step's read is answered from its kept reading.
-      const { screenshot, ...reading } = opts ?? {};
-      const shooting = options.includeScreenshot === false || screenshot === false ? null : shootUsable(entry.tabId);
-      const page = readUsable(entry.tabId, reading, { besideCapture: shooting != null });
-      // The core awaits the capture first. A read that fails fails the capture too, as one
-      // observation: its error (and advice) reaches the run at once, and a capture held up by
-      // what made the read fail (a dialog over the page) cannot keep the run waiting.
-      const shot = shooting && Promise.race([shooting, page.then(() => shooting)]);
-      // Whichever fails, the core hears of it through the one it awaits: the other is not news.
-      for (const p of [page, shot]) p?.catch(() => {});
-      return { page, shot };
-    },
-    async dispatch(commands) {
-      await beforeInput();
-      const tabId = entry.tabId;
-      await acting(async () => {
-        for (const { method, params } of commands) await cdp(tabId, method, params);
-      });
-    },
-    async chooseFiles(click, files) {
-      await beforeInput();
-      const tabId = entry.tabId;
-      await acting(() => chooseFiles(tabId, click, files));
-    },
-    /** Waits for the page: what happened since the input (`Settled`), dialogs answered on the tab it left included. */
-    async settle() {
-      const acted = entry.tabId;
-      const settled = await acting(settleAndFollow);
-      // Cut short by a dialog the core must answer: what is known so far. The input is not
-      // over yet: once the dialog is answered, the core settles again against the same start.
-      if (settled) entry.settled = true;
-      const now = settled ?? {
-        urlBefore: entry.urlBefore ?? '', url: (await chrome.tabs.get(entry.tabId).catch(() => null))?.url ?? '', loaded: entry.loaded, followedTab: false,
-      };
-      const dialogs = (await Promise.all([...new Set([acted, entry.tabId])].map((t) => takeDialogs(t)))).flat()
-        .map(({ type, message, accepted }) => ({ type, message: String(message ?? ''), accepted }));
-      return { ...now, dialogs };
-    },
-    focusedField: (selectors) => focusedField(entry.tabId, selectors),
-    /** The dialog holding up the action, for the core to decide on: `{type, message, defaultPrompt, url}`. */
-    openDialog() {
-      const d = held.dialog;
-      return d && { type: d.type, message: d.message.slice(0, 2000), defaultPrompt: d.defaultPrompt.slice(0, 2000), url: d.url };
-    },
-    /** The core's answer to the held dialog; resolves once the interrupted work is done or another dialog opens. */
-    async answerDialog(accept, promptText) {
-      const dialog = held.dialog;
-      held.dialog = null;
-      if (dialog) await answerDialog(dialog, accept, promptText ?? undefined);
-      await untilDoneOrDialog();
-    },
-    async reveal(element) {
-      await watching; // it scrolls: what the page says to that is the run's, as after an input
-      return reveal(entry.tabId, element);
-    },
-    /** What the core decides the element's locators from (`LocatorData`), or null. */
-    locatorData: (xpath, textCheck) => locatorData(entry.tabId, xpath, textCheck),
-    async choose(element, index) {
-      await beforeInput();
-      return choose(entry.tabId, element, index);
-    },
-    /**
-     * The tabs of the run's window: `[{id, title, url, current, opener, followed}]` (`followed`:
-     * the order in which the run went on it, null for a tab it has not been on).
-     */
-    async tabs() {
-      const now = await chrome.tabs.get(entry.tabId).catch(() => null);
-      if (!now) return [];
-      const followed = [...entry.tabs];
-      return (await chrome.tabs.query({ windowId: now.windowId })).map((t) => ({
-        id: t.id,
-        title: t.title ?? '',
-        url: t.url || t.pendingUrl || '',
-        current: t.id === entry.tabId,
-        opener: t.openerTabId ?? null,
-        followed: followed.includes(t.id) ? followed.indexOf(t.id) : null,
-      }));
-    },
-    /**
-     * Where a step back or forward in the tab's history, or a reload, would go (`Go`): the
-     * address of that entry of the tab's history, or null when the browser does not say.
-     */
-    async historyTarget(to) {
-      const history = await cdp(entry.tabId, 'Page.getNavigationHistory').catch(() => null);
-      if (!history?.entries) return null;
-      const step = { back: -1, forward: 1 }[to.kind] ?? 0;
-      return history.entries[history.currentIndex + step]?.url ?? null;
-    },
-    /** Goes where the core decided (`Go`), with chrome.tabs; the next settle reports where the run is. */
-    async go(to) {
-      await beforeInput();
-      const tabId = entry.tabId;
-      const committed = () => new Promise((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          chrome.webNavigation.onCommitted.removeListener(onCommitted);
-          resolve();
-        };
-        const onCommitted = (d) => d.tabId === tabId && d.frameId === 0 && done();
-        const timer = setTimeout(done, 10_000);
-        chrome.webNavigation.onCommitted.addListener(onCommitted);
-      });
-      switch (to.kind) {
-        case 'address': {
-          const loaded = committed();
-          await chrome.tabs.update(tabId, { url: to.url });
-          await loaded;
-          break;
-        }
-        case 'back': case 'forward': case 'reload': {
-          const loaded = committed();
-          if (to.kind === 'back') await chrome.tabs.goBack(tabId);
-          else if (to.kind === 'forward') await chrome.tabs.goForward(tabId);
-          else await chrome.tabs.reload(tabId);
-          await loaded;
-          break;
-        }
-        case 'openTab': {
-          const from = await chrome.tabs.get(tabId);
-          const opened = await chrome.tabs.create({ url: to.url, windowId: from.windowId, openerTabId: tabId, active: true });
-          await follow(opened.id);
-          await tabLoaded(opened.id, 30_000);
-          break;
-        }
-        case 'switchTab': {
-          const target = await chrome.tabs.get(to.tab).catch(() => null);
-          if (!target) throw new Error(`there is no tab ${to.tab} any more`);
-          await follow(target.id);
-          break;
-        }
-        case 'closeOtherTab': {
-          // Another tab of the window: an agent's `tabs close`, or the one the run was on once
-          // the core has moved it to the tab it chose (its close of the run's tab).
-          if (to.tab === tabId) throw new Error('that is the tab the run is on');
-          await chrome.tabs.remove(to.tab);
-          entry.tabs.delete(to.tab);
-          break;
-        }
-        default:
-          throw new Error(`unknown move ${to.kind}`);
-      }
-    },
-    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    // The question is on the run record (reported just before); the panel answers with answerRun.
-    // opts.interactive === false: nobody will answer, the core then does what it says it does.
-    ask: (question) => (opts.interactive === false || controller.signal.aborted ? Promise.resolve(null) : new Promise((resolve) => {
-      entry.asking = question;
-      entry.answer = (answer) => {
-        entry.asking = null;
-        entry.answer = null;
-        resolve(answer);
-      };
-      controller.signal.addEventListener('abort', () => entry.answer?.(null), { once: true });
-    })),
-    // The model's reply while it streams: for the panel only, at most ~8 updates a second.
-    modelText: throttle((text) => broadcastText(id, text), 120),
-    remember: (record) => keepCacheRecord(record).catch((e) => console.error('keeping a cache entry failed', e)),
-    keepImage(dataUrl) {
-      const ref = `${id}/${entry.images++}`;
-      putImage(ref, dataUrl).catch((e) => console.error('keeping a screenshot failed', e));
-      return ref;
-    },
-    /** What the run's tab reported since the last report, for the step just recorded. */
-    takeConsole() {
-      if (entry.consoleAt == null) return []; // the watch has not started yet
-      const { entries, next } = consoleSince(entry.tabId, entry.consoleAt);
-      entry.consoleAt = next;
-      return entries;
-    },
-    stopRequested: () => controller.signal.aborted,
-    stopSignal: () => controller.signal,
-    tab: tabFacts,
-    /** The record's changes, as the core holds it: applied, stored and shown as is. */
-    report(changes) {
-      const run = absorb(changes);
-      saveRun(run);
-      broadcast(run);
-      opts.onReport?.(run);
-    },
-  };
-  const release = async () => {
-    // A watch still attaching would leave the tab attached after the run: waited for, but not
-    // past 2 s. Its Runtime and Log domains never answer while a dialog holds the page (the
-    // run failed saying so), and the detach below ends them.
-    await Promise.race([watching, new Promise((resolve) => setTimeout(resolve, 2000))]);
-    active.delete(id);
-    updateKeepAlive();
-    for (const t of entry.tabs) holdDialogs(t, null, take);
-    if (held.dialog) await answerDialog(held.dialog, false); // the core ended without answering it
-    for (const t of entry.tabs) {
-      await unwatchConsole(t, id, true);
-      // Not waited for: the run's caller has its record a few ms sooner (the next attachment
-      // to the tab waits for this detachment).
-      if (![...active.values()].some((r) => r.tabs.has(t))) detach(t);
-    }
+    ...pageHost(entry, options),
+    ...tabHost(entry),
+    ...dialogHost(entry),
+    ...personHost(entry, opts),
+    ...storeHost(entry, keepRun, opts.onReport),
+    ...clockHost(entry),
   };
   if (opts.session) {
     // Resolves to the call's answer ({ok, text, result, error, tab}); the session's run stays open.
-    const done = wasm.agentCall({ runId: id, call: opts.session.call, model, options }, host).finally(release);
+    const done = wasm.agentCall({ runId: id, call: opts.session.call, model, options }, host).finally(entry.release);
     return { runId: id, done };
   }
 
@@ -559,7 +219,7 @@ export async function startRun(tabId, request, opts = {}) {
   const title = typeof request === 'string' ? request : request?.flow ? 'flow' : String(request?.type);
   const done = work
     // A rejection from the core (bad arguments) still ends as a readable, kept record, with the code the core gave.
-    .catch((e) => wasm.failedRun(id, title, tabFacts(), String(e?.code ?? 'internal'), String(e?.message ?? e)))
+    .catch((e) => wasm.failedRun(id, title, entry.tabFacts(), String(e?.code ?? 'internal'), String(e?.message ?? e)))
     .then((changes) => {
       const run = absorb(changes);
       // Stored and pruned after the caller has the record, not before: the store is written in
@@ -570,7 +230,7 @@ export async function startRun(tabId, request, opts = {}) {
       broadcast(run);
       return run;
     })
-    .finally(release);
+    .finally(entry.release);
   return { runId: id, done };
 }
 

@@ -1,6 +1,6 @@
 //! The core's browser seams over the service worker's host object (one file per seam, as the
-//! core declares them in `agent/browser/`): the JS glue owns chrome.debugger, tab messaging and
-//! storage; the loop's decisions stay in Rust.
+//! core declares them in `agent/browser/`, and as `extension/background/host/` implements them):
+//! the JS glue owns chrome.debugger, tab messaging and storage; the loop's decisions stay in Rust.
 
 mod clock;
 mod dialogs;
@@ -25,7 +25,8 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
-    /// Built by `startRun` in `extension/background/runs.js` for one run on one tab.
+    /// Built by `startRun` in `extension/background/runs.js` for one run on one tab, merged
+    /// from one factory per seam in `extension/background/host/`.
     pub type Host;
 
     /// The tab as it is now, read with these extract options (`Reach::extract_options`):
