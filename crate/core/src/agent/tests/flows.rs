@@ -6,7 +6,7 @@ use crate::flow::parse_flow;
 use serde_json::json;
 
 fn input_xpath() -> String {
-    let seen = block_on(FakeTodoPage::new().observe(&Reach::InView)).unwrap();
+    let seen = block_on(todo_browser().observe(&Reach::InView)).unwrap();
     seen.extraction.elements.iter().find(|e| e.tag == "input").unwrap().xpath.clone()
 }
 
@@ -17,11 +17,11 @@ fn a_flow_runs_its_items_in_order_as_one_run() {
             input_xpath()
         );
     let flow = parse_flow(&yaml).unwrap();
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Ok(r#"{"data":["buy milk"]}"#)]);
-    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut page, &model));
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
     assert_eq!(run.model_calls, 1, "the XPath found the box; only the query asked the model");
     assert_eq!(run.instruction, "add a todo");
     assert_eq!(run.result, Some(json!({"todos": ["buy milk"]})));
@@ -38,7 +38,7 @@ fn a_flow_runs_its_items_in_order_as_one_run() {
     );
     assert_eq!(run.steps[0].note.as_deref(), Some("by the flow's XPath: no model call"));
     assert_eq!(record.items.iter().map(|i| i.steps).sum::<usize>(), run.steps.len(), "every step belongs to an item");
-    assert!(page.clock >= 200.0, "the sleep waited");
+    assert!(browser.clock.now_ms >= 200.0, "the sleep waited");
 
     // The run exports item by item, and replays with no model call for its actions.
     let ops: Vec<Op> = recording_of(&run).steps.into_iter().map(|s| s.op).collect();
@@ -63,62 +63,66 @@ fn a_flows_dialog_answer_applies_unless_the_run_sets_its_own() {
         default_prompt: String::new(),
         url: String::new(),
     };
-    let mut page = FakeTodoPage::new();
-    page.dialog_on_click = Some(confirm.clone());
+    let mut browser = todo_browser();
+    browser.dialogs.on_click = Some(confirm.clone());
     let run = block_on(run_flow(
         "f".into(),
         &flow,
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &ScriptedModel::new(vec![]),
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!((page.asked.len(), &page.dialog_answers[..]), (0, &[(true, None)][..]), "the file said accept");
+    assert_eq!(
+        (browser.person.asked.len(), &browser.dialogs.answers[..]),
+        (0, &[(true, None)][..]),
+        "the file said accept"
+    );
     // The run's own answer comes first.
-    let mut page = FakeTodoPage::new();
-    page.dialog_on_click = Some(confirm);
+    let mut browser = todo_browser();
+    browser.dialogs.on_click = Some(confirm);
     let dismiss = RunOptions { dialogs: Some(crate::vocab::tasks::DialogPolicy::Dismiss), ..RunOptions::default() };
-    block_on(run_flow("f".into(), &flow, &dismiss, &config(), &mut page, &ScriptedModel::new(vec![])));
-    assert_eq!(&page.dialog_answers[..], &[(false, None)][..]);
+    block_on(run_flow("f".into(), &flow, &dismiss, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(&browser.dialogs.answers[..], &[(false, None)][..]);
 }
 
 #[test]
 fn a_flows_upload_asks_before_anything_is_clicked() {
     let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: attach\n    flow:\n      - aiTap: the attach button\n        fileChooserAccept: /etc/hostname\n";
     let flow = parse_flow(yaml).unwrap();
-    let mut page = FakeTodoPage::new();
-    page.answers = vec![ask::Answer::Upload { allow: false }];
+    let mut browser = todo_browser();
+    browser.person.answers = vec![ask::Answer::Upload { allow: false }];
     let run = block_on(run_flow(
         "f".into(),
         &flow,
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &ScriptedModel::new(vec![]),
     ));
     assert_eq!(run.status, RunStatus::Failed);
-    assert_eq!(page.asked, [ask::Question::Upload { paths: vec!["/etc/hostname".into()] }]);
-    assert!(page.dispatched.is_empty() && page.uploaded.is_empty());
+    assert_eq!(browser.person.asked, [ask::Question::Upload { paths: vec!["/etc/hostname".into()] }]);
+    assert!(browser.dispatched.is_empty() && browser.page.uploaded.is_empty());
     assert_eq!(
         run.flow.unwrap().items[0].error.as_ref().map(|e| e.message.as_str()),
         Some("you refused the upload of /etc/hostname")
     );
     // Even when the caller says its paths are typed, a flow's are the file's.
     let typed = RunOptions { typed_uploads: true, ..RunOptions::default() };
-    let mut page = FakeTodoPage::new();
-    let run = block_on(run_flow("f".into(), &flow, &typed, &config(), &mut page, &ScriptedModel::new(vec![])));
+    let mut browser = todo_browser();
+    let run = block_on(run_flow("f".into(), &flow, &typed, &config(), &mut browser, &ScriptedModel::new(vec![])));
     assert_eq!(run.status, RunStatus::Failed);
-    assert!(page.uploaded.is_empty());
+    assert!(browser.page.uploaded.is_empty());
 }
 
 #[test]
 fn a_stale_xpath_heals_through_the_model_and_a_failure_ends_its_task() {
     let yaml = "tasks:\n  - name: one\n    continueOnError: true\n    flow:\n      - aiTap: the todo box\n        xpath: /html/body/div[9]\n      - aiAssert: there are 5 todos\n      - sleep: 10\n  - name: two\n    flow:\n      - sleep: 20\n";
     let flow = parse_flow(yaml).unwrap();
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#), Ok(r#"{"pass":false,"reason":"there are none"}"#)]);
-    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut page, &model));
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(
         run.error.as_ref().map(|e| e.message.as_str()),
@@ -138,14 +142,16 @@ fn a_stale_xpath_heals_through_the_model_and_a_failure_ends_its_task() {
         "{:?}",
         run.steps[0].note
     );
-    assert_eq!(page.cache.0.len(), 1, "the healed element is kept for the next run");
+    assert_eq!(browser.store.cache.0.len(), 1, "the healed element is kept for the next run");
 
     // Without continueOnError, the flow ends at the failure.
     let flow = parse_flow(&yaml.replace("    continueOnError: true\n", "")).unwrap();
     let model = ScriptedModel::new(vec![Ok(r#"{"pass":false,"reason":"there are none"}"#)]);
-    let mut page = FakeTodoPage { cache: page.cache.clone(), ..FakeTodoPage::new() };
-    let options = RunOptions { cache: page.cache.clone(), ..RunOptions::default() };
-    let run = block_on(run_flow("g".into(), &flow, &options, &config(), &mut page, &model));
+    let cache = browser.store.cache.clone();
+    let mut browser = todo_browser();
+    browser.store.cache = cache;
+    let options = RunOptions { cache: browser.store.cache.clone(), ..RunOptions::default() };
+    let run = block_on(run_flow("g".into(), &flow, &options, &config(), &mut browser, &model));
     assert_eq!(run.flow.as_ref().unwrap().items.len(), 2);
     assert_eq!(run.model_calls, 1, "the tap came from the cache");
 }

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn notes_and_next_goal_carry_to_the_next_round_with_the_site_knowledge_and_context() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let first = r#"{"thought":"type it","notes":"the list was empty","next_goal":"press Enter","actions":[{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
     let second = r#"{"thought":"submit","actions":[{"type":"KeyPress","key":"Enter"}],"done":true}"#;
     let model = ScriptedModel::new(vec![Ok(first), Ok(second)]);
@@ -16,8 +16,8 @@ fn notes_and_next_goal_carry_to_the_next_round_with_the_site_knowledge_and_conte
         context: "This is my shopping list.".into(),
         ..RunOptions::default()
     };
-    page.url = "http://todo.test/".into();
-    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    browser.page.url = "http://todo.test/".into();
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(
         (run.steps[0].notes.as_deref(), run.steps[0].next_goal.as_deref()),
@@ -38,8 +38,8 @@ fn notes_and_next_goal_carry_to_the_next_round_with_the_site_knowledge_and_conte
 
 #[test]
 fn remembered_data_accumulates_and_the_final_answer_is_the_runs_result() {
-    let mut page = FakeTodoPage::new();
-    page.url = "http://todo.test/".into();
+    let mut browser = todo_browser();
+    browser.page.url = "http://todo.test/".into();
     let first = r#"{"thought":"note the count","actions":[{"type":"Remember","note":"items before","data":{"count":0}},{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
     let second = r#"{"thought":"done","actions":[{"type":"KeyPress","key":"Enter"}],"done":true,"answer":"Added; the list had 0 items before."}"#;
     let model = ScriptedModel::new(vec![Ok(first), Ok(second)]);
@@ -48,7 +48,7 @@ fn remembered_data_accumulates_and_the_final_answer_is_the_runs_result() {
         "add a todo 'buy milk'",
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &model,
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
@@ -71,24 +71,30 @@ fn remembered_data_accumulates_and_the_final_answer_is_the_runs_result() {
 
 #[test]
 fn a_done_refused_keeps_no_answer() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     // "Done" with an action that changes nothing: refused, so its answer is not the result.
     let noop =
         r#"{"thought":"done","actions":[{"type":"Scroll","direction":"up"}],"done":true,"answer":"It is done."}"#;
     let finish = r#"{"thought":"nothing left","actions":[],"done":true}"#;
     let model = ScriptedModel::new(vec![Ok(noop), Ok(finish)]);
-    let run = block_on(run_instruction("r".into(), "look", &RunOptions::default(), &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "look", &RunOptions::default(), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(run.result, None, "{:?}", run.result);
 }
 
 #[test]
 fn done_with_only_a_note_kept_is_a_bare_done_and_checked() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let reply = r#"{"thought":"keep it","actions":[{"type":"Remember","note":"no todos yet"}],"done":true,"answer":"There are no todos."}"#;
     let model = ScriptedModel::new(vec![Ok(reply)]);
-    let run =
-        block_on(run_instruction("r".into(), "how many todos?", &RunOptions::default(), &config(), &mut page, &model));
+    let run = block_on(run_instruction(
+        "r".into(),
+        "how many todos?",
+        &RunOptions::default(),
+        &config(),
+        &mut browser,
+        &model,
+    ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(model.seen.borrow().len(), 1, "no second planning call");
     assert_eq!(run.result, Some(serde_json::json!("There are no todos.")));

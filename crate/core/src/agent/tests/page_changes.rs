@@ -1,13 +1,13 @@
 use super::*;
 
-fn with_link(new_tab: bool) -> FakeTodoPage {
-    let mut page = FakeTodoPage::new();
-    page.link = Some(Link { href: "http://elsewhere.example/form".into(), new_tab });
-    page
+fn with_link(new_tab: bool) -> TodoBrowser {
+    let mut browser = todo_browser();
+    browser.page.link = Some(Link { href: "http://elsewhere.example/form".into(), new_tab });
+    browser
 }
 
-fn number_of(page: &mut FakeTodoPage, content: &str) -> u32 {
-    block_on(page.observe(&Reach::InView))
+fn number_of(browser: &mut TodoBrowser, content: &str) -> u32 {
+    block_on(browser.observe(&Reach::InView))
         .unwrap()
         .extraction
         .elements
@@ -37,9 +37,9 @@ fn tap_then_type(link: u32) -> String {
 
 const DONE: &str = r#"{"thought":"nothing more","actions":[],"done":true}"#;
 
-fn assert_stopped_at_the_tap(run: &Run, page: &FakeTodoPage, model: &ScriptedModel, said: &str) {
+fn assert_stopped_at_the_tap(run: &Run, browser: &TodoBrowser, model: &ScriptedModel, said: &str) {
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert!(page.dispatched.iter().all(|c| c.method != "Input.insertText"), "nothing was typed on the other page");
+    assert!(browser.dispatched.iter().all(|c| c.method != "Input.insertText"), "nothing was typed on the other page");
     let tap = &run.steps[1];
     assert!(tap.action.starts_with("Tap"), "{}", tap.action);
     let note = tap.note.as_deref().unwrap_or_default();
@@ -60,26 +60,26 @@ fn assert_stopped_at_the_tap(run: &Run, page: &FakeTodoPage, model: &ScriptedMod
 
 #[test]
 fn a_plan_stops_where_the_page_navigates() {
-    let mut page = with_link(false);
-    let link = number_of(&mut page, "Elsewhere");
+    let mut browser = with_link(false);
+    let link = number_of(&mut browser, "Elsewhere");
     let model = ScriptedModel::new(vec![Ok(&tap_then_type(link)), Ok(DONE)]);
-    let run = block_on(run_instruction("r".into(), "sign in", &secret_options(), &config(), &mut page, &model));
-    assert_stopped_at_the_tap(&run, &page, &model, "the page navigated to http://elsewhere.example/form");
+    let run = block_on(run_instruction("r".into(), "sign in", &secret_options(), &config(), &mut browser, &model));
+    assert_stopped_at_the_tap(&run, &browser, &model, "the page navigated to http://elsewhere.example/form");
 }
 
 #[test]
 fn a_plan_stops_where_the_run_follows_a_new_tab() {
-    let mut page = with_link(true);
-    let link = number_of(&mut page, "Elsewhere");
+    let mut browser = with_link(true);
+    let link = number_of(&mut browser, "Elsewhere");
     let model = ScriptedModel::new(vec![Ok(&tap_then_type(link)), Ok(DONE)]);
-    let run = block_on(run_instruction("r".into(), "sign in", &secret_options(), &config(), &mut page, &model));
-    assert_stopped_at_the_tap(&run, &page, &model, "followed the new tab it opened: http://elsewhere.example/form");
+    let run = block_on(run_instruction("r".into(), "sign in", &secret_options(), &config(), &mut browser, &model));
+    assert_stopped_at_the_tap(&run, &browser, &model, "followed the new tab it opened: http://elsewhere.example/form");
 }
 
 #[test]
 fn a_cached_plan_stops_there_too_and_the_model_takes_over() {
-    let mut page = with_link(false);
-    let before = block_on(page.observe(&Reach::InView)).unwrap().extraction;
+    let mut browser = with_link(false);
+    let before = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
     let link = before.elements.iter().find(|e| e.content == "Elsewhere").unwrap();
     let todo = &before.elements[0];
     let rounds = vec![CachedRound {
@@ -100,11 +100,11 @@ fn a_cached_plan_stops_there_too_and_the_model_takes_over() {
     };
     let options = RunOptions { cache: Cache(vec![entry]), ..secret_options() };
     let model = ScriptedModel::new(vec![Ok(DONE)]);
-    let run = block_on(run_instruction("r".into(), "sign in", &options, &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "sign in", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert!(run.steps[0].cached, "the first round came from the cache");
     assert!(run.steps[1].note.as_deref().unwrap().contains("did not run"), "{:?}", run.steps[1].note);
-    assert!(page.dispatched.iter().all(|c| c.method != "Input.insertText"));
+    assert!(browser.dispatched.iter().all(|c| c.method != "Input.insertText"));
     assert_eq!(run.model_calls, 2, "the model planned the rest on the new page, then the check");
     assert!(model.user_text(0).contains("the rest of your plan did not run"));
 }

@@ -35,7 +35,7 @@ fn system_text(messages: &[ChatMessage]) -> String {
 
 #[test]
 fn a_planning_model_plans_and_the_grounding_model_finds_what_it_described() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let plan = r#"{"thought":"add it","actions":[{"type":"Input","target":"the new todo box at the top","value":"buy milk"},{"type":"KeyPress","key":"Enter"}],"done":true,"notes":"adding milk"}"#;
     let models = TwoModels {
         planner: ScriptedModel::new(vec![Ok(plan)]),
@@ -44,9 +44,9 @@ fn a_planning_model_plans_and_the_grounding_model_finds_what_it_described() {
     };
     let config = ModelConfig { family: crate::vocab::family::ModelFamily::UiTars15, ..config() };
     let run =
-        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &with_planner(), &config, &mut page, &models));
+        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &with_planner(), &config, &mut browser, &models));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
     // The planner got the planning prompt, the element list and the screenshot; numbers are not for it.
     let planned = &models.planner.seen.borrow()[0];
     assert!(system_text(planned).contains("A second model carries your actions out"));
@@ -92,7 +92,7 @@ fn a_planning_model_plans_and_the_grounding_model_finds_what_it_described() {
 
 #[test]
 fn a_planner_names_elements_by_number_when_the_acting_model_reads_numbers_and_a_miss_is_told() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     // Element 1 by number needs no finding; a description the actor cannot find fails the action.
     let first = r#"{"thought":"look for it","actions":[{"type":"Tap","target":"the purple unicorn"}],"done":false}"#;
     let second = r#"{"thought":"type it","actions":[{"type":"Input","target":1,"value":"buy milk"},{"type":"KeyPress","key":"Enter"}],"done":true}"#;
@@ -100,10 +100,16 @@ fn a_planner_names_elements_by_number_when_the_acting_model_reads_numbers_and_a_
         planner: ScriptedModel::new(vec![Ok(first), Ok(second)]),
         actor: ScriptedModel::new(vec![Ok(r#"{"thought":"none","found":false,"reason":"no unicorn on the page"}"#)]),
     };
-    let run =
-        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &with_planner(), &config(), &mut page, &models));
+    let run = block_on(run_instruction(
+        "r".into(),
+        "add a todo 'buy milk'",
+        &with_planner(),
+        &config(),
+        &mut browser,
+        &models,
+    ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
     assert!(system_text(&models.planner.seen.borrow()[0]).contains("You may give an element's number"));
     assert_eq!(models.actor.seen.borrow().len(), 1, "the number needed no locate");
     let told = models.planner.user_text(1);
@@ -115,14 +121,14 @@ fn a_planner_names_elements_by_number_when_the_acting_model_reads_numbers_and_a_
 
 #[test]
 fn without_a_planning_model_nothing_is_counted_per_model() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let run = block_on(run_instruction(
         "r".into(),
         "add a todo 'buy milk'",
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &model,
     ));
     assert!(run.models.is_empty() && run.steps.iter().all(|s| s.role.is_none()));
@@ -133,13 +139,19 @@ fn without_a_planning_model_nothing_is_counted_per_model() {
 
 #[test]
 fn a_dead_planning_endpoint_fails_the_run_naming_the_planner() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let models = TwoModels {
         planner: ScriptedModel::new(vec![Err(ModelError::Network("connection refused".into()))]),
         actor: ScriptedModel::new(vec![]),
     };
-    let run =
-        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &with_planner(), &config(), &mut page, &models));
+    let run = block_on(run_instruction(
+        "r".into(),
+        "add a todo 'buy milk'",
+        &with_planner(),
+        &config(),
+        &mut browser,
+        &models,
+    ));
     assert_eq!(run.status, RunStatus::Failed);
     let error = run.error.unwrap();
     assert_eq!(error.code, "planner_model_failed");

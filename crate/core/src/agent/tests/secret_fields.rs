@@ -15,8 +15,8 @@ fn options(selector: &str) -> RunOptions {
     RunOptions { secrets: vec![secret], allowed_sites: vec!["test.local".into()], ..RunOptions::default() }
 }
 
-fn typed(page: &FakeTodoPage) -> bool {
-    page.dispatched.iter().any(|c| c.params.to_string().contains(PASSWORD))
+fn typed(browser: &TodoBrowser) -> bool {
+    browser.dispatched.iter().any(|c| c.params.to_string().contains(PASSWORD))
 }
 
 fn input_into(target: u32) -> String {
@@ -27,9 +27,9 @@ fn input_into(target: u32) -> String {
 
 #[test]
 fn a_secret_goes_into_a_password_field_and_no_other() {
-    let mut page = FakeTodoPage::new();
-    page.password = true;
-    let password = block_on(page.observe(&Reach::InView))
+    let mut browser = todo_browser();
+    browser.page.password = true;
+    let password = block_on(browser.observe(&Reach::InView))
         .unwrap()
         .extraction
         .elements
@@ -38,75 +38,81 @@ fn a_secret_goes_into_a_password_field_and_no_other() {
         .unwrap()
         .index;
     let model = ScriptedModel::new(vec![Ok(&input_into(password)), Ok(SAID_DONE)]);
-    let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert!(typed(&page));
+    assert!(typed(&browser));
 
     // The todo box on the same site: a comment box as far as secrets go.
-    let mut page = FakeTodoPage::new();
-    page.password = true;
+    let mut browser = todo_browser();
+    browser.page.password = true;
     let model = ScriptedModel::new(vec![Ok(&input_into(1)), Ok(SAID_DONE)]);
-    let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "sign in", &options(""), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     let error = run.error.unwrap().message;
     assert!(error.contains("the secret \u{201c}pw\u{201d} was not typed: the field that has focus (input placeholder=\"What needs to be done?\") is not a password"), "{error}");
     assert!(error.contains("field selector under Secrets in Settings"), "it says what to change: {error}");
-    assert!(!typed(&page) && page.typed.is_empty());
+    assert!(!typed(&browser) && browser.page.typed.is_empty());
 
     // Named by the secret's selector: allowed.
-    let mut page = FakeTodoPage::new();
-    page.todo_selectors = vec!["input[placeholder]".into()];
+    let mut browser = todo_browser();
+    browser.page.todo_selectors = vec!["input[placeholder]".into()];
     let model = ScriptedModel::new(vec![Ok(&input_into(1)), Ok(SAID_DONE)]);
-    let run =
-        block_on(run_instruction("r".into(), "sign in", &options("input[placeholder]"), &config(), &mut page, &model));
+    let run = block_on(run_instruction(
+        "r".into(),
+        "sign in",
+        &options("input[placeholder]"),
+        &config(),
+        &mut browser,
+        &model,
+    ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.typed, PASSWORD);
+    assert_eq!(browser.page.typed, PASSWORD);
 }
 
-fn type_into_focus(page: &mut FakeTodoPage) -> Run {
+fn type_into_focus(browser: &mut TodoBrowser) -> Run {
     let task: Task = serde_json::from_value(
         json!({"type": "aiInput", "locate": "", "value": "<secret>pw</secret>", "mode": "append"}),
     )
     .unwrap();
-    block_on(run_task("t".into(), &task, &options(""), &config(), page, &ScriptedModel::new(vec![])))
+    block_on(run_task("t".into(), &task, &options(""), &config(), browser, &ScriptedModel::new(vec![])))
 }
 
 #[test]
 fn typing_into_the_focus_is_judged_by_the_frame_that_has_it() {
     // A password field, but in another site's frame on the allowed page.
-    let mut page = FakeTodoPage::new();
-    page.focus = Focus::Password;
-    page.focus_frame = "http://ads.example".into();
-    let run = type_into_focus(&mut page);
+    let mut browser = todo_browser();
+    browser.page.focus = Focus::Password;
+    browser.page.focus_frame = "http://ads.example".into();
+    let run = type_into_focus(&mut browser);
     assert_eq!(run.status, RunStatus::Failed);
     let error = run.error.unwrap().message;
     assert!(error.contains("the field that has focus is in a frame of http://ads.example, outside the sites this run may use (test.local)"), "{error}");
-    assert!(!typed(&page));
+    assert!(!typed(&browser));
     // The same field on the page's own frame.
-    let mut page = FakeTodoPage::new();
-    page.focus = Focus::Password;
-    assert_eq!(type_into_focus(&mut page).status, RunStatus::Succeeded);
-    assert!(typed(&page));
+    let mut browser = todo_browser();
+    browser.page.focus = Focus::Password;
+    assert_eq!(type_into_focus(&mut browser).status, RunStatus::Succeeded);
+    assert!(typed(&browser));
     // Nothing focused, or focus where the host cannot look: refused.
-    let mut page = FakeTodoPage::new();
-    assert!(type_into_focus(&mut page).error.unwrap().message.contains("no field has focus"));
-    let mut page = FakeTodoPage::new();
-    page.focus = Focus::Password;
-    page.focus_hidden = true;
-    let error = type_into_focus(&mut page).error.unwrap().message;
+    let mut browser = todo_browser();
+    assert!(type_into_focus(&mut browser).error.unwrap().message.contains("no field has focus"));
+    let mut browser = todo_browser();
+    browser.page.focus = Focus::Password;
+    browser.page.focus_hidden = true;
+    let error = type_into_focus(&mut browser).error.unwrap().message;
     assert!(error.contains("could not see which field has focus (the focus is in a frame nested"), "{error}");
-    assert!(!typed(&page));
+    assert!(!typed(&browser));
 }
 
 #[test]
 fn frames_of_other_sites_are_not_read_and_their_fields_get_no_secret() {
-    let mut page = FakeTodoPage::new();
-    page.frame = Some("http://pay.example".into());
+    let mut browser = todo_browser();
+    browser.page.frame = Some("http://pay.example".into());
     // Allowed sites: the frame is left out of what the model reads.
     let model = ScriptedModel::new(vec![Ok(r#"{"thought":"nothing to do","actions":[],"done":true}"#)]);
-    let run = block_on(run_instruction("r".into(), "pay", &options(""), &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "pay", &options(""), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    let unguarded = block_on(page.observe(&Reach::InView)).unwrap().extraction;
+    let unguarded = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
     assert!(unguarded.description.contains("card-pin"), "the frame is on the page: {}", unguarded.description);
     assert!(!model.user_text(0).contains("card-pin"), "but not in what the model read: {}", model.user_text(0));
 
@@ -115,7 +121,7 @@ fn frames_of_other_sites_are_not_read_and_their_fields_get_no_secret() {
     assert_eq!(frame_field.frame_origin.as_deref(), Some("http://pay.example"));
     let any_site = RunOptions { allowed_sites: vec![], ..options("") };
     let model = ScriptedModel::new(vec![Ok(&input_into(frame_field.index))]);
-    let run = block_on(run_instruction("r".into(), "pay", &any_site, &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "pay", &any_site, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     assert!(
         run.error
@@ -126,16 +132,16 @@ fn frames_of_other_sites_are_not_read_and_their_fields_get_no_secret() {
         "{:?}",
         run.error
     );
-    assert!(page.dispatched.is_empty(), "not even the click: {:?}", page.dispatched);
+    assert!(browser.dispatched.is_empty(), "not even the click: {:?}", browser.dispatched);
 }
 
 #[test]
 fn plain_text_is_typed_without_asking_where_focus_is() {
-    let mut page = FakeTodoPage::new();
-    page.focus_hidden = true;
+    let mut browser = todo_browser();
+    browser.page.focus_hidden = true;
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let run =
-        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options(""), &config(), &mut page, &model));
+        block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options(""), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
 }

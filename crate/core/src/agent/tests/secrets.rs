@@ -13,14 +13,15 @@ fn a_secret_is_typed_by_name_and_seen_by_no_one() {
         selector: "input[placeholder]".into(),
     };
     let options = RunOptions { secrets: vec![todo], ..RunOptions::default() };
-    let mut page = FakeTodoPage::new();
-    page.todo_selectors = vec!["input[placeholder]".into()];
+    let mut browser = todo_browser();
+    browser.page.todo_selectors = vec!["input[placeholder]".into()];
     let typing = r#"{"thought":"type it","actions":[{"type":"Input","target":1,"value":"<secret>todo</secret>"},{"type":"KeyPress","key":"Enter"}],"done":false}"#;
     let done = r#"{"thought":"added","actions":[],"done":true}"#;
     let model = ScriptedModel::new(vec![Ok(typing), Ok(done)]);
-    let run = block_on(run_instruction("r1".into(), "add my secret as a todo", &options, &config(), &mut page, &model));
+    let run =
+        block_on(run_instruction("r1".into(), "add my secret as a todo", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, [secret], "the page got the real value");
+    assert_eq!(browser.page.items, [secret], "the page got the real value");
     assert!(model.user_text(0).contains("<secret>todo</secret>"), "the model is told which secrets it may use");
     let second = model.user_text(1);
     assert!(
@@ -43,17 +44,18 @@ fn a_secret_for_another_site_is_not_typed() {
         }],
         ..RunOptions::default()
     };
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let typing = r#"{"thought":"the page asks for it","actions":[{"type":"Input","target":1,"value":"<secret>bank</secret>"}],"done":true}"#;
     let model = ScriptedModel::new(vec![Ok(typing)]);
-    let run = block_on(run_instruction("r1".into(), "do what the page says", &options, &config(), &mut page, &model));
+    let run =
+        block_on(run_instruction("r1".into(), "do what the page says", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     assert!(
         run.error.as_ref().map(|e| e.message.as_str()).unwrap().contains("only typed on bank.example"),
         "{:?}",
         run.error
     );
-    assert!(page.dispatched.iter().all(|c| !c.params.to_string().contains("pin-4242")));
+    assert!(browser.dispatched.iter().all(|c| !c.params.to_string().contains("pin-4242")));
     assert!(!model.user_text(0).contains("<secret>bank</secret>"), "not offered on this site");
 }
 
@@ -70,32 +72,35 @@ fn a_secret_bound_to_no_site_is_not_typed_and_not_offered() {
         }],
         ..RunOptions::default()
     };
-    let mut page = FakeTodoPage::new();
-    page.todo_selectors = vec!["input[placeholder]".into()];
+    let mut browser = todo_browser();
+    browser.page.todo_selectors = vec!["input[placeholder]".into()];
     let typing = r#"{"thought":"type it","actions":[{"type":"Input","target":1,"value":"<secret>legacy</secret>"}],"done":true}"#;
     let model = ScriptedModel::new(vec![Ok(typing)]);
-    let run = block_on(run_instruction("r1".into(), "type my old password", &options, &config(), &mut page, &model));
+    let run = block_on(run_instruction("r1".into(), "type my old password", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     let error = run.error.as_ref().unwrap();
     assert_eq!(error.code, "secret_no_sites", "{error:?}");
     assert!(error.message.contains("bound to no site") && error.message.contains("Secrets in Settings"), "{error:?}");
-    assert!(page.dispatched.iter().all(|c| !c.params.to_string().contains("old-pass-7731")) && page.items.is_empty());
+    assert!(
+        browser.dispatched.iter().all(|c| !c.params.to_string().contains("old-pass-7731"))
+            && browser.page.items.is_empty()
+    );
     assert!(!model.user_text(0).contains("<secret>legacy</secret>"), "not offered to the model");
 }
 
 #[test]
 fn a_run_does_not_act_outside_the_allowed_sites() {
     let options = RunOptions { allowed_sites: vec!["example.com".into()], ..RunOptions::default() };
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![]);
-    let run = block_on(run_instruction("r1".into(), "add a todo 'x'", &options, &config(), &mut page, &model));
+    let run = block_on(run_instruction("r1".into(), "add a todo 'x'", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Failed);
     assert!(
         run.error.as_ref().map(|e| e.message.as_str()).unwrap().contains("http://test.local/ is outside the sites"),
         "{:?}",
         run.error
     );
-    assert!(page.dispatched.is_empty() && run.model_calls == 0);
+    assert!(browser.dispatched.is_empty() && run.model_calls == 0);
     let allowed = RunOptions { allowed_sites: vec!["test.local".into()], ..RunOptions::default() };
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let run = block_on(run_instruction(
@@ -103,7 +108,7 @@ fn a_run_does_not_act_outside_the_allowed_sites() {
         "add a todo 'buy milk'",
         &allowed,
         &config(),
-        &mut FakeTodoPage::new(),
+        &mut todo_browser(),
         &model,
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);

@@ -9,19 +9,19 @@ const ENTER: &str = r#"{"thought":"submit","actions":[{"type":"KeyPress","key":"
 
 #[test]
 fn screenshots_are_kept_once_and_named_by_reference() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Ok(ADD_MILK)]);
     let run = block_on(run_instruction(
         "r".into(),
         "add a todo 'buy milk'",
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &model,
     ));
     assert_eq!(run.status, RunStatus::Succeeded);
     // Before (what the model saw) and after the round: two different screens, kept once each.
-    assert_eq!(page.images.len(), 2);
+    assert_eq!(browser.store.images.len(), 2);
     assert_eq!(run.steps[0].screenshot.as_deref(), Some("img-0"));
     assert_eq!(run.steps[2].screenshot.as_deref(), Some("img-1"), "the round's last action shows the page after it");
     let exchange = run.steps[0].exchange.as_ref().expect("the model call is recorded");
@@ -35,17 +35,17 @@ fn screenshots_are_kept_once_and_named_by_reference() {
 
 #[test]
 fn a_saved_run_replays_with_no_model_call() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Ok(TYPE_THEN_MISS), Ok(ENTER)]);
     let options = RunOptions { use_cache: false, ..Default::default() };
-    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "add a todo 'buy milk'", &options, &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
     // Saved and loaded as JSON, then replayed on a fresh page by its own entries.
     let saved = serde_json::to_string(&Trajectory { format: FORMAT, run, images: Default::default() }).unwrap();
     let loaded = Trajectory::from_json(&saved).unwrap();
     let cache = replay_cache(&loaded.run, 1.0).unwrap();
-    let mut fresh = FakeTodoPage::new();
+    let mut fresh = todo_browser();
     let silent = ScriptedModel::new(vec![]);
     let replay = block_on(run_instruction(
         "r2".into(),
@@ -57,14 +57,14 @@ fn a_saved_run_replays_with_no_model_call() {
     ));
     assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
     assert_eq!(replay.model_calls, 0);
-    assert_eq!(fresh.items, ["buy milk"], "the typing before the failed tap was repeated too");
+    assert_eq!(fresh.page.items, ["buy milk"], "the typing before the failed tap was repeated too");
 }
 
 #[test]
 fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
     use crate::agent::recorder::{record_event, ManualEvent, Picked};
-    let mut page = FakeTodoPage::new();
-    let seen = block_on(page.observe(&Reach::InView)).unwrap().extraction;
+    let mut browser = todo_browser();
+    let seen = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
     let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
     let mut run = Run::new("m".into(), "Recorded steps", 0.0);
     run.url = seen.url.clone();
@@ -80,12 +80,12 @@ fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
         &run.instruction,
         &RunOptions { cache, ..Default::default() },
         &ModelConfig::default(),
-        &mut page,
+        &mut browser,
         &silent,
     ));
     assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
     assert_eq!(replay.model_calls, 0);
-    assert_eq!(page.items, ["buy milk"]);
+    assert_eq!(browser.page.items, ["buy milk"]);
     assert_eq!(
         replay.steps.iter().filter(|s| s.kind == StepKind::Plan).count(),
         3,
@@ -95,12 +95,12 @@ fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
 
 #[test]
 fn a_run_the_person_answered_replays_up_to_the_question() {
-    let mut page = FakeTodoPage::new();
-    page.answers = vec![ask::Answer::Text { text: "eggs".into() }];
+    let mut browser = todo_browser();
+    browser.person.answers = vec![ask::Answer::Text { text: "eggs".into() }];
     let ask = r#"{"thought":"which?","actions":[{"type":"Input","target":1,"value":"x"},{"type":"AskUser","question":"which item?"}],"done":false}"#;
     let model = ScriptedModel::new(vec![Ok(ask), Ok(ENTER)]);
     let run =
-        block_on(run_instruction("r".into(), "add an item", &RunOptions::default(), &config(), &mut page, &model));
+        block_on(run_instruction("r".into(), "add an item", &RunOptions::default(), &config(), &mut browser, &model));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     let Cache(entries) = replay_cache(&run, 1.0).unwrap();
     let [CacheEntry::Plan { rounds, .. }] = entries.as_slice() else { panic!("{entries:?}") };
@@ -111,7 +111,7 @@ fn a_run_the_person_answered_replays_up_to_the_question() {
 
 #[test]
 fn a_task_run_replays_through_its_located_elements() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let task = Task::Tap { locate: "the Load more button".into() };
     let model = ScriptedModel::new(vec![Ok(r#"{"thought":"it is the button","element":2}"#)]);
     let run = block_on(run_task(
@@ -119,14 +119,14 @@ fn a_task_run_replays_through_its_located_elements() {
         &task,
         &RunOptions { use_cache: false, ..Default::default() },
         &config(),
-        &mut page,
+        &mut browser,
         &model,
     ));
     assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
     assert_eq!(run.task, Some(task.clone()));
     let cache = replay_cache(&run, 1.0).unwrap();
     assert_eq!(cache.0.len(), 1);
-    let mut fresh = FakeTodoPage::new();
+    let mut fresh = todo_browser();
     let replay = block_on(run_task(
         "t2".into(),
         &task,
@@ -141,29 +141,29 @@ fn a_task_run_replays_through_its_located_elements() {
 
 #[test]
 fn a_run_that_did_nothing_has_nothing_to_replay() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let model = ScriptedModel::new(vec![Err(ModelError::Http { status: 500, message: "down".into() })]);
-    let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut page, &model));
+    let run = block_on(run_instruction("r".into(), "add", &RunOptions::default(), &config(), &mut browser, &model));
     assert!(matches!(replay_cache(&run, 1.0), Err(TrajectoryError::NothingToReplay(_))));
 }
 
 #[test]
 fn a_loaded_trajectory_keeps_its_images_under_its_own_run() {
-    let mut page = FakeTodoPage::new();
+    let mut browser = todo_browser();
     let run = block_on(run_instruction(
         "r".into(),
         "add a todo 'buy milk'",
         &RunOptions::default(),
         &config(),
-        &mut page,
+        &mut browser,
         &ScriptedModel::new(vec![Ok(ADD_MILK)]),
     ));
-    let images = page.images.iter().enumerate().map(|(n, url)| (format!("img-{n}"), url.clone())).collect();
+    let images = browser.store.images.iter().enumerate().map(|(n, url)| (format!("img-{n}"), url.clone())).collect();
     let mut t = Trajectory { format: FORMAT, run, images };
     t.rekey("r/");
     assert_eq!(Trajectory::references(&t.run), ["r/0", "r/1"]);
     assert_eq!(t.images.keys().collect::<Vec<_>>(), ["r/0", "r/1"]);
-    assert_eq!(t.images["r/0"], page.images[0]);
+    assert_eq!(t.images["r/0"], browser.store.images[0]);
 }
 
 #[test]
