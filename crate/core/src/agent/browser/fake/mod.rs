@@ -182,3 +182,64 @@ impl<P> ClockHost for FakeBrowser<P> {
         self.clock.stop_requested() || self.stop_after_dispatches.is_some_and(|n| self.dispatched.len() >= n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::block_on;
+    use serde_json::json;
+
+    fn press() -> InputCommand {
+        InputCommand {
+            method: "Input.dispatchMouseEvent".into(),
+            params: json!({"type": "mousePressed", "x": 1, "y": 1}),
+        }
+    }
+
+    fn confirm(message: &str) -> PageDialog {
+        serde_json::from_value(json!({"type": "confirm", "message": message})).unwrap()
+    }
+
+    #[test]
+    fn a_click_opens_the_dialog_set_for_it_and_a_settle_the_one_set_for_it_after_its_time() {
+        let mut browser = FakeBrowser::new(FakeTodoPage::default());
+        browser.dialogs.on_click = Some(confirm("clicked"));
+        browser.dialogs.on_settle = Some(confirm("settled"));
+        block_on(browser.dispatch(&[press()])).unwrap();
+        assert_eq!(browser.open_dialog(), Some(confirm("clicked")));
+        block_on(browser.answer_dialog(false, None)).unwrap();
+        assert_eq!((browser.open_dialog(), browser.now_ms()), (None, 0.0));
+        block_on(browser.settle()).unwrap();
+        assert_eq!((browser.open_dialog(), browser.now_ms()), (Some(confirm("settled")), SETTLE_MS));
+        block_on(browser.answer_dialog(true, Some("yes"))).unwrap();
+        assert_eq!(browser.dialogs.answers, [(false, None), (true, Some("yes".into()))]);
+        assert_eq!(browser.dispatched, [press()]);
+    }
+
+    #[test]
+    fn stop_comes_once_enough_input_was_sent_or_when_pressed() {
+        let mut browser = FakeBrowser::new(FakeTodoPage::default());
+        browser.stop_after_dispatches = Some(2);
+        block_on(browser.dispatch(&[press()])).unwrap();
+        assert!(!browser.stop_requested());
+        block_on(browser.choose_files(&[press()], &["/tmp/a.txt".into()])).unwrap();
+        assert!(browser.stop_requested(), "the chooser's click counts as input");
+        assert_eq!(browser.page.uploaded, ["/tmp/a.txt"]);
+        let mut pressed = FakeBrowser::new(NoPage);
+        pressed.clock.stop = true;
+        assert!(pressed.stop_requested());
+    }
+
+    #[test]
+    fn without_a_window_the_tab_seam_answers_as_a_browser_without_tabs_and_with_one_settle_reports_its_tab() {
+        let mut browser = FakeBrowser::new(NoPage);
+        assert!(block_on(browser.go(&Go::Reload)).is_err());
+        assert_eq!(block_on(browser.tabs()).unwrap(), []);
+        browser.tabs =
+            Some(FakeTabs::new(vec![FakeTab::new(4, "Todos", &["https://a.example/", "https://b.example/"], 1)], 4));
+        assert_eq!(block_on(browser.history_target(&Go::Back)).unwrap().as_deref(), Some("https://a.example/"));
+        block_on(browser.go(&Go::Back)).unwrap();
+        assert_eq!(block_on(browser.settle()).unwrap().url, "https://a.example/");
+        assert_eq!(browser.tabs.as_ref().unwrap().went, [Go::Back]);
+    }
+}
