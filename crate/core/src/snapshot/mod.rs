@@ -539,7 +539,7 @@ impl HitTest for NoHitTest {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "fake"))]
 pub(crate) mod test_support {
     use super::*;
 

@@ -1,12 +1,15 @@
 //! The browser side of a run, as narrow seams (Ruffle's backends): the page ([`PageHost`]),
 //! its tabs ([`TabHost`]), its dialogs ([`DialogHost`]), the person ([`PersonHost`]), where
 //! the record is kept ([`StoreHost`]) and the clock with the Stop ([`ClockHost`]). The service
-//! worker implements each in one file of `crate/web/src/host/`.
+//! worker implements each in one file of `crate/web/src/host/`; tests use the fakes in
+//! `fake/`, one per seam.
 //! [`Browser`] is all of them: what the
 //! loop, tasks, flows, replays and agent calls take.
 
 mod clock;
 mod dialogs;
+#[cfg(any(test, feature = "fake"))]
+pub mod fake;
 mod page;
 mod person;
 mod store;

@@ -1,0 +1,157 @@
+use super::*;
+use crate::agent::replay::flow::run_flow;
+use crate::agent::replay::trajectory::replay_cache;
+use crate::export::{recording_of, Op};
+use crate::flow::parse_flow;
+use serde_json::json;
+
+fn input_xpath() -> String {
+    let seen = block_on(todo_browser().observe(&Reach::InView)).unwrap();
+    seen.extraction.elements.iter().find(|e| e.tag == "input").unwrap().xpath.clone()
+}
+
+#[test]
+fn a_flow_runs_its_items_in_order_as_one_run() {
+    let yaml = format!(
+            "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: add a todo\n    flow:\n      - aiInput: the todo box\n        value: buy milk\n        xpath: {:?}\n      - aiKeyboardPress: Enter\n      - sleep: 200\n      - aiQuery: the todo titles\n        name: todos\n",
+            input_xpath()
+        );
+    let flow = parse_flow(&yaml).unwrap();
+    let mut browser = todo_browser();
+    let model = ScriptedModel::new(vec![Ok(r#"{"data":["buy milk"]}"#)]);
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(browser.page.items, ["buy milk"]);
+    assert_eq!(run.model_calls, 1, "the XPath found the box; only the query asked the model");
+    assert_eq!(run.instruction, "add a todo");
+    assert_eq!(run.result, Some(json!({"todos": ["buy milk"]})));
+    let record = run.flow.as_ref().unwrap();
+    let titles: Vec<_> = record.items.iter().map(|i| (i.title.as_str(), i.status)).collect();
+    assert_eq!(
+        titles,
+        [
+            ("aiInput \u{201c}buy milk\u{201d} into \u{201c}the todo box\u{201d}", RunStatus::Succeeded),
+            ("aiKeyboardPress Enter", RunStatus::Succeeded),
+            ("sleep 200 ms", RunStatus::Succeeded),
+            ("aiQuery \u{201c}the todo titles\u{201d}", RunStatus::Succeeded),
+        ]
+    );
+    assert_eq!(run.steps[0].note.as_deref(), Some("by the flow's XPath: no model call"));
+    assert_eq!(record.items.iter().map(|i| i.steps).sum::<usize>(), run.steps.len(), "every step belongs to an item");
+    assert!(browser.clock.now_ms >= 200.0, "the sleep waited");
+
+    // The run exports item by item, and replays with no model call for its actions.
+    let ops: Vec<Op> = recording_of(&run).steps.into_iter().map(|s| s.op).collect();
+    assert!(
+        matches!(
+            ops.as_slice(),
+            [Op::Input { .. }, Op::Key { .. }, Op::Wait { ms: 200 }, Op::Read { kind: "aiQuery", .. }]
+        ),
+        "{ops:?}"
+    );
+    let cache = replay_cache(&run, 1.0).unwrap();
+    assert_eq!(cache.0.len(), 1, "the box it located; the sleep and the query keep nothing");
+}
+
+#[test]
+fn a_flows_dialog_answer_applies_unless_the_run_sets_its_own() {
+    let yaml = format!("web:\n  url: http://127.0.0.1/todo.html\n  dialogs: accept\ntasks:\n  - name: delete\n    flow:\n      - aiTap: the todo box\n        xpath: {:?}\n", input_xpath());
+    let flow = parse_flow(&yaml).unwrap();
+    let confirm = ask::PageDialog {
+        kind: ask::DialogKind::Confirm,
+        message: "Delete?".into(),
+        default_prompt: String::new(),
+        url: String::new(),
+    };
+    let mut browser = todo_browser();
+    browser.dialogs.on_click = Some(confirm.clone());
+    let run = block_on(run_flow(
+        "f".into(),
+        &flow,
+        &RunOptions::default(),
+        &config(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(
+        (browser.person.asked.len(), &browser.dialogs.answers[..]),
+        (0, &[(true, None)][..]),
+        "the file said accept"
+    );
+    // The run's own answer comes first.
+    let mut browser = todo_browser();
+    browser.dialogs.on_click = Some(confirm);
+    let dismiss = RunOptions { dialogs: Some(crate::vocab::tasks::DialogPolicy::Dismiss), ..RunOptions::default() };
+    block_on(run_flow("f".into(), &flow, &dismiss, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(&browser.dialogs.answers[..], &[(false, None)][..]);
+}
+
+#[test]
+fn a_flows_upload_asks_before_anything_is_clicked() {
+    let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: attach\n    flow:\n      - aiTap: the attach button\n        fileChooserAccept: /etc/hostname\n";
+    let flow = parse_flow(yaml).unwrap();
+    let mut browser = todo_browser();
+    browser.person.answers = vec![ask::Answer::Upload { allow: false }];
+    let run = block_on(run_flow(
+        "f".into(),
+        &flow,
+        &RunOptions::default(),
+        &config(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(browser.person.asked, [ask::Question::Upload { paths: vec!["/etc/hostname".into()] }]);
+    assert!(browser.dispatched.is_empty() && browser.page.uploaded.is_empty());
+    assert_eq!(
+        run.flow.unwrap().items[0].error.as_ref().map(|e| e.message.as_str()),
+        Some("you refused the upload of /etc/hostname")
+    );
+    // Even when the caller says its paths are typed, a flow's are the file's.
+    let typed = RunOptions { typed_uploads: true, ..RunOptions::default() };
+    let mut browser = todo_browser();
+    let run = block_on(run_flow("f".into(), &flow, &typed, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(browser.page.uploaded.is_empty());
+}
+
+#[test]
+fn a_stale_xpath_heals_through_the_model_and_a_failure_ends_its_task() {
+    let yaml = "tasks:\n  - name: one\n    continueOnError: true\n    flow:\n      - aiTap: the todo box\n        xpath: /html/body/div[9]\n      - aiAssert: there are 5 todos\n      - sleep: 10\n  - name: two\n    flow:\n      - sleep: 20\n";
+    let flow = parse_flow(yaml).unwrap();
+    let mut browser = todo_browser();
+    let model = ScriptedModel::new(vec![Ok(r#"{"element":1}"#), Ok(r#"{"pass":false,"reason":"there are none"}"#)]);
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(
+        run.error.as_ref().map(|e| e.message.as_str()),
+        Some("aiAssert \u{201c}there are 5 todos\u{201d}: assertion failed: there are none")
+    );
+    let items = &run.flow.as_ref().unwrap().items;
+    assert_eq!(
+        items.iter().map(|i| (i.task, i.step, i.status)).collect::<Vec<_>>(),
+        [(0, 0, RunStatus::Succeeded), (0, 1, RunStatus::Failed), (1, 0, RunStatus::Succeeded)]
+    );
+    assert!(
+        run.steps[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("the flow's XPath matched nothing: found again by its description"),
+        "{:?}",
+        run.steps[0].note
+    );
+    assert_eq!(browser.store.cache.0.len(), 1, "the healed element is kept for the next run");
+
+    // Without continueOnError, the flow ends at the failure.
+    let flow = parse_flow(&yaml.replace("    continueOnError: true\n", "")).unwrap();
+    let model = ScriptedModel::new(vec![Ok(r#"{"pass":false,"reason":"there are none"}"#)]);
+    let cache = browser.store.cache.clone();
+    let mut browser = todo_browser();
+    browser.store.cache = cache;
+    let options = RunOptions { cache: browser.store.cache.clone(), ..RunOptions::default() };
+    let run = block_on(run_flow("g".into(), &flow, &options, &config(), &mut browser, &model));
+    assert_eq!(run.flow.as_ref().unwrap().items.len(), 2);
+    assert_eq!(run.model_calls, 1, "the tap came from the cache");
+}
