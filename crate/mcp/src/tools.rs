@@ -572,3 +572,77 @@ impl ServerHandler for Sightline {
         self.negotiate_initialize(&request)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Sightline;
+    use serde_json::Value;
+    use sightline::vocab::catalog::{by_call_name, Kind};
+
+    /// MCP names an element by number or in words, where the catalog's actions take a number:
+    /// each such pair stands for the catalog's argument.
+    const ELEMENT_NAMES: &[(&str, &str, &str)] =
+        &[("element", "description", "target"), ("from_element", "from", "from"), ("to_element", "to", "to")];
+    /// MCP's own names for a catalog argument.
+    const RENAMED: &[(&str, &str)] = &[("text", "value"), ("to_edge", "to_end")];
+    /// Arguments only MCP's tool takes (its key may go to an element, clicked first).
+    const MCP_ONLY: &[(&str, &str)] = &[("key", "element"), ("key", "description")];
+
+    fn schema_type(schema: &Value) -> Vec<String> {
+        match &schema["type"] {
+            Value::String(t) => vec![t.clone()],
+            Value::Array(ts) => {
+                ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").map(str::to_string).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn catalog_type(kind: Kind) -> &'static str {
+        match kind {
+            Kind::Element | Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Text | Kind::OneOf(_) => "string",
+            Kind::Flag => "boolean",
+            Kind::Files => "array",
+            Kind::Any => "any",
+        }
+    }
+
+    #[test]
+    fn tools_named_like_catalog_actions_take_the_catalogs_arguments() {
+        let tools = Sightline::tool_router().list_all();
+        let mirrored: Vec<_> = tools.iter().filter_map(|t| Some((t, by_call_name(&t.name)?))).collect();
+        let names: Vec<&str> = mirrored.iter().map(|(t, _)| t.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            ["double_click", "drag", "hover", "input", "key", "navigate", "right_click", "scroll", "tap", "upload"]
+        );
+        for (tool, action) in mirrored {
+            let properties =
+                tool.input_schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (name, schema) in &properties {
+                let (catalog_name, mcp_type) = match ELEMENT_NAMES.iter().find(|(n, w, _)| n == name || w == name) {
+                    Some((number, _, stands_for)) if number == name => (*stands_for, schema_type(schema)),
+                    Some((_, _, stands_for)) => (*stands_for, vec!["integer".to_string()]),
+                    None => (
+                        RENAMED.iter().find(|(m, _)| m == name).map_or(name.as_str(), |(_, c)| *c),
+                        schema_type(schema),
+                    ),
+                };
+                if MCP_ONLY.contains(&(action.name, name.as_str())) {
+                    continue;
+                }
+                let param = action.params.iter().find(|p| p.name == catalog_name).unwrap_or_else(|| {
+                    panic!("MCP's {} takes {name}, which the catalog's {} lacks", tool.name, action.name)
+                });
+                let expected = catalog_type(param.kind);
+                assert!(
+                    expected == "any" || mcp_type.iter().any(|t| t == expected),
+                    "{}.{name}: MCP says {mcp_type:?}, the catalog {expected}",
+                    tool.name
+                );
+            }
+        }
+    }
+}

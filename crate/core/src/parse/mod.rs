@@ -17,6 +17,7 @@ pub use json_text::{extract_json_object, strip_thinking};
 pub use plan::{ParseError, Plan};
 
 use crate::vocab::actions::{PlannedAction, ScrollDirection};
+use crate::vocab::catalog;
 use crate::vocab::family::CoordSpace;
 use plan::element_number;
 use serde_json::Value;
@@ -168,14 +169,15 @@ fn plan_of(v: &Value) -> Result<Plan, ParseError> {
     Ok(Plan { thought, actions, done, error, answer })
 }
 
-/// The action types a JSON plan may name, as the prompt lists them.
-const PLAN_ACTIONS: &str = "Tap, DoubleClick, RightClick, Hover, Input, Select, KeyPress, Scroll, ScrollTo, Drag, Upload, Wait, Navigate, Back, Forward, Reload, OpenTab, SwitchTab, CloseTab, Remember or AskUser";
-
 fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
     let kind = v
         .get("type")
         .and_then(Value::as_str)
-        .ok_or_else(|| schema(format!("{at}.type"), format!("missing; expected {PLAN_ACTIONS}")))?;
+        .ok_or_else(|| schema(format!("{at}.type"), format!("missing; expected {}", catalog::plan_types())))?;
+    let unknown =
+        || schema(format!("{at}.type"), format!("unknown action \"{kind}\"; expected {}", catalog::plan_types()));
+    // The catalog's own type for whichever name the plan wrote.
+    let kind = catalog::by_plan_type(kind).and_then(|a| a.plan_type).ok_or_else(unknown)?;
     let number = |name: &str, required: bool| -> Result<Option<u32>, ParseError> {
         let field = format!("{at}.{name}");
         match v.get(name) {
@@ -218,11 +220,11 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
         }
     };
     match kind {
-        "Tap" | "Click" => Ok(PlannedAction::Tap { target: element()? }),
+        "Tap" => Ok(PlannedAction::Tap { target: element()? }),
         "DoubleClick" => Ok(PlannedAction::DoubleClick { target: element()? }),
         "RightClick" => Ok(PlannedAction::RightClick { target: element()? }),
         "Hover" => Ok(PlannedAction::Hover { target: element()? }),
-        "Input" | "Type" => {
+        "Input" => {
             let target = element()?;
             match optional("mode")?.as_deref().map(str::to_ascii_lowercase).as_deref() {
                 None | Some("replace") => Ok(PlannedAction::Input { target, value: string("value")? }),
@@ -235,19 +237,20 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
         }
         "Append" => Ok(PlannedAction::Append { target: element()?, value: string("value")? }),
         "Clear" => Ok(PlannedAction::Clear { target: element()? }),
-        "Select" | "SelectOption" | "Choose" => {
+        "Select" => {
             let option = optional("option")?.or(optional("value")?).unwrap_or_default();
             if option.trim().is_empty() {
                 return Err(schema(format!("{at}.option"), "missing; expected the text of the option to choose"));
             }
             Ok(PlannedAction::Select { target: element()?, option, value: None })
         }
-        "KeyPress" | "KeyboardPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
+        "KeyPress" => Ok(PlannedAction::KeyPress { key: string("key")? }),
         "Scroll" => {
-            let to_end = matches!(
-                optional("to")?.as_deref().map(str::to_ascii_lowercase).as_deref(),
-                Some("end" | "edge" | "bottom" | "top")
-            );
+            let to_end = v.get("to_end").and_then(Value::as_bool).unwrap_or(false)
+                || matches!(
+                    optional("to")?.as_deref().map(str::to_ascii_lowercase).as_deref(),
+                    Some("end" | "edge" | "bottom" | "top")
+                );
             if to_end {
                 return Ok(PlannedAction::ScrollToEdge { target: target(false)?, direction: direction()? });
             }
@@ -258,7 +261,7 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             })
         }
         "ScrollTo" => Ok(PlannedAction::ScrollTo { target: element()? }),
-        "Drag" | "DragAndDrop" => Ok(PlannedAction::Drag {
+        "Drag" => Ok(PlannedAction::Drag {
             from: number("from", true)?.unwrap_or_default(),
             to: number("to", true)?.unwrap_or_default(),
         }),
@@ -275,7 +278,7 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             };
             Ok(PlannedAction::Upload { target: element()?, files })
         }
-        "Wait" | "WaitFor" => match optional("text")? {
+        "Wait" => match optional("text")? {
             Some(text) if !text.trim().is_empty() => Ok(PlannedAction::WaitFor {
                 text,
                 gone: v.get("gone").and_then(Value::as_bool).unwrap_or(false),
@@ -286,17 +289,17 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
                 ms: positive("ms", "milliseconds")?.map_or(1_000, |ms| ms.min(60_000.0) as u32),
             }),
         },
-        "Navigate" | "Goto" | "OpenUrl" => Ok(PlannedAction::Navigate { url: plan::web_address(&string("url")?) }),
-        "Back" | "GoBack" => Ok(PlannedAction::Back),
-        "Forward" | "GoForward" => Ok(PlannedAction::Forward),
+        "Navigate" => Ok(PlannedAction::Navigate { url: plan::web_address(&string("url")?) }),
+        "Back" => Ok(PlannedAction::Back),
+        "Forward" => Ok(PlannedAction::Forward),
         "Reload" => Ok(PlannedAction::Reload),
-        "OpenTab" | "NewTab" => Ok(PlannedAction::OpenTab { url: plan::web_address(&string("url")?) }),
+        "OpenTab" => Ok(PlannedAction::OpenTab { url: plan::web_address(&string("url")?) }),
         "SwitchTab" => match v.get("tab").and_then(Value::as_i64) {
             Some(tab) => Ok(PlannedAction::SwitchTab { tab }),
             None => Err(schema(format!("{at}.tab"), "missing; expected a tab id from the list of open tabs")),
         },
         "CloseTab" => Ok(PlannedAction::CloseTab),
-        "Remember" | "Note" => {
+        "Remember" => {
             let note = optional("note")?.unwrap_or_default();
             let data = v.get("data").filter(|d| !d.is_null()).cloned();
             if note.trim().is_empty() && data.is_none() {
@@ -304,8 +307,8 @@ fn parse_action(v: &Value, at: &str) -> Result<PlannedAction, ParseError> {
             }
             Ok(PlannedAction::Remember { note, data })
         }
-        "AskUser" | "Ask" => Ok(PlannedAction::AskUser { question: string("question")? }),
-        other => Err(schema(format!("{at}.type"), format!("unknown action \"{other}\"; expected {PLAN_ACTIONS}"))),
+        "AskUser" => Ok(PlannedAction::AskUser { question: string("question")? }),
+        _ => Err(unknown()),
     }
 }
 

@@ -13,6 +13,7 @@ use super::repair::repair_json;
 use super::{extract_json_object, ParseError, Plan};
 use crate::vision::ImageMapping;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::catalog;
 use crate::vocab::family::{CoordSpace, MAI_RANGE};
 use serde_json::Value;
 
@@ -99,6 +100,9 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         None => call.clone(),
     };
     let action = args.get("action").and_then(Value::as_str).unwrap_or(name).to_ascii_lowercase();
+    // The catalog's name for it; MAI-UI's own actions (swipe, system_button, answer) and tools
+    // passed through keep theirs.
+    let named = catalog::by_call_name(&action).map_or(action.as_str(), |a| a.name);
     let text =
         |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).unwrap_or_default().to_string();
     let at = |keys: &[&str]| point(&args, keys, space, mapping, "arguments");
@@ -137,12 +141,12 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
     };
     // Element-numbered calls (the function-calling family reads the element list).
     if let Some(target) = args.get("target").and_then(element_number) {
-        let act = match action.as_str() {
-            "click" | "tap" | "left_click" => PlannedAction::Tap { target },
-            "double_click" | "doubleclick" | "left_double" => PlannedAction::DoubleClick { target },
-            "right_click" | "rightclick" | "right_single" | "context_click" => PlannedAction::RightClick { target },
-            "hover" | "mouse_move" => PlannedAction::Hover { target },
-            "type" | "input" => {
+        let act = match named {
+            "tap" => PlannedAction::Tap { target },
+            "double_click" => PlannedAction::DoubleClick { target },
+            "right_click" => PlannedAction::RightClick { target },
+            "hover" => PlannedAction::Hover { target },
+            "input" => {
                 let value = text(&["value", "text", "content"]);
                 match text(&["mode"]).to_ascii_lowercase().as_str() {
                     "" | "replace" => PlannedAction::Input { target, value },
@@ -155,17 +159,17 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             }
             "append" => PlannedAction::Append { target, value: text(&["value", "text", "content"]) },
             "clear" => PlannedAction::Clear { target },
-            "select" | "select_option" | "choose" => PlannedAction::Select { target, option: option()?, value: None },
+            "select_option" => PlannedAction::Select { target, option: option()?, value: None },
             "scroll" if to_end => PlannedAction::ScrollToEdge { target: Some(target), direction: direction(false)? },
             "scroll" => PlannedAction::Scroll {
                 target: Some(target),
                 direction: direction(false)?,
                 distance: args.get("distance").and_then(Value::as_f64).filter(|d| *d > 0.0 && d.is_finite()),
             },
-            "scroll_to" | "scroll_into_view" => PlannedAction::ScrollTo { target },
-            "upload" | "upload_files" => PlannedAction::Upload { target, files: files()? },
+            "scroll_to" => PlannedAction::ScrollTo { target },
+            "upload" => PlannedAction::Upload { target, files: files()? },
             // A key pressed in an element: focus it with a tap first.
-            "key" | "press" | "keypress" => {
+            "key" => {
                 plan.actions.push(PlannedAction::Tap { target });
                 PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) }
             }
@@ -182,7 +186,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
     // A drag between two numbered elements.
     if let (Some(from), Some(to)) = (args.get("from").and_then(element_number), args.get("to").and_then(element_number))
     {
-        if matches!(action.as_str(), "drag" | "drag_and_drop" | "left_click_drag") {
+        if named == "drag" {
             plan.actions.push(PlannedAction::Drag { from, to });
             return Ok(());
         }
@@ -194,35 +198,35 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         }
         Ok(web_address(&u))
     };
-    let act = match action.as_str() {
-        "click" | "tap" | "left_click" | "long_press" => {
+    let act = match named {
+        "tap" => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }
         }
-        "double_click" | "left_double" => {
+        "double_click" => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 2 }
         }
-        "right_click" | "right_single" => {
+        "right_click" => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Right, clicks: 1 }
         }
-        "hover" | "mouse_move" => {
+        "hover" => {
             let (x, y) = need(POINT)?;
             PlannedAction::HoverAt { x, y }
         }
-        "type" | "input" | "type_text" => {
+        "input" => {
             // Typed at a point: into the field there, which a tap focuses first.
             if let Some((x, y)) = at(POINT)? {
                 plan.actions.push(PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 });
             }
             typed(&text(&["text", "content", "value"]))
         }
-        "select" | "select_option" | "choose" => {
+        "select_option" => {
             let (x, y) = need(POINT)?;
             PlannedAction::SelectAt { x, y, option: option()? }
         }
-        "drag" | "left_click_drag" => PlannedAction::DragAt {
+        "drag" => PlannedAction::DragAt {
             from: need(&["start_coordinate", "start_box", "from"])?,
             to: need(&["end_coordinate", "end_box", "to"])?,
         },
@@ -242,9 +246,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 }
             }
         }
-        "key" | "hotkey" | "press" | "keypress" | "keyboardpress" => {
-            PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) }
-        }
+        "key" => PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) },
         "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
             "back" => PlannedAction::Back,
@@ -273,17 +275,17 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                     .map_or(super::ui_tars::WAIT_MS, |ms| ms.min(60_000.0) as u32),
             },
         },
-        "navigate" | "goto" | "open_url" | "open" | "open_app" => PlannedAction::Navigate { url: url()? },
-        "back" | "go_back" => PlannedAction::Back,
-        "forward" | "go_forward" => PlannedAction::Forward,
-        "reload" | "refresh" => PlannedAction::Reload,
-        "open_tab" | "new_tab" => PlannedAction::OpenTab { url: url()? },
+        "navigate" => PlannedAction::Navigate { url: url()? },
+        "back" => PlannedAction::Back,
+        "forward" => PlannedAction::Forward,
+        "reload" => PlannedAction::Reload,
+        "open_tab" => PlannedAction::OpenTab { url: url()? },
         "switch_tab" => match args.get("tab").and_then(|t| t.as_i64().or_else(|| t.as_str()?.trim().parse().ok())) {
             Some(tab) => PlannedAction::SwitchTab { tab },
             None => return Err(schema("arguments.tab", "missing; expected a tab id from the list of open tabs")),
         },
         "close_tab" => PlannedAction::CloseTab,
-        "remember" | "note" => {
+        "remember" => {
             let note = text(&["note", "text"]);
             let data = args.get("data").filter(|d| !d.is_null()).cloned();
             if note.trim().is_empty() && data.is_none() {
@@ -291,7 +293,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             }
             PlannedAction::Remember { note, data }
         }
-        "terminate" | "finished" | "done" => {
+        "finished" => {
             plan.done = true;
             if text(&["status"]).eq_ignore_ascii_case("fail") {
                 plan.error = Some("the model gave up on the task".into());
@@ -309,7 +311,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             plan.answer = Some(answer);
             return Ok(());
         }
-        "ask_user" | "call_user" => PlannedAction::AskUser { question: text(&["question", "text", "content"]) },
+        "ask_user" => PlannedAction::AskUser { question: text(&["question", "text", "content"]) },
         "" => return Err(schema("name", "the call names no action")),
         _ => {
             // MCP-style tools (`mcp_call`, or any other name) pass through by name.

@@ -23,25 +23,8 @@ Answer with exactly one JSON object and no other text:
 Where an action needs an element ("target", "from", "to"), describe it so that it can be found on the screenshot alone: its visible text or label, the kind of control, and where it is when that tells it apart from others, e.g. "the Search button right of the search box".
 NUMBERS
 
-Actions (E is an element as described above):
-  {"type": "Tap", "target": E}                    click it
-  {"type": "DoubleClick", "target": E}            double-click it
-  {"type": "RightClick", "target": E}             right-click it (its context menu)
-  {"type": "Hover", "target": E}                  move the pointer over it (menus that open on hover)
-  {"type": "Input", "target": E, "value": "text", "mode": "replace"|"append"|"clear"}  type into the field: replace its content (the default), add to it, or empty it
-  {"type": "Select", "target": E, "option": "text"}  choose the option with this text in a select or list box
-  {"type": "KeyPress", "key": "Enter"}            press a key or combination such as "Control+A"
-  {"type": "Scroll", "target": E or null, "direction": "down"|"up"|"left"|"right", "distance": pixels or null, "to": "end" or null}  the page, or an element; "to": "end" scrolls until it stops
-  {"type": "Drag", "from": E, "to": E}            drag one element onto another
-  {"type": "Upload", "target": E, "files": ["/full/path"]}  choose files with a file field (or the button that opens one); only paths the person gave
-  {"type": "Wait", "ms": 1000} or {"type": "Wait", "text": "...", "gone": false, "timeout": 10000}  wait a while, or until the page shows (or no longer shows) a text
-  {"type": "Navigate", "url": "https://..."}       open an address in this tab
-  {"type": "Back"} / {"type": "Forward"} / {"type": "Reload"}  the tab's history
-  {"type": "OpenTab", "url": "https://..."}        open an address in a new tab and go on there
-  {"type": "SwitchTab", "tab": id}                go on in another open tab (ids in the list of open tabs)
-  {"type": "CloseTab"}                            close this tab and go back to the one before
-  {"type": "Remember", "note": "...", "data": any JSON or null}  keep a note or data you read, for later steps
-  {"type": "AskUser", "question": "..."}           only when the person alone can decide (a choice, a password); put it last
+Actions (N and M are elements as described above):
+ACTION_LIST
 
 Rules:
 - Describe only elements in view; to reach more of the page, Scroll and you will see the new view next.
@@ -59,7 +42,9 @@ const WORDS_ONLY: &str =
 /// The planning model's system prompt. `numbers`: the acting model reads the element list
 /// (its family names elements by number), so the planner may name elements by number too.
 pub fn planner_system_prompt(numbers: bool) -> String {
-    let prompt = PLANNER_PROMPT.replace("NUMBERS", if numbers { NUMBERS_TOO } else { WORDS_ONLY });
+    let prompt = PLANNER_PROMPT
+        .replace("NUMBERS", if numbers { NUMBERS_TOO } else { WORDS_ONLY })
+        .replace("ACTION_LIST", &crate::vocab::catalog::plan_grammar());
     format!("{prompt}{}", memo_rules(Protocol::JsonPlan))
 }
 

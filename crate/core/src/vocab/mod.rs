@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod address;
+pub mod catalog;
 pub mod family;
 #[cfg(test)]
 mod fixtures;
