@@ -41,6 +41,10 @@ fn property(p: &Param) -> Value {
         Kind::OneOf(names) => json!({ "type": "string", "enum": names }),
         Kind::Any => json!({}),
     };
-    schema["description"] = Value::from(p.description);
+    // The tools go with every request: a description only where the name and type leave the
+    // meaning open (which number an element is, a number's unit); the tool's own line says the rest.
+    if matches!(p.kind, Kind::Element | Kind::Integer | Kind::Number) {
+        schema["description"] = Value::from(p.description);
+    }
     schema
 }
