@@ -734,6 +734,8 @@ chrome.runtime.onMessage.addListener((message) => {
     return;
   }
   if (message?.type !== 'sightline/run-update') return;
+  // While the runs are read, the read may predate these changes: they are applied again after it.
+  if (reading) reading.meanwhile.push(message.changes);
   const run = applyChanges(message.changes);
   if (!run) {
     // Changes to steps this panel never had (it opened mid-run, or missed one): read the runs again.
@@ -780,8 +782,18 @@ function translatePanel() {
 }
 
 /** Reloads the runs from the worker: at start, and after the worker was stopped and restarted. */
+let reading = null; // the runs' read under way: {done, meanwhile (changes that came during it)}
 async function loadRuns() {
-  ({ runs } = await send('runs'));
+  if (reading) return reading.done; // one read at a time: the changes meanwhile are applied after it
+  reading = { meanwhile: [] };
+  reading.done = send('runs').then((answer) => {
+    ({ runs } = answer);
+    for (const changes of reading.meanwhile) {
+      const run = applyChanges(changes);
+      if (run) upsert(run);
+    }
+  }).finally(() => { reading = null; });
+  await reading.done;
   if (!runs.some((r) => r.id === shownRunId)) shownRunId = null;
   // The latest run on this tab, still live if it is running.
   shownRunId ??= runs.find((r) => r.tabId === targetTabId)?.id ?? null;
