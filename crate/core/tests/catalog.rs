@@ -143,6 +143,9 @@ fn arms(source: &str, scrutinee: &str) -> BTreeSet<String> {
             if !line.trim().is_empty() && indent(line) < arm_indent {
                 break;
             }
+            // An or-pattern wrapped onto a line of its own would hide its names from this read.
+            let wrapped = indent(line) == arm_indent && line.trim_start().starts_with("| ");
+            assert!(!wrapped, "a wrapped `match {scrutinee}` arm: {line:?}");
             if indent(line) != arm_indent || !line.trim_start().starts_with('"') {
                 continue;
             }

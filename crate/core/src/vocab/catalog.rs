@@ -220,7 +220,7 @@ pub const ACTIONS: &[Action] = &[
         plan_aliases: &[],
         params: &[
             param("direction", Kind::OneOf(&["down", "up", "left", "right"]), true, "which way", "\"down\""),
-            param("target", Kind::Element, false, "the element to scroll; the page when left out", "N"),
+            param("target", Kind::Element, false, "the element to scroll; the page when left out", "N|null"),
             param("distance", Kind::Number, false, "pixels; one screen when left out", "pixels"),
             param("to_end", Kind::Flag, false, "scroll until it stops", "false"),
         ],
@@ -277,7 +277,7 @@ pub const ACTIONS: &[Action] = &[
             param("timeout", Kind::Integer, false, "the longest wait for the text, in milliseconds", "10000"),
         ],
         description: "Wait a while (ms), or until the page shows a text (or, with gone, no longer shows it).",
-        gloss: "a while, or until the page shows (or stops showing) a text",
+        gloss: "either ms alone, or until the page shows text (gone: stops showing it)",
         shares_line: false,
         offered: true,
         example: r#"{"ms": 1000}"#,
