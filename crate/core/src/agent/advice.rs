@@ -29,6 +29,7 @@ pub const ADVISED: &[&str] = &[
     "run_interrupted",
     "module_load",
     "flow_invalid",
+    "replay_element_lost",
 ];
 
 /// Codes whose message says what to change already: no advice after it.

@@ -83,6 +83,12 @@ pub enum RunError {
     ElementUnreachable {
         element: String,
     },
+    /// A replay with no model to ask found step `step`'s element neither at its XPaths nor by
+    /// its locators.
+    ReplayLost {
+        step: usize,
+        element: String,
+    },
     UploadRefused {
         files: String,
     },
@@ -218,6 +224,7 @@ impl RunError {
             RunError::UnknownElementNumber { .. } => "element_number_unknown",
             RunError::ElementVanished { .. } => "element_vanished",
             RunError::ElementUnreachable { .. } => "element_unreachable",
+            RunError::ReplayLost { .. } => "replay_element_lost",
             RunError::UploadRefused { .. } => "upload_refused",
             RunError::UploadOutsideFolder { .. } => "upload_outside_folder",
             RunError::UploadNeedsAllow { .. } => "upload_needs_allow",
@@ -308,6 +315,7 @@ impl RunError {
             RunError::ElementVanished { element } | RunError::ElementUnreachable { element } => {
                 say(&[("element", element)])
             }
+            RunError::ReplayLost { step, element } => say(&[("step", step), ("element", element)]),
             RunError::UploadRefused { files } | RunError::UploadNeedsAllow { files } => say(&[("files", files)]),
             RunError::UploadOutsideFolder { files, folder } => say(&[("files", files), ("folder", folder)]),
             RunError::FlowItem { title, error } => say(&[("title", title), ("detail", &error.message(lang))]),
@@ -642,6 +650,7 @@ mod tests {
             RunError::Guard(GuardError::TabOutsideAllowedSites { allowed: "example.com".into() }),
             RunError::Guard(GuardError::HistoryOutsideAllowedSites { allowed: "example.com".into() }),
             RunError::NotTheAgents { run: "r-1".into() },
+            RunError::ReplayLost { step: 3, element: "checkbox #5".into() },
         ]
     }
 
@@ -727,6 +736,7 @@ mod tests {
         "tab_not_allowed",
         "history_not_allowed",
         "run_not_agents",
+        "replay_element_lost",
     ];
 
     #[test]

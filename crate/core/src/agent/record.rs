@@ -92,6 +92,7 @@ impl TargetInfo {
             xpath_text: self.xpath_text.clone(),
             tag: self.tag.clone(),
             summary: self.summary.clone(),
+            locators: self.locators.clone().map(Box::new),
         }
     }
 }

@@ -455,6 +455,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
     /// The round's plan: replayed from the cache while every target resolves, else the model's.
     async fn next_plan(&mut self, round: u32) -> Result<PlanRound, RunError> {
         let from_cache = if self.work.replaying { self.replay(round as usize).await? } else { None };
+        let missed = self.work.replaying && from_cache.is_none() && self.work.cached.len() > round as usize;
+        if missed && self.config.validate().is_err() {
+            // No model to take over where the page changed: say which step lost its element,
+            // rather than that no model is set up.
+            return Err(self.replay_lost(round as usize));
+        }
         self.work.replaying = from_cache.is_some();
         match from_cache {
             Some(((actions, moved), done)) => {
@@ -497,6 +503,17 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         self.show();
         let cached = &self.work.cached[round];
         Ok(replay_round(cached, &self.work.observation.extraction).map(|a| (a, cached.done)))
+    }
+
+    /// Why cached round `round` cannot run: the first of its targets the page no longer has.
+    fn replay_lost(&self, round: usize) -> RunError {
+        let page = &self.work.observation.extraction;
+        let keys =
+            self.work.cached.get(round).into_iter().flat_map(|r| r.actions.iter().filter_map(|a| a.target.as_ref()));
+        let mut keys = keys.peekable();
+        let first = keys.peek().map(|key| key.summary.clone()).unwrap_or_default();
+        let lost = keys.find(|key| key.resolve(page).is_none()).map_or(first, |key| key.summary.clone());
+        RunError::ReplayLost { step: round + 1, element: lost }
     }
 
     /// Asks the model for the next round's plan.

@@ -453,13 +453,15 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             // Recorded by what it is, not its number: exports and replays find it by these words.
             let words = element.summary();
             let note = self.run.language.say("note.by_number", &[]);
-            let found = self.found_without_model(element, &words, &obs, &label, note);
+            let found = self.found_without_model(element, &words, &obs, &label, note).await;
             return self.in_view(found, obs).await;
         }
         let hint = self.work.hint.take();
         let obs = self.seek_if_named_off_view(what, hint.as_deref(), obs).await?;
-        if let Some(found) = hint.as_deref().and_then(|xpath| self.locate_by_xpath(xpath, what, &obs, &label)) {
-            return self.in_view(found, obs).await;
+        if let Some(xpath) = hint.as_deref() {
+            if let Some(found) = self.locate_by_xpath(xpath, what, &obs, &label).await {
+                return self.in_view(found, obs).await;
+            }
         }
         let located = self.find(what, obs, &label).await;
         if hint.is_some() && located.is_ok() {
@@ -500,7 +502,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
     }
 
     /// The element at the XPath a flow file gives, taken as it is (as Midscene does): no model call.
-    fn locate_by_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+    async fn locate_by_xpath(&mut self, xpath: &str, what: &str, obs: &Observation, label: &str) -> Option<Found> {
         let element = obs
             .extraction
             .elements
@@ -508,15 +510,17 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             .find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?
             .clone();
         let note = self.run.language.say("note.flow_xpath", &[]);
-        Some(self.found_without_model(element, what, obs, label, note))
+        Some(self.found_without_model(element, what, obs, label, note).await)
     }
 }
 
 impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
-    /// Records a locate step answered without the model (a file's XPath, the cache).
-    fn found_without_model(
+    /// Records a locate step answered without the model (a file's XPath, the cache), with the
+    /// element's locators read in the page as a model's find records them: exports of a
+    /// replayed flow write `getBy…` locators, and a later replay can find it by them.
+    async fn found_without_model(
         &mut self,
-        element: Element,
+        mut element: Element,
         what: &str,
         obs: &Observation,
         label: &str,
@@ -525,9 +529,10 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         let point = element_point(&element, &obs.extraction).unwrap_or_default();
         let now = self.browser.now_ms();
         let screenshot = self.screenshot(obs);
+        let target = self.read_target(&mut element).await;
         self.push(Step {
             action: label.to_string(),
-            target: Some(TargetInfo::of(&element)),
+            target: Some(target),
             note: Some(note),
             cached: true,
             locate: Some(what.to_string()),
@@ -554,7 +559,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         label: &str,
     ) -> Result<(Found, Observation), RunError> {
         let label = label.to_string();
-        if let Some(found) = self.locate_from_cache(what, &obs, &label) {
+        if let Some(found) = self.locate_from_cache(what, &obs, &label).await {
             return self.in_view(found, obs).await;
         }
         // A model reading the element list is shown elements out of view too (a locate's reading).
@@ -616,7 +621,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
     }
 
     /// The element an earlier run located for this description, if it still matches.
-    fn locate_from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
+    async fn locate_from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
         if !self.options.use_cache {
             return None;
         }
@@ -627,7 +632,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             self.keep(what, &element, obs); // heal: it is found where it is now
         }
         let note = self.run.language.say(if moved { "note.from_cache_element_moved" } else { "note.from_cache" }, &[]);
-        Some(self.found_without_model(element, what, obs, label, note))
+        Some(self.found_without_model(element, what, obs, label, note).await)
     }
 
     /// The located element as its step records it, read in the page (its locators, and the

@@ -175,8 +175,11 @@ mod tests {
         assert!(in_view.in_view_only);
         assert_eq!(in_view.description.lines().count(), 3, "an in-view read counts nothing off screen");
 
-        let far_text =
-            crate::describe::Sought { xpaths: vec![], tag: Some("p".into()), summary: Some("p \"farther\"".into()) };
+        let far_text = crate::describe::Sought {
+            tag: Some("p".into()),
+            summary: Some("p \"farther\"".into()),
+            ..Default::default()
+        };
         let seeking = DescribeOptions { viewport_only: true, sought: vec![far_text], ..Default::default() };
         assert!(!seeking.skips_beyond_view(), "the whole page is walked for what is sought");
         let kept: Vec<_> = describe(&b.snap, &seeking).elements.into_iter().map(|e| e.content).collect();

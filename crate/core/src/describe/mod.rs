@@ -5,6 +5,7 @@
 //! background containers, plus anchors. Elements off-screen are kept and marked, so the
 //! description can say how much of the page lies above and below.
 
+pub mod by_locators;
 mod classify;
 mod columns;
 mod compact;
@@ -106,8 +107,8 @@ pub enum Format {
 }
 
 /// An element a step looks for beyond the view (`DescribeOptions::sought`): at one of its
-/// XPaths (`[1]` steps written or left out, either form), or by its tag and summary
-/// (`Element::summary`).
+/// XPaths (`[1]` steps written or left out, either form), by its tag and summary
+/// (`Element::summary`), or by what its recorded locators could name (`by_locators::may_be`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Sought {
@@ -117,12 +118,15 @@ pub struct Sought {
     pub tag: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locators: Option<locators::Locators>,
 }
 
 impl Sought {
     pub fn matches(&self, e: &Element) -> bool {
         self.xpaths.iter().any(|x| xpath::same_xpath(&e.xpath, x) || e.xpath_text.as_deref() == Some(x))
             || matches!((&self.tag, &self.summary), (Some(t), Some(s)) if e.tag == *t && e.summary() == *s)
+            || self.locators.as_ref().is_some_and(|l| by_locators::may_be(l, e))
     }
 }
 

@@ -20,6 +20,11 @@ pub struct ElementKey {
     pub tag: String,
     /// `Element::summary()`: tag, label and kind in a line; what the person would recognise.
     pub summary: String,
+    /// How test tools find it by what a person sees, where the step recorded that: what finds
+    /// it when neither XPath nor the fingerprint does (a row inserted above, its text edited).
+    /// (Boxed: most keys have none, and cache entries are many.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locators: Option<Box<crate::describe::locators::Locators>>,
 }
 
 impl ElementKey {
@@ -29,6 +34,7 @@ impl ElementKey {
             xpath_text: e.xpath_text.clone(),
             tag: e.tag.clone(),
             summary: e.summary(),
+            locators: None,
         }
     }
 
@@ -39,6 +45,7 @@ impl ElementKey {
             xpaths: std::iter::once(self.xpath.clone()).chain(self.xpath_text.clone()).collect(),
             tag: Some(self.tag.clone()),
             summary: Some(self.summary.clone()),
+            locators: self.locators.as_deref().cloned(),
         }
     }
 
@@ -58,7 +65,11 @@ impl ElementKey {
         let mut same = page.elements.iter().filter(|e| self.matches(e));
         match (same.next(), same.next()) {
             (Some(e), None) => Some((e, true)),
-            _ => None, // gone, or ambiguous: ask the model
+            // Gone, or ambiguous: by what a person sees of it, else ask the model.
+            _ => {
+                let locators = self.locators.as_ref()?;
+                crate::describe::by_locators::find(locators, &page.elements).map(|e| (e, true))
+            }
         }
     }
 }

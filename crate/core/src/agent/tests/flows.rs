@@ -116,6 +116,42 @@ fn a_flows_upload_asks_before_anything_is_clicked() {
     assert!(browser.page.uploaded.is_empty());
 }
 
+/// A flow's XPath finds the element with no model call, and its locators are still read, so
+/// the run's Playwright export names it as a person sees it instead of by its path.
+#[test]
+fn an_element_found_by_the_flows_xpath_keeps_its_locators_for_the_exports() {
+    use crate::describe::locators::LocatorData;
+    let yaml = format!(
+        "tasks:\n  - name: add\n    flow:\n      - aiInput: the todo box\n        value: buy milk\n        xpath: {:?}\n",
+        input_xpath()
+    );
+    let mut browser = todo_browser();
+    browser.page.locator_data = Some(LocatorData {
+        role: Some("textbox".into()),
+        name: Some("What needs to be done?".into()),
+        role_names: vec!["What needs to be done?".into()],
+        role_index: Some(0),
+        ..Default::default()
+    });
+    let flow = parse_flow(&yaml).unwrap();
+    let run = block_on(run_flow(
+        "f".into(),
+        &flow,
+        &RunOptions::default(),
+        &config(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!((run.status, run.model_calls), (RunStatus::Succeeded, 0), "{:?}", run.error);
+    assert!(run.steps[0].target.as_ref().unwrap().locators.is_some(), "locators read for the XPath's element");
+    let spec = crate::export::to_playwright(&recording_of(&run), crate::vocab::geometry::WindowSize::default());
+    assert!(
+        spec.contains("page.getByRole('textbox', { name: 'What needs to be done?' }).fill(\"buy milk\")"),
+        "{spec}"
+    );
+    assert!(!spec.contains("xpath="), "{spec}");
+}
+
 #[test]
 fn a_stale_xpath_heals_through_the_model_and_a_failure_ends_its_task() {
     let yaml = "tasks:\n  - name: one\n    continueOnError: true\n    flow:\n      - aiTap: the todo box\n        xpath: /html/body/div[9]\n      - aiAssert: there are 5 todos\n      - sleep: 10\n  - name: two\n    flow:\n      - sleep: 20\n";

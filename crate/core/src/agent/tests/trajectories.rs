@@ -93,6 +93,62 @@ fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
     );
 }
 
+/// The todo page's input recorded by hand (tap, type, Enter), its XPath and fingerprint made
+/// stale as a changed page makes them, with `locators` as the step recorded them.
+fn recorded_with_stale_paths(locators: Option<crate::describe::locators::Locators>) -> (TodoBrowser, Run) {
+    use crate::agent::recorder::{record_event, ManualEvent, Picked};
+    let mut browser = todo_browser();
+    let seen = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
+    let mut info = TargetInfo::of(&seen.elements[0]);
+    info.xpath = "/html[1]/body[1]/div[3]/input[1]".into();
+    info.summary = "input \"New todo\"".into();
+    info.locators = locators;
+    let picked = Some(Picked { info, sensitive: false, field: String::new() });
+    let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+    run.url = seen.url.clone();
+    run.status = RunStatus::Succeeded;
+    record_event(&mut run, ManualEvent::Tap { target: picked.clone() }, 1.0);
+    record_event(&mut run, ManualEvent::Input { target: picked, value: "buy milk".into() }, 2.0);
+    record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 3.0);
+    (browser, run)
+}
+
+#[test]
+fn with_no_model_a_recorded_element_whose_paths_went_stale_is_found_by_its_locators() {
+    use crate::describe::locators::{Locators, Named};
+    let placeholder = Named { text: "What needs to be done?".into(), cut: false, exact: false, nth: None };
+    let locators = Locators { placeholder: Some(placeholder), ..Default::default() };
+    let (mut browser, run) = recorded_with_stale_paths(Some(locators));
+    let replay = block_on(run_instruction(
+        "r".into(),
+        &run.instruction,
+        &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
+        &ModelConfig::default(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
+    assert_eq!((replay.model_calls, browser.page.items.clone()), (0, vec!["buy milk".to_string()]));
+}
+
+#[test]
+fn with_no_model_a_replay_whose_element_is_lost_says_which_step() {
+    let (mut browser, run) = recorded_with_stale_paths(None);
+    let replay = block_on(run_instruction(
+        "r".into(),
+        &run.instruction,
+        &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
+        &ModelConfig::default(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(replay.status, RunStatus::Failed);
+    let error = replay.error.expect("the failure is recorded");
+    assert_eq!(error.code, "replay_element_lost", "not model_settings: {error:?}");
+    assert!(error.message.starts_with("step 1: input \"New todo\" is not on the page any more"), "{}", error.message);
+    assert!(browser.page.items.is_empty(), "nothing typed into a field it could not verify");
+}
+
 #[test]
 fn a_run_the_person_answered_replays_up_to_the_question() {
     let mut browser = todo_browser();

@@ -1,0 +1,217 @@
+//! Finding a recorded element again by its [`Locators`] (what a person sees of it) among the
+//! elements of a reading, for a replay whose XPaths no longer match and which has no model to
+//! ask: the page changed around the element (a row inserted above, a label edited), not the
+//! element itself.
+//!
+//! The role and name were Chrome's when the step was recorded; here they are worked out from
+//! what a reading keeps of an element (tag, `type`, `role`, `aria-label`, its text), which is
+//! Chrome's answer in the common cases `getByRole` is written for. A locator is used only where
+//! it picks one element: alone among those it matches, or by its recorded position (`nth`).
+
+use super::locators::{Locators, Named};
+use super::{Element, ElementKind};
+
+/// The ARIA role of `e` as far as its tag, `type` and `role` attribute tell.
+pub fn role_of(e: &Element) -> Option<&str> {
+    if let Some(role) = e.attr("role").and_then(|r| r.split_whitespace().next()) {
+        return Some(role);
+    }
+    if e.kind == ElementKind::Text {
+        // A text is its holder's words, not a control of its own.
+        return None;
+    }
+    let input_type = e.attr("type").map(str::to_ascii_lowercase);
+    Some(match e.tag.as_str() {
+        "button" => "button",
+        "a" if e.attr("href").is_some() => "link",
+        "select" => "combobox",
+        "textarea" => "textbox",
+        "img" => "img",
+        "li" => "listitem",
+        "option" => "option",
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
+        "input" => match input_type.as_deref().unwrap_or("text") {
+            "checkbox" => "checkbox",
+            "radio" => "radio",
+            "button" | "submit" | "reset" | "image" => "button",
+            "range" => "slider",
+            "number" => "spinbutton",
+            "search" => "searchbox",
+            "hidden" | "file" | "color" | "date" | "datetime-local" | "month" | "time" | "week" => return None,
+            _ => "textbox",
+        },
+        _ => return None,
+    })
+}
+
+/// The words that name `e` for a person: its `aria-label`, else its text (an image's
+/// alternative text), else the attributes a field is named by.
+fn name_of(e: &Element) -> String {
+    let attr = |k: &str| e.attr(k).map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+    let text = (e.kind != ElementKind::FormItem).then(|| e.content.trim().to_string()).filter(|c| !c.is_empty());
+    attr("aria-label")
+        .or(text)
+        .or_else(|| attr("alt"))
+        .or_else(|| attr("title"))
+        .or_else(|| attr("placeholder"))
+        .map(|n| normalize(&n))
+        .unwrap_or_default()
+}
+
+fn normalize(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `words` answer to `named` as Playwright matches a name or text: a case-insensitive
+/// substring, or the whole text where it was recorded `exact`.
+fn answers(words: &str, named: &Named) -> bool {
+    let sought = normalize(&named.text);
+    if sought.is_empty() {
+        return words.is_empty();
+    }
+    match named.exact {
+        true => words == sought,
+        false => words.to_lowercase().contains(&sought.to_lowercase()),
+    }
+}
+
+/// The one element of `candidates` that `named` picks: by its recorded position, else the only one.
+fn pick<'a>(named: &Named, mut candidates: Vec<&'a Element>) -> Option<&'a Element> {
+    match named.nth {
+        Some(n) => candidates.into_iter().nth(n as usize),
+        None if candidates.len() == 1 => candidates.pop(),
+        None => None,
+    }
+}
+
+/// Whether `e` could be what `locators` name by any one of them (what a reading of the page
+/// keeps beyond the view while looking for it).
+pub fn may_be(locators: &Locators, e: &Element) -> bool {
+    let by_role =
+        locators.role.as_ref().is_some_and(|r| role_of(e) == Some(r.role.as_str()) && answers(&name_of(e), &r.name));
+    let by_attr = |named: &Option<Named>, key: &str| {
+        named.as_ref().is_some_and(|n| e.attr(key).is_some_and(|v| answers(&normalize(v), n)))
+    };
+    let by_label = locators.label.as_ref().is_some_and(|n| answers(&name_of(e), n));
+    let by_text = locators.text.as_ref().is_some_and(|n| answers(&normalize(&e.content), n));
+    by_role || by_label || by_attr(&locators.placeholder, "placeholder") || by_text
+}
+
+/// The element `locators` name among `elements` (document order), trying them as exports
+/// write them: role and name, label, placeholder, text.
+pub fn find<'a>(locators: &Locators, elements: &'a [Element]) -> Option<&'a Element> {
+    let all = || elements.iter();
+    let by_role = locators.role.as_ref().and_then(|r| {
+        pick(&r.name, all().filter(|e| role_of(e) == Some(r.role.as_str()) && answers(&name_of(e), &r.name)).collect())
+    });
+    let by_label = || {
+        let n = locators.label.as_ref()?;
+        // A label names a field: only fields answer to it.
+        pick(n, all().filter(|e| e.kind == ElementKind::FormItem && answers(&name_of(e), n)).collect())
+    };
+    let by_placeholder = || {
+        let n = locators.placeholder.as_ref()?;
+        pick(n, all().filter(|e| e.attr("placeholder").is_some_and(|p| answers(&normalize(p), n))).collect())
+    };
+    let by_text = || {
+        let n = locators.text.as_ref()?;
+        // A text locator finds the innermost element holding the words: a reading's text elements.
+        let texts: Vec<&Element> =
+            all().filter(|e| e.kind != ElementKind::Container && answers(&normalize(&e.content), n)).collect();
+        pick(n, texts)
+    };
+    by_role.or_else(by_label).or_else(by_placeholder).or_else(by_text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::describe::locators::RoleName;
+    use crate::vocab::geometry::Rect;
+
+    fn element(index: u32, kind: ElementKind, tag: &str, attrs: &[(&str, &str)], content: &str) -> Element {
+        Element {
+            index,
+            id: format!("id{index}"),
+            kind,
+            tag: tag.into(),
+            attributes: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            content: content.into(),
+            rect: Rect::new(0.0, 20.0 * index as f64, 100.0, 18.0),
+            center: (50.0, 20.0 * index as f64 + 9.0),
+            in_viewport: 1.0,
+            visible_rect: None,
+            occluded: false,
+            xpath: format!("/html[1]/body[1]/*[{index}]"),
+            xpath_text: None,
+            node: index,
+            frame_origin: None,
+            options: Vec::new(),
+        }
+    }
+
+    fn named(text: &str) -> Named {
+        Named { text: text.into(), cut: false, exact: false, nth: None }
+    }
+
+    fn role(role: &str, name: Named) -> Locators {
+        Locators { role: Some(RoleName { role: role.into(), name }), ..Default::default() }
+    }
+
+    #[test]
+    fn a_button_is_found_by_role_and_name_wherever_it_moved() {
+        let page = [
+            element(1, ElementKind::Button, "button", &[], "Cancel"),
+            element(2, ElementKind::Text, "p", &[], "Save your work"),
+            element(3, ElementKind::Button, "button", &[], "Save"),
+        ];
+        let found = find(&role("button", named("save")), &page).unwrap();
+        assert_eq!(found.index, 3, "the text holding the word is no button");
+    }
+
+    #[test]
+    fn an_ambiguous_name_finds_nothing_unless_its_position_was_recorded() {
+        let page = [
+            element(1, ElementKind::Button, "button", &[], "Delete"),
+            element(2, ElementKind::Button, "button", &[], "Delete"),
+        ];
+        assert!(find(&role("button", named("Delete")), &page).is_none(), "two answer: no guess");
+        let second = Named { nth: Some(1), ..named("Delete") };
+        assert_eq!(find(&role("button", second), &page).unwrap().index, 2);
+    }
+
+    #[test]
+    fn exact_names_match_the_whole_words_only() {
+        let page = [
+            element(1, ElementKind::FormItem, "input", &[("aria-label", "Confirm password")], ""),
+            element(2, ElementKind::FormItem, "input", &[("type", "password"), ("aria-label", "Password")], ""),
+        ];
+        let exact = Named { exact: true, ..named("Password") };
+        assert_eq!(find(&role("textbox", exact), &page).unwrap().index, 2);
+    }
+
+    #[test]
+    fn a_field_is_found_by_placeholder_and_a_text_by_its_words() {
+        let page = [
+            element(1, ElementKind::FormItem, "input", &[("placeholder", "What needs to be done?")], "buy milk"),
+            element(2, ElementKind::Text, "label", &[], "walk the dog"),
+        ];
+        let by_placeholder = Locators { placeholder: Some(named("What needs to be done?")), ..Default::default() };
+        assert_eq!(find(&by_placeholder, &page).unwrap().index, 1);
+        let by_text = Locators { text: Some(named("walk the dog")), ..Default::default() };
+        assert_eq!(find(&by_text, &page).unwrap().index, 2);
+        assert!(may_be(&by_text, &page[1]) && !may_be(&by_text, &page[0]));
+    }
+
+    #[test]
+    fn roles_come_from_tag_type_and_role_attribute() {
+        let e = |tag: &str, attrs: &[(&str, &str)]| element(1, ElementKind::Button, tag, attrs, "");
+        assert_eq!(role_of(&e("input", &[("type", "checkbox")])), Some("checkbox"));
+        assert_eq!(role_of(&e("input", &[])), Some("textbox"));
+        assert_eq!(role_of(&e("input", &[("type", "submit")])), Some("button"));
+        assert_eq!(role_of(&e("div", &[("role", "tab")])), Some("tab"));
+        assert_eq!(role_of(&e("a", &[("href", "#/active")])), Some("link"));
+        assert_eq!(role_of(&e("a", &[])), None, "an anchor with no address is no link");
+        assert_eq!(role_of(&e("div", &[])), None);
+    }
+}
