@@ -221,6 +221,11 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   assert.equal(mock.requests.length, 0, 'no model call');
   const flowRun = (await browser.sw.evaluate(() => self.sightline.runs()))[0];
   assert.deepEqual(flowRun.flow.items.map((i) => i.status), ['succeeded', 'succeeded']);
+  // Found by the file's XPath, the box still had its locators read: the flow's own export
+  // names it as a person sees it.
+  const spec = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'playwright'), flowRun.id);
+  assert.match(spec, /page\.getByRole\('textbox', \{ name: 'New todo' \}\)\.fill\("buy milk"\)/, spec);
+  assert.doesNotMatch(spec, /xpath=/, spec);
 
   // A broken file: the panel says what is wrong, and nothing runs.
   await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') });

@@ -84,17 +84,25 @@ fn pick<'a>(named: &Named, mut candidates: Vec<&'a Element>) -> Option<&'a Eleme
     }
 }
 
-/// Whether `e` could be what `locators` name by any one of them (what a reading of the page
-/// keeps beyond the view while looking for it).
-pub fn may_be(locators: &Locators, e: &Element) -> bool {
-    let by_role =
-        locators.role.as_ref().is_some_and(|r| role_of(e) == Some(r.role.as_str()) && answers(&name_of(e), &r.name));
-    let by_attr = |named: &Option<Named>, key: &str| {
-        named.as_ref().is_some_and(|n| e.attr(key).is_some_and(|v| answers(&normalize(v), n)))
-    };
-    let by_label = locators.label.as_ref().is_some_and(|n| answers(&name_of(e), n));
-    let by_text = locators.text.as_ref().is_some_and(|n| answers(&normalize(&e.content), n));
-    by_role || by_label || by_attr(&locators.placeholder, "placeholder") || by_text
+/// The words `locators` name an element by, lower case: what a reading keeps beyond the view
+/// while a replay looks for the element (`Sought::words`).
+pub fn words(locators: &Locators) -> Vec<String> {
+    let role = locators.role.as_ref().map(|r| &r.name);
+    [role, locators.label.as_ref(), locators.placeholder.as_ref(), locators.text.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(|n| normalize(&n.text).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `e`'s text or naming attributes hold one of `words` (lower case).
+pub fn holds_any(e: &Element, words: &[String]) -> bool {
+    let naming = ["aria-label", "placeholder", "title", "alt"].iter().filter_map(|k| e.attr(k));
+    std::iter::once(e.content.as_str())
+        .chain(naming)
+        .map(|t| normalize(t).to_lowercase())
+        .any(|t| words.iter().any(|w| t.contains(w.as_str())))
 }
 
 /// The element `locators` name among `elements` (document order), trying them as exports
@@ -200,7 +208,9 @@ mod tests {
         assert_eq!(find(&by_placeholder, &page).unwrap().index, 1);
         let by_text = Locators { text: Some(named("walk the dog")), ..Default::default() };
         assert_eq!(find(&by_text, &page).unwrap().index, 2);
-        assert!(may_be(&by_text, &page[1]) && !may_be(&by_text, &page[0]));
+        let sought = words(&by_text);
+        assert!(holds_any(&page[1], &sought) && !holds_any(&page[0], &sought));
+        assert!(holds_any(&page[0], &words(&by_placeholder)), "a placeholder is a naming attribute");
     }
 
     #[test]

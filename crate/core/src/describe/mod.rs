@@ -108,7 +108,7 @@ pub enum Format {
 
 /// An element a step looks for beyond the view (`DescribeOptions::sought`): at one of its
 /// XPaths (`[1]` steps written or left out, either form), by its tag and summary
-/// (`Element::summary`), or by what its recorded locators could name (`by_locators::may_be`).
+/// (`Element::summary`), or by the words its recorded locators name it by.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Sought {
@@ -118,15 +118,17 @@ pub struct Sought {
     pub tag: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub locators: Option<locators::Locators>,
+    /// Any element whose text or naming attributes hold one of these words, lower case (what a
+    /// recorded element's locators name it by, `by_locators::words`; the worker then picks by them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<String>,
 }
 
 impl Sought {
     pub fn matches(&self, e: &Element) -> bool {
         self.xpaths.iter().any(|x| xpath::same_xpath(&e.xpath, x) || e.xpath_text.as_deref() == Some(x))
             || matches!((&self.tag, &self.summary), (Some(t), Some(s)) if e.tag == *t && e.summary() == *s)
-            || self.locators.as_ref().is_some_and(|l| by_locators::may_be(l, e))
+            || (!self.words.is_empty() && by_locators::holds_any(e, &self.words))
     }
 }
 

@@ -45,7 +45,7 @@ impl ElementKey {
             xpaths: std::iter::once(self.xpath.clone()).chain(self.xpath_text.clone()).collect(),
             tag: Some(self.tag.clone()),
             summary: Some(self.summary.clone()),
-            locators: self.locators.as_deref().cloned(),
+            words: self.locators.as_deref().map(crate::describe::by_locators::words).unwrap_or_default(),
         }
     }
 
