@@ -203,6 +203,9 @@ function renderRun() {
   $('run-error').hidden = !error;
   $('run-error').textContent = error ? `${error.message}${advice(error)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
+  const warnings = run.flow?.flow?.warnings ?? [];
+  $('flow-warnings').hidden = !warnings.length;
+  $('flow-warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
   const list = $('steps');
   list.replaceChildren(
     ...run.steps.map((step) => {

@@ -223,7 +223,8 @@ export async function runFlowIn(browser, { yaml, flow, url, model, planner, live
   if (page.url() !== url) await page.goto(url);
   const tabId = await browser.tabIdOf(page);
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
-  for (const note of flow.skipped ?? []) log(`  - skipped: ${note}`);
+  // What the file asks that is not honoured, each with its line: said before anything runs.
+  for (const note of flow.warnings ?? []) log(`  ! ${note}`);
   const opts = {
     interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
     ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),

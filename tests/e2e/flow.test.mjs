@@ -214,8 +214,11 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   await page.goto(site.url('/index.html'));
   const tabId = await browser.tabIdOf(page);
   const panel = await panelReady(tabId);
-  await panel.setInputFiles('#run-flow-file', { name: 'todo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yaml) });
+  // A setting of Midscene's the run cannot honour is said, with its line; the flow still runs.
+  const withAgent = `agent:\n  testId: todo-1\n${yaml}`;
+  await panel.setInputFiles('#run-flow-file', { name: 'todo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(withAgent) });
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
+  assert.match(await panel.textContent('#flow-warnings:not([hidden])'), /line 2: `agent: testId:` is not honoured here/);
   assert.equal(await page.locator('.todo-list li').count(), 1, 'the flow opened its page and added the todo');
   assert.equal(await page.locator('.todo-list label').textContent(), 'buy milk');
   assert.equal(mock.requests.length, 0, 'no model call');

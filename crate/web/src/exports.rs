@@ -122,7 +122,7 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
     super::to_js(&browser.finished(run))
 }
 
-/// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, skipped}`),
+/// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, warnings, context, maxRounds}`),
 /// or an error saying where and why it cannot run.
 #[wasm_bindgen(js_name = parseFlow)]
 pub fn parse_flow(yaml: &str) -> Result<JsValue, Fault> {

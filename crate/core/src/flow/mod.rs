@@ -13,7 +13,7 @@ use crate::vocab::tasks::Task;
 use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Flow {
     /// Where the flow starts (`web.url`): absolute, or a path under `serve`.
@@ -30,9 +30,16 @@ pub struct Flow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialogs: Option<crate::vocab::tasks::DialogPolicy>,
     pub tasks: Vec<FlowTask>,
-    /// Items of the file that are read but not run, each saying why.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<String>,
+    /// What the file asks that is not honoured (a key Sightline does not use, a step read but
+    /// not run), each with its line and why: the person is told, nothing is dropped silently.
+    #[serde(default, alias = "skipped", skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// What the run is told about the task besides each step (`agent: aiActContext`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// The most rounds an instruction may take (`agent: replanningCycleLimit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rounds: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -189,7 +189,7 @@ tasks:
         &FlowStep::Task { task: Task::Assert { assertion: "3 todos are listed".into() }, xpath: None, name: None }
     );
     assert_eq!(s[9], &FlowStep::Act { instruction: "clear completed".into() });
-    assert_eq!(flow.skipped, vec!["task 1 (\u{201c}add\u{201d}), step 10: logScreenshot is not needed: the report has a screenshot of every step"]);
+    assert_eq!(flow.warnings, vec!["line 27: task 1 (\u{201c}add\u{201d}), step 10: logScreenshot is not needed: the report has a screenshot of every step"]);
 }
 
 #[test]
@@ -306,4 +306,60 @@ fn a_key_twice_in_a_mapping_is_a_syntax_error_naming_it_in_any_document() {
     assert!(parse_flow(&format!("{steps}---\na: 1\n")).is_ok());
     let e = parse_flow(&format!("{steps}---\na: 1\na: 2\n")).unwrap_err();
     assert!(e.to_string().contains("duplicated key"), "{e}");
+}
+
+/// Every key the file has that is not honoured is said, with its line, and the steps still run;
+/// what `agent:` says that has a meaning here is taken.
+#[test]
+fn keys_not_honoured_are_warned_with_their_lines_and_agent_settings_are_taken() {
+    let flow = parse_flow(
+        "web:
+  url: http://127.0.0.1/todo.html
+  userAgent: Bot/1.0
+agent:
+  aiActContext: The site is in English.
+  replanningCycleLimit: 7
+  testId: todo-1
+config:
+  x: 1
+tasks:
+  - name: add
+    retries: 2
+    flow:
+      - aiTap:
+          locate:
+            prompt: the new todo box
+            images:
+              - name: box
+                url: http://127.0.0.1/box.png
+        deepThink: true
+        colour: red
+      - aiInput: buy milk
+        locate: {prompt: the new todo box}
+        cacheable: false
+",
+    )
+    .unwrap();
+    assert_eq!(steps(&flow)[0], &tap("the new todo box", None), "the nested locate form");
+    assert!(
+        matches!(steps(&flow)[1], FlowStep::Task { task: Task::Input { locate, value, .. }, .. } if locate == "the new todo box" && value == "buy milk")
+    );
+    assert_eq!(flow.context.as_deref(), Some("The site is in English."));
+    assert_eq!(flow.max_rounds, Some(7));
+    let at = "task 1 (\u{201c}add\u{201d})";
+    assert_eq!(
+        flow.warnings,
+        vec![
+            "line 3: `web: userAgent:` is not honoured here: the flow runs in the browser as it is".to_string(),
+            "line 7: `agent: testId:` is not honoured here: the run uses Sightline's own setting".into(),
+            "line 8: `config:` is not part of a Midscene web flow: ignored".into(),
+            format!("line 12: {at}: `retries:` is not a task option: ignored"),
+            format!("line 20: {at}, step 1: `deepThink:` is not honoured here: Sightline's model works its own way"),
+            format!("line 21: {at}, step 1: `colour:` is not an option of aiTap: ignored"),
+            format!(
+                "line 17: {at}, step 1: `images:` are not sent with the description: the model is given its words only"
+            ),
+            format!("line 24: {at}, step 2: `cacheable:` is not honoured here: Sightline's model works its own way"),
+        ]
+    );
 }

@@ -62,25 +62,29 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
         Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
         Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
     };
-    let mut flow =
-        Flow { url: None, serve: None, viewport: None, dialogs: None, tasks: Vec::new(), skipped: Vec::new() };
+    let mut flow = Flow::default();
+    let lines = &reader.lines;
     let mut tasks = None;
     for (key, value) in root {
         let key = key.as_str().unwrap_or_default();
         match key {
-            "web" | "target" | "page" | "browser" => read_web(value, &mut flow)?,
+            "web" | "target" | "page" | "browser" => read_web(key, value, &mut flow, lines)?,
             "android" | "ios" | "harmony" | "computer" | "interface" => {
                 return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
             }
             "tasks" => tasks = Some(value),
-            _ => {} // agent and config options: Midscene's own, nothing to run
+            "agent" => read_agent(value, &mut flow, lines),
+            other => {
+                let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
+                flow.warnings.push(at_line(lines, other, &why));
+            }
         }
     }
     let Some(Yaml::Array(tasks)) = tasks else {
         return Err(shape("the flow file has no `tasks:` list"));
     };
     for (i, task) in tasks.iter().enumerate() {
-        flow.tasks.push(read_task(i, task, &mut flow.skipped)?);
+        flow.tasks.push(read_task(i, task, &mut flow.warnings, lines)?);
     }
     if flow.step_count() == 0 {
         return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
@@ -106,6 +110,81 @@ struct ScreenedLoader {
     refused: Option<FlowError>,
     /// Documents the loader was handed to the end: it keeps one for each unless it failed.
     documents_ended: usize,
+    /// Where each mapping key is, for warnings that name the line.
+    lines: KeyLines,
+    /// The open mappings and sequences, and the path to the innermost.
+    open: Vec<Open>,
+    path: Vec<String>,
+}
+
+/// A mapping (waiting for a key, or for the value of `key`) or a sequence (at item `index`).
+enum Open {
+    Map { key: Option<String> },
+    Seq { index: usize },
+}
+
+/// The line of each mapping key of the file's first document, by its path
+/// (`tasks/0/flow/2/aiTap`).
+#[derive(Default)]
+struct KeyLines(std::collections::HashMap<String, usize>);
+
+impl KeyLines {
+    fn line(&self, path: &str) -> Option<usize> {
+        self.0.get(path).copied()
+    }
+}
+
+impl ScreenedLoader {
+    /// The path segment a value now starting takes: its key, or its index.
+    fn segment(&self) -> Option<String> {
+        match self.open.last()? {
+            Open::Map { key } => key.clone(),
+            Open::Seq { index } => Some(index.to_string()),
+        }
+    }
+
+    /// A value ended: its mapping waits for the next key, its sequence moves on.
+    fn value_done(&mut self) {
+        match self.open.last_mut() {
+            Some(Open::Map { key }) => *key = None,
+            Some(Open::Seq { index }) => *index += 1,
+            None => {}
+        }
+    }
+
+    fn track(&mut self, ev: &Event, mark: &Marker) {
+        match ev {
+            Event::Scalar(value, ..) => match self.open.last_mut() {
+                Some(Open::Map { key: key @ None }) => {
+                    *key = Some(value.clone());
+                    let path =
+                        self.path.iter().map(String::as_str).chain([value.as_str()]).collect::<Vec<_>>().join("/");
+                    if self.documents_ended == 0 {
+                        self.lines.0.entry(path).or_insert(mark.line());
+                    }
+                }
+                _ => self.value_done(),
+            },
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let segment = self.segment();
+                if !self.open.is_empty() {
+                    self.path.push(segment.unwrap_or_default());
+                }
+                self.open.push(match ev {
+                    Event::MappingStart(..) => Open::Map { key: None },
+                    _ => Open::Seq { index: 0 },
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.open.pop();
+                if !self.open.is_empty() {
+                    self.path.pop();
+                }
+                self.value_done();
+            }
+            _ => {}
+        }
+    }
 }
 
 impl MarkedEventReceiver for ScreenedLoader {
@@ -126,15 +205,31 @@ impl MarkedEventReceiver for ScreenedLoader {
             _ => {}
         }
         if self.refused.is_none() {
+            self.track(&ev, &mark);
             self.loader.on_event(ev, mark);
         }
     }
 }
 
-fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
+/// `why`, with the line of the key at `path` where the file has it.
+fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
+    match lines.line(path) {
+        Some(line) => format!("line {line}: {why}"),
+        None => why.to_string(),
+    }
+}
+
+/// `web:` keys read here.
+const WEB_KEYS: &[&str] = &["url", "serve", "viewportWidth", "viewportHeight", "dialogs"];
+
+fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
     let Yaml::Hash(web) = value else {
         return Err(shape("`web:` should be a mapping with `url:`"));
     };
+    for key in web.keys().filter_map(Yaml::as_str).filter(|k| !WEB_KEYS.contains(k)) {
+        let why = format!("`{section}: {key}:` is not honoured here: the flow runs in the browser as it is");
+        flow.warnings.push(at_line(lines, &format!("{section}/{key}"), &why));
+    }
     let get = |k: &str| web.get(&Yaml::String(k.into()));
     flow.url = get("url").and_then(text);
     flow.serve = get("serve").and_then(text).map(|folder| served_folder(&folder)).transpose()?;
@@ -149,6 +244,37 @@ fn read_web(value: &Yaml, flow: &mut Flow) -> Result<(), FlowError> {
         })?);
     }
     Ok(())
+}
+
+/// `agent:`: the run's context and its rounds are honoured; the rest is said not to be.
+fn read_agent(value: &Yaml, flow: &mut Flow, lines: &KeyLines) {
+    let Yaml::Hash(agent) = value else {
+        flow.warnings.push(at_line(lines, "agent", "`agent:` should be a mapping: ignored"));
+        return;
+    };
+    for (key, value) in agent {
+        let key = key.as_str().unwrap_or_default();
+        let path = format!("agent/{key}");
+        match key {
+            "aiActContext" | "aiActionContext" => match text(value).filter(|t| !t.trim().is_empty()) {
+                Some(context) => flow.context = Some(context),
+                None => flow.warnings.push(at_line(lines, &path, &format!("`agent: {key}:` should be text: ignored"))),
+            },
+            "replanningCycleLimit" => match number(value).filter(|n| *n >= 1.0) {
+                Some(n) => flow.max_rounds = Some(n.min(1_000.0) as u32),
+                None => flow.warnings.push(at_line(
+                    lines,
+                    &path,
+                    "`agent: replanningCycleLimit:` should be a number of at least 1: ignored",
+                )),
+            },
+            other => flow.warnings.push(at_line(
+                lines,
+                &path,
+                &format!("`agent: {other}:` is not honoured here: the run uses Sightline's own setting"),
+            )),
+        }
+    }
 }
 
 /// A flow serves only its own folder and the folders in it, so a shared file cannot have a
@@ -174,7 +300,7 @@ fn served_folder(folder: &str) -> Result<String, FlowError> {
     Ok(folder.to_string())
 }
 
-fn read_task(i: usize, task: &Yaml, skipped: &mut Vec<String>) -> Result<FlowTask, FlowError> {
+fn read_task(i: usize, task: &Yaml, warnings: &mut Vec<String>, lines: &KeyLines) -> Result<FlowTask, FlowError> {
     let Yaml::Hash(h) = task else {
         return Err(shape(&format!("task {}: should be a mapping with `name:` and `flow:`", i + 1)));
     };
@@ -185,11 +311,19 @@ fn read_task(i: usize, task: &Yaml, skipped: &mut Vec<String>) -> Result<FlowTas
         Some(Yaml::Array(items)) => items,
         _ => return Err(shape(&format!("task {} (\u{201c}{name}\u{201d}): it has no `flow:` list of steps", i + 1))),
     };
+    for key in h.keys().filter_map(Yaml::as_str).filter(|k| !["name", "flow", "continueOnError"].contains(k)) {
+        let why = format!("task {} (\u{201c}{name}\u{201d}): `{key}:` is not a task option: ignored", i + 1);
+        warnings.push(at_line(lines, &format!("tasks/{i}/{key}"), &why));
+    }
     let mut steps = Vec::new();
     for (n, item) in items.iter().enumerate() {
-        match read_item(item).map_err(|why| shape(&format!("{}: {why}", at(n))))? {
-            Item::Step(step) => steps.push(step),
-            Item::Skip(why) => skipped.push(format!("{}: {why}", at(n))),
+        let mut notes = Vec::new();
+        let read = read_item(item, &mut notes).map_err(|why| shape(&format!("{}: {why}", at(n))))?;
+        for (key, why) in notes {
+            warnings.push(at_line(lines, &format!("tasks/{i}/flow/{n}/{key}"), &format!("{}: {why}", at(n))));
+        }
+        if let Item::Step(step) = read {
+            steps.push(step);
         }
     }
     let continue_on_error = matches!(get("continueOnError"), Some(Yaml::Boolean(true)));
@@ -198,8 +332,42 @@ fn read_task(i: usize, task: &Yaml, skipped: &mut Vec<String>) -> Result<FlowTas
 
 enum Item {
     Step(FlowStep),
-    Skip(String),
+    /// Read, and not run (what it asks is done anyway).
+    Skip,
 }
+
+/// Step options read here (each where its step takes it).
+const STEP_OPTIONS: &[&str] = &[
+    "locate",
+    "prompt",
+    "value",
+    "mode",
+    "xpath",
+    "name",
+    "keyName",
+    "direction",
+    "scrollType",
+    "distance",
+    "timeout",
+    "fileChooserAccept",
+    "from",
+    "to",
+    "instruction",
+];
+
+/// Step options of Midscene's that change how its model works, which Sightline's does its own way.
+const MODEL_OPTIONS: &[&str] = &[
+    "cacheable",
+    "deepThink",
+    "deepLocate",
+    "domIncluded",
+    "screenshotIncluded",
+    "planningStrategy",
+    "images",
+    "convertHttpImage2Base64",
+    "autoDismissKeyboard",
+    "errorMessage",
+];
 
 /// The keys that name what an item does, in the order Midscene's runner tries them.
 const ACTION_KEYS: &[&str] = &[
@@ -229,7 +397,9 @@ const ACTION_KEYS: &[&str] = &[
     "runGherkinScenario",
 ];
 
-fn read_item(item: &Yaml) -> Result<Item, String> {
+/// One step of a task's `flow:`. `notes`: what of it is not honoured, as (the key's path in the
+/// step, why).
+fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, String> {
     let Yaml::Hash(h) = item else {
         return Err("a step should be a mapping, e.g. `- aiTap: the Save button`".into());
     };
@@ -242,7 +412,23 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
             ACTION_KEYS[..20].join(", ")
         ));
     };
+    for key in h.keys().filter_map(Yaml::as_str).filter(|k| *k != kind && !STEP_OPTIONS.contains(k)) {
+        let why = match key {
+            k if ACTION_KEYS.contains(&k) => format!("`{k}:` is a second step in the same item: only `{kind}` runs"),
+            k if MODEL_OPTIONS.contains(&k) => {
+                format!("`{k}:` is not honoured here: Sightline's model works its own way")
+            }
+            k => format!("`{k}:` is not an option of {kind}: ignored"),
+        };
+        notes.push((key.to_string(), why));
+    }
     let value = get(kind).unwrap_or(&Yaml::Null);
+    // Pictures that describe the element, in either locate form: read, not sent.
+    for (path, locate) in [(kind.to_string(), Some(value)), ("locate".to_string(), get("locate"))] {
+        if let Some(path) = images_in(locate, &path) {
+            notes.push((path, "`images:` are not sent with the description: the model is given its words only".into()));
+        }
+    }
     let prompt_of = |v: Option<&Yaml>| v.and_then(prompt).filter(|p| !p.trim().is_empty());
     // The element: the item's own value, else `locate:` / `prompt:`.
     let locate = || prompt_of(Some(value)).or_else(|| prompt_of(get("locate"))).or_else(|| prompt_of(get("prompt")));
@@ -369,7 +555,8 @@ fn read_item(item: &Yaml) -> Result<Item, String> {
             Ok(Item::Step(FlowStep::Sleep { ms: ms.min(600_000.0) as u32 }))
         }
         "logScreenshot" | "recordToReport" => {
-            Ok(Item::Skip(format!("{kind} is not needed: the report has a screenshot of every step")))
+            notes.push((kind.to_string(), format!("{kind} is not needed: the report has a screenshot of every step")));
+            Ok(Item::Skip)
         }
         "javascript" => match text(value).as_deref().and_then(navigate_target) {
             // The one script our export writes: a navigation, opened without running it.
@@ -392,12 +579,25 @@ fn text(v: &Yaml) -> Option<String> {
     }
 }
 
-/// A prompt: text, or Midscene's `{prompt: …}` form.
+/// A prompt: text, or Midscene's `{prompt: …}` form, also as `{locate: {prompt: …}}` (a
+/// step's own value written as its options).
 fn prompt(v: &Yaml) -> Option<String> {
     match v {
-        Yaml::Hash(h) => h.get(&Yaml::String("prompt".into())).and_then(text),
+        Yaml::Hash(h) => {
+            let get = |k: &str| h.get(&Yaml::String(k.into()));
+            get("prompt").and_then(text).or_else(|| get("locate").and_then(prompt))
+        }
         other => text(other),
     }
+}
+
+/// The path of an `images:` key inside a locate value at `path` (either form), if it has one.
+fn images_in(v: Option<&Yaml>, path: &str) -> Option<String> {
+    let Some(Yaml::Hash(h)) = v else { return None };
+    if h.contains_key(&Yaml::String("images".into())) {
+        return Some(format!("{path}/images"));
+    }
+    images_in(h.get(&Yaml::String("locate".into())), &format!("{path}/locate"))
 }
 
 fn number(v: &Yaml) -> Option<f64> {

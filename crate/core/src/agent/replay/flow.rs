@@ -29,7 +29,19 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
 ) -> Run {
     // The caller's dialog answer first, else the file's (`web.dialogs`), else ask. Upload
     // paths are the file's, never typed by the person.
-    let options = &RunOptions { dialogs: options.dialogs.or(flow.dialogs), typed_uploads: false, ..options.clone() };
+    // The file's `agent:` context joins the person's; its round limit is the file's own.
+    let context = match (&flow.context, options.context.trim().is_empty()) {
+        (Some(file), true) => file.clone(),
+        (Some(file), false) => format!("{}\n\n{file}", options.context),
+        (None, _) => options.context.clone(),
+    };
+    let options = &RunOptions {
+        dialogs: options.dialogs.or(flow.dialogs),
+        typed_uploads: false,
+        context,
+        max_rounds: flow.max_rounds.unwrap_or(options.max_rounds),
+        ..options.clone()
+    };
     let mut guarded = options.guard(browser);
     let browser = &mut guarded;
     let mut run = Run::new(id, &flow.title(), browser.now_ms());

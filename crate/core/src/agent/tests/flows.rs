@@ -191,3 +191,25 @@ fn a_stale_xpath_heals_through_the_model_and_a_failure_ends_its_task() {
     assert_eq!(run.flow.as_ref().unwrap().items.len(), 2);
     assert_eq!(run.model_calls, 1, "the tap came from the cache");
 }
+
+/// `agent: aiActContext` reaches the model with each instruction; `replanningCycleLimit` caps its rounds.
+#[test]
+fn a_flows_agent_context_and_round_limit_apply_to_its_instructions() {
+    let yaml = "agent:\n  aiActContext: Todos are always written in lower case.\n  replanningCycleLimit: 1\ntasks:\n  - name: add\n    flow:\n      - ai: add a todo\n";
+    let flow = parse_flow(yaml).unwrap();
+    let mut browser = todo_browser();
+    let not_done = r#"{"thought":"type","actions":[{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
+    let model = ScriptedModel::new(vec![Ok(not_done)]);
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
+    let sent: String = model.seen.borrow()[0]
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(sent.contains("Todos are always written in lower case."), "{sent}");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.error.unwrap().code, "step_limit", "one round, as the file says");
+}
