@@ -160,7 +160,11 @@ export async function replayRun(tabId, source, opts = {}) {
  * by its description (a live run); opts.dialogs overrides the file's `web.dialogs`.
  */
 export async function startFlow(tabId, yaml, opts = {}) {
-  const flow = (await core()).parseFlow(String(yaml ?? ''));
+  // `${NAME}`: the person's secrets by name, and what a runner read from a .env file and the
+  // variables the person listed (opts.vars); the core decides what each may stand for.
+  const secrets = opts.secrets ?? (await getSettings()).secrets ?? [];
+  const vars = { ...opts.vars, secrets: secrets.map((s) => s.name) };
+  const flow = (await core()).parseFlow(String(yaml ?? ''), vars);
   if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url)) {
     (await core()).checkOpen(flow.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
     const tab = await chrome.tabs.get(tabId);

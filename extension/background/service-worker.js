@@ -75,7 +75,7 @@ self.sightline = {
     return done;
   },
   /** A flow file's text as Sightline reads it, or a thrown error saying where and why not. */
-  parseFlow: async (yaml) => (await core()).parseFlow(String(yaml ?? '')),
+  parseFlow: async (yaml, vars) => (await core()).parseFlow(String(yaml ?? ''), vars ?? null),
   /** Stops a run: the panel's, or an agent session's (ended stopped; the agent's next call is told). */
   stop: async (runId) => (await stopAgentSession(runId)) || stopRun(runId),
   /**

@@ -96,6 +96,20 @@ export function secretsFromEnv(env = process.env) {
 }
 
 /**
+ * What the flow's `${NAME}`s may be filled from (the core's `FlowVars`): the `.env` file beside
+ * it, and the environment variables the person lists in SIGHTLINE_FLOW_ENV (comma-separated).
+ * The core decides what each name stands for (a secret's placeholder, a value, or a refusal).
+ */
+export async function flowVars(file, env = process.env) {
+  const dotenv = await readFile(path.join(path.dirname(file), '.env'), 'utf8').catch((e) => {
+    if (e.code === 'ENOENT') return null;
+    throw new Error(`cannot read the .env file beside ${file}: ${e.message}`);
+  });
+  const listed = (env.SIGHTLINE_FLOW_ENV ?? '').split(/[\s,]+/).filter(Boolean);
+  return { dotenv, env: Object.fromEntries(listed.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])) };
+}
+
+/**
  * Reads and checks a flow file; serves its `web.serve` folder when it has one. `uploadDir`:
  * the folder the flow's upload paths must lie in (`--upload-dir`). Resolves to
  * { yaml, flow, url, uploadDir, close }; throws a readable error before anything runs.
@@ -105,8 +119,17 @@ export async function openFlow(file, { uploadDir } = {}) {
     throw new Error(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   });
   let flow;
+  let vars;
   try {
-    flow = core.parseFlow(yaml);
+    vars = await flowVars(file);
+    // The secrets' names only (a secret without its sites is refused by runFlowIn, as before).
+    let secrets = [];
+    try {
+      secrets = secretsFromEnv().map((s) => s.name);
+    } catch {
+      // said when the run starts
+    }
+    flow = core.parseFlow(yaml, { ...vars, secrets });
   } catch (e) {
     throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
@@ -130,7 +153,7 @@ export async function openFlow(file, { uploadDir } = {}) {
     await server?.close();
     throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
-  return { yaml, flow, url, uploadDir: folder, close: async () => server?.close() };
+  return { yaml, flow, url, vars, uploadDir: folder, close: async () => server?.close() };
 }
 
 /** True when `p` is `root` or lies inside it (both absolute, resolved). */
@@ -217,7 +240,7 @@ export function itemLine(run, item, index, total) {
  * how the page's dialogs are answered (else as the flow says; nobody is there to ask); `page`:
  * a page to use instead of a new one. Resolves to { run, page, tabId }.
  */
-export async function runFlowIn(browser, { yaml, flow, url, model, planner, live = false, uploadDir, dialogs, log = console.log, page: given }) {
+export async function runFlowIn(browser, { yaml, flow, url, vars, model, planner, live = false, uploadDir, dialogs, log = console.log, page: given }) {
   const secrets = secretsFromEnv(); // a secret without its sites: refused before the page opens
   const page = given ?? (await browser.context.newPage());
   if (page.url() !== url) await page.goto(url);
@@ -227,7 +250,7 @@ export async function runFlowIn(browser, { yaml, flow, url, model, planner, live
   for (const note of flow.warnings ?? []) log(`  ! ${note}`);
   const opts = {
     interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
-    ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}),
+    ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}), ...(vars ? { vars } : {}),
   };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
   // Progress: the run as the worker keeps it, polled while the flow runs.

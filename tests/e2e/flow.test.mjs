@@ -472,3 +472,31 @@ test('secretsFromEnv: each secret with the sites of its _SITES variable, which i
   assert.throws(() => secretsFromEnv({ SIGHTLINE_SECRET_A: '1', SIGHTLINE_SECRET_B: '2', SIGHTLINE_SECRET_B_SITES: ' , ' }),
     /SIGHTLINE_SECRET_A, SIGHTLINE_SECRET_B are bound to no site.*set SIGHTLINE_SECRET_A_SITES, SIGHTLINE_SECRET_B_SITES/);
 });
+
+const name = (n) => `$${'{'}${n}}`; // `${NAME}` as a flow file writes it
+
+test('scripts/run fills ${NAME} from a .env beside the flow and the variables SIGHTLINE_FLOW_ENV lists; an unset or credential-like name is refused with its line', async () => { // eslint-disable-line no-template-curly-in-string
+  const input = (value) => `      - aiInput: ${value}\n        locate: the todo box\n        xpath: ${INPUT_XPATH}\n      - aiKeyboardPress: Enter\n`;
+  const file = await flowFile('vars.yaml', input(name('ITEM')) + input(name('SECOND')));
+  const dotenv = path.join(path.dirname(file), '.env');
+  await writeFile(dotenv, 'ITEM=buy milk\nSECOND=from the file\nAPI_TOKEN=t0k3n\n');
+  try {
+    // SECOND from the environment (listed) wins over the file's.
+    const r = await runner([file], { SIGHTLINE_FLOW_ENV: 'SECOND', SECOND: 'walk the dog' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /aiInput “buy milk”/, r.stdout + r.stderr);
+    assert.match(r.stdout, /aiInput “walk the dog”/, r.stdout + r.stderr);
+
+    // Set in the environment but not listed: not read.
+    const unset = await runner([await flowFile('unset.yaml', input(name('HOME')))]);
+    assert.equal(unset.code, 1, unset.stdout + unset.stderr);
+    assert.match(unset.stderr, /line 7: `\$\{HOME\}` is not set/);
+
+    const refused = await runner([await flowFile('token.yaml', input(name('API_TOKEN')))]);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /line 7: `\$\{API_TOKEN\}` looks like a credential/);
+    assert.doesNotMatch(refused.stderr + refused.stdout, /t0k3n/);
+  } finally {
+    await rm(dotenv, { force: true });
+  }
+});

@@ -123,10 +123,13 @@ pub async fn run_flow_js(args: JsValue, host: Host) -> Result<JsValue, Fault> {
 }
 
 /// A Midscene YAML flow file's text → the flow (`{url, serve, viewport, tasks, warnings, context, maxRounds}`),
-/// or an error saying where and why it cannot run.
+/// or an error saying where and why it cannot run. `vars` (`FlowVars`: `{dotenv, env, secrets}`,
+/// or undefined): what its `${NAME}`s may stand for.
 #[wasm_bindgen(js_name = parseFlow)]
-pub fn parse_flow(yaml: &str) -> Result<JsValue, Fault> {
-    to_js(&sightline::flow::parse_flow(yaml)?)
+pub fn parse_flow(yaml: &str, vars: JsValue) -> Result<JsValue, Fault> {
+    let vars: sightline::flow::FlowVars =
+        if vars.is_undefined() || vars.is_null() { Default::default() } else { from_js(vars, "the flow's variables")? };
+    to_js(&sightline::flow::parse_flow_with(yaml, &vars)?)
 }
 
 /// Every kind of AI task with its fields (`[{type, group, fields: [{name, kind, required,

@@ -4,9 +4,11 @@
 //! instruction for the planning loop, one AI task (with the XPath the file gives, tried before
 //! the cache and the model), or a pause. `agent::replay::flow` runs it.
 
+mod vars;
 mod yaml;
 
-pub use yaml::{parse_flow, FlowError, MAX_FLOW_BYTES};
+pub use vars::FlowVars;
+pub use yaml::{parse_flow, parse_flow_with, FlowError, MAX_FLOW_BYTES};
 
 use crate::vocab::geometry::WindowSize;
 use crate::vocab::tasks::Task;

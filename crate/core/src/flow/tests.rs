@@ -363,3 +363,25 @@ tasks:
         ]
     );
 }
+
+#[test]
+fn names_in_a_flow_are_filled_and_an_unset_one_names_its_line() {
+    let yaml = "web:\n  url: http://${HOST}/todo.html\ntasks:\n  - name: add\n    flow:\n      - aiInput: ${ITEM}\n        locate: the new todo box\n      - aiInput: ${SITE_PASSWORD}\n        locate: the password\n";
+    let vars = FlowVars {
+        dotenv: Some("HOST=127.0.0.1:8080\nITEM=buy milk\n".into()),
+        secrets: vec!["site_password".into()],
+        ..Default::default()
+    };
+    let flow = parse_flow_with(yaml, &vars).unwrap();
+    assert_eq!(flow.url.as_deref(), Some("http://127.0.0.1:8080/todo.html"));
+    let values: Vec<_> = steps(&flow)
+        .iter()
+        .map(|s| match s {
+            FlowStep::Task { task: Task::Input { value, .. }, .. } => value.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(values, ["buy milk", "<secret>site_password</secret>"], "a secret stays its placeholder");
+    let unset = parse_flow(yaml).unwrap_err().to_string();
+    assert!(unset.starts_with("line 2: `${HOST}` is not set"), "{unset}");
+}

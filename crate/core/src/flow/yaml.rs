@@ -38,8 +38,13 @@ pub enum FlowError {
     Shape(String),
 }
 
-/// Reads a Midscene YAML script. Every item is checked before anything runs.
+/// Reads a Midscene YAML script with no `${NAME}` to fill. Every item is checked before anything runs.
 pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
+    parse_flow_with(text, &super::FlowVars::default())
+}
+
+/// Reads a Midscene YAML script, its `${NAME}`s filled from `vars` (`flow::vars`).
+pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowError> {
     if text.len() > MAX_FLOW_BYTES {
         return Err(FlowError::TooBig(text.len() / 1024));
     }
@@ -57,7 +62,12 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
         // own entry point says which. Errors alone pay for a second parse.
         YamlLoader::load_from_parser(&mut Parser::new_from_str(text)).map_err(syntax_error)?;
     }
-    let root = match reader.loader.documents().first() {
+    let mut document = reader.loader.documents().first().cloned();
+    if let Some(doc) = document.as_mut() {
+        let resolver = super::vars::Resolver::new(vars).map_err(FlowError::Shape)?;
+        fill_names(doc, "", &resolver, &reader.lines)?;
+    }
+    let root = match &document {
         Some(Yaml::Hash(h)) => h,
         Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
         Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
@@ -209,6 +219,35 @@ impl MarkedEventReceiver for ScreenedLoader {
             self.loader.on_event(ev, mark);
         }
     }
+}
+
+/// Every `${NAME}` in the values under `path` filled in; an error names the line.
+fn fill_names(v: &mut Yaml, path: &str, resolver: &super::vars::Resolver, lines: &KeyLines) -> Result<(), FlowError> {
+    let join = |key: &str| if path.is_empty() { key.to_string() } else { format!("{path}/{key}") };
+    match v {
+        Yaml::String(s) if s.contains("${") => {
+            *s = resolver.fill(s).map_err(|why| {
+                // The line of the value's key, or of the nearest key above it (a list item's).
+                let mut at = path;
+                while !at.is_empty() && lines.line(at).is_none() {
+                    at = at.rsplit_once('/').map_or("", |(up, _)| up);
+                }
+                shape(&at_line(lines, at, &why))
+            })?;
+        }
+        Yaml::Hash(h) => {
+            for (key, value) in h.iter_mut() {
+                fill_names(value, &join(key.as_str().unwrap_or_default()), resolver, lines)?;
+            }
+        }
+        Yaml::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                fill_names(item, &join(&i.to_string()), resolver, lines)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// `why`, with the line of the key at `path` where the file has it.
