@@ -389,9 +389,14 @@ pub fn by_plan_type(kind: &str) -> Option<&'static Action> {
 /// The JSON plan types offered, as a sentence lists them ("Tap, …, Remember or AskUser").
 pub fn plan_types() -> String {
     let types: Vec<&str> = ACTIONS.iter().filter(|a| a.offered).filter_map(|a| a.plan_type).collect();
-    match types.split_last() {
+    either(&types)
+}
+
+/// Words as a sentence offers them: `a, b or c`.
+pub fn either(words: &[&str]) -> String {
+    match words.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => types.join(""),
+        _ => words.join(""),
     }
 }
 
