@@ -9,7 +9,7 @@ use sightline::i18n::Lang;
 use sightline::parse::{parse_plan, parse_reply, Plan};
 use sightline::prompt::{planner_system_prompt, system_prompt};
 use sightline::vocab::calls::{self, CALLS};
-use sightline::vocab::catalog::{by_call_name, by_plan_type, Action, ACTIONS};
+use sightline::vocab::catalog::{by_call_name, by_plan_type, Action, ListFor, ACTIONS};
 use sightline::vocab::family::ModelFamily;
 use sightline::vocab::tools::element_tools;
 use sightline::vocab::tools::json_type;
@@ -128,12 +128,20 @@ fn listed_types(prompt: &str) -> BTreeSet<String> {
 fn the_prompts_list_the_offered_actions() {
     let calls: BTreeSet<String> = ACTIONS.iter().filter(|a| a.offered).map(|a| a.name.to_string()).collect();
     assert_eq!(listed_calls(&system_prompt(ModelFamily::FunctionCalling)), calls);
-    let types: BTreeSet<String> =
-        ACTIONS.iter().filter(|a| a.offered).filter_map(|a| a.plan_type).map(str::to_string).collect();
-    assert_eq!(listed_types(&system_prompt(ModelFamily::Generic)), types);
+    let types = |list: ListFor| -> BTreeSet<String> {
+        ACTIONS.iter().filter(|a| a.listed_for(list)).filter_map(|a| a.plan_type).map(str::to_string).collect()
+    };
+    assert_eq!(listed_types(&system_prompt(ModelFamily::Generic)), types(ListFor::JsonPlan));
     for numbers in [true, false] {
-        assert_eq!(listed_types(&planner_system_prompt(numbers)), types, "planner, numbers: {numbers}");
+        assert_eq!(
+            listed_types(&planner_system_prompt(numbers)),
+            types(ListFor::Planner),
+            "planner, numbers: {numbers}"
+        );
     }
+    // The planner describes elements in view only: it plans no ScrollTo, as before the catalog.
+    let unplanned: Vec<String> = types(ListFor::JsonPlan).difference(&types(ListFor::Planner)).cloned().collect();
+    assert_eq!(unplanned, ["ScrollTo"]);
 }
 
 /// The string patterns of the arms of each `match <scrutinee> {` in a source file.
