@@ -314,3 +314,114 @@ fn agent_calls_that_mirror_an_action_take_its_arguments_or_say_why_not() {
         "the calls that are a model's action under its own name"
     );
 }
+
+/// A grounding family's action list with its placeholders filled in, so each call can be parsed.
+fn filled(list: &str) -> String {
+    [
+        ("(x1,y1)", "(100,200)"),
+        ("(x2,y2)", "(300,400)"),
+        ("(x,y)", "(100,200)"),
+        ("[x1, y1]", "[100, 200]"),
+        ("[x2, y2]", "[300, 400]"),
+        ("[x, y]", "[100, 200]"),
+        ("'id'", "'2'"),
+        (": id", ": 2"),
+        ("'down or up or left or right'", "'down'"),
+        ("\"success or fail\"", "\"success\""),
+    ]
+    .iter()
+    .fold(list.to_string(), |text, (from, to)| text.replace(from, to))
+}
+
+fn section<'a>(prompt: &'a str, start: &str, end: &str) -> &'a str {
+    let from = prompt.find(start).unwrap_or_else(|| panic!("{start:?} in {prompt}")) + start.len();
+    let rest = &prompt[from..];
+    &rest[..rest.find(end).unwrap_or(rest.len())]
+}
+
+/// The calls `name(…)` written on a UI-TARS action line, its comment's included (a box's
+/// `'(x,y)'` nests its parentheses inside the call's).
+fn ui_tars_calls(line: &str) -> Vec<String> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let name = bytes[i..].iter().take_while(|b| b.is_ascii_lowercase() || **b == b'_').count();
+        let starts = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if name == 0 || !starts || bytes.get(i + name) != Some(&b'(') {
+            i += name.max(1);
+            continue;
+        }
+        let mut depth = 0;
+        let close = (i + name..bytes.len())
+            .find(|&j| {
+                depth += match bytes[j] {
+                    b'(' => 1,
+                    b')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            })
+            .unwrap();
+        out.push(line[i..=close].to_string());
+        i = close + 1;
+    }
+    out
+}
+
+/// The JSON objects written on a line (MAI-UI's arguments, the point tools' calls).
+fn objects(line: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        match c {
+            '{' => start = Some(i),
+            '}' => out.extend(start.take().map(|s| (s, line[s..=i].to_string()))),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Each grounding family's prompt lists only actions its parser reads: every call on its
+/// action list, placeholders filled in, parses.
+#[test]
+fn the_grounding_prompts_list_only_actions_their_parsers_read() {
+    let mapping = sightline::vision::ImageMapping::identity(1000, 1000, 1.0);
+    for family in ModelFamily::ALL.into_iter().filter(|f| f.grounds_on_image()) {
+        let prompt = filled(&system_prompt(family));
+        let mut replies = Vec::new();
+        if prompt.contains("## Actions\n") {
+            for line in section(&prompt, "## Actions\n", "\n\n").lines() {
+                replies.extend(ui_tars_calls(line).into_iter().map(|call| format!("Thought: t\nAction: {call}")));
+            }
+        } else if prompt.contains("<tool_call>") {
+            for line in section(&prompt, "Actions (the \"arguments\" object):\n", "\n\n").lines() {
+                replies.extend(objects(line).into_iter().map(|(_, arguments)| {
+                    format!("<thinking>t</thinking>\n<tool_call>{{\"name\": \"browser_use\", \"arguments\": {arguments}}}</tool_call>")
+                }));
+            }
+        } else {
+            for line in section(&prompt, "Tools:\n", "\n\n").lines() {
+                let mut names: Vec<String> = Vec::new();
+                for (at, arguments) in objects(line) {
+                    let before = line[..at].trim_end();
+                    if !before.ends_with(" or") {
+                        let written = before.rsplit([';', ':', '}']).next().unwrap();
+                        names =
+                            written.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect();
+                    }
+                    for name in &names {
+                        let call = format!("[{{\"name\": \"{name}\", \"arguments\": {arguments}}}]");
+                        replies.push(format!("<thinking>t</thinking>\n{call}"));
+                    }
+                }
+            }
+        }
+        assert!(replies.len() >= 15, "{family:?}: only {} calls read off its prompt", replies.len());
+        for reply in replies {
+            let parsed = parse_reply(family, &reply, Some(&mapping));
+            assert!(parsed.is_ok(), "{family:?}'s prompt lists {reply:?}, which its parser refuses: {parsed:?}");
+        }
+    }
+}
