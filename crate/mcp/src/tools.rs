@@ -1,17 +1,22 @@
 //! The MCP tools. Each forwards its arguments to the extension as they came: the extension's
 //! core (`sightline::agent::remote`) decides what a call means and checks it, so the panel and
 //! the agent go through the same rules (allowed sites, secrets, the run record). This side
-//! describes the tools, waits for answers, and turns them into MCP results and errors.
+//! serves the tools the core declares (`sightline::vocab::calls`), waits for answers, and
+//! turns them into MCP results and errors.
 
 use crate::bridge::{Agent, Bridge, BridgeError, CallError, Content, ErrorKind};
-use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, InitializeRequestParams, InitializeResult, ProgressNotificationParam,
-    RequestMetaObject, ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams, InitializeResult,
+    ProgressNotificationParam, RequestMetaObject, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler};
-use serde::{Deserialize, Serialize};
+use rmcp::{tool_handler, ErrorData, Peer, RoleServer, ServerHandler};
+use sightline::vocab::calls::{self, CALLS};
+use sightline::vocab::tools::call_schema;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -29,162 +34,6 @@ pub struct Sightline {
     tool_router: ToolRouter<Self>,
 }
 
-/// An element: its number in the last `snapshot` (`[12]`), or words describing it.
-#[derive(Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Target {
-    /// The element's number as the last snapshot shows it ([12] → 12).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element: Option<u32>,
-    /// Plain words naming the element ("the Sign in button"), used when no number is given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TabsParams {
-    /// list | open | select | close
-    pub action: String,
-    /// The address to open (open).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// The tab's id from `list` (select, close; close without it closes the selected tab).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<i64>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct NavigateParams {
-    /// An http(s) address on the person's allowed sites, or back | forward | reload.
-    pub url: String,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ScreenshotParams {
-    /// The whole page instead of the viewport.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_page: Option<bool>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ActParams {
-    /// What should happen, in plain words ("add milk to the list and mark it done").
-    pub instruction: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InputParams {
-    #[serde(flatten)]
-    pub target: Target,
-    /// The text to type.
-    #[serde(default)]
-    pub text: String,
-    /// replace (default) | append | clear
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ChooseParams {
-    #[serde(flatten)]
-    pub target: Target,
-    /// The option to choose, by its visible text.
-    pub option: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct KeyParams {
-    /// A key or chord: Enter, Escape, Control+A, ArrowDown.
-    pub key: String,
-    /// Focus this element first (a click); otherwise the key goes to what has focus.
-    #[serde(flatten)]
-    pub target: Target,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ScrollParams {
-    /// down (default) | up | left | right
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub direction: Option<String>,
-    /// Pixels; one screen when left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distance: Option<f64>,
-    /// Scroll until the edge.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_edge: Option<bool>,
-    /// Scroll inside this element; the page when left out.
-    #[serde(flatten)]
-    pub target: Target,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct DragParams {
-    /// The dragged element's number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from_element: Option<u32>,
-    /// The dragged element, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// The drop target's number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_element: Option<u32>,
-    /// The drop target, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct UploadParams {
-    #[serde(flatten)]
-    pub target: Target,
-    /// Absolute paths of the files, on the machine Chrome runs on.
-    pub files: Vec<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct QueryParams {
-    /// The data wanted, in words or as a JSON shape ({"names": "string[]"}).
-    pub demand: serde_json::Value,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct QuestionParams {
-    /// The question about the page.
-    pub question: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct AssertParams {
-    /// The statement that should hold on the page.
-    pub assertion: String,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct WaitForParams {
-    /// The statement to wait for.
-    pub assertion: String,
-    /// How long to wait, in milliseconds (15000 when left out).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u32>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct RecordParams {
-    /// start | stop
-    pub action: String,
-    /// The recording's title (start).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ExportParams {
-    /// midscene-yaml | playwright | recorder | report
-    pub format: String,
-    /// The run's id; this agent session's run when left out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<String>,
-}
-
 fn to_block(c: Content) -> ContentBlock {
     match c {
         Content::Text { text } => ContentBlock::text(text),
@@ -198,10 +47,6 @@ fn tool_error(code: &str, message: String) -> CallToolResult {
     let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
     result.structured_content = Some(serde_json::json!({ "code": code }));
     result
-}
-
-fn args<T: Serialize>(params: &T) -> serde_json::Value {
-    serde_json::to_value(params).unwrap_or(serde_json::Value::Null)
 }
 
 impl Sightline {
@@ -269,279 +114,46 @@ impl Sightline {
     }
 }
 
-#[tool_router]
+/// One route per declared call, each forwarding to [`Sightline::call`].
+fn route(cx: ToolCallContext<'_, Sightline>) -> BoxedCall<'_> {
+    Box::pin(async move {
+        let ToolCallContext { service, name, arguments, request_context, .. } = cx;
+        let RequestContext { meta, peer, ct, .. } = request_context;
+        service.call(&name, arguments.unwrap_or_default(), meta, peer, ct).await.map(Into::into)
+    })
+}
+
+type BoxedCall<'a> = Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>>;
+
 impl Sightline {
-    #[tool(
-        description = "Browser tabs of the selected tab's window on the allowed sites: list them, open one (url), select the one the other tools act on (tab), or close one."
-    )]
-    async fn tabs(
-        &self,
-        Parameters(p): Parameters<TabsParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("tabs", args(&p), meta, peer, cancel).await
+    /// The tools: the core's declared agent calls (`vocab::calls`), each with its schema.
+    fn tool_router() -> ToolRouter<Self> {
+        CALLS.iter().fold(ToolRouter::new(), |router, call| {
+            let schema = match call_schema(call) {
+                serde_json::Value::Object(schema) => schema,
+                _ => serde_json::Map::new(),
+            };
+            router.with_route(ToolRoute::new_dyn(Tool::new(call.name, call.description, schema), route))
+        })
     }
 
-    #[tool(
-        description = "Open an address in the selected tab (only the person's allowed sites), or go back / forward / reload."
-    )]
-    async fn navigate(
+    /// A call of a declared tool: its arguments' JSON types checked against the schema served
+    /// (a mismatch is a tool error the agent can correct, as MCP asks), then forwarded.
+    async fn call(
         &self,
-        Parameters(p): Parameters<NavigateParams>,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
         meta: RequestMetaObject,
         peer: Peer<RoleServer>,
         cancel: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
-        self.forward("navigate", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "The selected tab as text: URL, title, and a compact description of the page where every element you can act on has a number ([12]). Use the numbers as `element` in the other tools."
-    )]
-    async fn snapshot(
-        &self,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("snapshot", serde_json::json!({}), meta, peer, cancel).await
-    }
-
-    #[tool(description = "A screenshot of the selected tab with the snapshot's element numbers drawn on it.")]
-    async fn screenshot(
-        &self,
-        Parameters(p): Parameters<ScreenshotParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("screenshot", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Carry out an instruction on the selected tab through Sightline's whole agent loop (it looks, plans, acts and checks, step after step), with progress notifications. Answers what happened."
-    )]
-    async fn act(
-        &self,
-        Parameters(p): Parameters<ActParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("act", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Click an element, by its number or a description.")]
-    async fn tap(
-        &self,
-        Parameters(p): Parameters<Target>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("tap", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Double-click an element, by its number or a description.")]
-    async fn double_click(
-        &self,
-        Parameters(p): Parameters<Target>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("double_click", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Right-click an element, by its number or a description.")]
-    async fn right_click(
-        &self,
-        Parameters(p): Parameters<Target>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("right_click", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Move the mouse over an element, by its number or a description.")]
-    async fn hover(
-        &self,
-        Parameters(p): Parameters<Target>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("hover", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Type text into a field (by number or description): replace its text (default), append, or clear it. Secrets the person stored are typed as their placeholders ({{name}}) say, only into their own sites."
-    )]
-    async fn input(
-        &self,
-        Parameters(p): Parameters<InputParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("input", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Choose an option of a drop-down list (by number or description) by the option's visible text."
-    )]
-    async fn choose_option(
-        &self,
-        Parameters(p): Parameters<ChooseParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("choose_option", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Press a key or chord (Enter, Escape, Control+A), optionally in an element first.")]
-    async fn key(
-        &self,
-        Parameters(p): Parameters<KeyParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("key", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Scroll the page, or inside an element, in a direction: by a distance, one screen, or to the edge."
-    )]
-    async fn scroll(
-        &self,
-        Parameters(p): Parameters<ScrollParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("scroll", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Drag one element onto another (each by number or description).")]
-    async fn drag(
-        &self,
-        Parameters(p): Parameters<DragParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("drag", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Give files to a file field or the button that opens one (by number or description). Paths outside the person's upload folder need their Allow in the panel."
-    )]
-    async fn upload(
-        &self,
-        Parameters(p): Parameters<UploadParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("upload", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Read data off the page: the answer as JSON.")]
-    async fn query(
-        &self,
-        Parameters(p): Parameters<QueryParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("query", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "A yes/no question about the page: true or false.")]
-    async fn boolean(
-        &self,
-        Parameters(p): Parameters<QuestionParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("boolean", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "A question about the page whose answer is a number.")]
-    async fn number(
-        &self,
-        Parameters(p): Parameters<QuestionParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("number", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Check that a statement holds on the page; a tool error with the reason when it does not.")]
-    async fn assert(
-        &self,
-        Parameters(p): Parameters<AssertParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("assert", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(description = "Wait until a statement holds on the page (checked every second), up to timeout_ms.")]
-    async fn wait_for(
-        &self,
-        Parameters(p): Parameters<WaitForParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("wait_for", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Console errors and warnings, and failed network requests, on the selected tab since the last call of this tool."
-    )]
-    async fn console_messages(
-        &self,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("console_messages", serde_json::json!({}), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "Record what the person does on the selected tab (on the allowed sites) as a run (start), until stop, which answers the run's id; a recording the person started is theirs."
-    )]
-    async fn record(
-        &self,
-        Parameters(p): Parameters<RecordParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("record", args(&p), meta, peer, cancel).await
-    }
-
-    #[tool(
-        description = "This session's run, or a recording this agent started, written for another tool: a Midscene YAML flow, a Playwright spec, a Chrome Recorder JSON file, or an HTML report."
-    )]
-    async fn export_run(
-        &self,
-        Parameters(p): Parameters<ExportParams>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        cancel: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.forward("export_run", args(&p), meta, peer, cancel).await
+        let Some(call) = calls::by_name(name) else {
+            return Err(ErrorData::invalid_params("tool not found", None));
+        };
+        if let Some(problem) = calls::type_problem(call, &arguments) {
+            return Ok(tool_error("call_invalid", format!("{name}: {problem}")));
+        }
+        self.forward(call.name, serde_json::Value::Object(arguments), meta, peer, cancel).await
     }
 }
 
@@ -577,71 +189,39 @@ impl ServerHandler for Sightline {
 mod tests {
     use super::Sightline;
     use serde_json::Value;
-    use sightline::vocab::catalog::{by_call_name, Kind};
+    use sightline::vocab::calls::CALLS;
+    use sightline::vocab::tools::json_type;
+    use std::collections::BTreeSet;
 
-    /// MCP names an element by number or in words, where the catalog's actions take a number:
-    /// each such pair stands for the catalog's argument.
-    const ELEMENT_NAMES: &[(&str, &str, &str)] =
-        &[("element", "description", "target"), ("from_element", "from", "from"), ("to_element", "to", "to")];
-    /// MCP's own names for a catalog argument.
-    const RENAMED: &[(&str, &str)] = &[("text", "value"), ("to_edge", "to_end")];
-    /// Arguments only MCP's tool takes (its key may go to an element, clicked first).
-    const MCP_ONLY: &[(&str, &str)] = &[("key", "element"), ("key", "description")];
-
-    fn schema_type(schema: &Value) -> Vec<String> {
+    fn types(schema: &Value) -> BTreeSet<String> {
         match &schema["type"] {
-            Value::String(t) => vec![t.clone()],
-            Value::Array(ts) => {
-                ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").map(str::to_string).collect()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn catalog_type(kind: Kind) -> &'static str {
-        match kind {
-            Kind::Element | Kind::Integer => "integer",
-            Kind::Number => "number",
-            Kind::Text | Kind::OneOf(_) => "string",
-            Kind::Flag => "boolean",
-            Kind::Files => "array",
-            Kind::Any => "any",
+            Value::String(t) => BTreeSet::from([t.clone()]),
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            _ => BTreeSet::new(),
         }
     }
 
     #[test]
-    fn tools_named_like_catalog_actions_take_the_catalogs_arguments() {
+    fn the_tools_served_are_the_declared_calls() {
         let tools = Sightline::tool_router().list_all();
-        let mirrored: Vec<_> = tools.iter().filter_map(|t| Some((t, by_call_name(&t.name)?))).collect();
-        let names: Vec<&str> = mirrored.iter().map(|(t, _)| t.name.as_ref()).collect();
-        assert_eq!(
-            names,
-            ["double_click", "drag", "hover", "input", "key", "navigate", "right_click", "scroll", "tap", "upload"]
-        );
-        for (tool, action) in mirrored {
-            let properties =
-                tool.input_schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-            for (name, schema) in &properties {
-                let (catalog_name, mcp_type) = match ELEMENT_NAMES.iter().find(|(n, w, _)| n == name || w == name) {
-                    Some((number, _, stands_for)) if number == name => (*stands_for, schema_type(schema)),
-                    Some((_, _, stands_for)) => (*stands_for, vec!["integer".to_string()]),
-                    None => (
-                        RENAMED.iter().find(|(m, _)| m == name).map_or(name.as_str(), |(_, c)| *c),
-                        schema_type(schema),
-                    ),
-                };
-                if MCP_ONLY.contains(&(action.name, name.as_str())) {
-                    continue;
+        let served: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(served, CALLS.iter().map(|c| c.name).collect::<BTreeSet<_>>());
+        for tool in &tools {
+            let call = CALLS.iter().find(|c| c.name == tool.name).unwrap();
+            assert_eq!(tool.description.as_deref(), Some(call.description), "{}", call.name);
+            let schema = Value::Object((*tool.input_schema).clone());
+            let required: BTreeSet<&str> =
+                schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            assert_eq!(required, call.params.iter().filter(|p| p.required).map(|p| p.name).collect(), "{}", call.name);
+            let properties = schema["properties"].as_object().unwrap();
+            assert_eq!(properties.len(), call.params.len(), "{}", call.name);
+            for p in call.params {
+                let mut expected: BTreeSet<String> = json_type(p.kind).into_iter().map(str::to_string).collect();
+                if !p.required && !expected.is_empty() {
+                    expected.insert("null".into());
                 }
-                let param = action.params.iter().find(|p| p.name == catalog_name).unwrap_or_else(|| {
-                    panic!("MCP's {} takes {name}, which the catalog's {} lacks", tool.name, action.name)
-                });
-                let expected = catalog_type(param.kind);
-                assert!(
-                    expected == "any" || mcp_type.iter().any(|t| t == expected),
-                    "{}.{name}: MCP says {mcp_type:?}, the catalog {expected}",
-                    tool.name
-                );
+                assert_eq!(types(&properties[p.name]), expected, "{}.{}", call.name, p.name);
+                assert_eq!(properties[p.name]["description"], p.description, "{}.{}", call.name, p.name);
             }
         }
     }

@@ -18,6 +18,8 @@ use crate::prompt::page_fence;
 use crate::vision::fit::{fit, API_MAX_SIDE};
 use crate::vision::{Capture, ImageMapping, ImageOptions};
 use crate::vocab::actions::{Go, InputMode, ScrollDirection, ScrollType};
+use crate::vocab::calls::{self, AgentCall};
+use crate::vocab::catalog::{self, Kind};
 use crate::vocab::tasks::Task;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -137,10 +139,12 @@ pub struct Planned {
 }
 
 /// Reads a call into what the extension should do, or says what is wrong with it. `lang`:
-/// the language the session's run is written in (its steps' labels).
+/// the language the session's run is written in (its steps' labels). The calls and their
+/// arguments are those `vocab::calls` declares.
 pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
-    let tool = call.tool.as_str();
-    let args = Args { tool, value: &call.args };
+    let declared = calls::by_name(&call.tool).ok_or_else(|| CallError::UnknownTool(call.tool.clone()))?;
+    let tool = declared.name;
+    let args = Args { call: declared, value: &call.args };
     if !call.args.is_null() && !call.args.is_object() {
         return Err(args.problem("the arguments must be an object"));
     }
@@ -151,14 +155,11 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
     let say = |key: &str, named: &[(&str, &dyn std::fmt::Display)]| lang.say(&format!("agent.{key}"), named);
     match tool {
         "tabs" => {
-            let action = match args.text("action")?.as_deref() {
-                Some("list") => TabAction::List,
-                Some("open") => TabAction::Open,
-                Some("select") => TabAction::Select,
-                Some("close") => TabAction::Close,
-                other => {
-                    return Err(args.problem(&format!("action must be list, open, select or close, not {other:?}")))
-                }
+            let action = match args.required_choice("action")? {
+                "list" => TabAction::List,
+                "open" => TabAction::Open,
+                "select" => TabAction::Select,
+                _ => TabAction::Close,
             };
             let (url, tab) = (args.text("url")?, args.integer("tab")?);
             if action == TabAction::Select && tab.is_none() {
@@ -205,13 +206,10 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
         "right_click" => task(Task::RightClick { locate: args.target("element", "description")? }),
         "hover" => task(Task::Hover { locate: args.target("element", "description")? }),
         "input" => {
-            let mode = match args.text("mode")?.as_deref() {
+            let mode = match args.choice("mode")? {
                 None | Some("replace") => InputMode::Replace,
                 Some("append") => InputMode::Append,
-                Some("clear") => InputMode::Clear,
-                Some(other) => {
-                    return Err(args.problem(&format!("mode must be replace, append or clear, not {other:?}")))
-                }
+                _ => InputMode::Clear,
             };
             let value = args.text("text")?.unwrap_or_default();
             task(Task::Input { locate: args.target("element", "description")?, value, mode })
@@ -226,11 +224,8 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
             task(Task::KeyboardPress { key: args.required_text("key")?, locate })
         }
         "scroll" => {
-            let direction = match args.text("direction")? {
-                None => ScrollDirection::Down,
-                Some(d) => ScrollDirection::from_name(d.trim())
-                    .ok_or_else(|| args.problem(&format!("direction must be up, down, left or right, not {d:?}")))?,
-            };
+            let direction =
+                args.choice("direction")?.and_then(ScrollDirection::from_name).unwrap_or(ScrollDirection::Down);
             let distance = args.number("distance")?;
             if distance.is_some_and(|d| !(d > 0.0 && d.is_finite())) {
                 return Err(args.problem("distance must be a positive number of pixels"));
@@ -246,7 +241,7 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
         }
         "drag" => task(Task::Drag { from: args.target("from_element", "from")?, to: args.target("to_element", "to")? }),
         "upload" => {
-            let files = match args.value.get("files") {
+            let files = match args.field("files")? {
                 Some(Value::Array(items)) => items
                     .iter()
                     .map(|f| {
@@ -258,7 +253,7 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
             };
             task(Task::Upload { locate: args.target("element", "description")?, files })
         }
-        "query" => match args.value.get("demand") {
+        "query" => match args.field("demand")? {
             Some(d) if !d.is_null() && d.as_str().is_none_or(|s| !s.trim().is_empty()) => {
                 task(Task::Query { demand: d.clone() })
             }
@@ -279,11 +274,7 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
             })
         }
         "record" => {
-            let start = match args.required_text("action")?.as_str() {
-                "start" => true,
-                "stop" => false,
-                other => return Err(args.problem(&format!("action must be start or stop, not {other:?}"))),
-            };
+            let start = args.required_choice("action")? == "start";
             let label = say(if start { "record_start" } else { "record_stop" }, &[]);
             Ok(Planned { label, plan: Plan::Record { start, title: args.text("title")? } })
         }
@@ -299,27 +290,50 @@ pub fn plan(call: &Call, lang: Lang) -> Result<Planned, CallError> {
                 plan: Plan::Export { format, run: args.text("run")? },
             })
         }
+        // Declared, yet no arm plans it: `tests/catalog.rs` reads the arms and fails on this.
         other => Err(CallError::UnknownTool(other.to_string())),
     }
 }
 
-/// Typed reads of a call's arguments, each failure naming the field.
+/// Typed reads of a call's arguments, by their declared names (`vocab::calls`), each failure
+/// naming the field.
 struct Args<'a> {
-    tool: &'a str,
+    call: &'static AgentCall,
     value: &'a Value,
 }
 
 impl Args<'_> {
     fn problem(&self, problem: &str) -> CallError {
-        CallError::Arguments { tool: self.tool.to_string(), problem: problem.to_string() }
+        CallError::Arguments { tool: self.call.name.to_string(), problem: problem.to_string() }
     }
 
-    fn field(&self, name: &str) -> Option<&Value> {
-        self.value.get(name).filter(|v| !v.is_null())
+    /// The argument's value; `null` is left out. Reading one the call does not declare is
+    /// refused (`tests/catalog.rs` checks that each arm reads only its call's arguments).
+    fn field(&self, name: &str) -> Result<Option<&Value>, CallError> {
+        if self.call.param(name).is_none() {
+            return Err(self.problem(&format!("{name} is no argument of this tool")));
+        }
+        Ok(self.value.get(name).filter(|v| !v.is_null()))
+    }
+
+    /// One of the values the argument declares (exactly, spaces around it aside).
+    fn choice(&self, name: &str) -> Result<Option<&'static str>, CallError> {
+        let Some(Kind::OneOf(values)) = self.call.param(name).map(|p| p.kind) else {
+            return Err(self.problem(&format!("{name} is no choice of this tool")));
+        };
+        let Some(given) = self.text(name)? else { return Ok(None) };
+        match values.iter().find(|v| **v == given.trim()) {
+            Some(v) => Ok(Some(v)),
+            None => Err(self.problem(&format!("{name} must be {}, not {given:?}", catalog::either(values)))),
+        }
+    }
+
+    fn required_choice(&self, name: &str) -> Result<&'static str, CallError> {
+        self.choice(name)?.ok_or_else(|| self.problem(&format!("{name} is missing")))
     }
 
     fn text(&self, name: &str) -> Result<Option<String>, CallError> {
-        match self.field(name) {
+        match self.field(name)? {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(_) => Err(self.problem(&format!("{name} must be text"))),
@@ -331,21 +345,21 @@ impl Args<'_> {
     }
 
     fn number(&self, name: &str) -> Result<Option<f64>, CallError> {
-        match self.field(name) {
+        match self.field(name)? {
             None => Ok(None),
             Some(v) => v.as_f64().map(Some).ok_or_else(|| self.problem(&format!("{name} must be a number"))),
         }
     }
 
     fn integer(&self, name: &str) -> Result<Option<i64>, CallError> {
-        match self.field(name) {
+        match self.field(name)? {
             None => Ok(None),
             Some(v) => v.as_i64().map(Some).ok_or_else(|| self.problem(&format!("{name} must be a whole number"))),
         }
     }
 
     fn flag(&self, name: &str) -> Result<Option<bool>, CallError> {
-        match self.field(name) {
+        match self.field(name)? {
             None => Ok(None),
             Some(v) => v.as_bool().map(Some).ok_or_else(|| self.problem(&format!("{name} must be true or false"))),
         }

@@ -194,7 +194,9 @@ pub fn browser_note(tabs: &[crate::vocab::actions::TabInfo], start_page: bool) -
 /// The system prompt for a family.
 pub fn system_prompt(family: ModelFamily) -> String {
     match (family.protocol(), family.coord_space()) {
-        (Protocol::JsonPlan, _) => PLAN_SYSTEM_PROMPT.replace("ACTION_LIST", &catalog::plan_grammar()),
+        (Protocol::JsonPlan, _) => {
+            PLAN_SYSTEM_PROMPT.replace("ACTION_LIST", &catalog::plan_grammar(catalog::ListFor::JsonPlan))
+        }
         (Protocol::FunctionCalls, None) => {
             format!("{}{SHARED_RULES}", ELEMENT_TOOLS_PROMPT.replace("ACTION_LIST", &catalog::tools_grammar()))
         }

@@ -44,7 +44,7 @@ const WORDS_ONLY: &str =
 pub fn planner_system_prompt(numbers: bool) -> String {
     let prompt = PLANNER_PROMPT
         .replace("NUMBERS", if numbers { NUMBERS_TOO } else { WORDS_ONLY })
-        .replace("ACTION_LIST", &crate::vocab::catalog::plan_grammar());
+        .replace("ACTION_LIST", &crate::vocab::catalog::plan_grammar(crate::vocab::catalog::ListFor::Planner));
     format!("{prompt}{}", memo_rules(Protocol::JsonPlan))
 }
 

@@ -52,6 +52,10 @@ pub struct Action {
     pub shares_line: bool,
     /// Offered to the model (prompts and tool specs); the others are only understood.
     pub offered: bool,
+    /// Offered to the planning model too (`prompt::planner`). It describes only elements in
+    /// view, which the acting model finds on the screenshot, so "scroll until it is in view"
+    /// is no action it can plan.
+    pub planner: bool,
     /// An example call's arguments, as JSON.
     pub example: &'static str,
 }
@@ -89,6 +93,7 @@ const fn on_element(
         gloss,
         shares_line: gloss.is_empty(),
         offered: true,
+        planner: true,
         example: r#"{"target": 3}"#,
     }
 }
@@ -112,6 +117,7 @@ const fn bare(
         gloss,
         shares_line: gloss.is_empty(),
         offered: true,
+        planner: true,
         example: "{}",
     }
 }
@@ -123,7 +129,7 @@ pub const ACTIONS: &[Action] = &[
         "Tap",
         &["Click"],
         "Click element N.",
-        "click, double-click, right-click or point at element N",
+        "click, double-click, right-click (its context menu) or point at element N (menus that open on hover)",
     ),
     on_element("double_click", &["doubleclick", "left_double"], "DoubleClick", &[], "Double-click element N.", ""),
     on_element(
@@ -162,6 +168,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "type into field N; mode replace (default), append or clear",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"target": 3, "value": "buy milk"}"#,
     },
     // Input's modes, as actions of their own: understood, not offered.
@@ -175,6 +182,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "",
         shares_line: false,
         offered: false,
+        planner: false,
         example: r#"{"target": 3, "value": " and eggs"}"#,
     },
     Action {
@@ -187,6 +195,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "",
         shares_line: false,
         offered: false,
+        planner: false,
         example: r#"{"target": 3}"#,
     },
     Action {
@@ -199,6 +208,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "choose the option with this text in select or list box N",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"target": 3, "option": "Blue"}"#,
     },
     Action {
@@ -211,6 +221,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "a key or combination such as \"Control+A\"",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"key": "Enter"}"#,
     },
     Action {
@@ -228,16 +239,20 @@ pub const ACTIONS: &[Action] = &[
         gloss: "the page, or element N; up, down, left or right",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"direction": "down"}"#,
     },
-    on_element(
-        "scroll_to",
-        &["scroll_into_view"],
-        "ScrollTo",
-        &[],
-        "Scroll until element N is in view.",
-        "scroll until element N is in view",
-    ),
+    Action {
+        planner: false,
+        ..on_element(
+            "scroll_to",
+            &["scroll_into_view"],
+            "ScrollTo",
+            &[],
+            "Scroll until element N is in view.",
+            "scroll until element N is in view",
+        )
+    },
     Action {
         name: "drag",
         aliases: &["drag_and_drop", "left_click_drag"],
@@ -251,6 +266,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "drag element N onto element M",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"from": 3, "to": 5}"#,
     },
     Action {
@@ -260,9 +276,10 @@ pub const ACTIONS: &[Action] = &[
         plan_aliases: &[],
         params: &[TARGET, param("files", Kind::Files, true, "paths the person gave", "[\"/full/path\"]")],
         description: "Give file field N (or the button that opens one) these files: only paths the person gave.",
-        gloss: "files for file field N; only paths the person gave",
+        gloss: "files for file field N (or the button that opens one); only paths the person gave",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"target": 3, "files": ["/home/me/cv.pdf"]}"#,
     },
     Action {
@@ -280,6 +297,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "either ms alone, or until the page shows text (gone: stops showing it)",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"ms": 1000}"#,
     },
     Action {
@@ -292,6 +310,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "open an address in this tab",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"url": "https://example.com"}"#,
     },
     bare("back", &["go_back"], "Back", &["GoBack"], "Go back in this tab's history.", "the tab's history"),
@@ -307,6 +326,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "open an address in a new tab and go on there",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"url": "https://example.com"}"#,
     },
     Action {
@@ -316,9 +336,10 @@ pub const ACTIONS: &[Action] = &[
         plan_aliases: &[],
         params: &[param("tab", Kind::Integer, true, "its id in the list of open tabs", "id")],
         description: "Go on in another open tab, by its id in the list of open tabs.",
-        gloss: "go on in another open tab",
+        gloss: "go on in another open tab (ids in the list of open tabs)",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"tab": 2}"#,
     },
     bare(
@@ -342,6 +363,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "keep a note or data you read for later steps",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"note": "the cheapest is 4.20"}"#,
     },
     Action {
@@ -360,6 +382,7 @@ pub const ACTIONS: &[Action] = &[
         gloss: "",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"text": "Added milk to the list."}"#,
     },
     Action {
@@ -369,9 +392,10 @@ pub const ACTIONS: &[Action] = &[
         plan_aliases: &["Ask"],
         params: &[param("question", Kind::Text, true, "the question", "\"...\"")],
         description: "Only when the person alone can decide: ask them.",
-        gloss: "only when the person alone can decide; put it last",
+        gloss: "only when the person alone can decide (a choice, a password); put it last",
         shares_line: false,
         offered: true,
+        planner: true,
         example: r#"{"question": "Which size?"}"#,
     },
 ];
@@ -389,16 +413,43 @@ pub fn by_plan_type(kind: &str) -> Option<&'static Action> {
 /// The JSON plan types offered, as a sentence lists them ("Tap, …, Remember or AskUser").
 pub fn plan_types() -> String {
     let types: Vec<&str> = ACTIONS.iter().filter(|a| a.offered).filter_map(|a| a.plan_type).collect();
-    match types.split_last() {
+    either(&types)
+}
+
+/// Words as a sentence offers them: `a, b or c`.
+pub fn either(words: &[&str]) -> String {
+    match words.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => types.join(""),
+        _ => words.join(""),
+    }
+}
+
+/// Whose action list a prompt shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ListFor {
+    /// The generic family's JSON plan.
+    JsonPlan,
+    /// The planning model's JSON plan.
+    Planner,
+    /// The function-calling family's tools.
+    Tools,
+}
+
+impl Action {
+    /// Whether this list offers the action.
+    pub fn listed_for(&self, list: ListFor) -> bool {
+        match list {
+            ListFor::JsonPlan => self.offered && self.plan_type.is_some(),
+            ListFor::Planner => self.planner && self.plan_type.is_some(),
+            ListFor::Tools => self.offered,
+        }
     }
 }
 
 /// The offered actions in runs that share a prompt line.
-fn lines(json_plan: bool) -> Vec<Vec<&'static Action>> {
+fn lines(list: ListFor) -> Vec<Vec<&'static Action>> {
     let mut out: Vec<Vec<&'static Action>> = Vec::new();
-    for a in ACTIONS.iter().filter(|a| a.offered && (!json_plan || a.plan_type.is_some())) {
+    for a in ACTIONS.iter().filter(|a| a.listed_for(list)) {
         match out.last_mut() {
             Some(run) if a.shares_line => run.push(a),
             _ => out.push(vec![a]),
@@ -419,9 +470,10 @@ fn line(sketch: String, gloss: &str, column: usize) -> String {
     }
 }
 
-/// The JSON plan's action list, as the generic prompt and the planner's show it.
-pub fn plan_grammar() -> String {
-    let rendered: Vec<String> = lines(true)
+/// A JSON plan's action list, as the generic prompt (`ListFor::JsonPlan`) or the planner's
+/// (`ListFor::Planner`) shows it.
+pub fn plan_grammar(list: ListFor) -> String {
+    let rendered: Vec<String> = lines(list)
         .iter()
         .map(|run| {
             let types: Vec<&str> = run.iter().filter_map(|a| a.plan_type).collect();
@@ -434,7 +486,7 @@ pub fn plan_grammar() -> String {
 
 /// The function-calling action list, as the element-tools prompt shows it.
 pub fn tools_grammar() -> String {
-    let rendered: Vec<String> = lines(false)
+    let rendered: Vec<String> = lines(ListFor::Tools)
         .iter()
         .map(|run| {
             let names: Vec<&str> = run.iter().map(|a| a.name).collect();

@@ -42,10 +42,7 @@ pub fn for_agents() -> impl Iterator<Item = &'static Format> {
 /// Names as a list to read: `a, b or c`.
 pub fn names<'a>(formats: impl Iterator<Item = &'a Format>) -> String {
     let all: Vec<&str> = formats.map(|f| f.name).collect();
-    match all.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => all.join(""),
-    }
+    super::catalog::either(&all)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod address;
+pub mod calls;
 pub mod catalog;
 pub mod family;
 #[cfg(test)]
