@@ -109,3 +109,17 @@ test('the unpacked zip loads in Chromium: the worker starts, the panel opens and
     await opened.close();
   }
 });
+
+test('the store listings give the name and short description the locale files give', () => {
+  for (const locale of ['en', 'zh_CN']) {
+    const listing = readFileSync(path.join(ROOT, `docs/store/listing.${locale}.md`), 'utf8');
+    const messages = JSON.parse(readFileSync(path.join(DIST, `_locales/${locale}/messages.json`), 'utf8'));
+    const field = (label) => listing.match(new RegExp(`^\\*\\*${label}[:：]\\*\\* ?(.+)$`, 'm'))?.[1].trim();
+    const [name, description] = locale === 'en' ? ['Name', 'Short description'] : ['名称', '简短说明'];
+    assert.equal(field(name), messages.extName.message, `${locale} name`);
+    assert.equal(field(description), messages.extDescription.message, `${locale} short description`);
+    for (const permission of [...manifest.permissions, ...manifest.host_permissions.map(() => 'scripting')]) {
+      assert.ok(listing.includes(`\`${permission}\``), `${locale} justifies ${permission}`);
+    }
+  }
+});
