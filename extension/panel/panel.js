@@ -696,9 +696,27 @@ function renderAgents() {
   $('agents-extension-id').textContent = agents.extensionId;
   $('agents-address').textContent = agents.address;
   if (document.activeElement !== $('agents-port')) $('agents-port').value = String(agents.port);
-  // The token is not in the command (ps shows it) nor in an MCP client's config (people commit
-  // .mcp.json): the person saves it once with --save-token.
-  $('agents-command').textContent = `sightline-mcp --stdio --port ${agents.port} --extension-id ${agents.extensionId}`;
+  const client = $('agents-client').value;
+  $('agents-command').textContent = agentsSnippet(client, ['--stdio', '--port', String(agents.port), '--extension-id', agents.extensionId]);
+  $('agents-client-hint').textContent = t(AGENTS_CLIENTS[client].hint);
+}
+/** The ways to start sightline-mcp the panel gives ready to paste: a command, or an MCP client's config. */
+const AGENTS_CLIENTS = {
+  terminal: { hint: 'agentsHintTerminal' },
+  claude: { hint: 'agentsHintClaude' },
+  'mcp-json': { hint: 'agentsHintMcpJson' },
+  vscode: { hint: 'agentsHintVscode' },
+};
+/**
+ * sightline-mcp with `args` in the form `client` takes. The token is in none of them (ps shows a
+ * command line, people commit .mcp.json): the person saves it once with --save-token.
+ */
+function agentsSnippet(client, args) {
+  const command = ['sightline-mcp', ...args].join(' ');
+  if (client === 'claude') return `claude mcp add sightline -- ${command}`;
+  if (client === 'mcp-json') return JSON.stringify({ mcpServers: { sightline: { command: 'sightline-mcp', args } } }, null, 2);
+  if (client === 'vscode') return JSON.stringify({ servers: { sightline: { type: 'stdio', command: 'sightline-mcp', args } } }, null, 2);
+  return command;
 }
 async function loadAgents() {
   ({ status: agents } = await send('agentsStatus'));
@@ -720,8 +738,13 @@ const AGENTS_ERRORS = new Set(['agents_port_invalid']);
 $('agents-enabled').addEventListener('change', (e) => changeAgents('setAgents', { enabled: e.target.checked }));
 $('agents-port').addEventListener('change', (e) => changeAgents('setAgents', { enabled: true, port: Number(e.target.value) }));
 $('agents-revoke').addEventListener('click', () => changeAgents('revokeAgents'));
-for (const [button, source] of [['agents-copy', 'agents-command'], ['agents-copy-token', 'agents-token'], ['agents-copy-save', 'agents-save']]) {
-  $(button).addEventListener('click', () => navigator.clipboard.writeText($(source).textContent).catch(() => {}));
+$('agents-client').addEventListener('change', renderAgents);
+for (const [button, source, said] of [['agents-copy', 'agents-command', 'agentsCopied'], ['agents-copy-token', 'agents-token', 'agentsCopiedToken'], ['agents-copy-save', 'agents-save', 'agentsCopiedSave']]) {
+  $(button).addEventListener('click', async () => {
+    const copied = await navigator.clipboard.writeText($(source).textContent).then(() => true, () => false);
+    $('agents-copied').textContent = t(copied ? said : 'agentsCopyFailed');
+    $('agents-copied').classList.toggle('failed', !copied);
+  });
 }
 
 chrome.runtime.onMessage.addListener((message) => {

@@ -1,16 +1,14 @@
-// Launches Debian Chromium with the built extension (dist/) through playwright-core.
+// Launches Chromium (Debian's, Homebrew's or $CHROMIUM_PATH) with the built extension (dist/) through playwright-core.
 import { chromium } from 'playwright-core';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM as EXECUTABLE } from './chromium-path.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(ROOT, 'dist');
-
-// Chromium, not branded Chrome or Edge: those ignore --load-extension.
-const EXECUTABLE = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 // How much taller than its page area a window is (headless Chromium still reserves room for
 // its toolbar). Measured once per process, scale factor and mode; headless, also kept in the
@@ -61,7 +59,7 @@ async function keptMeasureFile(executablePath, scaleArgs) {
 /**
  * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
  * `scrollbars`: headless pages show scrollbars a person could drag (Playwright hides them).
- * `executablePath`: the Chromium to run (default $CHROMIUM_PATH, else /usr/bin/chromium).
+ * `executablePath`: the Chromium to run (default $CHROMIUM_PATH, else Debian's or Homebrew's: chromium-path.mjs).
  * `awaitReady`: wait for the worker's core to load (false: a test of what a failed load shows).
  */
 export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath = EXECUTABLE, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false, awaitReady = true } = {}) {

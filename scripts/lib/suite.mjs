@@ -35,7 +35,7 @@ SIGHTLINE_PLANNER_BASE_URL, SIGHTLINE_PLANNER_MODEL, SIGHTLINE_PLANNER_API_KEY,
 SIGHTLINE_PLANNER_FAMILY, SIGHTLINE_PLANNER_PROVIDER; or MIDSCENE_PLANNING_MODEL_BASE_URL,
 _API_KEY, _NAME, _FAMILY. Secrets: SIGHTLINE_SECRET_<NAME>=value, typed where a flow says
 <secret>name</secret>, only on the sites SIGHTLINE_SECRET_<NAME>_SITES names (comma-separated;
-required). Chromium: CHROMIUM_PATH (default /usr/bin/chromium; branded Chrome ignores
+required). Chromium: CHROMIUM_PATH (default Debian's /usr/bin/chromium, on macOS Homebrew's Chromium.app; branded Chrome ignores
 extensions loaded this way).`;
 
 const PACKAGE = path.join(ROOT, 'scripts/lib/playwright');

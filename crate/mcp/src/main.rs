@@ -23,21 +23,46 @@ use tools::{Deadlines, Sightline};
 
 const DEFAULT_PORT: u16 = 47231;
 
-const USAGE: &str = "usage: sightline-mcp [--stdio [--http-too]] [--port N] [--token-file PATH] --extension-id ID
-       sightline-mcp --save-token [--token-file PATH]
-  --stdio            serve MCP on stdin/stdout (what MCP clients that start the server use); the loopback port
-                     then serves only the extension's /bridge
-  --http-too         with --stdio, serve MCP over HTTP at /mcp as well
-  --port N           the loopback port for /mcp and the extension's /bridge (default 47231)
-  --extension-id ID  the extension's id, shown in Sightline's panel under Allow agents (or SIGHTLINE_EXTENSION_ID)
-  --call-timeout S   seconds a call may take (default 60); act and wait_for: --act-timeout S (default 600)
-The pairing token the panel shows: save it once with --save-token (it asks for it on stdin and keeps it in
+/// How the pairing token reaches the server: after the options in `--help`.
+const TOKEN_HELP: &str =
+    "The pairing token the panel shows: save it once with --save-token (it asks for it on stdin and keeps it in
 ~/.config/sightline/token, readable by you only), or set SIGHTLINE_TOKEN. HTTP clients send it on every
-request as `Authorization: Bearer <token>`.
-  --save-token       read the token from stdin, save it in the token file (mode 0600) and exit
-  --token-file PATH  the token file (default $XDG_CONFIG_HOME/sightline/token or ~/.config/sightline/token);
-                     refused if other users can read it
-  --token T          the token itself: works, but every user of this computer can read it (ps)";
+request as `Authorization: Bearer <token>`. The extension id may also come from SIGHTLINE_EXTENSION_ID.";
+
+/// Sightline's MCP server: drives the person's Chrome through the Sightline extension (Allow agents in its panel).
+#[derive(Debug, clap::Parser)]
+#[command(name = "sightline-mcp", version, after_help = TOKEN_HELP)]
+struct Cli {
+    /// Serve MCP on stdin/stdout (what MCP clients that start the server use); the loopback port then serves
+    /// only the extension's /bridge
+    #[arg(long)]
+    stdio: bool,
+    /// With --stdio, serve MCP over HTTP at /mcp as well
+    #[arg(long, requires = "stdio")]
+    http_too: bool,
+    /// The loopback port for /mcp and the extension's /bridge
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// The extension's id, shown in Sightline's panel under Allow agents (or SIGHTLINE_EXTENSION_ID)
+    #[arg(long, value_name = "ID")]
+    extension_id: Option<String>,
+    /// Seconds a call may take
+    #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    call_timeout: u64,
+    /// Seconds act and wait_for may take
+    #[arg(long, value_name = "S", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    act_timeout: u64,
+    /// Read the token from stdin, save it in the token file (mode 0600) and exit
+    #[arg(long, conflicts_with = "token")]
+    save_token: bool,
+    /// The token file (default $XDG_CONFIG_HOME/sightline/token or ~/.config/sightline/token); refused if other
+    /// users can read it
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+    /// The token itself: works, but every user of this computer can read it (ps)
+    #[arg(long, value_name = "T")]
+    token: Option<String>,
+}
 
 /// What to do.
 #[derive(Debug)]
@@ -59,78 +84,48 @@ struct Config {
 
 #[derive(Debug, thiserror::Error)]
 enum ConfigError {
-    #[error("{0}\n{usage}", usage = USAGE)]
+    /// What clap refuses, and `--help`/`--version`, which it prints itself (to stdout, exit 0).
+    #[error(transparent)]
+    Arguments(#[from] clap::Error),
+    /// What the arguments mean together that clap cannot tell.
+    #[error("{0}\n(sightline-mcp --help lists the options)")]
     Usage(String),
 }
 
+/// The command `args` (without the program's name) ask for, with `env` for the variables.
 fn parse_args(
-    mut args: impl Iterator<Item = String>,
+    args: impl Iterator<Item = String>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Command, ConfigError> {
-    let usage = |m: String| ConfigError::Usage(m);
-    let mut stdio = false;
-    let mut http_too = false;
-    let mut save_token = false;
-    let mut port = DEFAULT_PORT;
-    let mut token = None;
-    let mut token_file = None;
-    let mut extension_id = env("SIGHTLINE_EXTENSION_ID");
-    let mut call = 60u64;
-    let mut act = 600u64;
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or_else(|| usage(format!("{name} needs a value")));
-        let seconds = |v: String, name: &str| {
-            v.parse::<u64>()
-                .ok()
-                .filter(|s| *s > 0)
-                .ok_or_else(|| usage(format!("{name} takes whole seconds, not {v:?}")))
-        };
-        match arg.as_str() {
-            "--stdio" => stdio = true,
-            "--http-too" => http_too = true,
-            "--save-token" => save_token = true,
-            "--port" => {
-                let v = value("--port")?;
-                port = v.parse().map_err(|_| usage(format!("--port takes a port number, not {v:?}")))?;
-            }
-            "--token" => token = Some(value("--token")?),
-            "--token-file" => token_file = Some(PathBuf::from(value("--token-file")?)),
-            "--extension-id" => extension_id = Some(value("--extension-id")?),
-            "--call-timeout" => call = seconds(value("--call-timeout")?, "--call-timeout")?,
-            "--act-timeout" => act = seconds(value("--act-timeout")?, "--act-timeout")?,
-            "-h" | "--help" => return Err(usage("Sightline's MCP server".into())),
-            other => return Err(usage(format!("unknown argument {other:?}"))),
-        }
-    }
-    if http_too && !stdio {
-        return Err(usage("--http-too goes with --stdio (without it, MCP is served over HTTP anyway)".into()));
-    }
+    use clap::Parser;
+    let usage = |m: &str| ConfigError::Usage(m.to_owned());
+    let cli = Cli::try_parse_from(std::iter::once("sightline-mcp".to_owned()).chain(args))?;
     let default_file = token::default_file(&env);
-    if save_token {
-        if token.is_some() {
-            return Err(usage("--save-token reads the token from stdin: leave --token out".into()));
-        }
-        return token_file
+    if cli.save_token {
+        return cli
+            .token_file
             .or(default_file)
             .map(Command::SaveToken)
-            .ok_or_else(|| usage("no home folder to save the token in: name a file with --token-file".into()));
+            .ok_or_else(|| usage("no home folder to save the token in: name a file with --token-file"));
     }
-    let source = match (token, token_file, env("SIGHTLINE_TOKEN").filter(|t| !t.trim().is_empty())) {
-        (Some(t), _, _) if t.trim().is_empty() => return Err(usage("--token is empty".into())),
+    let source = match (cli.token, cli.token_file, env("SIGHTLINE_TOKEN").filter(|t| !t.trim().is_empty())) {
+        (Some(t), _, _) if t.trim().is_empty() => return Err(usage("--token is empty")),
         (Some(t), _, _) => Source::Argument(t),
         (None, Some(path), _) => Source::File { path, explicit: true },
         (None, None, Some(t)) => Source::Environment(t),
         (None, None, None) => default_file.map_or(Source::Nowhere, |path| Source::File { path, explicit: false }),
     };
-    let extension_id = extension_id
+    let extension_id = cli
+        .extension_id
+        .or_else(|| env("SIGHTLINE_EXTENSION_ID"))
         .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase()))
-        .ok_or_else(|| usage("--extension-id is missing or not an extension id (32 letters a–p)".into()))?;
+        .ok_or_else(|| usage("--extension-id is missing or not an extension id (32 letters a–p)"))?;
     let config = Config {
-        stdio,
-        http: !stdio || http_too,
-        port,
+        stdio: cli.stdio,
+        http: !cli.stdio || cli.http_too,
+        port: cli.port,
         extension_id,
-        deadlines: Deadlines { call: Duration::from_secs(call), act: Duration::from_secs(act) },
+        deadlines: Deadlines { call: Duration::from_secs(cli.call_timeout), act: Duration::from_secs(cli.act_timeout) },
     };
     Ok(Command::Serve(config, source))
 }
@@ -139,6 +134,8 @@ fn parse_args(
 async fn main() {
     let command = match parse_args(std::env::args().skip(1), |k| std::env::var(k).ok()) {
         Ok(c) => c,
+        // clap words its own errors and prints --help and --version to stdout with exit 0.
+        Err(ConfigError::Arguments(e)) => e.exit(),
         Err(e) => {
             eprintln!("sightline-mcp: {e}");
             std::process::exit(2);
@@ -321,9 +318,42 @@ mod tests {
     fn bad_arguments_are_refused() {
         assert!(parse(&["--token", "t"], &[]).unwrap_err().to_string().contains("extension-id"));
         assert!(parse(&["--token", "t", "--extension-id", "https://x"], &[]).is_err());
-        assert!(parse(&["--port", "x"], &[]).unwrap_err().to_string().contains("port number"));
-        assert!(parse(&["--bogus"], &[]).unwrap_err().to_string().contains("unknown argument"));
+        assert!(parse(&["--port", "x"], &[]).unwrap_err().to_string().contains("--port"));
+        assert!(parse(&["--port", "70000"], &[]).is_err());
+        assert!(parse(&["--bogus"], &[]).unwrap_err().to_string().contains("--bogus"));
         assert!(parse(&["--token", "t", "--extension-id", ID, "--call-timeout", "0"], &[]).is_err());
+        assert!(parse(&["--token", "t", "--extension-id", ID, "--act-timeout", "1.5"], &[]).is_err());
+    }
+
+    #[test]
+    fn options_take_their_value_after_an_equals_sign_or_a_space() {
+        let (c, _) = serving(&["--port=9100", "--extension-id", ID, "--call-timeout=7"], &[]);
+        assert_eq!(
+            (c.port, c.deadlines.call, c.deadlines.act),
+            (9100, Duration::from_secs(7), Duration::from_secs(600))
+        );
+        let (c, _) = serving(&["--port", "9101", &format!("--extension-id={ID}"), "--act-timeout", "9"], &[]);
+        assert_eq!((c.port, c.extension_id.as_str(), c.deadlines.act), (9101, ID, Duration::from_secs(9)));
+        let (c, _) =
+            serving(&["--extension-id", ID], &[("SIGHTLINE_EXTENSION_ID", "pppppppppppppppppppppppppppppppp")]);
+        assert_eq!(c.extension_id, ID, "the option outweighs the environment");
+    }
+
+    /// `--help` and `--version` are not failures: clap prints them to stdout and `main` exits 0.
+    #[test]
+    fn help_and_version_print_to_stdout_and_succeed() {
+        for (flag, kind, words) in [
+            ("--help", clap::error::ErrorKind::DisplayHelp, "--save-token"),
+            ("-h", clap::error::ErrorKind::DisplayHelp, "--extension-id"),
+            ("--version", clap::error::ErrorKind::DisplayVersion, env!("CARGO_PKG_VERSION")),
+        ] {
+            let Err(ConfigError::Arguments(e)) = parse(&[flag], &[]) else { panic!("{flag} is no request to clap") };
+            assert_eq!((e.kind(), e.exit_code(), e.use_stderr()), (kind, 0, false), "{flag}");
+            assert!(e.to_string().contains(words), "{flag}: {e}");
+        }
+        let Err(ConfigError::Arguments(e)) = parse(&["--bogus"], &[]) else { panic!("--bogus accepted") };
+        assert_eq!((e.exit_code(), e.use_stderr()), (2, true), "an error goes to stderr with exit 2");
+        <Cli as clap::CommandFactory>::command().debug_assert();
     }
 
     /// The app on a port of its own, as `serve` builds it: `http` false is `--stdio` without `--http-too`.
