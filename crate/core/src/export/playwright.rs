@@ -102,7 +102,11 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
         }
     };
     match (&step.op, &locator) {
-        (Op::Tap, Some(l)) => line(format!("await {l}.click({});", options(None))),
+        // A checkbox or radio is ticked to the state the person's tap left it in.
+        (Op::Tap, Some(l)) => match target.and_then(|t| t.locators.as_ref()).and_then(|x| x.checked) {
+            Some(before) => line(format!("await {l}.{}();", if before { "uncheck" } else { "check" })),
+            None => line(format!("await {l}.click({});", options(None))),
+        },
         (Op::DoubleClick, Some(l)) => line(format!("await {l}.dblclick({});", options(None))),
         (Op::RightClick, Some(l)) => line(format!("await {l}.click({});", options(Some("button: 'right'")))),
         (Op::Hover, Some(l)) => line(format!("await {l}.hover({});", options(None))),
@@ -258,6 +262,16 @@ fn preferred_locator(l: &Locators, t: &Target) -> Option<String> {
     }
     if let Some(r) = l.role.as_ref().filter(|r| r.name.is_unique()) {
         return Some(role(&r.name, &r.role));
+    }
+    if let Some(r) = &l.in_row {
+        let row = format!("{scope}.getByRole({}).filter({{ hasText: {} }})", pw(&r.row_role), pw(&r.row_text.text));
+        let Some(inner) = &r.role else { return Some(row) };
+        let name = r.name.as_ref().map(|n| {
+            let exact = if n.exact { ", exact: true" } else { "" };
+            format!(", {{ name: {}{exact} }}", pw(&n.text))
+        });
+        let nth = r.nth.map(|i| format!(".nth({i})")).unwrap_or_default();
+        return Some(format!("{row}.getByRole({}{}){nth}", pw(inner), name.unwrap_or_default()));
     }
     for (method, named) in [("getByPlaceholder", &l.placeholder), ("getByLabel", &l.label), ("getByText", &l.text)] {
         if let Some(n) = unique(named) {
