@@ -306,7 +306,8 @@
       const big = all.length > MAX_ELEMENTS;
       const values = (selector, attribute) => Array.from(doc.querySelectorAll(selector), (e) => e.getAttribute(attribute));
       const role = roleOf(el);
-      const ownText = norm(contentText(el));
+      // A form control's content (a select's options) is not text a person reads on the page.
+      const ownText = /^(select|input|textarea|option)$/.test(el.localName) ? '' : norm(contentText(el));
       const data = {
         testId: el.getAttribute('data-testid'),
         testIds: values('[data-testid]', 'data-testid'),
@@ -337,8 +338,7 @@
           const t = norm(n.data);
           if (t && n.parentElement && shown(n.parentElement) && !/^(script|style)$/.test(n.parentElement.localName)) texts.push(t);
         }
-        // The element's own text as one piece where its text is split among several nodes.
-        data.texts = texts.includes(ownText) ? texts : [...texts, ownText];
+        data.texts = texts;
       }
       data.row = rowFacts(el, role, all);
       return data;
