@@ -666,16 +666,21 @@ mod tests {
         );
         let ts = to_playwright(&recording_of(&run), WindowSize::default());
         for line in [
-            "await page.getByRole('textbox', { name: 'What needs to be done?' }).press(\"Enter\");",
             "await page.getByRole('listitem').filter({ hasText: 'buy milk' }).getByRole('checkbox').check();",
             "await page.getByText('walk dog').dblclick();",
             "await page.getByRole('listitem').filter({ hasText: 'walk dog' }).getByRole('textbox').fill(\"walk cat\");",
+            "await page.locator(':focus').press(\"Enter\");",
             "await page.getByRole('listitem').filter({ hasText: 'read book' }).hover();",
             "await page.getByRole('listitem').filter({ hasText: 'read book' }).getByRole('button').click();",
         ] {
             assert!(ts.contains(line), "{line}\nnot in\n{ts}");
         }
         assert!(!ts.contains("page.keyboard") && !ts.contains("xpath="), "{ts}");
+        assert_eq!(
+            ts.matches("page.locator(':focus').press(\"Enter\")").count(),
+            2,
+            "each Enter ends the typing\n{ts}"
+        );
         // The hover comes right before the click it made possible.
         assert!(ts.find(".hover()").unwrap() < ts.find("getByRole('button').click()").unwrap());
     }

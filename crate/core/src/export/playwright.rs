@@ -33,10 +33,24 @@ pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
     let _ = writeln!(out, "  await page.goto({});", js(&rec.url));
+    let mut typed_into: Option<&str> = None;
     for step in &rec.steps {
         let on = step.target.as_ref().map(|t| format!(" \u{2192} {}", t.describe)).unwrap_or_default();
         let _ = writeln!(out, "\n  // {}", js_comment(&format!("{}{on}", step.caption)));
-        write_step(&mut out, step, viewport, lang);
+        // A key ending the typing in a field is pressed where the typing left the focus: the
+        // field's locator may read words the typing changed (a row re-rendered from its value,
+        // on some pages as the keys went down, on others as the field changed).
+        let in_typed_field = matches!(step.op, Op::Key { .. })
+            && step.target.as_ref().is_some_and(|t| Some(t.xpath.as_str()) == typed_into);
+        if let (true, Op::Key { key }) = (in_typed_field, &step.op) {
+            let _ = writeln!(out, "  await page.locator(':focus').press({});", js(&key.to_string()));
+        } else {
+            write_step(&mut out, step, viewport, lang);
+        }
+        typed_into = match &step.op {
+            Op::Input { .. } | Op::Key { .. } => step.target.as_ref().map(|t| t.xpath.as_str()),
+            _ => None,
+        };
     }
     let _ = writeln!(out, "\n  {END_STATE_MARK}");
     out.push_str("});\n");
