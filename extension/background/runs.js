@@ -412,10 +412,14 @@ export function recordEvent(tabId, event) {
     if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
       event.target = await targetAt(tabId, event.point);
     }
-    // How test tools find the element again, read once as it is recorded.
-    if (event.target?.xpath) {
+    // How test tools find the element again: from the facts the page read as the gesture
+    // started, else (no facts: the page's reader could not run) read through CDP now.
+    for (const target of [event.target, event.hovered]) {
+      if (!target?.xpath) continue;
       try {
-        event.target.locators = wasm.locatorsOf(await locatorData(tabId, event.target.xpath));
+        const facts = target.facts ?? (target === event.target ? await locatorData(tabId, target.xpath) : null);
+        delete target.facts;
+        target.locators = wasm.locatorsOf(facts ?? null);
       } catch (e) {
         console.warn('the element\'s locators were not recorded (exports use its XPath)', e);
       }

@@ -79,7 +79,7 @@ test('a sign-in done by hand is recorded as steps, the password as a placeholder
   for (const line of [
     "await page.getByRole('textbox', { name: 'Name' }).fill(\"Ada\");",
     "await page.getByRole('textbox', { name: 'Password' }).fill(secret(\"SIGHTLINE_SECRET_PW\"));",
-    "await page.getByRole('checkbox', { name: 'Remember me' }).click();",
+    "await page.getByRole('checkbox', { name: 'Remember me' }).check();", // ticked: check(), as codegen writes it
   ]) assert.ok(exported.playwright.includes(line), `${line}\n${exported.playwright}`);
   assert.doesNotMatch(exported.playwright, /xpath=/);
   const recorder = JSON.parse(exported.recorder);

@@ -206,7 +206,7 @@ fn a_recorded_event_reads_its_flattened_element() {
     assert_eq!((picked.info.index, picked.info.xpath.as_str(), picked.info.tag.as_str()), (4, "/html/body/select", ""));
     assert_eq!((picked.sensitive, picked.field.as_str()), (true, "colour"));
     let plain: ManualEvent = serde_json::from_str(r#"{"kind":"tap","target":null}"#).unwrap();
-    assert!(matches!(plain, ManualEvent::Tap { target: None }));
+    assert!(matches!(plain, ManualEvent::Tap { target: None, hovered: None }));
     let scroll: ManualEvent = serde_json::from_str(r#"{"kind":"scroll","dx":0,"dy":120.5}"#).unwrap();
     assert!(matches!(scroll, ManualEvent::Scroll { dx, dy } if dx == 0.0 && dy == 120.5));
 }

@@ -179,6 +179,30 @@ pub fn forget_readings() {
 /// Content script, "record my steps": the element a person acted on (`node`, an event's
 /// target), as the model's description would list it: `{…target, sensitive, field}`, or null
 /// when no listed element holds it. The nearest listed element containing the node is taken.
+/// Content script, "record my steps": an element the description does not list (the row whose
+/// hover showed a button), as a recorded target: its path, the box the page measured (`x`,
+/// `y`, `width`, `height`) and its words (`text`, the row's text), or null where the reading
+/// did not keep the node.
+#[wasm_bindgen(js_name = describeNode)]
+pub fn describe_node(
+    node: &web_sys::Node,
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+    text: &str,
+) -> Result<JsValue, Fault> {
+    use sightline::agent::recorder::Picked;
+    let window = web_sys::window().ok_or_else(|| Fault::internal("no window here".into()))?;
+    let (live, _) = dom::snapshot_document(&window, false)?;
+    let Some(at) = live.hits.snapshot_index_of(node) else { return Ok(JsValue::NULL) };
+    let rect = sightline::vocab::geometry::Rect::new(x, y, width, height);
+    match Picked::of_node(&live.snapshot, at as usize, rect, text) {
+        Some(picked) => to_js(&picked),
+        None => Ok(JsValue::NULL),
+    }
+}
+
 #[wasm_bindgen(js_name = describeTarget)]
 pub fn describe_target(node: &web_sys::Node) -> Result<JsValue, Fault> {
     use sightline::agent::recorder::Picked;

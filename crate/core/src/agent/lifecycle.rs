@@ -420,7 +420,7 @@ mod tests {
             "tag": "button", "rect": { "x": 10.0, "y": 10.0, "width": 40.0, "height": 20.0 },
         }))
         .unwrap();
-        ManualEvent::Tap { target: Some(target) }
+        ManualEvent::Tap { target: Some(target), hovered: None }
     }
 
     fn no_secrets() -> Limits {
@@ -604,7 +604,7 @@ mod tests {
         open.record("rec", tap(4, "/d"), &no_secrets(), 10.0).unwrap();
         open.record("rec", tap(4, "/d"), &no_secrets(), 11.0).unwrap();
         assert_eq!(crossed(&mut open), 1);
-        open.record("rec", ManualEvent::DoubleClick { target: Some(dbl) }, &no_secrets(), 12.0).unwrap();
+        open.record("rec", ManualEvent::DoubleClick { target: Some(dbl), hovered: None }, &no_secrets(), 12.0).unwrap();
         assert_eq!(crossed(&mut open), 2, "from the first of the two clicks");
         assert_eq!(open.get("rec").unwrap().steps.len(), 3);
         // Read back after a restart, the host holds it all already.

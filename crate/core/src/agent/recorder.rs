@@ -10,6 +10,7 @@ use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
 use super::steps::join_notes;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::geometry::Rect;
 use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +60,32 @@ impl<'de> Deserialize<'de> for Picked {
 }
 
 impl Picked {
+    /// A node the description does not list (a row a person hovered), named by its path in
+    /// `snapshot`, the box the page measured and its text; None for a text node or a node
+    /// past the snapshot.
+    pub fn of_node(snapshot: &crate::snapshot::PageSnapshot, node: usize, rect: Rect, text: &str) -> Option<Self> {
+        let tag = snapshot.nodes.get(node)?.tag()?.to_ascii_lowercase();
+        let ends = snapshot.subtree_ends();
+        let xpath = crate::describe::xpath::XPaths::new(snapshot, &ends).of(node);
+        let words = crate::describe::truncate_chars(&crate::describe::collapse_whitespace(text), 40);
+        let summary = if words.is_empty() { tag.clone() } else { format!("{tag} \"{words}\"") };
+        Some(Picked {
+            info: TargetInfo {
+                index: 0,
+                id: String::new(),
+                summary,
+                xpath,
+                xpath_text: None,
+                tag,
+                rect,
+                locators: None,
+                holder_point: None,
+            },
+            sensitive: false,
+            field: String::new(),
+        })
+    }
+
     /// The element `e`, with `attr` reading its attributes: a snapshot node's in full where
     /// the page is at hand, else the described element's own.
     pub fn of<'a>(e: &crate::describe::Element, attr: impl Fn(&str) -> Option<&'a str>) -> Self {
@@ -74,14 +101,19 @@ internally_tagged! {
     tag = "kind", rename_all = "camelCase", name = "ManualEvent";
     #[derive(Clone, Debug, Serialize)]
     pub enum ManualEvent {
+        /// `hovered`: the ancestor whose hover showed the target (a row's delete button), as
+        /// the page read it when the press began.
         Tap {
             target: Option<Picked>,
+            hovered: Option<Picked>,
         },
         DoubleClick {
             target: Option<Picked>,
+            hovered: Option<Picked>,
         },
         RightClick {
             target: Option<Picked>,
+            hovered: Option<Picked>,
         },
         /// The field's whole value after the person's edit.
         Input {
@@ -95,8 +127,10 @@ internally_tagged! {
             #[serde(default)]
             value: String,
         },
+        /// `target`: the element that had focus as the key went down.
         Key {
             key: String,
+            target: Option<Picked>,
         },
         /// The page moved by (dx, dy) CSS px.
         Scroll {
@@ -125,9 +159,14 @@ impl ManualEvent {
             })
         };
         match self {
-            ManualEvent::Tap { target } => ManualEvent::Tap { target: pick(target) },
-            ManualEvent::DoubleClick { target } => ManualEvent::DoubleClick { target: pick(target) },
-            ManualEvent::RightClick { target } => ManualEvent::RightClick { target: pick(target) },
+            ManualEvent::Tap { target, hovered } => ManualEvent::Tap { target: pick(target), hovered: pick(hovered) },
+            ManualEvent::DoubleClick { target, hovered } => {
+                ManualEvent::DoubleClick { target: pick(target), hovered: pick(hovered) }
+            }
+            ManualEvent::RightClick { target, hovered } => {
+                ManualEvent::RightClick { target: pick(target), hovered: pick(hovered) }
+            }
+            ManualEvent::Key { key, target } => ManualEvent::Key { key, target: pick(target) },
             ManualEvent::Input { target, value } => {
                 ManualEvent::Input { target: pick(target), value: limits.shown(&value) }
             }
@@ -135,7 +174,7 @@ impl ManualEvent {
             ManualEvent::Select { target, option, value } => {
                 ManualEvent::Select { target: pick(target), option: limits.shown(&option), value: limits.shown(&value) }
             }
-            other @ (ManualEvent::Key { .. } | ManualEvent::Scroll { .. }) => other,
+            other @ ManualEvent::Scroll { .. } => other,
         }
     }
 }
@@ -165,10 +204,11 @@ pub fn secret_placeholder(field: &str) -> String {
 /// Adds what the person did to the recording `run` at `now_ms`.
 pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
     match event {
-        ManualEvent::Tap { target } => {
+        ManualEvent::Tap { target, hovered } => {
+            hover_first(run, now_ms, hovered, &target);
             push(run, now_ms, target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index }), target, "Tap")
         }
-        ManualEvent::DoubleClick { target } => {
+        ManualEvent::DoubleClick { target, hovered } => {
             // The browser reported the two clicks first: they become this one step.
             let same = |s: &Step| {
                 s.planned == target.as_ref().map(|t| PlannedAction::Tap { target: t.info.index })
@@ -180,10 +220,12 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
                 }
             }
             let action = target.as_ref().map(|t| at(&t.info, MouseButton::Left, 2));
+            hover_first(run, now_ms, hovered, &target);
             push(run, now_ms, action, target, "Double-click");
         }
-        ManualEvent::RightClick { target } => {
+        ManualEvent::RightClick { target, hovered } => {
             let action = target.as_ref().map(|t| at(&t.info, MouseButton::Right, 1));
+            hover_first(run, now_ms, hovered, &target);
             push(run, now_ms, action, target, "Right-click");
         }
         ManualEvent::Input { target, value } => {
@@ -215,10 +257,14 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             let value = (!value.is_empty()).then_some(value);
             push(run, now_ms, Some(PlannedAction::Select { target: t.info.index, option, value }), Some(t), &caption);
         }
-        ManualEvent::Key { key } => {
+        ManualEvent::Key { key, target } => {
             let mut step = Step::new(StepKind::Action, now_ms);
             step.action = format!("Press {key}");
             step.planned = Some(PlannedAction::KeyPress { key });
+            // Pressed in the focused text field: exports press it there, not on whatever has
+            // focus. Other focused elements are left out: exports that focus by clicking would
+            // tick a checkbox or press a button.
+            step.target = target.filter(takes_text).map(|t| t.info);
             run.steps.push(step);
         }
         ManualEvent::Navigate { url } => {
@@ -260,6 +306,35 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             run.steps.push(step);
         }
     }
+}
+
+/// A text field (by its role, as the locators read it, or a textarea), where a key is pressed.
+fn takes_text(t: &Picked) -> bool {
+    const TEXT_ROLES: [&str; 4] = ["textbox", "searchbox", "combobox", "spinbutton"];
+    let l = t.info.locators.as_ref();
+    let role = l.and_then(|l| {
+        l.role.as_ref().map(|r| r.role.as_str()).or_else(|| l.in_row.as_ref().and_then(|r| r.role.as_deref()))
+    });
+    t.info.tag == "textarea" || role.is_some_and(|r| TEXT_ROLES.contains(&r))
+}
+
+/// A Hover step on `hovered` before the action on `target`, where hovering it showed the
+/// target: a replay that only clicked would find the target hidden (or another row's).
+/// Once per hover: the second tap of a double-click, or another tap in the same row, finds
+/// the step there already.
+fn hover_first(run: &mut Run, now_ms: f64, hovered: Option<Picked>, target: &Option<Picked>) {
+    let (Some(hovered), Some(_)) = (hovered, target) else { return };
+    let hovering_it = |s: &Step| {
+        matches!(s.planned, Some(PlannedAction::HoverAt { .. }))
+            && s.target.as_ref().is_some_and(|t| t.xpath == hovered.info.xpath)
+    };
+    // Looked for past the taps that a double-click merges away.
+    if run.steps.iter().rev().take(3).any(hovering_it) {
+        return;
+    }
+    // At its point, as a double-click is: a row is not an element the description numbers.
+    let (x, y) = hovered.info.rect.center();
+    push(run, now_ms, Some(PlannedAction::HoverAt { x, y }), Some(hovered), "Hover");
 }
 
 fn at(t: &TargetInfo, button: MouseButton, clicks: u8) -> PlannedAction {
@@ -386,15 +461,15 @@ mod tests {
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         let name = picked(1, "/html[1]/body[1]/input[1]", "input \"Name\"", false);
         let pass = picked(2, "/html[1]/body[1]/input[2]", "input \"Password\"", true);
-        record_event(&mut run, ManualEvent::Tap { target: name.clone() }, 10.0);
+        record_event(&mut run, ManualEvent::Tap { target: name.clone(), hovered: None }, 10.0);
         for (i, v) in ["A", "Ad", "Ada"].iter().enumerate() {
             record_event(&mut run, ManualEvent::Input { target: name.clone(), value: v.to_string() }, 20.0 + i as f64);
         }
         record_event(&mut run, ManualEvent::Input { target: pass.clone(), value: "hunter2".into() }, 30.0);
-        record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 40.0);
+        record_event(&mut run, ManualEvent::Key { key: "Enter".into(), target: None }, 40.0);
         record_event(&mut run, ManualEvent::Scroll { dx: 0.0, dy: 300.0 }, 50.0);
         record_event(&mut run, ManualEvent::Scroll { dx: 0.0, dy: 200.0 }, 60.0);
-        record_event(&mut run, ManualEvent::Tap { target: None }, 70.0);
+        record_event(&mut run, ManualEvent::Tap { target: None, hovered: None }, 70.0);
         let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
         assert_eq!(
             captions,
@@ -426,7 +501,7 @@ mod tests {
         let shows = picked(4, "/html[1]/body[1]/p[1]", "p \"Card 4111-2222\"", false);
         let events = [
             ManualEvent::Input { target: note.clone(), value: "my card is 4111-2222, ok".into() },
-            ManualEvent::Tap { target: shows },
+            ManualEvent::Tap { target: shows, hovered: None },
             ManualEvent::Navigate { url: "https://shop.example/pay?card=4111-2222".into() },
             ManualEvent::Input {
                 target: picked(5, "/html[1]/body[1]/input[9]", "input \"Search\"", false),
@@ -510,6 +585,104 @@ mod tests {
         assert_eq!(run.steps.len(), 1);
         assert_eq!(run.steps[0].action, "Double-click td \"B2\"");
         assert_eq!(recording_of(&run).steps[0].op, Op::DoubleClick);
+    }
+
+    #[test]
+    fn a_button_a_rows_hover_shows_is_hovered_first_and_exports_write_codegen_locators() {
+        use crate::export::to_playwright;
+        use crate::vocab::geometry::WindowSize;
+        let el = |index: u32, xpath: &str, summary: &str, tag: &str, locators: serde_json::Value| {
+            serde_json::json!({"index": index, "id": format!("e{index}"), "summary": summary, "xpath": xpath, "tag": tag,
+                "rect": {"x": 0.0, "y": 100.0 * index as f64, "width": 400.0, "height": 40.0}, "locators": locators})
+        };
+        let row_of = |text: &str| serde_json::json!({"rowRole": "listitem", "rowText": {"text": text}});
+        let field = el(
+            1,
+            "//*[@id=\"new-todo\"]",
+            "input",
+            "input",
+            serde_json::json!({"role": {"role": "textbox", "name": {"text": "What needs to be done?"}}}),
+        );
+        let mut tick = row_of("buy milk");
+        tick["role"] = "checkbox".into();
+        let mut edit = row_of("walk dog");
+        edit["role"] = "textbox".into();
+        let mut delete = row_of("read book");
+        delete["role"] = "button".into();
+        let checkbox = el(
+            2,
+            "/html[1]/body[1]/ul[1]/li[1]/input[1]",
+            "checkbox",
+            "input",
+            serde_json::json!({"inRow": tick, "checked": false}),
+        );
+        let editing =
+            el(3, "/html[1]/body[1]/ul[1]/li[2]/input[2]", "input", "input", serde_json::json!({"inRow": edit}));
+        let label = el(
+            4,
+            "/html[1]/body[1]/ul[1]/li[2]/label[1]/text()[1]",
+            "walk dog",
+            "#text",
+            serde_json::json!({"text": {"text": "walk dog"}}),
+        );
+        let row = el(
+            0,
+            "/html[1]/body[1]/ul[1]/li[3]",
+            "li \"read book\"",
+            "li",
+            serde_json::json!({"inRow": row_of("read book")}),
+        );
+        let button =
+            el(5, "/html[1]/body[1]/ul[1]/li[3]/button[1]", "button", "button", serde_json::json!({"inRow": delete}));
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        run.url = "http://127.0.0.1/todo.html".into();
+        let events = [
+            serde_json::json!({"kind": "input", "target": field, "value": "buy milk"}),
+            serde_json::json!({"kind": "key", "key": "Enter", "target": field}),
+            serde_json::json!({"kind": "tap", "target": checkbox}),
+            serde_json::json!({"kind": "tap", "target": label}),
+            serde_json::json!({"kind": "tap", "target": label}),
+            serde_json::json!({"kind": "doubleClick", "target": label}),
+            serde_json::json!({"kind": "input", "target": editing, "value": "walk cat"}),
+            serde_json::json!({"kind": "key", "key": "Enter", "target": editing}),
+            serde_json::json!({"kind": "tap", "target": button, "hovered": row}),
+        ];
+        for (i, e) in events.into_iter().enumerate() {
+            record_event(&mut run, ev(e), 1000.0 + 100.0 * i as f64);
+        }
+        let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(
+            captions,
+            [
+                "Input \u{201c}buy milk\u{201d} into input",
+                "Press Enter",
+                "Tap checkbox",
+                "Double-click walk dog",
+                "Input \u{201c}walk cat\u{201d} into input",
+                "Press Enter",
+                "Hover li \"read book\"",
+                "Tap button",
+            ]
+        );
+        let ts = to_playwright(&recording_of(&run), WindowSize::default());
+        for line in [
+            "await page.getByRole('listitem').filter({ hasText: 'buy milk' }).getByRole('checkbox').check();",
+            "await page.getByText('walk dog').dblclick();",
+            "await page.getByRole('listitem').filter({ hasText: 'walk dog' }).getByRole('textbox').fill(\"walk cat\");",
+            "await page.locator(':focus').press(\"Enter\");",
+            "await page.getByRole('listitem').filter({ hasText: 'read book' }).hover();",
+            "await page.getByRole('listitem').filter({ hasText: 'read book' }).getByRole('button').click();",
+        ] {
+            assert!(ts.contains(line), "{line}\nnot in\n{ts}");
+        }
+        assert!(!ts.contains("page.keyboard") && !ts.contains("xpath="), "{ts}");
+        assert_eq!(
+            ts.matches("page.locator(':focus').press(\"Enter\")").count(),
+            2,
+            "each Enter ends the typing\n{ts}"
+        );
+        // The hover comes right before the click it made possible.
+        assert!(ts.find(".hover()").unwrap() < ts.find("getByRole('button').click()").unwrap());
     }
 
     #[test]

@@ -135,6 +135,54 @@ pub struct LocatorData {
     pub text: Option<String>,
     /// The document's visible text pieces (its accessibility tree's static texts).
     pub texts: Vec<String>,
+    /// The names of the hidden elements with the element's role (a row's delete button shown
+    /// only on hover): a name they share with it is a row's, not the element's own.
+    pub hidden_role_names: Vec<String>,
+    /// The nearest row holding the element (a list item, a table row…), or the element itself
+    /// where it is one.
+    pub row: Option<RowData>,
+    /// A checkbox's or radio's state as the step began.
+    pub checked: Option<bool>,
+}
+
+/// A row as read around an element: its role, its text as Playwright's `hasText` reads it, the
+/// texts of every shown row of that role in the document with this one's position, and the
+/// element inside it (absent where the element is the row).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RowData {
+    pub role: String,
+    pub text: String,
+    pub texts: Vec<String>,
+    pub index: usize,
+    pub inner: Option<InnerData>,
+}
+
+/// The element inside its row: its role and name, and the names of the shown elements of that
+/// role in the row, with its position.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct InnerData {
+    pub role: String,
+    pub name: String,
+    pub names: Vec<String>,
+    pub index: Option<usize>,
+}
+
+/// The element found by its row: the row by its role and text (`getByRole('listitem')
+/// .filter({ hasText: 'buy milk' })`), then, unless it is the row, by its role inside it (with
+/// its name where that tells it apart there, else its position).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InRow {
+    pub row_role: String,
+    pub row_text: Named,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Named>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u32>,
 }
 
 /// A frame on the way to the element: its `name` or `title` (how Playwright's codegen names
@@ -195,6 +243,13 @@ pub struct Locators {
     pub placeholder: Option<Named>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<Named>,
+    /// By its row, where the element's own words do not tell it from its like in other rows
+    /// (a nameless checkbox, a delete button in every row).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_row: Option<InRow>,
+    /// A checkbox's or radio's state before the step: a tap on it checks or unchecks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
 }
 
 impl Locators {
@@ -219,21 +274,57 @@ impl Locators {
             // getByTestId matches the whole attribute, case and all.
             named(own, &data.test_ids, me, Match::Whole)
         });
+        // A name hidden elements of the role share (a delete button in every row, shown on
+        // hover) is the row's: the role and name alone would find another row's once shown.
+        let repeated = role
+            .as_ref()
+            .is_some_and(|r| data.hidden_role_names.iter().any(|n| normalize(n).eq_ignore_ascii_case(&r.name.text)));
+        let in_row = data.row.as_ref().and_then(in_row);
         let found = Locators {
             frames: data.frames.clone(),
             test_id,
-            role,
+            role: role.filter(|_| !repeated || in_row.is_none()),
             label: by_text(&data.label, &data.labels),
             placeholder: by_text(&data.placeholder, &data.placeholders),
             text: by_text(&data.text, &data.texts),
+            in_row,
+            checked: data.checked,
         };
         let any = found.test_id.is_some()
             || found.role.is_some()
             || found.label.is_some()
             || found.placeholder.is_some()
-            || found.text.is_some();
+            || found.text.is_some()
+            || found.in_row.is_some();
         any.then_some(found)
     }
+}
+
+/// The element by its row, where the row's text tells the row apart and the element's role
+/// (with its name, else its position) tells it apart inside the row.
+fn in_row(row: &RowData) -> Option<InRow> {
+    let row_role = aria_role(&row.role)?;
+    let text = normalize(&row.text);
+    if text.is_empty() {
+        return None;
+    }
+    // `hasText` is a substring match: the row's text must be in no other row's.
+    let row_text = named(&text, &row.texts, row.index, Match::Substring).filter(|n| !n.exact && n.is_unique())?;
+    let Some(inner) = &row.inner else {
+        return Some(InRow { row_role: row_role.into(), row_text, role: None, name: None, nth: None });
+    };
+    let role = aria_role(&inner.role)?;
+    let me = inner.index?;
+    let own = normalize(&inner.name);
+    // The only one of its role in the row needs no name (a name from CSS content, say, that
+    // another tool may read otherwise).
+    let name =
+        (!own.is_empty() && inner.names.len() > 1).then(|| named(&own, &inner.names, me, Match::Substring)).flatten();
+    let (name, nth) = match name {
+        Some(n) if n.is_unique() => (Some(n), None),
+        _ => (None, (inner.names.len() > 1).then_some(me as u32)),
+    };
+    Some(InRow { row_role: row_role.into(), row_text, role: Some(role.into()), name, nth })
 }
 
 /// The ARIA role for Chrome's role name, where locators take it.
@@ -382,6 +473,81 @@ mod tests {
         let name = l.role.unwrap().name;
         assert!(name.text.chars().count() <= MAX_LOCATOR_CHARS && name.text.ends_with("word"), "{}", name.text);
         assert!(name.is_unique() && !name.exact && name.cut);
+    }
+
+    fn row(text: &str, texts: &[&str], index: usize, inner: Option<InnerData>) -> Option<RowData> {
+        Some(RowData { role: "listitem".into(), text: text.into(), texts: strings(texts), index, inner })
+    }
+
+    #[test]
+    fn a_nameless_control_is_found_by_its_row_text() {
+        let data = LocatorData {
+            role: Some("checkbox".into()),
+            name: Some(String::new()),
+            role_names: strings(&["", "", ""]),
+            role_index: Some(0),
+            checked: Some(false),
+            row: row(
+                " buy milk ",
+                &["buy milk", "walk dog", "read book"],
+                0,
+                Some(InnerData { role: "checkbox".into(), name: String::new(), names: strings(&[""]), index: Some(0) }),
+            ),
+            ..Default::default()
+        };
+        let l = Locators::of(&data).unwrap();
+        assert!(l.role.is_none(), "no name: no role locator of its own");
+        assert_eq!(
+            l.in_row,
+            Some(InRow {
+                row_role: "listitem".into(),
+                row_text: Named { text: "buy milk".into(), cut: false, exact: false, nth: None },
+                role: Some("checkbox".into()),
+                name: None,
+                nth: None
+            })
+        );
+        assert_eq!(l.checked, Some(false));
+    }
+
+    #[test]
+    fn a_name_every_row_repeats_is_the_rows_and_a_row_text_inside_another_is_no_scope() {
+        // The hovered row's delete button is the only one shown; the others share its name.
+        let inner =
+            InnerData { role: "button".into(), name: "\u{d7}".into(), names: strings(&["\u{d7}"]), index: Some(0) };
+        let mut data = LocatorData {
+            role: Some("button".into()),
+            name: Some("\u{d7}".into()),
+            role_names: strings(&["\u{d7}"]),
+            role_index: Some(0),
+            hidden_role_names: strings(&["\u{d7}", "\u{d7}"]),
+            row: row("read book", &["buy milk", "read book"], 1, Some(inner)),
+            ..Default::default()
+        };
+        let l = Locators::of(&data).unwrap();
+        assert!(l.role.is_none(), "getByRole('button', {{ name: '\u{d7}' }}) would find another row's once shown");
+        let r = l.in_row.unwrap();
+        assert_eq!((r.role.as_deref(), r.name, r.nth), (Some("button"), None, None));
+        // "read" is also in "read book again": hasText cannot tell the rows apart.
+        data.row = row("read", &["read", "read book again"], 0, None);
+        data.hidden_role_names.clear();
+        let l = Locators::of(&data).unwrap();
+        assert!(l.in_row.is_none() && l.role.is_some());
+    }
+
+    #[test]
+    fn two_of_a_role_in_a_row_are_told_apart_by_name_else_position() {
+        let inner = |name: &str, names: &[&str], me| InnerData {
+            role: "button".into(),
+            name: name.into(),
+            names: strings(names),
+            index: Some(me),
+        };
+        let data = |i| LocatorData { row: row("a", &["a", "b"], 0, Some(i)), ..Default::default() };
+        let named_one = Locators::of(&data(inner("Edit", &["Edit", "Delete"], 0))).unwrap().in_row.unwrap();
+        assert_eq!(named_one.name.map(|n| n.text), Some("Edit".into()));
+        let second = Locators::of(&data(inner("", &["", ""], 1))).unwrap().in_row.unwrap();
+        assert_eq!((second.name, second.nth), (None, Some(1)));
     }
 
     #[test]

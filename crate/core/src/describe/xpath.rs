@@ -339,9 +339,29 @@ fn step_name(data: &NodeData) -> &str {
     }
 }
 
-/// An id usable inside a double-quoted XPath literal.
+/// An id usable inside a double-quoted XPath literal, and one the page keeps from load to
+/// load: a generated id anchors nothing.
 fn is_plain_id(id: &str) -> bool {
-    !id.contains('"')
+    !id.contains('"') && !looks_generated(id)
+}
+
+/// An id a framework or build made up, which differs between two loads or two renders:
+/// React's `:r1:` and `:7`, Ember's `ember123`, `react-select-5-input`, `metamorph-6-start`,
+/// hashes and random tokens. Read by its pieces between `-`, `_`, `.`: one of only digits, one
+/// ending in two digits or more, a long hex run, a long token with digits in it.
+pub fn looks_generated(id: &str) -> bool {
+    if id.contains(':') {
+        return true;
+    }
+    id.split(['-', '_', '.']).any(|piece| {
+        let digits = piece.chars().filter(char::is_ascii_digit).count();
+        let trailing = piece.chars().rev().take_while(char::is_ascii_digit).count();
+        digits > 0
+            && (digits == piece.len()
+                || trailing >= 2
+                || (piece.len() >= 8 && piece.chars().all(|c| c.is_ascii_hexdigit()))
+                || (piece.len() >= 12 && digits >= 2))
+    })
 }
 
 #[cfg(test)]
@@ -371,6 +391,38 @@ mod tests {
             assert_eq!(normalize_parts(parts, true), joined_then_normalized(&parts.join(" ")), "{parts:?}");
             assert_eq!(normalize_parts(parts, false), joined_then_normalized(&parts.concat()), "{parts:?}");
         }
+    }
+
+    #[test]
+    fn generated_ids_are_told_from_chosen_ones() {
+        for id in [
+            ":7",
+            ":r1:",
+            "ember123",
+            "react-select-5-input",
+            "metamorph-6-start",
+            "a3f9c2e1b7d4",
+            "x-9f86d081884c7d65",
+            "uid_Z8k2mQ9x1Lp0w",
+        ] {
+            assert!(looks_generated(id), "{id}");
+        }
+        for id in ["main", "new-todo", "todo-list", "header", "h1", "step2", "user_name", "section-a"] {
+            assert!(!looks_generated(id), "{id}");
+        }
+    }
+
+    #[test]
+    fn a_generated_id_anchors_no_path() {
+        let r = Rect::new(0.0, 0.0, 10.0, 10.0);
+        let mut b = Builder::new();
+        let html = b.el(None, "html", &[], r);
+        let body = b.el(Some(html), "body", &[], r);
+        let div = b.el(Some(body), "div", &[("id", ":7")], r);
+        let input = b.el(Some(div), "input", &[], r);
+        let ends = b.snap.subtree_ends();
+        let x = XPaths::new(&b.snap, &ends);
+        assert_eq!(x.of(input as usize), "/html[1]/body[1]/div[1]/input[1]");
     }
 
     #[test]

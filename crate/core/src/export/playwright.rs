@@ -33,10 +33,24 @@ pub fn to_playwright(rec: &Recording, viewport: WindowSize) -> String {
     }
     let _ = writeln!(out, "test({}, async ({{ page }}) => {{", js(&rec.title));
     let _ = writeln!(out, "  await page.goto({});", js(&rec.url));
+    let mut typed_into: Option<&str> = None;
     for step in &rec.steps {
         let on = step.target.as_ref().map(|t| format!(" \u{2192} {}", t.describe)).unwrap_or_default();
         let _ = writeln!(out, "\n  // {}", js_comment(&format!("{}{on}", step.caption)));
-        write_step(&mut out, step, viewport, lang);
+        // A key ending the typing in a field is pressed where the typing left the focus: the
+        // field's locator may read words the typing changed (a row re-rendered from its value,
+        // on some pages as the keys went down, on others as the field changed).
+        let in_typed_field = matches!(step.op, Op::Key { .. })
+            && step.target.as_ref().is_some_and(|t| Some(t.xpath.as_str()) == typed_into);
+        if let (true, Op::Key { key }) = (in_typed_field, &step.op) {
+            let _ = writeln!(out, "  await page.locator(':focus').press({});", js(&key.to_string()));
+        } else {
+            write_step(&mut out, step, viewport, lang);
+        }
+        typed_into = match &step.op {
+            Op::Input { .. } | Op::Key { .. } => step.target.as_ref().map(|t| t.xpath.as_str()),
+            _ => None,
+        };
     }
     let _ = writeln!(out, "\n  {END_STATE_MARK}");
     out.push_str("});\n");
@@ -102,7 +116,11 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
         }
     };
     match (&step.op, &locator) {
-        (Op::Tap, Some(l)) => line(format!("await {l}.click({});", options(None))),
+        // A checkbox or radio is ticked to the state the person's tap left it in.
+        (Op::Tap, Some(l)) => match target.and_then(|t| t.locators.as_ref()).and_then(|x| x.checked) {
+            Some(before) => line(format!("await {l}.{}();", if before { "uncheck" } else { "check" })),
+            None => line(format!("await {l}.click({});", options(None))),
+        },
         (Op::DoubleClick, Some(l)) => line(format!("await {l}.dblclick({});", options(None))),
         (Op::RightClick, Some(l)) => line(format!("await {l}.click({});", options(Some("button: 'right'")))),
         (Op::Hover, Some(l)) => line(format!("await {l}.hover({});", options(None))),
@@ -258,6 +276,16 @@ fn preferred_locator(l: &Locators, t: &Target) -> Option<String> {
     }
     if let Some(r) = l.role.as_ref().filter(|r| r.name.is_unique()) {
         return Some(role(&r.name, &r.role));
+    }
+    if let Some(r) = &l.in_row {
+        let row = format!("{scope}.getByRole({}).filter({{ hasText: {} }})", pw(&r.row_role), pw(&r.row_text.text));
+        let Some(inner) = &r.role else { return Some(row) };
+        let name = r.name.as_ref().map(|n| {
+            let exact = if n.exact { ", exact: true" } else { "" };
+            format!(", {{ name: {}{exact} }}", pw(&n.text))
+        });
+        let nth = r.nth.map(|i| format!(".nth({i})")).unwrap_or_default();
+        return Some(format!("{row}.getByRole({}{}){nth}", pw(inner), name.unwrap_or_default()));
     }
     for (method, named) in [("getByPlaceholder", &l.placeholder), ("getByLabel", &l.label), ("getByText", &l.text)] {
         if let Some(n) = unique(named) {

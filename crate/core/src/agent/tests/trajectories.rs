@@ -69,9 +69,9 @@ fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
     let mut run = Run::new("m".into(), "Recorded steps", 0.0);
     run.url = seen.url.clone();
     run.status = RunStatus::Succeeded;
-    record_event(&mut run, ManualEvent::Tap { target: picked.clone() }, 1.0);
+    record_event(&mut run, ManualEvent::Tap { target: picked.clone(), hovered: None }, 1.0);
     record_event(&mut run, ManualEvent::Input { target: picked, value: "buy milk".into() }, 2.0);
-    record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 3.0);
+    record_event(&mut run, ManualEvent::Key { key: "Enter".into(), target: None }, 3.0);
     let cache = replay_cache(&run, 1.0).unwrap();
     let silent = ScriptedModel::new(vec![]);
     // No model configured at all: a replay that never needs one runs without it.
