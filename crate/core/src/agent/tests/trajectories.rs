@@ -107,9 +107,9 @@ fn recorded_with_stale_paths(locators: Option<crate::describe::locators::Locator
     let mut run = Run::new("m".into(), "Recorded steps", 0.0);
     run.url = seen.url.clone();
     run.status = RunStatus::Succeeded;
-    record_event(&mut run, ManualEvent::Tap { target: picked.clone() }, 1.0);
+    record_event(&mut run, ManualEvent::Tap { target: picked.clone(), hovered: None }, 1.0);
     record_event(&mut run, ManualEvent::Input { target: picked, value: "buy milk".into() }, 2.0);
-    record_event(&mut run, ManualEvent::Key { key: "Enter".into() }, 3.0);
+    record_event(&mut run, ManualEvent::Key { key: "Enter".into(), target: None }, 3.0);
     (browser, run)
 }
 
