@@ -126,10 +126,29 @@ async function recordWithSightline(app) {
     }, 20_000);
     const run = await extension.sw.evaluate((tab) => self.sightline.stopRecording(tab), tabId);
     const spec = await extension.sw.evaluate((id) => self.sightline.exportRun(id, 'playwright', { viewport: { width: 1280, height: 800 } }), run.id);
-    return { steps: run.steps.map((s) => s.action), spec: `${spec}\n${END_STATE}` };
+    return { steps: run.steps.map((s) => s.action), spec: `${spec}\n${END_STATE}`, replayed: await replayedWithoutModel(app, page, tabId, run.id) };
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Sightline's own replay of recording `runId` on a fresh start of `app` in the same tab, with no
+ * model set up: each element found by its XPath, else by its locators. `null` when the end state
+ * is the person's, else what went wrong.
+ */
+async function replayedWithoutModel(app, page, tabId, runId) {
+  await page.evaluate(() => localStorage.clear()); // the apps keep their todos there
+  await opened(page, app);
+  const replay = await extension.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
+  if (replay.status !== 'succeeded') return `${replay.status}: ${replay.error?.code} ${replay.error?.message}`;
+  const shown = () => page.locator('#todo-list li:visible label').allTextContents();
+  const active = await shown();
+  await page.locator('#filters a').filter({ hasText: 'All' }).click();
+  const all = await shown();
+  const completed = await page.locator('#todo-list li:visible').evaluateAll((rows) => rows.map((r) => r.classList.contains('completed')));
+  const state = JSON.stringify({ active, all, completed });
+  return state === JSON.stringify({ active: ['walk cat'], all: ['buy milk', 'walk cat'], completed: [true, false] }) ? null : state;
 }
 
 /** Playwright's own recorder on the same person, its actions as codegen writes them. */
@@ -159,10 +178,12 @@ test('on real TodoMVC apps, Sightline\'s exported spec replays the person\'s ste
   await rm(OUT, { recursive: true, force: true });
   await mkdir(OUT, { recursive: true });
   const recorded = {};
+  const replays = {};
   for (const app of APPS) {
     const sightline = await recordWithSightline(app);
     const codegen = await recordWithCodegen(app);
     recorded[app] = sightline.steps;
+    replays[app] = sightline.replayed;
     // The row is hovered before its revealed delete button is clicked; the nameless checkbox
     // is found by its row. (Ember's edit field, in a row whose label it removed, has no words
     // of its own or of its row: its XPath.)
@@ -192,14 +213,17 @@ test('on real TodoMVC apps, Sightline\'s exported spec replays the person\'s ste
   };
   for (const suite of results.suites) visit(suite);
   const passes = (tool) => APPS.filter((app) => outcome[`${app}.${tool}.spec.ts`]?.ok);
-  const figures = `sightline ${passes('sightline').length}/${APPS.length}, codegen ${passes('codegen').length}/${APPS.length}`;
+  const replayedOk = APPS.filter((app) => replays[app] === null);
+  const figures = `sightline ${passes('sightline').length}/${APPS.length}, codegen ${passes('codegen').length}/${APPS.length}, sightline's own replay with no model ${replayedOk.length}/${APPS.length}`;
   console.log(`# record-apps: ${figures}`);
   for (const app of APPS) {
     for (const tool of ['sightline', 'codegen']) {
       const o = outcome[`${app}.${tool}.spec.ts`];
       console.log(`# ${app} ${tool}: ${o?.ok ? 'pass' : `FAIL ${o?.error ?? 'not run'}`}`);
     }
+    console.log(`# ${app} replay with no model: ${replays[app] === null ? 'pass' : `FAIL ${replays[app]}`}`);
   }
   await writeFile(path.join(OUT, 'figures.txt'), `${figures}\n`);
   assert.deepEqual(APPS.filter((app) => !outcome[`${app}.sightline.spec.ts`]?.ok), [], `${figures}: Sightline's spec fails on these apps (see ${OUT})`);
+  assert.deepEqual(APPS.filter((app) => replays[app] !== null), [], `${figures}: Sightline's replay with no model fails on these apps`);
 });

@@ -152,6 +152,9 @@ async fn drive<B: Browser, M: ModelClient>(
     } else {
         Vec::new()
     };
+    // A replay repeats every cached round (a person's recording is one round per step, often
+    // more than a model's limit), and the model may still add one after them.
+    let max_rounds = options.max_rounds.max(cached.len() as u32 + 1);
     let mut ctx = ctx.for_work(Planning {
         instruction,
         rounds,
@@ -166,12 +169,12 @@ async fn drive<B: Browser, M: ModelClient>(
         cached,
     });
     ctx.show();
-    for round in 0..options.max_rounds {
+    for round in 0..max_rounds {
         if let Some(status) = ctx.round(round).await? {
             return Ok(status);
         }
     }
-    Err(RunError::StepLimit { max_rounds: options.max_rounds })
+    Err(RunError::StepLimit { max_rounds })
 }
 
 /// The round context: the run's [`Context`] with what the rounds of one instruction keep.

@@ -8,7 +8,7 @@
 //! Chrome's answer in the common cases `getByRole` is written for. A locator is used only where
 //! it picks one element: alone among those it matches, or by its recorded position (`nth`).
 
-use super::locators::{Locators, Named};
+use super::locators::{InRow, Locators, Named};
 use super::{Element, ElementKind};
 
 /// The ARIA role of `e` as far as its tag, `type` and `role` attribute tell.
@@ -28,6 +28,7 @@ pub fn role_of(e: &Element) -> Option<&str> {
         "textarea" => "textbox",
         "img" => "img",
         "li" => "listitem",
+        "tr" => "row",
         "option" => "option",
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "heading",
         "input" => match input_type.as_deref().unwrap_or("text") {
@@ -88,7 +89,8 @@ fn pick<'a>(named: &Named, mut candidates: Vec<&'a Element>) -> Option<&'a Eleme
 /// while a replay looks for the element (`Sought::words`).
 pub fn words(locators: &Locators) -> Vec<String> {
     let role = locators.role.as_ref().map(|r| &r.name);
-    [role, locators.label.as_ref(), locators.placeholder.as_ref(), locators.text.as_ref()]
+    let row = locators.in_row.as_ref().map(|r| &r.row_text);
+    [role, locators.label.as_ref(), locators.placeholder.as_ref(), locators.text.as_ref(), row]
         .into_iter()
         .flatten()
         .map(|n| normalize(&n.text).to_lowercase())
@@ -128,7 +130,65 @@ pub fn find<'a>(locators: &Locators, elements: &'a [Element]) -> Option<&'a Elem
             all().filter(|e| e.kind != ElementKind::Container && answers(&normalize(&e.content), n)).collect();
         pick(n, texts)
     };
-    by_role.or_else(by_label).or_else(by_placeholder).or_else(by_text)
+    let by_row = || in_row(locators.in_row.as_ref()?, elements);
+    by_role.or_else(by_label).or_else(by_placeholder).or_else(by_text).or_else(by_row)
+}
+
+/// The tag a row of `role` has in a page's markup (what a reading's XPaths show of ancestors).
+fn row_tag(role: &str) -> Option<&'static str> {
+    match role {
+        "listitem" => Some("li"),
+        "row" => Some("tr"),
+        "option" => Some("option"),
+        _ => None,
+    }
+}
+
+/// The XPath of the nearest ancestor of `xpath` (or itself) with tag `tag`.
+fn row_path<'a>(xpath: &'a str, tag: &str) -> Option<&'a str> {
+    let mut end = None;
+    let mut at = 0;
+    for segment in xpath.split('/') {
+        let next = at + segment.len();
+        let name = segment.split('[').next().unwrap_or_default().trim();
+        if name == tag {
+            end = Some(next);
+        }
+        at = next + 1;
+    }
+    end.map(|e| &xpath[..e])
+}
+
+/// The words a row shows: every element's inside it, a field's value too (Playwright's
+/// `hasText` reads the row's whole text, hidden parts included; a reading has what shows).
+fn row_words(row: &str, elements: &[Element]) -> String {
+    let inside = elements.iter().filter(|e| e.xpath == row || e.xpath.starts_with(&format!("{row}/")));
+    normalize(&inside.map(|e| e.content.as_str()).collect::<Vec<_>>().join(" "))
+}
+
+/// An element found by its row's text and, inside it, its role (and name or position).
+fn in_row<'a>(scope: &InRow, elements: &'a [Element]) -> Option<&'a Element> {
+    let tag = row_tag(&scope.row_role)?;
+    let matches_row = |row: &str| answers(&row_words(row, elements), &scope.row_text);
+    let Some(role) = scope.role.as_deref() else {
+        // The row itself (hovered, say): it, else the first thing in it (a pointer on it is on the row).
+        let mut rows: Vec<&str> =
+            elements.iter().filter_map(|e| row_path(&e.xpath, tag)).filter(|r| matches_row(r)).collect();
+        rows.dedup();
+        let first_in = |r: &str| elements.iter().find(|e| e.xpath == r || e.xpath.starts_with(&format!("{r}/")));
+        return pick(&scope.row_text, rows.into_iter().filter_map(first_in).collect());
+    };
+    let in_matching_row: Vec<&Element> = elements
+        .iter()
+        .filter(|e| role_of(e) == Some(role))
+        .filter(|e| row_path(&e.xpath, tag).is_some_and(matches_row))
+        .filter(|e| scope.name.as_ref().is_none_or(|n| answers(&name_of(e), n)))
+        .collect();
+    match scope.nth {
+        Some(n) => in_matching_row.into_iter().nth(n as usize),
+        None if in_matching_row.len() == 1 => in_matching_row.into_iter().next(),
+        None => None,
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +271,37 @@ mod tests {
         let sought = words(&by_text);
         assert!(holds_any(&page[1], &sought) && !holds_any(&page[0], &sought));
         assert!(holds_any(&page[0], &words(&by_placeholder)), "a placeholder is a naming attribute");
+    }
+
+    #[test]
+    fn a_nameless_control_is_found_in_the_row_that_shows_its_words() {
+        let at = |e: &mut Element, xpath: &str| e.xpath = xpath.into();
+        let mut page = vec![
+            element(1, ElementKind::FormItem, "input", &[("type", "checkbox")], ""),
+            element(2, ElementKind::Text, "label", &[], "buy milk"),
+            element(3, ElementKind::FormItem, "input", &[("type", "checkbox")], ""),
+            element(4, ElementKind::FormItem, "input", &[("class", "edit")], "walk dog"),
+        ];
+        at(&mut page[0], "/html[1]/body[1]/ul[1]/li[1]/div[1]/input[1]");
+        at(&mut page[1], "/html[1]/body[1]/ul[1]/li[1]/div[1]/label[1]");
+        at(&mut page[2], "/html[1]/body[1]/ul[1]/li[2]/div[1]/input[1]");
+        at(&mut page[3], "/html[1]/body[1]/ul[1]/li[2]/input[1]");
+        let row = |text: &str, role: Option<&str>| Locators {
+            in_row: Some(InRow {
+                row_role: "listitem".into(),
+                row_text: named(text),
+                role: role.map(str::to_string),
+                name: None,
+                nth: None,
+            }),
+            ..Default::default()
+        };
+        assert_eq!(find(&row("buy milk", Some("checkbox")), &page).unwrap().index, 1);
+        // The row being edited shows its words only in its field (the label is hidden).
+        assert_eq!(find(&row("walk dog", Some("textbox")), &page).unwrap().index, 4);
+        assert_eq!(find(&row("walk dog", None), &page).unwrap().index, 3, "the row itself: the first thing in it");
+        assert!(find(&row("read book", Some("checkbox")), &page).is_none());
+        assert!(words(&row("Buy Milk", None)).contains(&"buy milk".to_string()));
     }
 
     #[test]

@@ -150,6 +150,42 @@ fn with_no_model_a_replay_whose_element_is_lost_says_which_step() {
 }
 
 #[test]
+fn a_recording_longer_than_the_round_limit_replays_to_its_end() {
+    use crate::agent::recorder::{record_event, ManualEvent, Picked};
+    let mut browser = todo_browser();
+    let seen = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
+    let picked = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
+    let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+    run.url = seen.url.clone();
+    run.status = RunStatus::Succeeded;
+    for i in 0..4 {
+        record_event(&mut run, ManualEvent::Tap { target: picked.clone(), hovered: None }, 10.0 * i as f64);
+        record_event(
+            &mut run,
+            ManualEvent::Input { target: picked.clone(), value: format!("todo {i}") },
+            10.0 * i as f64 + 2.0,
+        );
+        record_event(&mut run, ManualEvent::Key { key: "Enter".into(), target: None }, 10.0 * i as f64 + 4.0);
+    }
+    let options = RunOptions { cache: replay_cache(&run, 1.0).unwrap(), max_rounds: 5, ..Default::default() };
+    let replay = block_on(run_instruction(
+        "r".into(),
+        &run.instruction,
+        &options,
+        &ModelConfig::default(),
+        &mut browser,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(
+        replay.status,
+        RunStatus::Succeeded,
+        "12 recorded steps against a limit of 5 rounds: {:?}",
+        replay.error
+    );
+    assert_eq!(browser.page.items.len(), 4);
+}
+
+#[test]
 fn a_run_the_person_answered_replays_up_to_the_question() {
     let mut browser = todo_browser();
     browser.person.answers = vec![ask::Answer::Text { text: "eggs".into() }];
