@@ -143,12 +143,22 @@ async function replayedWithoutModel(app, page, tabId, runId) {
   const replay = await extension.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
   if (replay.status !== 'succeeded') return `${replay.status}: ${replay.error?.code} ${replay.error?.message}`;
   const shown = () => page.locator('#todo-list li:visible label').allTextContents();
-  const active = await shown();
+  const rows = () => page.locator('#todo-list li:visible').evaluateAll((lis) => lis.map((r) => r.classList.contains('completed')));
+  // Read as the spec's `expect` reads it: again until it holds or 3 s pass (the apps re-render
+  // after a filter click in their own time).
+  const settled = async (want) => {
+    let state;
+    for (const end = Date.now() + 3000; Date.now() < end; await page.waitForTimeout(100)) {
+      state = JSON.stringify({ labels: await shown(), completed: await rows() });
+      if (state === JSON.stringify(want)) return null;
+    }
+    return state;
+  };
+  const active = await settled({ labels: ['walk cat'], completed: [false] });
+  if (active) return `Active: ${active}`;
   await page.locator('#filters a').filter({ hasText: 'All' }).click();
-  const all = await shown();
-  const completed = await page.locator('#todo-list li:visible').evaluateAll((rows) => rows.map((r) => r.classList.contains('completed')));
-  const state = JSON.stringify({ active, all, completed });
-  return state === JSON.stringify({ active: ['walk cat'], all: ['buy milk', 'walk cat'], completed: [true, false] }) ? null : state;
+  const all = await settled({ labels: ['buy milk', 'walk cat'], completed: [true, false] });
+  return all && `All: ${all}`;
 }
 
 /** Playwright's own recorder on the same person, its actions as codegen writes them. */

@@ -65,12 +65,17 @@ test('a replay on another page goes to the run\'s page first, and falls back to 
   const run = await sw(([id]) => self.sightline.act(id, 'add a todo about the dog'), [start.tabId]);
   assert.equal(run.status, 'succeeded', run.error);
 
-  // The tab is elsewhere; the todo input has a new label, so its fingerprint no longer matches.
+  // The tab is elsewhere; the todo input has a new label and placeholder, so neither its
+  // fingerprint nor its locators (role and name, placeholder) match: only a model can tell.
   const elsewhere = await browser.context.newPage();
   await elsewhere.goto(site.url('/actions.html'));
   const tabId = await browser.tabIdOf(elsewhere);
   await elsewhere.addInitScript(() => {
-    addEventListener('DOMContentLoaded', () => { const i = document.querySelector('.new-todo'); if (i) i.setAttribute('aria-label', 'Something to do'); });
+    addEventListener('DOMContentLoaded', () => {
+      const i = document.querySelector('.new-todo');
+      i?.setAttribute('aria-label', 'Something to do');
+      i?.setAttribute('placeholder', 'Type a task');
+    });
   });
   mock.reset();
   mock.script(addTodo('walk the dog'));
