@@ -8,7 +8,7 @@
 //! Chrome's answer in the common cases `getByRole` is written for. A locator is used only where
 //! it picks one element: alone among those it matches, or by its recorded position (`nth`).
 
-use super::locators::{InRow, Locators, Named};
+use super::locators::{normalize, InRow, Locators, Named};
 use super::{Element, ElementKind};
 
 /// The ARIA role of `e` as far as its tag, `type` and `role` attribute tell.
@@ -57,10 +57,6 @@ fn name_of(e: &Element) -> String {
         .or_else(|| attr("placeholder"))
         .map(|n| normalize(&n))
         .unwrap_or_default()
-}
-
-fn normalize(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether `words` answer to `named` as Playwright matches a name or text: a case-insensitive

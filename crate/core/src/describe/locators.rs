@@ -367,7 +367,7 @@ fn named(own: &str, all: &[String], me: usize, how: Match) -> Option<Named> {
 }
 
 /// Whitespace collapsed and trimmed, as Playwright compares names and texts.
-fn normalize(s: &str) -> String {
+pub(crate) fn normalize(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
