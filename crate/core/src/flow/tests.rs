@@ -385,3 +385,15 @@ fn names_in_a_flow_are_filled_and_an_unset_one_names_its_line() {
     let unset = parse_flow(yaml).unwrap_err().to_string();
     assert!(unset.starts_with("line 2: `${HOST}` is not set"), "{unset}");
 }
+
+/// A key holding terminal escape sequences is quoted with them written out, in warnings and errors alike.
+#[test]
+fn the_files_own_words_in_messages_carry_no_control_characters() {
+    let flow =
+        parse_flow("tasks:\n  - name: t\n    flow:\n      - sleep: 1\n        \"\\e[2J\\e]0;pwned\\a\": 1\n").unwrap();
+    assert_eq!(flow.warnings.len(), 1);
+    assert!(!flow.warnings[0].chars().any(char::is_control), "{:?}", flow.warnings);
+    assert!(flow.warnings[0].contains("\\u{1b}[2J"), "{:?}", flow.warnings);
+    let refused = parse_flow("tasks:\n  - name: t\n    flow:\n      - \"\\e[31mtap\": 1\n").unwrap_err().to_string();
+    assert!(!refused.chars().any(char::is_control) && refused.contains("\\u{1b}[31mtap"), "{refused}");
+}

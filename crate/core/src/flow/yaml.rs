@@ -103,7 +103,14 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
 }
 
 fn shape(message: &str) -> FlowError {
-    FlowError::Shape(message.to_string())
+    FlowError::Shape(inert(message))
+}
+
+/// A message quoting the file's own words with its control characters written out (`\u{1b}`):
+/// the panel shows messages as text, but `scripts/run` prints them to a terminal, where a key
+/// holding escape sequences would act.
+fn inert(message: &str) -> String {
+    message.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn syntax_error(e: yaml_rust2::ScanError) -> FlowError {
@@ -253,8 +260,8 @@ fn fill_names(v: &mut Yaml, path: &str, resolver: &super::vars::Resolver, lines:
 /// `why`, with the line of the key at `path` where the file has it.
 fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
     match lines.line(path) {
-        Some(line) => format!("line {line}: {why}"),
-        None => why.to_string(),
+        Some(line) => format!("line {line}: {}", inert(why)),
+        None => inert(why),
     }
 }
 
