@@ -11,6 +11,7 @@ use sightline::prompt::{planner_system_prompt, system_prompt};
 use sightline::vocab::calls::{self, CALLS};
 use sightline::vocab::catalog::{by_call_name, by_plan_type, Action, ListFor, ACTIONS};
 use sightline::vocab::family::ModelFamily;
+use sightline::vocab::grounding::{by_tool_name, Gesture, Grammar, POINT_ACTIONS};
 use sightline::vocab::tools::element_tools;
 use sightline::vocab::tools::json_type;
 use std::collections::BTreeSet;
@@ -172,11 +173,18 @@ fn arms(source: &str, scrutinee: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_parsers_know_the_catalogs_names_and_no_others() {
-    let tool_calls = arms(include_str!("../src/parse/tool_calls.rs"), "named");
+    // Calls naming an element are read by `match named` in the tool-call parser; calls at a point
+    // by their grounding action (`vocab::grounding`), which names its element action.
+    let element_arms = arms(include_str!("../src/parse/tool_calls.rs"), "named");
     let names: BTreeSet<String> = ACTIONS.iter().map(|a| a.name.to_string()).collect();
-    let own: BTreeSet<String> = MAI_UI_OWN.iter().chain(&[""]).map(|s| s.to_string()).collect();
-    assert_eq!(tool_calls.difference(&names).cloned().collect::<BTreeSet<_>>(), own, "call names the catalog lacks");
-    assert_eq!(names.difference(&tool_calls).count(), 0, "catalog names no call arm reads");
+    let unknown: Vec<&String> = element_arms.difference(&names).collect();
+    assert!(unknown.is_empty(), "element calls the catalog lacks: {unknown:?}");
+    let at_points: BTreeSet<String> =
+        POINT_ACTIONS.iter().filter_map(|p| p.element_action).map(str::to_string).collect();
+    let unread: Vec<&String> = names.difference(&element_arms).filter(|n| !at_points.contains(*n)).collect();
+    assert!(unread.is_empty(), "catalog names no reader takes: {unread:?}");
+    let own: BTreeSet<&str> = POINT_ACTIONS.iter().flat_map(|p| p.tool_names.iter().copied()).collect();
+    assert_eq!(own, MAI_UI_OWN.iter().copied().collect(), "the tool-call reader's names beyond the catalog's");
     for name in MAI_UI_OWN {
         assert!(by_call_name(name).is_none(), "{name} is MAI-UI's");
     }
@@ -424,4 +432,80 @@ fn the_grounding_prompts_list_only_actions_their_parsers_read() {
             assert!(parsed.is_ok(), "{family:?}'s prompt lists {reply:?}, which its parser refuses: {parsed:?}");
         }
     }
+}
+
+/// What a grounding gesture plans: the kinds of the plan's last action (`None`: the plan ends).
+fn plans(gesture: Gesture) -> &'static [&'static str] {
+    match gesture {
+        Gesture::Click | Gesture::DoubleClick | Gesture::RightClick => &["TapAt"],
+        Gesture::Hover => &["HoverAt"],
+        Gesture::Drag => &["DragAt"],
+        Gesture::Type => &["Type"],
+        Gesture::Select => &["SelectAt"],
+        Gesture::Key | Gesture::SystemButton => &["KeyPress"],
+        Gesture::Scroll | Gesture::Swipe => &["ScrollAt", "Scroll"],
+        Gesture::Wait => &["Wait", "WaitFor"],
+        Gesture::Navigate => &["Navigate"],
+        Gesture::Back => &["Back"],
+        Gesture::Forward => &["Forward"],
+        Gesture::Reload => &["Reload"],
+        Gesture::OpenTab => &["OpenTab"],
+        Gesture::SwitchTab => &["SwitchTab"],
+        Gesture::CloseTab => &["CloseTab"],
+        Gesture::Remember => &["Remember"],
+        Gesture::AskUser => &["AskUser"],
+        Gesture::Finished | Gesture::Answer => &[],
+    }
+}
+
+#[test]
+fn each_grounding_call_as_its_list_writes_it_does_what_it_is_declared_to() {
+    let mapping = sightline::vision::ImageMapping::identity(1000, 1000, 1.0);
+    let mut checked = 0;
+    for point in POINT_ACTIONS {
+        for written in point.written {
+            let call = filled(&written.call())
+                .replace("'text'", "'milk'")
+                .replace("\"...\"", "\"milk\"")
+                .replace("\"text\"}", "\"milk\"}")
+                .replace("{} or ", "");
+            let (family, reply) = match written.grammar {
+                Grammar::UiTars => (ModelFamily::UiTars15, format!("Thought: t\nAction: {call}")),
+                Grammar::MaiUi => (
+                    ModelFamily::MaiUi,
+                    format!("<thinking>t</thinking>\n<tool_call>{{\"name\": \"browser_use\", \"arguments\": {call}}}</tool_call>"),
+                ),
+                Grammar::PointTools => {
+                    let (name, arguments) = call.split_once(' ').unwrap_or((&call, "{}"));
+                    (ModelFamily::Qwen3Vl, format!("[{{\"name\": \"{name}\", \"arguments\": {arguments}}}]"))
+                }
+            };
+            let plan = parse_reply(family, &reply, Some(&mapping))
+                .unwrap_or_else(|e| panic!("{:?} writes {call}, which its parser refuses: {e}", written.grammar));
+            let expected = plans(point.gesture);
+            match kind_of(&plan) {
+                Some(kind) => {
+                    assert!(expected.contains(&kind.as_str()), "{call} plans {kind}, not {:?}", point.gesture)
+                }
+                None => assert!(expected.is_empty() && plan.done, "{call} plans nothing for {:?}", point.gesture),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 50, "only {checked} written calls");
+}
+
+#[test]
+fn a_name_no_grounding_action_declares_is_refused_or_passed_on_as_a_tool() {
+    let mapping = sightline::vision::ImageMapping::identity(1000, 1000, 1.0);
+    let refused = parse_reply(ModelFamily::UiTars15, "Thought: t\nAction: fly(start_box='(1,1)')", Some(&mapping));
+    let message = format!("{}", refused.expect_err("UI-TARS has no fly"));
+    for offered in ["click", "left_double", "open_url", "call_user"] {
+        assert!(message.contains(offered), "the refusal lists {offered}: {message}");
+    }
+    assert!(!message.contains("system_button"), "UI-TARS is not offered MAI-UI's calls: {message}");
+    assert!(by_tool_name("fly").is_none());
+    let passed = parse_reply(ModelFamily::Qwen3Vl, r#"[{"name": "fly", "arguments": {"to": "moon"}}]"#, Some(&mapping))
+        .expect("an unknown tool is passed on");
+    assert_eq!(kind_of(&passed).as_deref(), Some("Tool"));
 }

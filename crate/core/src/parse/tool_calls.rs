@@ -15,6 +15,7 @@ use crate::vision::ImageMapping;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
 use crate::vocab::catalog;
 use crate::vocab::family::{CoordSpace, MAI_RANGE};
+use crate::vocab::grounding::{self, Gesture};
 use serde_json::Value;
 
 pub fn parse_mai_ui(reply: &str, mapping: &ImageMapping) -> Result<Plan, ParseError> {
@@ -100,8 +101,8 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         None => call.clone(),
     };
     let action = args.get("action").and_then(Value::as_str).unwrap_or(name).to_ascii_lowercase();
-    // The catalog's name for it; MAI-UI's own actions (swipe, system_button, answer) and tools
-    // passed through keep theirs.
+    // The element catalog's name for it, for calls that name an element by number; a call at a
+    // point is read by its grounding action (`vocab::grounding`), and any other passes through.
     let named = catalog::by_call_name(&action).map_or(action.as_str(), |a| a.name);
     let text =
         |keys: &[&str]| keys.iter().find_map(|k| args.get(*k).and_then(Value::as_str)).unwrap_or_default().to_string();
@@ -198,41 +199,51 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
         }
         Ok(web_address(&u))
     };
-    let act = match named {
-        "tap" => {
+    let Some(point_action) = grounding::by_tool_name(&action) else {
+        if action.is_empty() {
+            return Err(schema("name", "the call names no action"));
+        }
+        // MCP-style tools (`mcp_call`, or any other name) pass through by name.
+        let tool = if action == "mcp_call" { text(&["name", "tool"]) } else { action.clone() };
+        let arguments = args.get("args").or_else(|| args.get("arguments")).cloned().unwrap_or(args.clone());
+        plan.actions.push(PlannedAction::Tool { name: tool, arguments });
+        return Ok(());
+    };
+    let act = match point_action.gesture {
+        Gesture::Click => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 }
         }
-        "double_click" => {
+        Gesture::DoubleClick => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 2 }
         }
-        "right_click" => {
+        Gesture::RightClick => {
             let (x, y) = need(POINT)?;
             PlannedAction::TapAt { x, y, button: MouseButton::Right, clicks: 1 }
         }
-        "hover" => {
+        Gesture::Hover => {
             let (x, y) = need(POINT)?;
             PlannedAction::HoverAt { x, y }
         }
-        "input" => {
+        Gesture::Type => {
             // Typed at a point: into the field there, which a tap focuses first.
             if let Some((x, y)) = at(POINT)? {
                 plan.actions.push(PlannedAction::TapAt { x, y, button: MouseButton::Left, clicks: 1 });
             }
             typed(&text(&["text", "content", "value"]))
         }
-        "select_option" => {
+        Gesture::Select => {
             let (x, y) = need(POINT)?;
             PlannedAction::SelectAt { x, y, option: option()? }
         }
-        "drag" => PlannedAction::DragAt {
+        Gesture::Drag => PlannedAction::DragAt {
             from: need(&["start_coordinate", "start_box", "from"])?,
             to: need(&["end_coordinate", "end_box", "to"])?,
         },
-        "swipe" | "scroll" => {
+        Gesture::Swipe | Gesture::Scroll => {
             // A swipe from one point to another drags; otherwise it scrolls like a finger.
-            let finger = action == "swipe";
+            let finger = point_action.gesture == Gesture::Swipe;
             if let (true, Some(from), Some(to)) =
                 (finger, at(&["start_coordinate", "start_box", "from"])?, at(&["end_coordinate", "end_box", "to"])?)
             {
@@ -246,8 +257,8 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 }
             }
         }
-        "key" => PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) },
-        "system_button" => match text(&["button"]).to_ascii_lowercase().as_str() {
+        Gesture::Key => PlannedAction::KeyPress { key: key_combo(&text(&["key", "keys", "text"])) },
+        Gesture::SystemButton => match text(&["button"]).to_ascii_lowercase().as_str() {
             "enter" => PlannedAction::KeyPress { key: "Enter".into() },
             "back" => PlannedAction::Back,
             other => {
@@ -257,7 +268,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                 ))
             }
         },
-        "wait" => match text(&["text"]) {
+        Gesture::Wait => match text(&["text"]) {
             t if !t.trim().is_empty() => PlannedAction::WaitFor {
                 text: t,
                 gone: args.get("gone").and_then(Value::as_bool).unwrap_or(false),
@@ -275,17 +286,19 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
                     .map_or(super::ui_tars::WAIT_MS, |ms| ms.min(60_000.0) as u32),
             },
         },
-        "navigate" => PlannedAction::Navigate { url: url()? },
-        "back" => PlannedAction::Back,
-        "forward" => PlannedAction::Forward,
-        "reload" => PlannedAction::Reload,
-        "open_tab" => PlannedAction::OpenTab { url: url()? },
-        "switch_tab" => match args.get("tab").and_then(|t| t.as_i64().or_else(|| t.as_str()?.trim().parse().ok())) {
-            Some(tab) => PlannedAction::SwitchTab { tab },
-            None => return Err(schema("arguments.tab", "missing; expected a tab id from the list of open tabs")),
-        },
-        "close_tab" => PlannedAction::CloseTab,
-        "remember" => {
+        Gesture::Navigate => PlannedAction::Navigate { url: url()? },
+        Gesture::Back => PlannedAction::Back,
+        Gesture::Forward => PlannedAction::Forward,
+        Gesture::Reload => PlannedAction::Reload,
+        Gesture::OpenTab => PlannedAction::OpenTab { url: url()? },
+        Gesture::SwitchTab => {
+            match args.get("tab").and_then(|t| t.as_i64().or_else(|| t.as_str()?.trim().parse().ok())) {
+                Some(tab) => PlannedAction::SwitchTab { tab },
+                None => return Err(schema("arguments.tab", "missing; expected a tab id from the list of open tabs")),
+            }
+        }
+        Gesture::CloseTab => PlannedAction::CloseTab,
+        Gesture::Remember => {
             let note = text(&["note", "text"]);
             let data = args.get("data").filter(|d| !d.is_null()).cloned();
             if note.trim().is_empty() && data.is_none() {
@@ -293,7 +306,7 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             }
             PlannedAction::Remember { note, data }
         }
-        "finished" => {
+        Gesture::Finished => {
             plan.done = true;
             if text(&["status"]).eq_ignore_ascii_case("fail") {
                 plan.error = Some("the model gave up on the task".into());
@@ -304,21 +317,14 @@ fn apply(plan: &mut Plan, call: &Value, space: CoordSpace, mapping: &ImageMappin
             }
             return Ok(());
         }
-        "answer" => {
+        Gesture::Answer => {
             plan.done = true;
             let answer = text(&["text", "content"]);
             plan.thought = if plan.thought.is_empty() { answer.clone() } else { format!("{}\n{answer}", plan.thought) };
             plan.answer = Some(answer);
             return Ok(());
         }
-        "ask_user" => PlannedAction::AskUser { question: text(&["question", "text", "content"]) },
-        "" => return Err(schema("name", "the call names no action")),
-        _ => {
-            // MCP-style tools (`mcp_call`, or any other name) pass through by name.
-            let tool = if action == "mcp_call" { text(&["name", "tool"]) } else { action.clone() };
-            let arguments = args.get("args").or_else(|| args.get("arguments")).cloned().unwrap_or(args.clone());
-            PlannedAction::Tool { name: tool, arguments }
-        }
+        Gesture::AskUser => PlannedAction::AskUser { question: text(&["question", "text", "content"]) },
     };
     plan.actions.push(act);
     Ok(())

@@ -8,7 +8,9 @@ use super::plan::{key_combo, typed};
 use super::{ParseError, Plan};
 use crate::vision::ImageMapping;
 use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::catalog;
 use crate::vocab::family::CoordSpace;
+use crate::vocab::grounding::{self, Gesture, Grammar};
 
 /// One call as written: its name and its `key=value` arguments (values unquoted, unescaped).
 #[derive(Debug, Clone, PartialEq)]
@@ -98,23 +100,32 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
         let (x, y) = need(START)?;
         Ok(Step::Act(PlannedAction::TapAt { x, y, button, clicks }))
     };
-    match call.name.to_ascii_lowercase().as_str() {
-        "click" | "left_single" | "left_click" | "tap" => tap(MouseButton::Left, 1),
-        "left_double" | "double_click" | "doubleclick" => tap(MouseButton::Left, 2),
-        "right_single" | "right_click" => tap(MouseButton::Right, 1),
-        "hover" | "mouse_move" | "move_to" => {
+    let unknown = || ParseError::Action {
+        text: call.text.clone(),
+        problem: format!(
+            "unknown action \"{}\"; expected {}",
+            call.name.to_ascii_lowercase(),
+            catalog::either(&grounding::offered(Grammar::UiTars))
+        ),
+    };
+    let action = grounding::by_ui_tars_name(&call.name).ok_or_else(unknown)?;
+    match action.gesture {
+        Gesture::Click => tap(MouseButton::Left, 1),
+        Gesture::DoubleClick => tap(MouseButton::Left, 2),
+        Gesture::RightClick => tap(MouseButton::Right, 1),
+        Gesture::Hover => {
             let (x, y) = need(START)?;
             Ok(Step::Act(PlannedAction::HoverAt { x, y }))
         }
-        "drag" | "select" | "left_drag" => Ok(Step::Act(PlannedAction::DragAt { from: need(START)?, to: need(END)? })),
-        "hotkey" | "press" | "key" | "keydown" => {
+        Gesture::Drag => Ok(Step::Act(PlannedAction::DragAt { from: need(START)?, to: need(END)? })),
+        Gesture::Key => {
             let key = key_combo(call.arg(&["key", "hotkey", "keys", "_0"]).unwrap_or_default());
             if key.is_empty() {
                 return Err(ParseError::Action { text: call.text.clone(), problem: "missing key".into() });
             }
             Ok(Step::Act(PlannedAction::KeyPress { key }))
         }
-        "type" | "input" | "type_text" => {
+        Gesture::Type => {
             let text = typed(call.arg(&["content", "text", "value", "_0"]).unwrap_or_default());
             // With a box: into the field there, which a tap focuses first.
             Ok(match point(&["start_box", "start_point", "point", "box", "coordinate"])? {
@@ -122,7 +133,7 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
                 None => Step::Act(text),
             })
         }
-        "select_option" | "select_value" | "choose" => {
+        Gesture::Select => {
             let (x, y) = need(START)?;
             let option = call.arg(&["option", "value", "content", "text", "_1"]).unwrap_or_default().to_string();
             if option.trim().is_empty() {
@@ -132,47 +143,49 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
         }
         // A swipe between two boxes drags; a swipe in a direction scrolls as a finger does:
         // swiping up brings what is below into view.
-        "swipe" => match (point(START)?, point(END)?) {
+        Gesture::Swipe => match (point(START)?, point(END)?) {
             (Some(from), Some(to)) => Ok(Step::Act(PlannedAction::DragAt { from, to })),
             (at, _) => {
                 let name = call.arg(&["direction", "_1"]).unwrap_or("up").trim().to_ascii_lowercase();
-                let direction = ScrollDirection::from_name(&name).ok_or_else(|| ParseError::Action {
-                    text: call.text.clone(),
-                    problem: format!("direction \"{name}\" is not up, down, left or right"),
-                })?.opposite();
+                let direction = ScrollDirection::from_name(&name)
+                    .ok_or_else(|| ParseError::Action {
+                        text: call.text.clone(),
+                        problem: format!("direction \"{name}\" is not up, down, left or right"),
+                    })?
+                    .opposite();
                 Ok(Step::Act(match at {
                     Some((x, y)) => PlannedAction::ScrollAt { x, y, direction, distance: None },
                     None => PlannedAction::Scroll { target: None, direction, distance: None },
                 }))
             }
         },
-        "open_url" | "open_app" | "navigate" | "goto" | "open" => {
+        Gesture::Navigate => {
             let url = call.arg(&["url", "app_name", "app", "content", "text", "_0"]).unwrap_or_default();
             if url.trim().is_empty() {
                 return Err(ParseError::Action { text: call.text.clone(), problem: "missing url".into() });
             }
             Ok(Step::Act(PlannedAction::Navigate { url: super::plan::web_address(url) }))
         }
-        "go_back" | "back" | "press_back" => Ok(Step::Act(PlannedAction::Back)),
-        "go_forward" | "forward" => Ok(Step::Act(PlannedAction::Forward)),
-        "reload" | "refresh" => Ok(Step::Act(PlannedAction::Reload)),
-        "open_tab" | "new_tab" => {
+        Gesture::Back => Ok(Step::Act(PlannedAction::Back)),
+        Gesture::Forward => Ok(Step::Act(PlannedAction::Forward)),
+        Gesture::Reload => Ok(Step::Act(PlannedAction::Reload)),
+        Gesture::OpenTab => {
             let url = call.arg(&["url", "content", "_0"]).unwrap_or_default();
             Ok(Step::Act(PlannedAction::OpenTab { url: super::plan::web_address(url) }))
         }
-        "switch_tab" => match call.arg(&["tab", "tab_id", "_0"]).and_then(|t| t.trim().parse().ok()) {
+        Gesture::SwitchTab => match call.arg(&["tab", "tab_id", "_0"]).and_then(|t| t.trim().parse().ok()) {
             Some(tab) => Ok(Step::Act(PlannedAction::SwitchTab { tab })),
             None => Err(ParseError::Action { text: call.text.clone(), problem: "missing tab id".into() }),
         },
-        "close_tab" => Ok(Step::Act(PlannedAction::CloseTab)),
-        "remember" | "note" => {
+        Gesture::CloseTab => Ok(Step::Act(PlannedAction::CloseTab)),
+        Gesture::Remember => {
             let note = call.arg(&["note", "content", "text", "_0"]).unwrap_or_default().to_string();
             if note.trim().is_empty() {
                 return Err(ParseError::Action { text: call.text.clone(), problem: "missing note".into() });
             }
             Ok(Step::Act(PlannedAction::Remember { note, data: None }))
         }
-        "scroll" => {
+        Gesture::Scroll => {
             let name = call.arg(&["direction", "_1"]).unwrap_or("down").trim().to_ascii_lowercase();
             let direction = ScrollDirection::from_name(&name).ok_or_else(|| ParseError::Action {
                 text: call.text.clone(),
@@ -183,7 +196,7 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
                 None => PlannedAction::Scroll { target: None, direction, distance: None },
             }))
         }
-        "wait" | "sleep" => Ok(Step::Act(match call.arg(&["text", "content"]).filter(|t| !t.trim().is_empty()) {
+        Gesture::Wait => Ok(Step::Act(match call.arg(&["text", "content"]).filter(|t| !t.trim().is_empty()) {
             Some(text) => PlannedAction::WaitFor {
                 text: text.to_string(),
                 gone: false,
@@ -191,14 +204,12 @@ fn to_action(call: &Call, space: CoordSpace, mapping: &ImageMapping) -> Result<S
             },
             None => PlannedAction::Wait { ms: WAIT_MS },
         })),
-        "finished" | "finish" | "done" => Ok(Step::Finished(call.arg(&["content", "text", "_0"]).unwrap_or_default().to_string())),
-        "call_user" | "ask_user" => {
-            Ok(Step::Act(PlannedAction::AskUser { question: call.arg(&["content", "question", "text", "_0"]).unwrap_or_default().to_string() }))
-        }
-        other => Err(ParseError::Action {
-            text: call.text.clone(),
-            problem: format!("unknown action \"{other}\"; expected click, left_double, right_single, hover, drag, hotkey, type, select_option, scroll, swipe, wait, open_url, go_back, go_forward, reload, open_tab, switch_tab, close_tab, remember, finished or call_user"),
-        }),
+        Gesture::Finished => Ok(Step::Finished(call.arg(&["content", "text", "_0"]).unwrap_or_default().to_string())),
+        Gesture::AskUser => Ok(Step::Act(PlannedAction::AskUser {
+            question: call.arg(&["content", "question", "text", "_0"]).unwrap_or_default().to_string(),
+        })),
+        // MAI-UI's own calls: no UI-TARS name reads as them.
+        Gesture::SystemButton | Gesture::Answer => Err(unknown()),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::describe::Extraction;
 use crate::model::{ChatMessage, ContentPart, ImageUrl};
 use crate::vocab::catalog;
 use crate::vocab::family::{CoordSpace, ModelFamily, Protocol};
+use crate::vocab::grounding::{self, Grammar};
 
 /// The generic family's prompt; ACTION_LIST stands for the catalog's action list.
 const PLAN_SYSTEM_PROMPT: &str = r#"You operate a web page for a person. You get their instruction, what has happened so far, a screenshot of the visible part of the page and a list of the page's elements. Each element line starts with its number in square brackets, then its tag, attributes, text and the position of its centre (@x,y in CSS pixels).
@@ -83,22 +84,12 @@ Answer with your reasoning in <thinking></thinking>, then a JSON list of tool ca
 [{{"name": "click", "arguments": {{"coordinate": [x, y]}}}}]
 
 Tools:
-  click, double_click, right_click, hover {{"coordinate": [x, y]}}
-  type {{"text": "...", "coordinate": [x, y]}}   types into the field at the coordinate (optional: else the focused one); end with \n to submit
-  select_option {{"coordinate": [x, y], "option": "text"}}   chooses the option with this text in the select or list box there
-  key {{"key": "Enter"}}                  a key or combination such as "Control+A"
-  scroll {{"direction": "down", "coordinate": [x, y]}}   coordinate optional
-  drag {{"start_coordinate": [x, y], "end_coordinate": [x, y]}}
-  wait {{}} or {{"text": "..."}}             when the page is still loading, or until it shows a text
-  navigate {{"url": "https://..."}}       open an address; back, forward, reload {{}}: the tab's history
-  open_tab {{"url": "https://..."}}, switch_tab {{"tab": id}}, close_tab {{}}   tabs
-  remember {{"note": "..."}}              keep a note for later steps
-  finished {{"text": "what was done, or the answer asked for"}}
-  ask_user {{"question": "..."}}          only when the person alone can decide
+{}
 
 {}
 Stop the list where the page must update before you can know what comes next.
 {SHARED_RULES}"#,
+        grounding::grammar(Grammar::PointTools),
         coordinate_note(space)
     )
 }
@@ -112,25 +103,12 @@ Thought: what you see and what you will do next, in one or two sentences
 Action: one action from the list below
 
 ## Actions
-click(start_box='(x,y)')
-left_double(start_box='(x,y)')
-right_single(start_box='(x,y)')
-hover(start_box='(x,y)')
-drag(start_box='(x1,y1)', end_box='(x2,y2)')
-hotkey(key='ctrl c')       # keys in lower case, separated by spaces
-type(content='text', start_box='(x,y)')   # into the field at the box (optional: else the focused one); end the content with \n to submit it
-select_option(start_box='(x,y)', option='text')   # choose an option in the select or list box there
-scroll(start_box='(x,y)', direction='down or up or left or right')
-wait()                     # the page is still loading
-open_url(url='https://...')   # go_back(), go_forward(), reload(): the tab's history
-open_tab(url='https://...')   # switch_tab(tab='id'), close_tab(): tabs
-remember(content='a note for later steps')
-finished(content='what was done, or the answer asked for')
-call_user()                # only the person can continue
+{}
 
 ## Notes
 - {}
 {SHARED_RULES}"#,
+        grounding::grammar(Grammar::UiTars),
         coordinate_note(space)
     )
 }
@@ -144,23 +122,11 @@ Answer in this form and nothing else:
 <tool_call>{{"name": "browser_use", "arguments": {{"action": "click", "coordinate": [x, y]}}}}</tool_call>
 
 Actions (the "arguments" object):
-{{"action": "click", "coordinate": [x, y]}}
-{{"action": "double_click", "coordinate": [x, y]}}
-{{"action": "type", "text": "...", "coordinate": [x, y]}}   types into the field at the coordinate (optional: else the focused one); end with \n to submit
-{{"action": "select_option", "coordinate": [x, y], "option": "..."}}   chooses an option in the select or list box there
-{{"action": "open", "text": "https://..."}}   opens an address; {{"action": "open_tab", "text": "https://..."}} in a new tab
-{{"action": "switch_tab", "tab": id}}  {{"action": "close_tab"}}
-{{"action": "remember", "text": "..."}}
-{{"action": "swipe", "direction": "up", "coordinate": [x, y]}}   like a finger: up shows what is below; coordinate optional
-{{"action": "drag", "start_coordinate": [x1, y1], "end_coordinate": [x2, y2]}}
-{{"action": "system_button", "button": "enter"}}  enter, or back (the tab's history)
-{{"action": "wait"}}
-{{"action": "terminate", "status": "success or fail"}}
-{{"action": "answer", "text": "..."}}
-{{"action": "ask_user", "text": "..."}}
+{}
 
 {}
 {SHARED_RULES}"#,
+        grounding::grammar(Grammar::MaiUi),
         coordinate_note(CoordSpace::Relative { range: crate::vocab::family::MAI_RANGE })
     )
 }

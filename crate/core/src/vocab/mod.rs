@@ -11,6 +11,7 @@ pub mod family;
 mod fixtures;
 pub mod formats;
 pub mod geometry;
+pub mod grounding;
 pub mod objects;
 pub mod redact;
 pub mod tasks;
