@@ -64,6 +64,12 @@ export async function setRecording(tabId, on) {
   await inPage(tabId, 'record', { on });
 }
 
+/** While recording `tabId`: the person's next click on the page picks the element of a check. */
+export async function pickCheck(tabId, check) {
+  await assertUsable(tabId);
+  return inPage(tabId, 'pickCheck', { check });
+}
+
 /**
  * How long Sightline waits for the page to answer a read: in the page, 30 s (200,000 nodes
  * take about 2 s); a DOMSnapshot, 60 s (the same page: about 8 s). A page silent for that long

@@ -3,7 +3,7 @@
 // (shapes documented in docs/API.md).
 import { agentsStatus, connect as connectAgents, revokeAgents, setAgents, stopAgentSession } from './agents.js';
 import { focusedField } from './debugger.js';
-import { capture, extract, extractViaCdp, locatorData, overlay, restriction, screenshot, setRecording } from './page.js';
+import { capture, extract, extractViaCdp, locatorData, overlay, pickCheck, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
 import {
   answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
@@ -209,6 +209,11 @@ const handlers = {
   exportRun: ({ runId, format }) => exportRun(runId, String(format)),
   startRecording: async ({ tabId, title }) => ({ runId: await startRecording(tabId, title) }),
   stopRecording: async ({ tabId }) => ({ run: lean((await stopRecording(tabId)) ?? { steps: [] }) }),
+  /** While recording: the next click on the page picks the element a check (text, value, visible) is about. */
+  async recordCheck({ tabId, check }) {
+    if (!(await recordingTabs()).includes(tabId)) return { picking: false };
+    return { picking: (await pickCheck(tabId, String(check))) === true };
+  },
   loadTrajectory: async ({ json }) => ({ run: lean(await loadTrajectory(String(json ?? ''))) }),
   async replay({ tabId, runId, json, dialogs }) {
     const { runId: id } = await replayRun(tabId, json != null ? String(json) : String(runId), { dialogs: dialogs || undefined });

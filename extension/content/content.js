@@ -157,6 +157,11 @@
       return true;
     },
 
+    /** While recording: the next click picks the element a check (`text`, `value`, `visible`) is about. */
+    pickCheck({ check }) {
+      return recorder.pickCheck(check);
+    },
+
     /** Replaced by another build's script: stop recording and let go of the page. */
     async retire() {
       try {
@@ -423,6 +428,7 @@
       send({ kind: 'scroll', dx, dy });
     }
     const act = (kind, e) => {
+      if (picking) return;
       flushScroll();
       flushInput();
       const { node, point } = origin(e);
@@ -445,6 +451,60 @@
       }
       send({ kind: 'input', target, value: valueOf(node), point: target || !r ? undefined : { x: r.x + r.width / 2, y: r.y + r.height / 2 } });
     }
+    // Picking the element a check is about (the panel's Check buttons): the page gets none of
+    // the picking click, and the recorder records the check instead of a tap. What the element
+    // reads is read as the core reads it (a text node's text, an element's text, a control's value).
+    let picking = null; // {check, box}
+    const readOf = (target, check) => {
+      if (check === 'visible') return '';
+      const found = sightlineElementAtPath(target.xpath);
+      if (!found) return '';
+      if (found.nodeType === Node.TEXT_NODE) return found.textContent ?? '';
+      return check === 'value' || 'value' in found ? valueOf(found) : found.innerText ?? found.textContent ?? '';
+    };
+    const pickListeners = {
+      mousemove: (e) => {
+        const node = e.composedPath()[0];
+        const el = node?.nodeType === Node.ELEMENT_NODE ? node : node?.parentElement;
+        if (!el || !picking) return;
+        const r = el.getBoundingClientRect();
+        Object.assign(picking.box.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${r.width}px`, height: `${r.height}px`, display: 'block' });
+      },
+      click: (e) => {
+        if (!e.isTrusted || e.button !== 0) return;
+        swallow(e);
+        const { check } = picking;
+        stopPicking();
+        const { node, point } = origin(e);
+        const target = pick(node, point);
+        let expected = '';
+        try {
+          expected = target ? readOf(target, check) : '';
+        } catch {
+          // the worker finds the element by its point; its text stays unknown
+        }
+        send({ kind: 'check', check, target, expected, point: target ? undefined : point });
+      },
+      keydown: (e) => {
+        if (e.key !== 'Escape') return;
+        swallow(e);
+        stopPicking();
+      },
+    };
+    // The press and release around the picking click are the page's no more than the click is.
+    for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'dblclick', 'contextmenu', 'auxclick']) {
+      pickListeners[type] = (e) => e.isTrusted && swallow(e);
+    }
+    function swallow(e) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }
+    function stopPicking() {
+      if (!picking) return;
+      picking.box.remove();
+      picking = null;
+      for (const [type, fn] of Object.entries(pickListeners)) removeEventListener(type, fn, { capture: true });
+    }
     const KEYS = new Set(['Enter', 'Tab', 'Escape', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
     const listeners = {
       // detail 0: a click the keyboard made (Enter submitting a form, Space on a button), which
@@ -465,7 +525,7 @@
       },
       change: (e) => e.isTrusted && pendingInput && flushInput(),
       keydown: (e) => {
-        if (!e.isTrusted || ['Control', 'Shift', 'Alt', 'Meta'].includes(e.key)) return;
+        if (!e.isTrusted || picking || ['Control', 'Shift', 'Alt', 'Meta'].includes(e.key)) return;
         const chord = e.ctrlKey || e.metaKey || e.altKey;
         const editing = e.composedPath()[0]?.isContentEditable || /^(input|textarea|select)$/i.test(e.composedPath()[0]?.localName ?? '');
         // Keys that move through a select's options are part of the choice, recorded as one.
@@ -497,7 +557,7 @@
         touching = false;
       },
       mousedown: (e) => {
-        if (!e.isTrusted || (e.button !== 0 && e.button !== 2)) return;
+        if (!e.isTrusted || picking || (e.button !== 0 && e.button !== 2)) return;
         // The second press of a double-click keeps the first's description: the page may
         // have reacted to the first click already.
         if (e.detail >= 2 && pressed && performance.now() - pressed.at < PRESS_KEPT_MS) return;
@@ -543,8 +603,28 @@
         scrolledTo = { x: scrollX, y: scrollY };
         for (const [type, fn] of Object.entries(listeners)) addEventListener(type, fn, { capture: true, passive: true });
       },
+      /** The next click picks the element of a `check`; false when not recording. */
+      pickCheck(check) {
+        if (!active || !['text', 'value', 'visible'].includes(check)) return false;
+        stopPicking();
+        flushScroll();
+        flushInput();
+        const box = document.createElement('div');
+        box.setAttribute('aria-hidden', 'true');
+        Object.assign(box.style, {
+          position: 'fixed', display: 'none', pointerEvents: 'none', zIndex: '2147483647', boxSizing: 'border-box',
+          outline: '2px solid #c62828', background: 'rgba(198, 40, 40, 0.12)',
+        });
+        document.documentElement.append(box);
+        picking = { check, box };
+        // On the window, capturing: the page's listeners below it get none of the picking; the
+        // recorder's own (added before these) skip events while picking.
+        for (const [type, fn] of Object.entries(pickListeners)) addEventListener(type, fn, { capture: true });
+        return true;
+      },
       stop() {
         if (!active) return;
+        stopPicking();
         flushScroll();
         flushInput();
         active = false;

@@ -11,6 +11,7 @@ let targetUrl = '';
 let shownRunId = null;
 let runs = [];
 let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while it streams
+let checkPicking = null; // a check being added: {runId, steps} of its recording when asked
 
 function send(type, payload = {}) {
   return chrome.runtime.sendMessage({ type: `sightline/${type}`, ...payload }).then((reply) => {
@@ -241,6 +242,10 @@ function renderRun() {
   // While nothing streams, say that work goes on (reading the page, waiting for the model).
   $('working').hidden = run.status !== 'running' || !!live || asking || !!run.recorded;
   $('recording-hint').hidden = !(run.status === 'running' && run.recorded);
+  $('record-checks').hidden = $('recording-hint').hidden;
+  // Picking ends with the check's step (or the recording's end).
+  if (checkPicking && (checkPicking.runId !== run.id || run.steps.length > checkPicking.steps || run.status !== 'running')) checkPicking = null;
+  $('record-check-picking').hidden = !checkPicking;
   const took = run.endedMs ? ` · ${fmtMs(run.endedMs - run.startedMs)}` : '';
   const tok = run.usage.promptTokens + run.usage.completionTokens;
   const approx = run.usage.estimated ? '≈' : '';
@@ -573,6 +578,21 @@ $('record').addEventListener('click', async () => {
     failed('couldNotRecord', err);
   }
 });
+
+for (const button of document.querySelectorAll('#record-checks [data-check]')) {
+  button.addEventListener('click', async () => {
+    const run = currentRun();
+    if (!run?.recorded || run.status !== 'running') return;
+    showFailure(null);
+    try {
+      const { picking } = await send('recordCheck', { tabId: run.tabId, check: button.dataset.check });
+      checkPicking = picking ? { runId: run.id, steps: run.steps.length } : null;
+      $('record-check-picking').hidden = !checkPicking;
+    } catch (err) {
+      failed('couldNotCheck', err);
+    }
+  });
+}
 
 /** Starts a run and shows it at once (the worker's reports fill it in). */
 function showStarted(runId, instruction) {

@@ -273,3 +273,100 @@ test('only the person\'s scrolling is recorded (wheel, scrollbar drag), not the 
     await own.close();
   }
 });
+
+test('checks added while recording (text, value, visible) become expect() in the spec and replay with no model', async () => {
+  const page = await browser.context.newPage();
+  await page.goto(site.url('/todo.html?case=checks'));
+  const tabId = await browser.tabIdOf(page);
+  const panel = await browser.openPanel(tabId);
+  await panel.waitForFunction(() => document.getElementById('target-title').textContent.includes('todos'));
+  await panel.click('#record');
+  await panel.waitForSelector('#run-status.running');
+  assert.equal(await panel.isVisible('#record-checks'), true, 'the check buttons show while recording');
+  await page.bringToFront();
+  for (const title of ['buy milk', 'walk dog']) {
+    await page.click('.new-todo');
+    await page.keyboard.type(title);
+    await page.keyboard.press('Enter');
+  }
+  await page.click('.new-todo');
+  await page.keyboard.type('draft');
+  const stepsNow = async () => (await browser.sw.evaluate(() => self.sightline.runs()))[0].steps.length;
+  await until('the typing recorded', async () => (await stepsNow()) >= 7, 10_000);
+
+  // Each check: a button in the panel, then a click on the element; the page does not get that click.
+  const addCheck = async (check, selector) => {
+    const before = await stepsNow();
+    await panel.click(`#record-checks [data-check="${check}"]`);
+    await panel.waitForSelector('#record-check-picking:not([hidden])');
+    await page.bringToFront();
+    await page.click(selector);
+    await until(`the ${check} check recorded`, async () => (await stepsNow()) > before, 10_000);
+    await panel.waitForSelector('#record-check-picking[hidden]', { state: 'attached' });
+  };
+  await addCheck('text', '.todo-list li:nth-child(2) label');
+  await addCheck('value', '.new-todo');
+  await addCheck('visible', '.todo-list li:nth-child(1) .toggle');
+  assert.equal(await page.isChecked('.todo-list li:nth-child(1) .toggle'), false, 'the picking click did not tick the box');
+  // Escape leaves picking with nothing recorded.
+  const before = await stepsNow();
+  await panel.click('#record-checks [data-check="text"]');
+  await page.bringToFront();
+  await page.keyboard.press('Escape');
+  await page.click('.todo-list li:nth-child(1) .toggle');
+  await until('the tick recorded', async () => (await stepsNow()) > before, 10_000);
+  await page.click('.todo-list li:nth-child(1) .toggle'); // untick: the replay checks the page as it was
+  await until('the untick recorded', async () => (await stepsNow()) > before + 1, 10_000);
+  await panel.click('#record');
+  await panel.waitForSelector('#run-status.succeeded');
+  const runId = (await browser.sw.evaluate(() => self.sightline.runs()))[0].id;
+  const run = await browser.sw.evaluate((id) => self.sightline.run(id), runId);
+  const checks = run.steps.map((s) => s.action).filter((a) => a.startsWith('Check'));
+  assert.deepEqual(checks, [
+    'Check the text “walk dog” of label "walk dog"',
+    'Check the value “draft” of input "New todo"',
+    'Check that this is visible: checkbox "Toggle buy milk"',
+  ], run.steps.map((s) => s.action).join('\n'));
+  assert.equal(run.steps.filter((s) => s.action === 'Press Escape').length, 0, 'the Escape that ended picking is no step');
+
+  const exported = {};
+  for (const format of ['midscene-yaml', 'playwright', 'recorder']) {
+    exported[format] = await browser.sw.evaluate(([id, f]) => self.sightline.exportRun(id, f, { viewport: { width: 1280, height: 800 } }), [runId, format]);
+  }
+  assert.match(exported.playwright, /await expect\(page\.[^\n]*\)\.(toHaveText|toContainText)\("walk dog"\);/);
+  for (const line of [
+    'toHaveValue("draft");',
+    "await expect(page.getByRole('checkbox', { name: 'Toggle buy milk' })).toBeVisible();",
+  ]) assert.ok(exported.playwright.includes(line), `${line}\n${exported.playwright}`);
+  assert.match(exported['midscene-yaml'], /aiAssert: ".* holds the value “draft”"/);
+  const recorder = JSON.parse(exported.recorder);
+  assert.ok(recorder.steps.some((s) => s.type === 'waitForElement' && s.properties?.value === 'draft'), exported.recorder);
+
+  // The spec replays with Playwright, its checks included.
+  const dir = path.join(ROOT, 'out', 'export-check', 'checks');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'checks.spec.ts'), exported.playwright);
+  await writeFile(path.join(dir, 'playwright.config.mjs'), `export default { testDir: '.', reporter: 'line', workers: 1,
+  use: { headless: true, launchOptions: { executablePath: ${JSON.stringify(CHROMIUM)}, args: ['--no-sandbox', '--disable-gpu'] } } };\n`);
+  const cli = path.join(ROOT, 'node_modules/@playwright/test/cli.js');
+  const result = await promisify(execFile)(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], { cwd: dir, timeout: 90_000 })
+    .then(({ stdout }) => ({ code: 0, stdout }), (e) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
+  assert.equal(result.code, 0, result.stdout);
+
+  // Sightline's own replay with no model checks them too: it passes on a fresh page, and fails
+  // with the check's code where the page reads otherwise.
+  await page.goto(site.url('/todo.html?case=checks-replay'));
+  const replay = await browser.sw.evaluate(([tab, id]) => self.sightline.replay(tab, id), [tabId, runId]);
+  assert.equal(replay.status, 'succeeded', JSON.stringify(replay.error));
+  assert.equal(replay.modelCalls, 0);
+  const edited = structuredClone(run);
+  const step = edited.steps.find((s) => s.planned?.type === 'Expect' && s.planned.check === 'value');
+  step.planned.expected = 'something else';
+  await page.goto(site.url('/todo.html?case=checks-fail'));
+  const failing = await browser.sw.evaluate(([tab, json]) => self.sightline.replay(tab, json), [tabId, JSON.stringify({ format: 1, run: edited, images: {} })]);
+  assert.equal(failing.status, 'failed');
+  assert.equal(failing.error.code, 'check_failed', JSON.stringify(failing.error));
+  assert.match(failing.error.message, /reads “draft”, not “something else”/);
+  await Promise.all([panel.close(), page.close()]);
+});

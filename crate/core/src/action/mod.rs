@@ -163,6 +163,7 @@ pub fn commands_for(action: &PlannedAction, page: &Extraction) -> Result<Vec<Inp
         | PlannedAction::OpenTab { .. }
         | PlannedAction::SwitchTab { .. }
         | PlannedAction::CloseTab
+        | PlannedAction::Expect { .. }
         | PlannedAction::Remember { .. } => Err(ActionError::NotAnInput(format!("{action:?}"))),
         PlannedAction::Tool { name, .. } => Err(ActionError::NotAnInput(format!("tool {name}"))),
     }

@@ -30,6 +30,7 @@ pub const ADVISED: &[&str] = &[
     "module_load",
     "flow_invalid",
     "replay_element_lost",
+    "check_failed",
 ];
 
 /// Codes whose message says what to change already: no advice after it.

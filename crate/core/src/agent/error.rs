@@ -167,6 +167,13 @@ pub enum RunError {
         waited_ms: f64,
         text: String,
     },
+    /// A check the person recorded does not hold: the element's text or value reads `seen`.
+    CheckFailed {
+        check: crate::vocab::actions::ElementCheck,
+        expected: String,
+        seen: String,
+        waited_ms: f64,
+    },
     /// A run with a planning model: a call of the planning model failed (`model`: its name).
     PlannerModel {
         model: String,
@@ -247,6 +254,7 @@ impl RunError {
             RunError::NoSuchOption { .. } => "no_such_option",
             RunError::OptionNotShown { .. } => "option_not_shown",
             RunError::TextNotShown { .. } => "text_not_shown",
+            RunError::CheckFailed { .. } => "check_failed",
             RunError::TextStillShown { .. } => "text_still_shown",
             RunError::PlannerModel { .. } => "planner_model_failed",
             RunError::ActorModel { .. } => "actor_model_failed",
@@ -327,6 +335,12 @@ impl RunError {
             RunError::TextNotShown { waited_ms, text } | RunError::TextStillShown { waited_ms, text } => {
                 say(&[("seconds", &format!("{:.1}", waited_ms / 1000.0)), ("text", text)])
             }
+            RunError::CheckFailed { check, expected, seen, waited_ms } => say(&[
+                ("what", &lang.say(&format!("check.{}", check.as_str()), &[])),
+                ("expected", expected),
+                ("seen", seen),
+                ("seconds", &format!("{:.1}", waited_ms / 1000.0)),
+            ]),
             RunError::PlannerModel { model, error } | RunError::ActorModel { model, error } => {
                 say(&[("model", model), ("detail", &model_message(error, lang))])
             }
@@ -638,6 +652,12 @@ mod tests {
             RunError::OptionNotShown { element: 5, option: "Red".into() },
             RunError::TextNotShown { waited_ms: 5000.0, text: "Saved".into() },
             RunError::TextStillShown { waited_ms: 5000.0, text: "Loading".into() },
+            RunError::CheckFailed {
+                check: crate::vocab::actions::ElementCheck::Text,
+                expected: "3 items left".into(),
+                seen: "2 items left".into(),
+                waited_ms: 5000.0,
+            },
             RunError::Knowledge(super::super::options::KnowledgeError::NoText(2)),
             RunError::EnvBlock(crate::model::env_block::EnvError::NothingFound),
             RunError::PlannerModel { model: "gpt-4.1".into(), error: ModelError::Network("connection refused".into()) },
@@ -727,6 +747,7 @@ mod tests {
         "option_not_shown",
         "text_not_shown",
         "text_still_shown",
+        "check_failed",
         "knowledge_invalid",
         "env_block_invalid",
         "planner_model_failed",

@@ -9,7 +9,7 @@
 use super::guard::Limits;
 use super::record::{Run, Step, StepKind, TargetInfo};
 use super::steps::join_notes;
-use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::actions::{ElementCheck, MouseButton, PlannedAction, ScrollDirection};
 use crate::vocab::geometry::Rect;
 use crate::vocab::wire::internally_tagged;
 use serde::{Deserialize, Serialize};
@@ -142,6 +142,14 @@ internally_tagged! {
         Navigate {
             url: String,
         },
+        /// A check the person added (the panel's Check buttons, then a click on the element):
+        /// `expected` is its text or value as the page showed it then.
+        Check {
+            target: Option<Picked>,
+            check: ElementCheck,
+            #[serde(default)]
+            expected: String,
+        },
     }
 }
 
@@ -173,6 +181,9 @@ impl ManualEvent {
             ManualEvent::Navigate { url } => ManualEvent::Navigate { url: limits.conceal(&url) },
             ManualEvent::Select { target, option, value } => {
                 ManualEvent::Select { target: pick(target), option: limits.shown(&option), value: limits.shown(&value) }
+            }
+            ManualEvent::Check { target, check, expected } => {
+                ManualEvent::Check { target: pick(target), check, expected: limits.shown(&expected) }
             }
             other @ ManualEvent::Scroll { .. } => other,
         }
@@ -256,6 +267,22 @@ pub fn record_event(run: &mut Run, event: ManualEvent, now_ms: f64) {
             let caption = format!("Choose \u{201c}{option}\u{201d} in");
             let value = (!value.is_empty()).then_some(value);
             push(run, now_ms, Some(PlannedAction::Select { target: t.info.index, option, value }), Some(t), &caption);
+        }
+        ManualEvent::Check { target, check, expected } => {
+            let Some(t) = target else { return };
+            // A sensitive field's value is never kept: what is checked there is that it shows.
+            let (check, expected) = match check {
+                ElementCheck::Visible => (ElementCheck::Visible, String::new()),
+                _ if t.sensitive => (ElementCheck::Visible, String::new()),
+                _ => (check, crate::vocab::actions::normalized(&expected)),
+            };
+            let verb = match check {
+                ElementCheck::Text => format!("Check the text \u{201c}{expected}\u{201d} of"),
+                ElementCheck::Value => format!("Check the value \u{201c}{expected}\u{201d} of"),
+                ElementCheck::Visible => "Check that this is visible:".to_string(),
+            };
+            let action = PlannedAction::Expect { target: t.info.index, check, expected };
+            push(run, now_ms, Some(action), Some(t), &verb);
         }
         ManualEvent::Key { key, target } => {
             let mut step = Step::new(StepKind::Action, now_ms);
@@ -683,6 +710,89 @@ mod tests {
         );
         // The hover comes right before the click it made possible.
         assert!(ts.find(".hover()").unwrap() < ts.find("getByRole('button').click()").unwrap());
+    }
+
+    #[test]
+    fn checks_the_person_adds_become_each_exports_assertion() {
+        use crate::export::{to_midscene_yaml, to_playwright, to_recorder};
+        use crate::vocab::geometry::WindowSize;
+        let el = |index: u32, xpath: &str, summary: &str, tag: &str, locators: serde_json::Value| {
+            serde_json::json!({"index": index, "id": format!("e{index}"), "summary": summary, "xpath": xpath, "tag": tag,
+                "rect": {"x": 0.0, "y": 40.0 * index as f64, "width": 200.0, "height": 20.0}, "locators": locators})
+        };
+        let count = el(
+            1,
+            "/html[1]/body[1]/footer[1]/span[1]",
+            "span \"2 items left\"",
+            "span",
+            serde_json::json!({"testId": {"text": "todo-count"}}),
+        );
+        let field = el(
+            2,
+            "//*[@id=\"new-todo\"]",
+            "input",
+            "input",
+            serde_json::json!({"role": {"role": "textbox", "name": {"text": "What needs to be done?"}}}),
+        );
+        let mut password = el(3, "/html[1]/body[1]/input[2]", "input \"Password\"", "input", serde_json::json!({}));
+        password["sensitive"] = true.into();
+        password["field"] = "pw".into();
+        let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+        run.url = "http://127.0.0.1/todo.html".into();
+        let events = [
+            serde_json::json!({"kind": "check", "check": "text", "target": count, "expected": "  2 items\n left "}),
+            serde_json::json!({"kind": "check", "check": "value", "target": field, "expected": "buy milk"}),
+            serde_json::json!({"kind": "check", "check": "visible", "target": field}),
+            serde_json::json!({"kind": "check", "check": "value", "target": password, "expected": "hunter2"}),
+            serde_json::json!({"kind": "check", "check": "text", "expected": "on nothing"}),
+        ];
+        for (i, e) in events.into_iter().enumerate() {
+            record_event(&mut run, ev(e), 1000.0 + 100.0 * i as f64);
+        }
+        let captions: Vec<&str> = run.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(
+            captions,
+            [
+                "Check the text \u{201c}2 items left\u{201d} of span \"2 items left\"",
+                "Check the value \u{201c}buy milk\u{201d} of input",
+                "Check that this is visible: input",
+                "Check that this is visible: input \"Password\"",
+            ]
+        );
+        assert!(!serde_json::to_string(&run).unwrap().contains("hunter2"), "a sensitive field's value is not kept");
+        let rec = recording_of(&run);
+        let ts = to_playwright(&rec, WindowSize::default());
+        for line in [
+            "await expect(page.getByTestId('todo-count')).toHaveText(\"2 items left\");",
+            "await expect(page.getByRole('textbox', { name: 'What needs to be done?' })).toHaveValue(\"buy milk\");",
+            "await expect(page.getByRole('textbox', { name: 'What needs to be done?' })).toBeVisible();",
+        ] {
+            assert!(ts.contains(line), "{line}\nnot in\n{ts}");
+        }
+        let yaml = to_midscene_yaml(&rec, WindowSize::default());
+        assert!(
+            yaml.contains("aiAssert: \"span \\\"2 items left\\\" shows the text \u{201c}2 items left\u{201d}\""),
+            "{yaml}"
+        );
+        assert!(yaml.contains("holds the value \u{201c}buy milk\u{201d}"), "{yaml}");
+        let json = to_recorder(&rec, WindowSize::default());
+        let waits: Vec<&serde_json::Value> =
+            json["steps"].as_array().unwrap().iter().filter(|s| s["type"] == "waitForElement").collect();
+        assert_eq!(waits.len(), 4, "{json}");
+        assert_eq!(waits[0]["properties"]["innerText"], "2 items left");
+        assert_eq!(waits[1]["properties"]["value"], "buy milk");
+        assert_eq!(waits[2]["visible"], true);
+    }
+
+    #[test]
+    fn a_check_holds_on_its_elements_text_with_whitespace_as_one_space() {
+        use crate::vocab::actions::ElementCheck as C;
+        assert!(C::Text.holds(" 2  items\nleft", "2 items left"));
+        assert!(!C::Text.holds("3 items left", "2 items left"));
+        assert!(!C::Value.holds("", "buy milk"));
+        assert!(C::Value.holds("a long value the reader c\u{2026}", "a long value the reader cut short"));
+        assert!(!C::Value.holds("\u{2026}", "anything"), "a content cut to nothing proves nothing");
+        assert!(C::Visible.holds("", "whatever"));
     }
 
     #[test]

@@ -252,6 +252,12 @@ enum Way {
         gone: bool,
         timeout_ms: u32,
     },
+    /// Nothing reaches the page: the element (as it was found) is read until the check holds.
+    Check {
+        element: crate::describe::Element,
+        check: crate::vocab::actions::ElementCheck,
+        expected: String,
+    },
     /// Nothing reaches the page: a note or data the model keeps in the run's memory.
     Remember {
         note: String,
@@ -283,6 +289,9 @@ impl From<crate::agent::PageError> for Short {
 const MAX_EDGE_STEPS: u32 = 25;
 /// How often a `WaitFor` reads the page again.
 const WAIT_FOR_POLL_MS: u32 = 500;
+/// How long a recorded check waits for its element to read as expected, as Playwright's
+/// `expect` does by default: the page may still be updating after the step before.
+const CHECK_TIMEOUT_MS: f64 = 5_000.0;
 
 /// How `action` reaches the page as it was read (`page`); errors as `commands_for` gives them.
 fn way_for(action: &PlannedAction, page: &Extraction) -> Result<Way, ActionError> {
@@ -320,6 +329,9 @@ fn way_for(action: &PlannedAction, page: &Extraction) -> Result<Way, ActionError
             Way::WaitFor { text: text.clone(), gone: *gone, timeout_ms: *timeout_ms }
         }
         PlannedAction::Remember { note, data } => Way::Remember { note: note.clone(), data: data.clone() },
+        PlannedAction::Expect { target, check, expected } => {
+            Way::Check { element: find_element(*target, page)?.clone(), check: *check, expected: expected.clone() }
+        }
         other => Way::Input(commands_for(other, page)?),
     })
 }
@@ -449,8 +461,13 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
             self.work.replaying = false;
             self.work.rounds.changed = true;
         }
-        // Notes kept are no change the page could show: done with only those is a bare done.
-        let on_page = plan.actions.iter().filter(|a| !matches!(a, PlannedAction::Remember { .. })).count();
+        // Notes kept and checks made are no change the page could show: done with only those
+        // is a bare done (the page is judged as it is).
+        let on_page = plan
+            .actions
+            .iter()
+            .filter(|a| !matches!(a, PlannedAction::Remember { .. } | PlannedAction::Expect { .. }))
+            .count();
         let done = Done { claimed: plan_done, actions: on_page, replayed, answer: plan.answer.take() };
         self.conclude_round(acts, done, content, seen).await
     }
@@ -791,7 +808,8 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let mut ends = None;
         let result: Result<(), (RunError, Outcome)> = match commands {
             Ok(way) => {
-                let sends = !matches!(way, Way::Wait(_) | Way::WaitFor { .. } | Way::Remember { .. });
+                let sends =
+                    !matches!(way, Way::Wait(_) | Way::WaitFor { .. } | Way::Check { .. } | Way::Remember { .. });
                 if let (PlannedAction::Input { value, .. } | PlannedAction::Append { value, .. }, Some(e)) =
                     (&executed, &target_element)
                 {
@@ -809,6 +827,11 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     }
                     Err(Short::Interrupted(dialogs::Interrupted::Page(e))) => return Err(e.into()),
                     Err(Short::Failed(error)) => {
+                        // A recorded check that fails fails the run, as a script's assertion
+                        // does: no model is asked to make the page read otherwise.
+                        if matches!(error, RunError::CheckFailed { .. }) {
+                            ends = Some(Err(error.clone()));
+                        }
                         let told = Outcome::ours(format!("{label} failed: {error}"));
                         Err((error, told))
                     }
@@ -1045,6 +1068,25 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     self.work.observation = self.browser.observe(&Reach::InView).await?;
                 }
             }
+            Way::Check { element, check, expected } => {
+                let started = self.browser.now_ms();
+                loop {
+                    // The element again as the page reads now, by its path.
+                    let page = &self.work.observation.extraction;
+                    let now = page.elements.iter().find(|e| e.xpath == element.xpath);
+                    let seen = now.map_or(String::new(), |e| e.content.clone());
+                    if now.is_some() && check.holds(&seen, &expected) {
+                        return Ok(crate::agent::Settled::default());
+                    }
+                    let waited_ms = self.browser.now_ms() - started;
+                    if waited_ms >= CHECK_TIMEOUT_MS || self.browser.stop_requested() {
+                        let seen = crate::vocab::actions::normalized(&seen);
+                        return Err(Short::Failed(RunError::CheckFailed { check, expected, seen, waited_ms }));
+                    }
+                    self.browser.wait(WAIT_FOR_POLL_MS).await;
+                    self.work.observation = self.browser.observe(&Reach::InView).await?;
+                }
+            }
             Way::Remember { note, data } => {
                 // Gathered across steps and pages: every later round is briefed with it.
                 let url = self.work.observation.extraction.url.clone();
@@ -1201,8 +1243,12 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         outcome = outcome.and(change.unwrap_or_else(|| Outcome::ours("nothing on the page changed")));
         // The person sees it too: a round that changed nothing is no silent success.
         if !changed && acts.failed.is_none() {
-            if let Some(last) = self.run.steps.last_mut().filter(|s| s.kind == StepKind::Action && s.planned.is_some())
-            {
+            // A check changes nothing by design: no note on it.
+            let acted = |s: &&mut Step| {
+                s.kind == StepKind::Action
+                    && s.planned.as_ref().is_some_and(|p| !matches!(p, PlannedAction::Expect { .. }))
+            };
+            if let Some(last) = self.run.steps.last_mut().filter(acted) {
                 last.note = join_notes(last.note.take(), Some(self.run.language.say("note.nothing_changed", &[])));
                 self.browser.report(self.run);
             }

@@ -121,6 +121,9 @@ pub fn caption(action: &PlannedAction, lang: crate::i18n::Lang) -> String {
         PlannedAction::OpenTab { url } => say("step.open_tab", &[("url", url)]),
         PlannedAction::SwitchTab { tab } => say("step.switch_tab", &[("tab", tab)]),
         PlannedAction::CloseTab => say("step.close_tab", &[]),
+        PlannedAction::Expect { target, check, expected } => {
+            say(&format!("step.expect_{}", check.as_str()), &[("target", target), ("expected", expected)])
+        }
         PlannedAction::Remember { note, data } => match data {
             Some(d) if note.is_empty() => say("step.remember_data", &[("data", d)]),
             Some(d) => say("step.remember_note_data", &[("note", note), ("data", d)]),

@@ -56,6 +56,9 @@ pub const SPEC_NAMES: &[&str] = &[
     "x",
     "y",
     "toBeVisible",
+    "toHaveText",
+    "toContainText",
+    "toHaveValue",
     "selectOption",
     "label",
     "fill",
@@ -430,6 +433,8 @@ const RECORDER_KEYS: &[&str] = &[
     "hasTouch",
     "isLandscape",
     "title",
+    "visible",
+    "properties",
 ];
 
 /// A Chrome Recorder flow as we write it: `title` and `steps`, each step's keys known, its
@@ -459,6 +464,17 @@ pub fn read_recorder(src: &str) -> Result<Data, String> {
                         for p in parts {
                             data.strings.push(p.as_str().ok_or("a selector part is no string")?.to_string());
                         }
+                    }
+                }
+                // A check's element properties: the ones we write, each a string.
+                ("properties", Value::Object(props)) => {
+                    for (name, value) in props {
+                        if !["innerText", "value"].contains(&name.as_str()) {
+                            return Err(format!("{at}: a property the exporter does not write: {name:?}"));
+                        }
+                        let text = value.as_str().ok_or_else(|| format!("{at}.{name} is no string"))?;
+                        data.shape.push(format!("{at}.{name}:string"));
+                        data.strings.push(text.to_string());
                     }
                 }
                 ("expression", Value::String(script)) => {

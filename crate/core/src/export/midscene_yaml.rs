@@ -6,7 +6,7 @@
 
 use super::escape::{js_string as js, yaml_comment, yaml_string as q};
 use super::recording::{History, Op, RecStep, Recording};
-use crate::vocab::actions::ScrollDirection;
+use crate::vocab::actions::{ElementCheck, ScrollDirection};
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
@@ -151,6 +151,15 @@ fn flow_item(out: &mut String, step: &RecStep) {
             item.push(("name", q("result")));
         }
         Op::Assert { assertion } => item.push(("aiAssert", q(assertion))),
+        // Midscene checks in words: its model judges the statement on the screenshot.
+        Op::Check { check, expected } => item.push((
+            "aiAssert",
+            q(&match check {
+                ElementCheck::Text => format!("{locate} shows the text \u{201c}{expected}\u{201d}"),
+                ElementCheck::Value => format!("{locate} holds the value \u{201c}{expected}\u{201d}"),
+                ElementCheck::Visible => format!("{locate} is visible"),
+            }),
+        )),
         Op::WaitFor { assertion, timeout_ms } => {
             item.push(("aiWaitFor", q(assertion)));
             item.push(("timeout", timeout_ms.to_string()));
@@ -159,7 +168,7 @@ fn flow_item(out: &mut String, step: &RecStep) {
     if let Some(t) = &step.target {
         // Midscene locates by XPath first when one is given (top document only: it cannot
         // follow our frame and shadow-root segments).
-        if t.in_top_document() && !matches!(step.op, Op::Drag { .. }) {
+        if t.in_top_document() && !matches!(step.op, Op::Drag { .. } | Op::Check { .. }) {
             item.push(("xpath", q(&t.xpath)));
         }
     }

@@ -10,7 +10,7 @@
 use super::escape::{css_string, js_comment, js_single as pw, js_string as js};
 use super::recording::{History, Op, RecStep, Recording, Target};
 use crate::describe::locators::{Locators, Named};
-use crate::vocab::actions::ScrollDirection;
+use crate::vocab::actions::{ElementCheck, ScrollDirection};
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
@@ -248,6 +248,20 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
             "// {}",
             js_comment(&format!("aiWaitFor held when recorded (checking it again needs a model): {assertion}"))
         )),
+        (Op::Check { check, expected }, Some(l)) => line(match check {
+            // A text is checked in the element holding it, which may say more around it.
+            ElementCheck::Text if step.target.as_ref().is_some_and(Target::is_text) => {
+                format!("await expect({l}).toContainText({});", js(expected))
+            }
+            ElementCheck::Text => format!("await expect({l}).toHaveText({});", js(expected)),
+            ElementCheck::Value => format!("await expect({l}).toHaveValue({});", js(expected)),
+            ElementCheck::Visible => format!("await expect({l}).toBeVisible();"),
+        }),
+        // No element Playwright can reach: the page's text, where the check has one.
+        (Op::Check { check: ElementCheck::Text, expected }, None) => {
+            line(format!("await expect(page.getByText({}).first()).toBeVisible();", js(expected)))
+        }
+        (Op::Check { .. }, None) => line(format!("// {}", js_comment(&lang.say("export.no_element", &[])))),
     }
 }
 

@@ -10,7 +10,7 @@ use super::escape::{css_string, js_string};
 use super::playwright::is_frame_path;
 use super::recording::{Op, Recording, Target};
 use crate::describe::locators::Locators;
-use crate::vocab::actions::ScrollDirection;
+use crate::vocab::actions::{ElementCheck, ScrollDirection};
 use crate::vocab::geometry::WindowSize;
 use serde_json::{json, Value};
 
@@ -96,6 +96,21 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
                 steps.push(json!({ "type": "waitForExpression", "target": "main", "expression": format!("new Promise((r) => setTimeout(() => r(true), {ms}))") }));
                 true
             }
+            // A text in an element that may say more around it: the page shows it.
+            Op::Check { check: ElementCheck::Text, expected } if step.target.as_ref().is_some_and(Target::is_text) => {
+                let test = format!("document.body.innerText.includes({})", js_string(expected));
+                steps.push(json!({ "type": "waitForExpression", "target": "main", "expression": test }));
+                true
+            }
+            // The Recorder's assertion: the element there, shown, with the property read.
+            Op::Check { check, expected } => with_target(
+                "waitForElement",
+                match check {
+                    ElementCheck::Text => json!({ "visible": true, "properties": { "innerText": expected } }),
+                    ElementCheck::Value => json!({ "properties": { "value": expected } }),
+                    ElementCheck::Visible => json!({ "visible": true }),
+                },
+            ),
             // Answers and checks need a model: nothing to repeat.
             Op::Read { .. } | Op::Assert { .. } | Op::WaitFor { .. } => true,
             _ => false,

@@ -10,7 +10,7 @@ use crate::describe::locators::Locators;
 use crate::describe::xpath::{element_of, TREE_SEPARATOR};
 use crate::vocab::actions::InputMode;
 use crate::vocab::actions::ScrollType;
-use crate::vocab::actions::{MouseButton, PlannedAction, ScrollDirection};
+use crate::vocab::actions::{ElementCheck, MouseButton, PlannedAction, ScrollDirection};
 use crate::vocab::tasks::Task;
 use serde_json::Value;
 
@@ -82,6 +82,12 @@ impl Target {
     /// text may share it with other content); None for an element (its middle).
     pub fn click_offset(&self) -> Option<crate::describe::locators::HolderPoint> {
         (element_of(&self.xpath) != self.xpath).then_some(self.holder_point).flatten()
+    }
+
+    /// True when the target is a text (its path names a text node): scripts reach the element
+    /// holding it, whose text may hold more than this one.
+    pub fn is_text(&self) -> bool {
+        element_of(&self.xpath) != self.xpath
     }
 
     /// True when the element sits in the top document (no frame or shadow root between).
@@ -159,6 +165,12 @@ pub enum Op {
     WaitFor {
         assertion: String,
         timeout_ms: u32,
+    },
+    /// A check the person recorded on the target: its text or value reads `expected`, or it
+    /// is visible. Replays with no model, as scripts' assertions do.
+    Check {
+        check: ElementCheck,
+        expected: String,
     },
 }
 
@@ -258,6 +270,7 @@ fn action_steps(step: &crate::agent::record::Step) -> Vec<RecStep> {
             one(Op::Scroll { direction: *direction, distance: None, to_edge: true })
         }
         PlannedAction::Upload { files, .. } => one(Op::Upload { files: files.clone() }),
+        PlannedAction::Expect { check, expected, .. } => one(Op::Check { check: *check, expected: expected.clone() }),
         PlannedAction::WaitFor { text, gone, timeout_ms } => {
             one(Op::WaitText { text: text.clone(), gone: *gone, timeout_ms: *timeout_ms })
         }

@@ -16,7 +16,7 @@ use sightline::agent::record::{
 use sightline::describe::locators::{FrameRef, HolderPoint, Locators, Named, RoleName};
 use sightline::export::recording::{key_of, History, Op, RecStep, Recording, Target};
 use sightline::i18n::Lang;
-use sightline::vocab::actions::ScrollDirection;
+use sightline::vocab::actions::{ElementCheck, ScrollDirection};
 
 /// Which kind of text a draw is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum Draw {
 }
 
 /// How many ops and element kinds `recording` knows (a step is `(op, element)`, each modulo these).
-pub const OPS: u8 = 25;
+pub const OPS: u8 = 28;
 pub const ELEMENTS: u8 = 13;
 
 /// `s` as a plain word with the same shape where exports look at text: empty or blank text
@@ -137,7 +137,10 @@ fn op(code: u8, draw: &mut dyn FnMut(Draw) -> String) -> Op {
             prompt: serde_json::Value::String(draw(Draw::Text)),
             answer: Some(serde_json::Value::String(draw(Draw::Text))),
         },
-        _ => Op::WaitFor { assertion: draw(Draw::Text), timeout_ms: 3000 },
+        24 => Op::WaitFor { assertion: draw(Draw::Text), timeout_ms: 3000 },
+        25 => Op::Check { check: ElementCheck::Text, expected: draw(Draw::Text) },
+        26 => Op::Check { check: ElementCheck::Value, expected: draw(Draw::Text) },
+        _ => Op::Check { check: ElementCheck::Visible, expected: String::new() },
     }
 }
 

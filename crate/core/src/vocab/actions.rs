@@ -95,7 +95,58 @@ internally_tagged! {
         },
         /// A tool call we pass through by name (MCP-style); nothing here runs it.
         Tool { name: String, arguments: Value },
+        /// A check the person added while recording (codegen's assert tools): element N shows
+        /// `expected` as its text or value, or is visible. The step fails when it does not.
+        Expect {
+            target: u32,
+            check: ElementCheck,
+            #[serde(default)]
+            expected: String,
+        },
     }
+}
+
+/// What a recorded check reads off its element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementCheck {
+    /// Its visible text, whitespace runs read as one space.
+    Text,
+    /// A form control's value.
+    Value,
+    /// That it is there and shown.
+    Visible,
+}
+
+impl ElementCheck {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElementCheck::Text => "text",
+            ElementCheck::Value => "value",
+            ElementCheck::Visible => "visible",
+        }
+    }
+
+    /// Whether an element whose content (`Element::content`: its text, or a control's value)
+    /// reads `content` meets the check: equal with whitespace runs as one space; a content the
+    /// reader cut short (ending in `…`) need only begin the expected text.
+    pub fn holds(self, content: &str, expected: &str) -> bool {
+        let (seen, wanted) = (normalized(content), normalized(expected));
+        match self {
+            ElementCheck::Visible => true,
+            ElementCheck::Text | ElementCheck::Value => {
+                seen == wanted
+                    || seen
+                        .strip_suffix('\u{2026}')
+                        .is_some_and(|cut| !cut.trim().is_empty() && wanted.starts_with(cut.trim_end()))
+            }
+        }
+    }
+}
+
+/// Text with each run of whitespace as one space, trimmed: how a check compares what it reads.
+pub fn normalized(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How long a `WaitFor` waits when the plan does not say.
@@ -172,7 +223,8 @@ impl PlannedAction {
             | PlannedAction::Clear { target }
             | PlannedAction::Select { target, .. }
             | PlannedAction::ScrollTo { target }
-            | PlannedAction::Upload { target, .. } => Some(*target),
+            | PlannedAction::Upload { target, .. }
+            | PlannedAction::Expect { target, .. } => Some(*target),
             PlannedAction::Drag { from, .. } => Some(*from),
             PlannedAction::Scroll { target, .. } | PlannedAction::ScrollToEdge { target, .. } => *target,
             _ => None,
@@ -193,6 +245,7 @@ impl PlannedAction {
             | PlannedAction::Select { target, .. }
             | PlannedAction::ScrollTo { target }
             | PlannedAction::Upload { target, .. }
+            | PlannedAction::Expect { target, .. }
             | PlannedAction::Drag { from: target, .. } => *target = n,
             PlannedAction::Scroll { target, .. } | PlannedAction::ScrollToEdge { target, .. } => *target = Some(n),
             _ => {}

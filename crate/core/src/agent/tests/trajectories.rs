@@ -277,3 +277,53 @@ fn unusable_files_are_refused_with_a_reason() {
     let run = Run { url: "https://shop.example/cart".into(), ..Run::new("r".into(), "x", 0.0) };
     assert!(Trajectory::from_json(&serde_json::json!({"format": FORMAT, "run": run}).to_string()).is_ok());
 }
+
+/// The todo page's steps recorded by hand (tap, type "buy milk", Enter), then a check on the
+/// first row's text reading `expected`, as the person's Check button records it.
+fn recorded_with_a_check(expected: &str) -> (TodoBrowser, Run) {
+    use crate::agent::recorder::{record_event, ManualEvent, Picked};
+    use crate::vocab::actions::ElementCheck;
+    let mut browser = todo_browser();
+    let seen = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
+    let field = Some(Picked { info: TargetInfo::of(&seen.elements[0]), sensitive: false, field: String::new() });
+    // The row as the page showed it when the person clicked it to check it.
+    browser.page.items = vec!["buy milk".into()];
+    let shown = block_on(browser.observe(&Reach::InView)).unwrap().extraction;
+    let row = shown.elements.iter().find(|e| e.content == "buy milk").expect("the row");
+    let row = Some(Picked { info: TargetInfo::of(row), sensitive: false, field: String::new() });
+    browser.page.items.clear();
+    let mut run = Run::new("m".into(), "Recorded steps", 0.0);
+    run.url = seen.url.clone();
+    run.status = RunStatus::Succeeded;
+    record_event(&mut run, ManualEvent::Tap { target: field.clone(), hovered: None }, 1.0);
+    record_event(&mut run, ManualEvent::Input { target: field, value: "buy milk".into() }, 2.0);
+    record_event(&mut run, ManualEvent::Key { key: "Enter".into(), target: None }, 3.0);
+    let check = ManualEvent::Check { target: row, check: ElementCheck::Text, expected: expected.into() };
+    record_event(&mut run, check, 4.0);
+    (browser, run)
+}
+
+#[test]
+fn a_check_the_person_recorded_replays_with_no_model_and_fails_when_the_page_differs() {
+    for (expected, holds) in [("buy milk", true), ("buy eggs", false)] {
+        let (mut browser, run) = recorded_with_a_check(expected);
+        let replay = block_on(run_instruction(
+            "r".into(),
+            &run.instruction,
+            &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
+            &ModelConfig::default(),
+            &mut browser,
+            &ScriptedModel::new(vec![]),
+        ));
+        assert_eq!(browser.page.items, ["buy milk"], "the steps before the check ran");
+        assert_eq!(replay.model_calls, 0);
+        if holds {
+            assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
+            continue;
+        }
+        assert_eq!(replay.status, RunStatus::Failed);
+        let error = replay.error.expect("the failure is recorded");
+        assert_eq!(error.code, "check_failed", "{error:?}");
+        assert!(error.message.contains("\u{201c}buy milk\u{201d}, not \u{201c}buy eggs\u{201d}"), "{}", error.message);
+    }
+}
