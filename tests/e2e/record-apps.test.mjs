@@ -63,7 +63,20 @@ async function person(page) {
   await page.mouse.move(...(await middle(label)), { steps: 4 });
   await page.mouse.dblclick(...(await middle(label)));
   await pause(page, 400);
-  await page.keyboard.press('Control+A');
+  // A person types once the edit field is open and has the caret: some apps (mithril) redraw
+  // in their own time, and under load a select-all pressed before that selects the page.
+  await page.waitForFunction(() => document.activeElement?.matches?.('#todo-list li .edit, #todo-list li input:not([type=checkbox])'), null, { timeout: 10_000 });
+  // And selects again when a redraw took the selection away (mithril sets the value again in
+  // its own frame): as a person would, seeing the text not highlighted.
+  for (let tries = 1; ; tries++) {
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    await page.keyboard.press('Control+A');
+    const selected = await page.waitForFunction(() => {
+      const field = document.activeElement;
+      return field?.value && field.selectionStart === 0 && field.selectionEnd === field.value.length;
+    }, null, { timeout: 1000 }).then(() => true, () => false);
+    if (selected || tries === 3) break;
+  }
   await page.keyboard.type('walk cat', { delay: 20 });
   await pause(page);
   await page.keyboard.press('Enter');

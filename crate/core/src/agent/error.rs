@@ -263,6 +263,16 @@ impl RunError {
 
     /// What a person reads, in `lang`. Details that come from elsewhere (a server's message,
     /// a page's text, a parser's finding) are quoted as they came.
+    /// The model's failure this error is, or names a model of (either role's).
+    pub fn model_error(&self) -> Option<&ModelError> {
+        match self {
+            RunError::Model(e) | RunError::PlannerModel { error: e, .. } | RunError::ActorModel { error: e, .. } => {
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+
     pub fn message(&self, lang: Lang) -> String {
         let say = |args: &[(&str, &dyn Display)]| lang.say(&format!("error.{}", self.own_code()), args);
         match self {

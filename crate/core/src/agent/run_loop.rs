@@ -536,6 +536,32 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         RunError::ReplayLost { step: round + 1, element: lost }
     }
 
+    /// The messages of a planning round under `memory`'s budget, the tabs' note after the page.
+    fn round_messages(
+        &self,
+        instruction: &str,
+        page: &Extraction,
+        image: Option<&str>,
+        memory: &Memory,
+        briefing: &Briefing,
+        tabs_note: &Option<String>,
+    ) -> Vec<crate::model::ChatMessage> {
+        let family = self.config.family;
+        let history = &self.work.history;
+        let mut messages = match self.planner().is_some() {
+            // The planner reads the element list whatever the acting model's family; it may
+            // name elements by number when the acting model reads numbers too.
+            true => planner_messages(!family.grounds_on_image(), instruction, history, page, image, memory, briefing),
+            false => plan_messages(family, instruction, history, page, image, memory, briefing),
+        };
+        if let (Some(note), Some(last)) = (tabs_note, messages.last_mut()) {
+            let at = last.content.iter().position(|p| !matches!(p, crate::model::ContentPart::Text { .. }));
+            last.content
+                .insert(at.unwrap_or(last.content.len()), crate::model::ContentPart::Text { text: note.clone() });
+        }
+        messages
+    }
+
     /// Asks the model for the next round's plan.
     async fn plan_round(&mut self) -> Result<PlanRound, RunError> {
         let (image, image_note) = (self.work.shown.image.as_ref(), self.work.shown.note.clone());
@@ -547,40 +573,53 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
         let family = self.config.family;
         let briefing = self.briefing();
         let planner = self.planner().is_some();
-        let mut messages = match planner {
-            // The planner reads the element list whatever the acting model's family; it may
-            // name elements by number when the acting model reads numbers too.
-            true => planner_messages(
-                !family.grounds_on_image(),
-                &instruction,
-                &self.work.history,
-                &page,
-                image.map(|i| i.data_url.as_str()),
-                &self.work.memory,
-                &briefing,
-            ),
-            false => plan_messages(
-                family,
-                &instruction,
-                &self.work.history,
-                &page,
-                image.map(|i| i.data_url.as_str()),
-                &self.work.memory,
-                &briefing,
-            ),
-        };
         // The tabs (a run may switch between them) and a tab with no page yet, after the page.
         let tabs = self.browser.tabs().await.unwrap_or_default();
-        if let Some(note) = crate::prompt::browser_note(&tabs, self.work.observation.is_start_page()) {
-            if let Some(last) = messages.last_mut() {
-                let at = last.content.iter().position(|p| !matches!(p, crate::model::ContentPart::Text { .. }));
-                last.content.insert(at.unwrap_or(last.content.len()), crate::model::ContentPart::Text { text: note });
-            }
-        }
+        let tabs_note = crate::prompt::browser_note(&tabs, self.work.observation.is_start_page());
+        let image_url = image.map(|i| i.data_url.as_str());
+        let messages = self.round_messages(&instruction, &page, image_url, &self.work.memory, &briefing, &tabs_note);
         // Grounding models look back at recent screens; the others never need them again.
         let seen = image.filter(|_| family.grounds_on_image() && !planner).map(|i| i.data_url.clone());
         let role = if planner { ModelRole::Planner } else { ModelRole::Actor };
-        let Some((content, mut step)) = self.ask_model_as(role, &messages, image_note).await? else {
+        let asked = match self.ask_model_as(role, &messages, image_note.clone()).await {
+            // Too long for the model's context: sent again once, shorter (older rounds and
+            // screenshots left out, then half the element list), with a note on the step.
+            Err(e) if e.model_error().is_some_and(crate::model::overflow::is_context_overflow) => {
+                let memory = self.work.memory.trimmed();
+                let history = &self.work.history;
+                let rounds = crate::prompt::rounds_left_out(history, &memory)
+                    - crate::prompt::rounds_left_out(history, &self.work.memory);
+                let image_url = self.work.shown.image.as_ref().map(|i| i.data_url.as_str());
+                let page = prompt_page(&self.work.observation.extraction, self.options, image_url.is_some());
+                let mut shorter = self.round_messages(&instruction, &page, image_url, &memory, &briefing, &tabs_note);
+                let images = |m: &[crate::model::ChatMessage]| {
+                    m.iter()
+                        .flat_map(|m| &m.content)
+                        .filter(|p| !matches!(p, crate::model::ContentPart::Text { .. }))
+                        .count()
+                };
+                let screenshots = images(&messages) - images(&shorter);
+                let mut lines = String::new();
+                if rounds == 0 && screenshots == 0 {
+                    let (cut, kept) = crate::prompt::shortened(&page);
+                    shorter = self.round_messages(&instruction, &cut, image_url, &memory, &briefing, &tabs_note);
+                    lines = self
+                        .run
+                        .language
+                        .say("note.context_lines", &[("kept", &kept), ("of", &page.description.lines().count())]);
+                }
+                let note = self.run.language.say(
+                    "note.context_trimmed",
+                    &[("rounds", &rounds), ("screenshots", &screenshots), ("lines", &lines)],
+                );
+                self.ask_model_as(role, &shorter, image_note).await?.map(|(content, mut step)| {
+                    step.note = join_notes(step.note.take(), Some(note));
+                    (content, step)
+                })
+            }
+            other => other?,
+        };
+        let Some((content, mut step)) = asked else {
             return Ok(PlanRound::Stopped);
         };
         step.screenshot = self.work.shown.reference.clone();

@@ -8,6 +8,7 @@ pub mod anthropic;
 pub mod bridge;
 pub mod env_block;
 pub mod openai;
+pub mod overflow;
 pub mod provider;
 pub mod retry;
 pub mod sse;

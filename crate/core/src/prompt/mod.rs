@@ -380,6 +380,36 @@ impl Default for Memory {
     }
 }
 
+impl Memory {
+    /// What a request sent again after a context-length refusal carries: the latest round
+    /// or so of history and the current screenshot only.
+    pub fn trimmed(&self) -> Memory {
+        Memory { keep_screenshots: 1, history_tokens: (self.history_tokens / 4).min(400) }
+    }
+}
+
+/// How many earlier rounds the request leaves out under `memory`'s budget.
+pub fn rounds_left_out(history: &[Turn], memory: &Memory) -> usize {
+    left_out(history, memory.history_tokens)
+}
+
+/// The page with its element list cut to the first half of its lines (the top of the page,
+/// numbers unchanged), saying how many were left out: the last trim of a request too long for
+/// the model's context. The count of lines kept is returned beside it.
+pub fn shortened(page: &Extraction) -> (Extraction, usize) {
+    let lines: Vec<&str> = page.description.lines().collect();
+    let keep = lines.len().div_ceil(2);
+    let mut short = page.clone();
+    short.description = lines[..keep].join("\n");
+    if keep < lines.len() {
+        short.description.push_str(&format!(
+            "\n({} more lines left out: the request was too long for the model's context)\n",
+            lines.len() - keep
+        ));
+    }
+    (short, keep)
+}
+
 /// How many of the oldest turns to leave out so the rest fit the budget (the latest always stays).
 fn left_out(history: &[Turn], budget: u64) -> usize {
     let cost = |t: &Turn| {
@@ -485,6 +515,21 @@ pub fn plan_messages(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shortened_page_keeps_the_first_half_of_its_lines_and_says_so() {
+        let description: String = (1..=41).map(|i| format!("[{i}] button \"Item number {i}\"\n")).collect();
+        let page = Extraction { description, ..Default::default() };
+        let (short, kept) = shortened(&page);
+        assert_eq!(kept, 21);
+        assert!(short.description.starts_with("[1] button") && short.description.contains("[21] button"));
+        assert!(!short.description.contains("[22] button"));
+        assert!(short
+            .description
+            .ends_with("(20 more lines left out: the request was too long for the model's context)\n"));
+        assert!(short.description.len() < page.description.len() * 2 / 3);
+        assert_eq!(Memory::default().trimmed().keep_screenshots, 1);
+    }
 
     #[test]
     fn page_text_in_titles_addresses_and_outcomes_stays_inside_the_fence() {

@@ -100,3 +100,53 @@ fn done_with_only_a_note_kept_is_a_bare_done_and_checked() {
     assert_eq!(run.result, Some(serde_json::json!("There are no todos.")));
     assert_eq!(run.memory.gathered.len(), 1);
 }
+
+fn too_long() -> ModelError {
+    ModelError::Http {
+        status: 400,
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9113 tokens."
+            .into(),
+    }
+}
+
+#[test]
+fn a_request_too_long_for_the_models_context_is_sent_again_once_shorter_with_a_note() {
+    let mut browser = todo_browser();
+    let first = r#"{"thought":"type it","actions":[{"type":"Input","target":1,"value":"buy milk"}],"done":false}"#;
+    let second = r#"{"thought":"submit","actions":[{"type":"KeyPress","key":"Enter"}],"done":true}"#;
+    // Round 1 fits; round 2 (with round 1 in its history) is refused, then sent again.
+    let model = ScriptedModel::new(vec![Ok(first), Err(too_long()), Ok(second)]);
+    let run =
+        block_on(run_instruction("r".into(), "add buy milk", &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(browser.page.items, ["buy milk"]);
+    assert_eq!(model.seen.borrow().len(), 3);
+    let (refused, again) = (model.user_text(1), model.user_text(2));
+    assert!(refused.contains("Done so far:\n1."), "{refused}");
+    // Its one earlier round is the latest (always kept) and it has no screenshot: the
+    // element list is what is cut.
+    assert!(again.contains("more lines left out"), "{again}");
+    let note = run.steps.iter().filter_map(|s| s.note.as_deref()).find(|n| n.contains("context")).expect("a note");
+    assert!(note.starts_with("the request was too long for the model's context: sent again with"), "{note}");
+}
+
+#[test]
+fn with_nothing_else_to_leave_out_half_the_element_list_goes_and_a_second_refusal_fails_the_run() {
+    let mut browser = todo_browser();
+    let done = r#"{"thought":"nothing to do","actions":[],"done":true}"#;
+    let model = ScriptedModel::new(vec![Err(too_long()), Ok(done)]);
+    let run = block_on(run_instruction("r".into(), "look", &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    let again = model.user_text(1);
+    assert!(again.contains("more lines left out: the request was too long for the model's context"), "{again}");
+    let note = run.steps.iter().filter_map(|s| s.note.as_deref()).find(|n| n.contains("context")).expect("a note");
+    assert!(note.contains("0 earlier round(s) and 0 screenshot(s) left out, and the element list cut"), "{note}");
+
+    // Refused again: the run fails with the endpoint's own error, after one retry only.
+    let mut browser = todo_browser();
+    let model = ScriptedModel::new(vec![Err(too_long()), Err(too_long())]);
+    let run = block_on(run_instruction("r".into(), "look", &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.error.map(|e| e.code).as_deref(), Some("model_http"));
+    assert_eq!(model.seen.borrow().len(), 2);
+}
