@@ -148,8 +148,12 @@ export async function replayRun(tabId, source, opts = {}) {
     await tabLoaded(tabId, 30_000);
     await settle(tabId);
   }
+  // A flow run's scripts run again only where the person allowed that very flow (the core
+  // works its hash out from what it runs, whatever hash the saved run carries).
+  const consent = run.flow ? wasm.flowConsent(run.flow.flow, await allowedFlows()) : null;
+  const scriptsAllowed = consent?.allowed && consent.scripts.length ? consent.hash : undefined;
   // Upload paths in a saved run are the file's, not typed by the person: they need an Allow.
-  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay, typedUploads: false });
+  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay, typedUploads: false, scriptsAllowed });
 }
 
 /**
@@ -278,7 +282,7 @@ async function usableOrStartPage(tabId) {
 export async function runOptions(settings, opts = {}) {
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir', 'context']) };
   options.typedUploads = opts.typedUploads === true;
-  // Set by startFlow alone, to the hash of the flow it has just read (the core compares it).
+  // Set by startFlow and replayRun alone, to the hash the core gave the flow it allowed (the core compares it again).
   if (typeof opts.scriptsAllowed === 'string') options.scriptsAllowed = opts.scriptsAllowed;
   // The core writes the run's captions, notes and errors in the person's language.
   options.language = resolveLanguage(opts.language ?? settings.ui.language);

@@ -147,6 +147,20 @@ test('the panel shows a flow\'s javascript as text and runs it only after Allow;
   assert.deepEqual(JSON.parse(await readFile(await download.path(), 'utf8')), run.result);
   assert.equal(mock.requests.length, 0, 'no model call');
 
+  // Replayed, the flow the person allowed runs its scripts again; a saved copy of it whose code
+  // was edited (its hash kept) runs none of them.
+  await page.evaluate(() => localStorage.removeItem('sightline-js'));
+  const replayed = await browser.sw.evaluate(({ tabId, id }) => self.sightline.replay(tabId, id), { tabId, id: run.id });
+  assert.equal(replayed.status, 'succeeded', JSON.stringify(replayed.error));
+  assert.equal(await stored(), 'set by the flow');
+  await page.evaluate(() => localStorage.removeItem('sightline-js'));
+  const saved = await browser.sw.evaluate((id) => self.sightline.saveTrajectory(id), run.id);
+  const edited = saved.replaceAll("localStorage.setItem('sightline-js', 'set by the flow')", "localStorage.setItem('sightline-js', 'edited')");
+  assert.notEqual(edited, saved);
+  const forged = await browser.sw.evaluate(({ tabId, json }) => self.sightline.replay(tabId, json), { tabId, json: edited });
+  assert.equal(forged.error?.code, 'script_not_allowed');
+  assert.equal(await stored(), null, 'the edited code did not run');
+
   // The same file again: remembered, it runs without asking.
   await page.evaluate(() => localStorage.removeItem('sightline-js'));
   const allowedRuns = await runs();

@@ -9,7 +9,7 @@ mod scripts;
 mod vars;
 mod yaml;
 
-pub use scripts::{script_consent, ScriptConsent, ShownScript};
+pub use scripts::{flow_hash, script_consent, ScriptConsent, ShownScript};
 pub use vars::FlowVars;
 pub use yaml::{parse_flow, parse_flow_with, FlowError, MAX_FLOW_BYTES};
 
@@ -45,9 +45,10 @@ pub struct Flow {
     /// The most rounds an instruction may take (`agent: replanningCycleLimit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rounds: Option<u32>,
-    /// The file's identity: SHA-256 (hex) of its text and of the code of its `javascript`
-    /// steps as filled in (`${NAME}`s from a `.env` change the code, not the text). What the
-    /// person's allowance of its scripts is remembered by: a changed file asks again.
+    /// The flow's identity: SHA-256 (hex) of what it runs (`scripts::flow_hash`: its settings
+    /// and steps, each script's code as filled in from `${NAME}`s). What the person's
+    /// allowance of its scripts is remembered by: a changed file asks again. Said for the
+    /// panel; judged from the flow itself, never from this field.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub hash: String,
     /// Where the named results are written as JSON (`web.output`, or a top-level `output:`),

@@ -1,6 +1,6 @@
 //! A flow's `javascript` steps and the person's consent to them. The code is the file's: in the
 //! panel it runs only after the person has seen it and allowed this file, remembered by the
-//! file's hash (SHA-256 of its text and of the code as filled in), so a changed file asks
+//! flow's hash (SHA-256 of what it runs, the code as filled in), so a changed file asks
 //! again. The headless runner and the Playwright fixture run the person's own files on their
 //! own machine and allow them; an agent's call never does.
 
@@ -8,19 +8,15 @@ use super::{Flow, FlowStep};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// The hash a flow read from `text` is known by: its text, then each script's code as filled in.
-pub(super) fn flow_hash(text: &str, flow: &Flow) -> String {
-    let mut hash = Sha256::new();
-    hash.update(text.as_bytes());
-    for (_, _, step) in flow.scripts() {
-        if let FlowStep::Script { code, .. } = step {
-            // Lengths first: no two lists of codes hash alike by where one ends.
-            hash.update([0u8]);
-            hash.update((code.len() as u64).to_be_bytes());
-            hash.update(code.as_bytes());
-        }
-    }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+/// The hash a flow is known by: SHA-256 (hex) of everything of it that decides how it runs
+/// (its address, settings and every step, each script's code as filled in), not of where its
+/// file had comments or blank lines. Worked out again from the flow wherever an allowance is
+/// judged, so a flow handed over with another's hash (a saved run's, edited) is judged by what
+/// it would run.
+pub fn flow_hash(flow: &Flow) -> String {
+    let content = Flow { hash: String::new(), warnings: Vec::new(), ..flow.clone() };
+    let json = serde_json::to_vec(&content).unwrap_or_default();
+    Sha256::digest(&json).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What the panel shows before a flow with scripts runs, and whether it may run.
@@ -61,6 +57,7 @@ pub fn script_consent(flow: &Flow, allowed: &[String]) -> ScriptConsent {
             _ => None,
         })
         .collect();
-    let allowed = scripts.is_empty() || (!flow.hash.is_empty() && allowed.contains(&flow.hash));
-    ScriptConsent { hash: flow.hash.clone(), scripts, allowed }
+    let hash = flow_hash(flow);
+    let allowed = scripts.is_empty() || allowed.contains(&hash);
+    ScriptConsent { hash, scripts, allowed }
 }

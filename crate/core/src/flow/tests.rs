@@ -403,7 +403,7 @@ fn script(code: &str, name: Option<&str>) -> FlowStep {
 }
 
 #[test]
-fn javascript_steps_are_read_as_code_with_their_names_and_the_file_is_known_by_its_hash() {
+fn javascript_steps_are_read_as_code_with_their_names_and_the_flow_is_known_by_its_hash() {
     let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: check\n    flow:\n      - javascript: document.title\n        name: title\n      - javascript: |\n          localStorage.setItem('seen', '1');\n          await Promise.resolve(2)\n      - javascript: 'location.href = \"http://127.0.0.1/b.html\"'\n";
     let flow = parse_flow(yaml).unwrap();
     assert_eq!(
@@ -418,11 +418,11 @@ fn javascript_steps_are_read_as_code_with_their_names_and_the_file_is_known_by_i
     assert!(flow.warnings.is_empty(), "{:?}", flow.warnings);
     assert_eq!(steps(&flow)[0].title(), "javascript \u{201c}document.title\u{201d}");
     assert_eq!(steps(&flow)[1].title(), "javascript \u{201c}localStorage.setItem('seen', '1');\u{2026}\u{201d}");
-    // SHA-256, hex: the same file, the same hash; one character changed, another.
+    // SHA-256, hex: the same file, the same hash; one character of a script changed, another.
     assert_eq!(flow.hash.len(), 64);
     assert!(flow.hash.chars().all(|c| c.is_ascii_hexdigit()));
     assert_eq!(parse_flow(yaml).unwrap().hash, flow.hash);
-    assert_ne!(parse_flow(&yaml.replace("document.title", "document.title ")).unwrap().hash, flow.hash);
+    assert_ne!(parse_flow(&yaml.replace("'1'", "'2'")).unwrap().hash, flow.hash);
     // A name the code is filled from changes the code, and with it the hash, the text unchanged.
     let filled = "tasks:\n  - flow:\n      - javascript: localStorage.setItem('k', '${VALUE}')\n";
     let with = |v: &str| FlowVars { dotenv: Some(format!("VALUE={v}\n")), ..Default::default() };
@@ -446,11 +446,18 @@ fn a_flows_scripts_need_the_persons_allowance_of_that_very_file() {
     // The allowance of the file before it changed does not carry over.
     let changed = parse_flow(&yaml.replace("document.title", "document.cookie")).unwrap();
     assert!(!script_consent(&changed, std::slice::from_ref(&flow.hash)).allowed);
-    // A flow with no scripts asks nothing; a flow with no hash (not read from a file) is never allowed.
+    // A flow with no scripts asks nothing.
     let plain = parse_flow("tasks:\n  - flow:\n      - sleep: 1\n").unwrap();
     assert!(script_consent(&plain, &[]).allowed && script_consent(&plain, &[]).scripts.is_empty());
-    let unhashed = Flow { hash: String::new(), ..flow.clone() };
-    assert!(!script_consent(&unhashed, &[String::new()]).allowed);
+    // A flow carrying an allowed flow's hash (a saved run's, edited) is judged by what it runs.
+    let forged = Flow { hash: flow.hash.clone(), ..changed.clone() };
+    assert!(!script_consent(&forged, std::slice::from_ref(&flow.hash)).allowed);
+    assert_eq!(script_consent(&forged, &[]).hash, changed.hash);
+    // Comments and layout are not what runs: the same flow, the same hash; a setting is.
+    let relaid = parse_flow(&format!("# a comment\n{}", yaml.replace("name: title", "name:   title"))).unwrap();
+    assert_eq!(relaid.hash, flow.hash);
+    let elsewhere = parse_flow(&format!("web:\n  url: http://evil.example/\n{yaml}")).unwrap();
+    assert_ne!(elsewhere.hash, flow.hash);
 }
 
 #[test]

@@ -100,7 +100,7 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
     if flow.step_count() == 0 {
         return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
     }
-    flow.hash = super::scripts::flow_hash(text, &flow);
+    flow.hash = super::scripts::flow_hash(&flow);
     Ok(flow)
 }
 

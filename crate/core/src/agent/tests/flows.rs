@@ -228,6 +228,13 @@ fn a_flows_script_runs_only_where_that_very_file_was_allowed_and_its_value_is_na
         assert!(browser.evaluated.is_empty(), "no code reached the page");
         assert_eq!(run.flow.as_ref().unwrap().items.len(), 1, "the flow ended at its first script");
     }
+    // A saved run's flow, edited to carry the allowed flow's hash, is judged by what it runs.
+    let edited = crate::flow::Flow { hash: flow.hash.clone(), ..parse_flow(&yaml.replace("'v'", "'w'")).unwrap() };
+    let mut browser = todo_browser();
+    let options = RunOptions { scripts_allowed: Some(flow.hash.clone()), ..RunOptions::default() };
+    let run = block_on(run_flow("f".into(), &edited, &options, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(run.error.as_ref().map(|e| e.code.as_str()), Some("script_not_allowed"));
+    assert!(browser.evaluated.is_empty());
     // Allowed by its hash: each runs in turn, the named value is the flow's result.
     let mut browser = todo_browser();
     browser.script_answers = vec![Ok(json!("Todos")), Ok(serde_json::Value::Null)].into();
