@@ -297,6 +297,40 @@ export async function cdp(tabId, method, params = {}, sessionId) {
   });
 }
 
+/** The longest a flow's script may run in the page before its step fails. */
+const SCRIPT_MS = 60_000;
+
+/**
+ * Runs a flow's script (one the core says the person allowed) in the tab's top document as
+ * Midscene's evaluateJavaScript does: an expression, its promise awaited (top-level `await`
+ * works); code written as a function body (`return …`) runs as one. Resolves to `{value}`, the
+ * value as JSON (undefined: null); rejects with the page's exception.
+ */
+export async function evaluateScript(tabId, code) {
+  // replMode: top-level await and the last expression's value; a function body runs as a
+  // plain expression (under replMode its promise would come back unawaited).
+  const run = async (expression, replMode = true) => {
+    const { result, exceptionDetails } = await cdp(tabId, 'Runtime.evaluate', {
+      expression, awaitPromise: true, returnByValue: true, replMode, userGesture: true,
+    });
+    if (exceptionDetails) {
+      const thrown = exceptionDetails.exception?.description ?? exceptionDetails.exception?.value ?? exceptionDetails.text;
+      return { thrown: String(thrown ?? 'the script threw') };
+    }
+    return { value: result?.value ?? null };
+  };
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`the script did not finish within ${SCRIPT_MS / 1000} s`)), SCRIPT_MS));
+  const attempt = async () => {
+    const first = await run(code);
+    // A function body: `return` outside a function is a syntax error of the expression form.
+    if (first.thrown && /^SyntaxError: Illegal return statement/.test(first.thrown)) return run(`(async () => {\n${code}\n})()`, false);
+    return first;
+  };
+  const outcome = await Promise.race([attempt(), timeout]);
+  if (outcome.thrown) throw new Error(outcome.thrown.split('\n    at ')[0]);
+  return { value: outcome.value };
+}
+
 /** The tab's cross-process frames: `[{sessionId, frameId}]`. */
 export async function remoteFrames(tabId) {
   await attach(tabId);

@@ -148,8 +148,12 @@ export async function replayRun(tabId, source, opts = {}) {
     await tabLoaded(tabId, 30_000);
     await settle(tabId);
   }
+  // A flow run's scripts run again only where the person allowed that very flow (the core
+  // works its hash out from what it runs, whatever hash the saved run carries).
+  const consent = run.flow ? wasm.flowConsent(run.flow.flow, await allowedFlows()) : null;
+  const scriptsAllowed = consent?.allowed && consent.scripts.length ? consent.hash : undefined;
   // Upload paths in a saved run are the file's, not typed by the person: they need an Allow.
-  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay, typedUploads: false });
+  return startRun(tabId, run.flow ? { flow: run.flow.flow } : (run.task ?? run.instruction), { ...opts, replay, typedUploads: false, scriptsAllowed });
 }
 
 /**
@@ -165,6 +169,12 @@ export async function startFlow(tabId, yaml, opts = {}) {
   const secrets = opts.secrets ?? (await getSettings()).secrets ?? [];
   const vars = { ...opts.vars, secrets: secrets.map((s) => s.name) };
   const flow = (await core()).parseFlow(String(yaml ?? ''), vars);
+  // javascript steps: the core decides whether this very file (its hash) may run them. A runner
+  // on the person's machine runs their own file (opts.allowScripts); the panel asks first
+  // (opts.askConsent: resolves to {consent} and runs nothing until the person allowed it).
+  const consent = (await core()).flowConsent(flow, opts.allowScripts === true ? [flow.hash] : await allowedFlows());
+  if (!consent.allowed && opts.askConsent) return { consent };
+  const scriptsAllowed = consent.allowed && consent.scripts.length ? consent.hash : undefined;
   if (flow.url && /^[a-z][a-z0-9+.-]*:/i.test(flow.url)) {
     (await core()).checkOpen(flow.url, opts.allowedSites ?? (await getSettings()).run.allowedSites ?? []);
     const tab = await chrome.tabs.get(tabId);
@@ -174,7 +184,27 @@ export async function startFlow(tabId, yaml, opts = {}) {
       await settle(tabId);
     }
   }
-  return startRun(tabId, { flow }, { ...opts, typedUploads: false });
+  return startRun(tabId, { flow }, { ...opts, typedUploads: false, scriptsAllowed });
+}
+
+/** Where the hashes of the flow files whose scripts the person allowed are kept (closed to content scripts). */
+const ALLOWED_FLOWS = 'allowedFlowScripts';
+/** Allowances kept: the oldest go first. */
+const MAX_ALLOWED_FLOWS = 200;
+
+/** The hashes of the flow files whose javascript steps the person allowed in the panel. */
+export async function allowedFlows() {
+  const { [ALLOWED_FLOWS]: list } = await chrome.storage.local.get(ALLOWED_FLOWS);
+  return Array.isArray(list) ? list.filter((h) => typeof h === 'string') : [];
+}
+
+/** The person allowed the scripts of the flow file with this hash (a SHA-256, hex) after seeing them. */
+export async function allowFlowScripts(hash) {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw Object.assign(new Error('not a flow file\'s hash'), { code: 'bad_input' });
+  const list = (await allowedFlows()).filter((h) => h !== hash);
+  list.push(hash);
+  await chrome.storage.local.set({ [ALLOWED_FLOWS]: list.slice(-MAX_ALLOWED_FLOWS) });
+  return true;
 }
 
 
@@ -252,6 +282,8 @@ async function usableOrStartPage(tabId) {
 export async function runOptions(settings, opts = {}) {
   const options = { ...settings.run, ...pick(opts, ['maxRounds', 'maxFailures', 'includeScreenshot', 'includeDescription', 'flowXpaths', 'dialogs', 'uploadDir', 'context']) };
   options.typedUploads = opts.typedUploads === true;
+  // Set by startFlow and replayRun alone, to the hash the core gave the flow it allowed (the core compares it again).
+  if (typeof opts.scriptsAllowed === 'string') options.scriptsAllowed = opts.scriptsAllowed;
   // The core writes the run's captions, notes and errors in the person's language.
   options.language = resolveLanguage(opts.language ?? settings.ui.language);
   if (settings.prices) options.prices = settings.prices;

@@ -6,7 +6,7 @@ import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, locatorData, overlay, pickCheck, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
 import {
-  answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
+  allowFlowScripts, answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
   saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun,
 } from './runs.js';
 import { getSettings, maskKey, overlayModel, setSettings, withoutSecretValues } from './settings.js';
@@ -69,9 +69,12 @@ self.sightline = {
    * one run and resolves to its record (`flow.items`: each item's outcome). The file's
    * XPaths and the cache come first, the model only where they miss; `opts.flowXpaths:
    * false` finds every element by its description. Throws what is wrong with the file.
+   * `opts.allowScripts: true`: the caller runs its own file on its own machine (scripts/run,
+   * the Playwright fixture), so its javascript steps run; without it they fail with
+   * `script_not_allowed` unless the person allowed this very file in the panel.
    */
   async runFlow(tabId, yaml, opts = {}) {
-    const { done } = await startFlow(tabId, yaml, opts);
+    const { done } = await startFlow(tabId, yaml, { ...opts, askConsent: false });
     return done;
   },
   /** A flow file's text as Sightline reads it, or a thrown error saying where and why not. */
@@ -181,9 +184,13 @@ const handlers = {
   },
   /** A flow file's text (Midscene YAML) run on the tab. */
   async runFlow({ tabId, yaml, dialogs }) {
-    const { runId } = await startFlow(tabId, yaml, { dialogs: dialogs || undefined });
-    return { runId };
+    // A flow with javascript steps this file's hash was not allowed for: `{consent}` (the code
+    // to show, Allow / Cancel), and nothing runs.
+    const started = await startFlow(tabId, yaml, { dialogs: dialogs || undefined, askConsent: true });
+    return started.consent ? { consent: started.consent } : { runId: started.runId };
   },
+  /** The person saw a flow file's scripts (`consent.scripts`) and allowed them: kept by its hash. */
+  allowFlowScripts: async ({ hash }) => ({ allowed: await allowFlowScripts(String(hash ?? '')) }),
   /** The panel's Stop: whatever fails in it reaches the panel as `stop_failed` (the panel words it), its cause in this console. */
   async stop({ runId }) {
     try {

@@ -204,6 +204,9 @@ function renderRun() {
   $('run-error').hidden = !error;
   $('run-error').textContent = error ? `${error.message}${advice(error)}` : '';
   $('run-stopped').hidden = run.status !== 'stopped' || !!run.error;
+  const output = run.flow?.flow?.output;
+  $('download-output').hidden = !output || run.status === 'running';
+  if (output) $('download-output').textContent = t('downloadOutput', output.split(/[\\/]/).pop());
   const warnings = run.flow?.flow?.warnings ?? [];
   $('flow-warnings').hidden = !warnings.length;
   $('flow-warning-list').replaceChildren(...warnings.map((w) => el('li', '', w)));
@@ -679,17 +682,72 @@ $('load-run-file').addEventListener('change', async () => {
   }
 });
 $('run-flow').addEventListener('click', () => $('run-flow-file').click());
+/** A flow file waiting on the person's Allow for its javascript steps: `{name, yaml, hash}`. */
+let awaitingConsent = null;
+/**
+ * Runs a flow file's text on the target tab. One with javascript steps the worker has not
+ * been allowed to run for this file answers `{consent}`: its code is shown (as text) with
+ * Allow / Cancel, and nothing runs until Allow.
+ */
+async function runFlowFile(name, yaml) {
+  showFailure(null);
+  try {
+    const reply = await send('runFlow', { tabId: targetTabId, yaml, dialogs: $('dialog-answer').value });
+    if (reply.consent) return showConsent(name, yaml, reply.consent);
+    showStarted(reply.runId, name);
+  } catch (err) {
+    failed('couldNotRunFlow', err, { args: [name] });
+  }
+}
+function showConsent(name, yaml, consent) {
+  awaitingConsent = { name, yaml, hash: consent.hash };
+  $('script-consent-title').textContent = t('scriptConsentTitle', name);
+  $('script-consent-warning').textContent = consent.warning?.[language()] ?? consent.warning?.en ?? '';
+  $('script-consent-list').replaceChildren(...consent.scripts.map((s) => {
+    const li = el('li', 'script');
+    li.append(el('span', 'muted', t('scriptConsentStep', s.task, String(s.step))));
+    if (s.name) li.append(' · ', el('span', 'muted', t('scriptConsentNamed', s.name)));
+    li.append(el('pre', 'script-code', s.code)); // textContent: the file's code is never markup
+    return li;
+  }));
+  $('script-consent').hidden = false;
+  $('script-consent-allow').focus();
+}
+function hideConsent() {
+  awaitingConsent = null;
+  $('script-consent').hidden = true;
+  $('script-consent-list').replaceChildren();
+}
+$('script-consent-allow').addEventListener('click', async () => {
+  const waiting = awaitingConsent;
+  hideConsent();
+  if (!waiting || targetTabId == null) return;
+  try {
+    await send('allowFlowScripts', { hash: waiting.hash });
+  } catch (err) {
+    return failed('couldNotRunFlow', err, { args: [waiting.name] });
+  }
+  await runFlowFile(waiting.name, waiting.yaml);
+});
+$('script-consent-cancel').addEventListener('click', hideConsent);
 $('run-flow-file').addEventListener('change', async () => {
   const file = $('run-flow-file').files[0];
   $('run-flow-file').value = '';
   if (!file || targetTabId == null) return;
-  showFailure(null);
-  try {
-    const { runId } = await send('runFlow', { tabId: targetTabId, yaml: await file.text(), dialogs: $('dialog-answer').value });
-    showStarted(runId, file.name);
-  } catch (err) {
-    failed('couldNotRunFlow', err, { args: [file.name] });
-  }
+  hideConsent();
+  await runFlowFile(file.name, await file.text());
+});
+$('download-output').addEventListener('click', () => {
+  const run = currentRun();
+  const output = run?.flow?.flow?.output;
+  if (!output) return;
+  // The file's path is a name for the download only: the browser asks where it goes.
+  const blob = new Blob([`${JSON.stringify(run.result ?? {}, null, 2)}\n`], { type: 'application/json' });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = output.split(/[\\/]/).pop();
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 });
 /** Settings open in the panel, in place of the work view; the same button goes back. */
 function showSettings(open) {

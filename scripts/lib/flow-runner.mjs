@@ -2,7 +2,7 @@
 // self.sightline.runFlow, printing each item as it ends. Used by scripts/run and scripts/demo.
 // The flow is read by the extension's own core (loaded in Node) before Chromium starts, so a
 // bad file fails fast and the window can take the flow's viewport.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { core } from './core-node.mjs';
 import { startStaticServer } from './static-server.mjs';
@@ -248,8 +248,9 @@ export async function runFlowIn(browser, { yaml, flow, url, vars, model, planner
   const total = flow.tasks.reduce((n, t) => n + t.steps.length, 0);
   // What the file asks that is not honoured, each with its line: said before anything runs.
   for (const note of flow.warnings ?? []) log(`  ! ${note}`);
+  // The person's own file on their own machine: its javascript steps run (the panel asks first).
   const opts = {
-    interactive: false, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
+    interactive: false, allowScripts: true, ...(model ? { model } : {}), ...(planner ? { planner } : {}), ...(live ? { flowXpaths: false, useCache: false } : {}), ...(secrets.length ? { secrets } : {}),
     ...(uploadDir ? { uploadDir } : {}), ...(dialogs ? { dialogs } : {}), ...(vars ? { vars } : {}),
   };
   const finished = browser.sw.evaluate(({ tabId, yaml, opts }) => self.sightline.runFlow(tabId, yaml, opts), { tabId, yaml, opts });
@@ -276,6 +277,46 @@ export async function runFlowIn(browser, { yaml, flow, url, vars, model, planner
   } finally {
     done = true;
   }
+}
+
+/**
+ * Where a flow's `output:` (its named results as JSON) is written: the path the core checked
+ * (relative, no `..`, a .json file), resolved against the flow file's folder, its folders made;
+ * refused when a symlink on the way leads out of that folder, or the file itself is a symlink.
+ */
+export async function outputFile(file, output) {
+  const base = await realpath(path.dirname(path.resolve(file)));
+  const target = path.resolve(base, output);
+  if (!within(base, target)) throw new Error(`refused: output ${output} lies outside the flow file's folder ${base}`);
+  await mkdir(path.dirname(target), { recursive: true });
+  const folder = await realpath(path.dirname(target));
+  if (!within(base, folder)) {
+    throw new Error(`refused: output ${output} leads to ${folder} (symlinks resolved), outside the flow file's folder ${base}`);
+  }
+  const existing = await lstat(target).catch(() => null);
+  if (existing?.isSymbolicLink() || (existing && !existing.isFile())) throw new Error(`refused: output ${output} is not a plain file (${target})`);
+  return target;
+}
+
+/**
+ * Writes the run's named results (aiQuery, aiBoolean, …, javascript with `name:`) as JSON to
+ * the flow's `output:`, as Midscene's runner does, also when the flow failed. Resolves to the
+ * path written, or null when the flow names none.
+ */
+export async function writeOutput(file, flow, run) {
+  if (!flow.output) return null;
+  const target = await outputFile(file, flow.output);
+  await writeFile(target, `${JSON.stringify(run.result ?? {}, null, 2)}\n`);
+  return target;
+}
+
+/**
+ * The report's file name for a flow run: `agent: reportFileName` (a name the core checked: no
+ * folder), else the flow file's name; `.html` added where it has none.
+ */
+export function reportFileName(file, flow) {
+  const name = flow.report?.fileName ?? `${path.basename(file).replace(/\.ya?ml$/i, '')}.report`;
+  return /\.html?$/i.test(name) ? name : `${name}.html`;
 }
 
 /** The closing line of a run and the exit code it means. */

@@ -4,11 +4,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launchWithExtension } from './browser.mjs';
-import { modelsFromEnv, openFlow, runFlowIn, secretsFromEnv, summary } from './flow-runner.mjs';
+import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, summary, writeOutput } from './flow-runner.mjs';
 
 const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]
   --headed          show the browser window
-  --report DIR      write DIR/<flow>.report.html (steps, screenshots, model I/O)
+  --report DIR      write DIR/<flow>.report.html (steps, screenshots, model I/O), or the name
+                    the flow's agent: reportFileName gives
+The flow's javascript steps run in the page (your own file on your machine); its named results
+are written as JSON to its output: (web: output), a .json file beside the flow file.
   --live            find every element by its description (the model), not the file's XPaths
   --upload-dir DIR  the folder the flow's uploads may come from; a path outside it is refused
                     before the run (a flow that uploads needs it)
@@ -89,12 +92,19 @@ async function main() {
   const browser = await launchWithExtension({ headless: !args.headed, ...(flow.viewport ? { viewport: flow.viewport } : {}) });
   try {
     const { run } = await runFlowIn(browser, { ...opened, model, planner, live: args.live, dialogs: args.dialogs });
-    const { text, code } = summary(run);
+    let { text, code } = summary(run);
     console.log(text);
+    try {
+      const written = await writeOutput(args.file, flow, run);
+      if (written) console.log(`output: ${written}`);
+    } catch (e) {
+      console.error(e.message);
+      code = 1;
+    }
     if (args.report) {
       await mkdir(args.report, { recursive: true });
       const html = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id);
-      const file = path.join(args.report, `${path.basename(args.file).replace(/\.ya?ml$/i, '')}.report.html`);
+      const file = path.join(args.report, reportFileName(args.file, flow));
       await writeFile(file, html);
       console.log(`report: ${file}`);
     }

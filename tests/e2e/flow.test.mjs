@@ -215,10 +215,10 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   const tabId = await browser.tabIdOf(page);
   const panel = await panelReady(tabId);
   // A setting of Midscene's the run cannot honour is said, with its line; the flow still runs.
-  const withAgent = `agent:\n  testId: todo-1\n${yaml}`;
+  const withAgent = `agent:\n  bridgeMode: newTabWithUrl\n${yaml}`;
   await panel.setInputFiles('#run-flow-file', { name: 'todo.yaml', mimeType: 'text/yaml', buffer: Buffer.from(withAgent) });
   await panel.waitForSelector('#run-status.succeeded', { timeout: 30_000 });
-  assert.match(await panel.textContent('#flow-warnings:not([hidden])'), /line 2: `agent: testId:` is not honoured here/);
+  assert.match(await panel.textContent('#flow-warnings:not([hidden])'), /line 2: `agent: bridgeMode:` is not honoured here/);
   assert.equal(await page.locator('.todo-list li').count(), 1, 'the flow opened its page and added the todo');
   assert.equal(await page.locator('.todo-list label').textContent(), 'buy milk');
   assert.equal(mock.requests.length, 0, 'no model call');
@@ -231,9 +231,9 @@ test('the panel runs an exported flow file on a fresh page with no model call', 
   assert.doesNotMatch(spec, /xpath=/, spec);
 
   // A broken file: the panel says what is wrong, and nothing runs.
-  await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') });
+  await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - sleep: soon\n') });
   await panel.waitForSelector('#notice:not([hidden])');
-  assert.match(await panel.textContent('#notice'), /Could not run bad\.yaml.*javascript steps are not run.* — edit the flow file and run it again\./s);
+  assert.match(await panel.textContent('#notice'), /Could not run bad\.yaml.*sleep needs a number of milliseconds.* — edit the flow file and run it again\./s);
   assert.doesNotMatch(await panel.textContent('#notice'), /edit the instruction/, 'a flow file has no instruction to edit');
   await panel.close();
   await page.close();

@@ -79,9 +79,9 @@ async function todoWithFollowingPanel(query) {
 
 test('a failure in the notice stays through title changes and tab switches until dismissed or replaced', async () => {
   const { page, panel } = await todoWithFollowingPanel('notice');
-  const failure = /Could not run bad\.yaml: .*javascript steps are not run/s;
+  const failure = /Could not run bad\.yaml: .*sleep needs a number of milliseconds/s;
   const notice = () => panel.textContent('#notice');
-  const badFlow = { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - javascript: alert(1)\n') };
+  const badFlow = { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from('tasks:\n  - flow:\n      - sleep: soon\n') };
   await panel.setInputFiles('#run-flow-file', badFlow);
   await panel.waitForSelector('#notice:not([hidden])');
   assert.match(await notice(), failure);
@@ -285,9 +285,9 @@ test('an answer the worker does not take leaves the question, with what was type
 
 test('a failure in the notice is worded again in a newly chosen language; the error\'s own message is not', async () => {
   const { page, panel } = await todoWithFollowingPanel('failure-language');
-  const yaml = 'tasks:\n  - flow:\n      - javascript: alert(1)\n';
+  const yaml = 'tasks:\n  - flow:\n      - sleep: soon\n';
   const message = await browser.sw.evaluate((y) => self.sightline.parseFlow(y).then(() => null, (e) => e.message), yaml);
-  assert.match(message, /javascript steps are not run/);
+  assert.match(message, /sleep needs a number of milliseconds/);
   await panel.setInputFiles('#run-flow-file', { name: 'bad.yaml', mimeType: 'text/yaml', buffer: Buffer.from(yaml) });
   await panel.waitForFunction(() => !document.getElementById('notice-failure').hidden);
   const english = await failureText(panel);

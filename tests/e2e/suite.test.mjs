@@ -203,7 +203,8 @@ test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwrig
   const planned = result('ai plans');
   assert.equal(planned.status, 'passed', JSON.stringify(planned.errors));
   const flowStep = planned.steps.find((s) => s.title === 'runYaml');
-  assert.deepEqual(flowStep.steps.map((s) => s.title.replace(/ \([\d.]+ s\)$/, '')).slice(0, 2), ['aiInput “buy milk” into “the "What needs to be done?" box”', 'aiKeyboardPress Enter'], 'each item of the flow is a step of runYaml');
+  assert.deepEqual(flowStep.steps.map((s) => s.title.replace(/ \([\d.]+ s\)$/, '')), ['aiInput “buy milk” into “the "What needs to be done?" box”', 'aiKeyboardPress Enter', 'aiQuery “the titles of the todos shown, as a list of strings”', 'javascript “document.querySelectorAll(\'.todo-list li\').length”'], 'each item of the flow is a step of runYaml, its javascript step too');
+  assert.ok(planned.attachments.some((a) => a.name === 'sightline report: add-and-read'), `the flow's report is named by its testId: ${JSON.stringify(planned.attachments.map((a) => a.name))}`);
   assert.ok(planned.steps.find((s) => s.title.startsWith('ai "add a todo')).steps.length >= 1, 'the steps of the planning loop are nested in ai');
   const failed = result('a failed assertion');
   assert.equal(failed.status, 'failed', 'test.fail(): the test failed as it should');

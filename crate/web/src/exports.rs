@@ -132,6 +132,26 @@ pub fn parse_flow(yaml: &str, vars: JsValue) -> Result<JsValue, Fault> {
     to_js(&sightline::flow::parse_flow_with(yaml, &vars)?)
 }
 
+/// Whether a flow (from `parseFlow`) may run its javascript steps, given the hashes the person
+/// allowed (`allowed`: an array of hex strings): `{hash, scripts: [{task, step, code, name?}],
+/// allowed, warning: {en, zh_CN}}`. The panel shows `scripts` as text with Allow / Cancel
+/// where `allowed` is false, and keeps `hash` once the person allows.
+#[wasm_bindgen(js_name = flowConsent)]
+pub fn flow_consent(flow: JsValue, allowed: JsValue) -> Result<JsValue, Fault> {
+    let flow: sightline::flow::Flow = from_js(flow, "the flow")?;
+    let allowed: Vec<String> = options_or_default(allowed, "the allowed flows")?;
+    let consent = sightline::flow::script_consent(&flow, &allowed);
+    let mut warning = serde_json::Map::new();
+    for lang in sightline::i18n::Lang::ALL {
+        if let serde_json::Value::String(name) = serde_json::to_value(lang).unwrap_or_default() {
+            warning.insert(name, lang.say("flow.script_consent", &[("count", &consent.scripts.len())]).into());
+        }
+    }
+    let mut out = serde_json::to_value(&consent).map_err(|e| Fault::bad_input(e.to_string()))?;
+    out["warning"] = serde_json::Value::Object(warning);
+    to_js(&out)
+}
+
 /// Every kind of AI task with its fields (`[{type, group, fields: [{name, kind, required,
 /// choices?}], args}]`): the worker's task functions and the panel's task form are built from it.
 #[wasm_bindgen(js_name = taskSchema)]

@@ -1,6 +1,6 @@
 // The page seam of a run's host (crate/web/src/host/page.rs): reads, input, settling, focus,
 // scrolling, choices and file choosers, on the tab the run follows.
-import { cdp, chooseFiles, focusedField, takeDialogs, watchConsole } from '../debugger.js';
+import { cdp, chooseFiles, evaluateScript, focusedField, takeDialogs, watchConsole } from '../debugger.js';
 import { assertUsable, choose, locatorData, readUsable, restriction, reveal, settle, shootUsable, tabLoaded } from '../page.js';
 
 /** The page methods of the host for the run of `entry` (`options`: its run options). */
@@ -99,6 +99,12 @@ export function pageHost(entry, options) {
     async choose(element, index) {
       await entry.beforeInput();
       return choose(entry.tabId, element, index);
+    },
+    /** A flow's script the core allowed, in the run's tab: `{value}` (a dialog it opens is the run's, as after input). */
+    async evaluate(code) {
+      await entry.beforeInput();
+      const tabId = entry.tabId;
+      return entry.acting(() => evaluateScript(tabId, code));
     },
   };
 }

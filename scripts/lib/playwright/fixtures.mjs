@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { launchWithExtension, resizeWindow, tabIdOf } from '../browser.mjs';
 import { core } from '../core-node.mjs';
-import { modelsFromEnv, openFlow, runFlowIn, secretsFromEnv } from '../flow-runner.mjs';
+import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, writeOutput } from '../flow-runner.mjs';
 
 /** A Sightline run that did not succeed: `code` is the run's stable error code (README: error codes). */
 export class SightlineError extends Error {
@@ -30,6 +30,9 @@ export function runError(run) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Report file names a flow asked for (`agent: reportFileName`, `testId`), by run id: used at teardown. */
+const reportNames = new Map();
 const short = (text, n = 80) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
 /** A Sightline step as a Playwright step title: what it did, on what, how long. */
@@ -190,11 +193,13 @@ export function sightlineFixtures(base) {
       const runs = await runsOfTab(sightlineWorker.sw, tab, since).catch(() => []);
       for (const [i, run] of runs.reverse().entries()) {
         const html = await sightlineWorker.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id).catch(() => null);
+        const named = reportNames.get(run.id);
+        reportNames.delete(run.id);
         if (!html) continue;
         // By path: the terminal reporters then name the file instead of printing its start.
-        const file = testInfo.outputPath(`sightline-report-${i + 1}.html`);
+        const file = testInfo.outputPath(named?.file ?? `sightline-report-${i + 1}.html`);
         await writeFile(file, html);
-        await testInfo.attach(`sightline report ${i + 1}: ${short(run.title, 60)}`, { path: file, contentType: 'text/html' });
+        await testInfo.attach(named?.title ?? `sightline report ${i + 1}: ${short(run.title, 60)}`, { path: file, contentType: 'text/html' });
       }
     },
     /** `ai(prompt)` / `aiAct(prompt)`: an instruction for the planning loop; resolves to the model's answer, if any. */
@@ -236,6 +241,16 @@ export async function runFlowOnPage(base, { sightline, sightlineModel, sightline
     const { run } = await runFlowIn(browser, {
       ...opened, url, page, model: sightlineModel ?? undefined, planner: sightlinePlanner ?? undefined, live, dialogs: sightlineRunOptions.dialogs, log: () => {},
     });
+    // The flow's names for its report (`agent: reportFileName`, `groupName`, `testId`).
+    const { fileName, groupName, testId } = opened.flow.report ?? {};
+    if (fileName || groupName || testId) {
+      reportNames.set(run.id, {
+        file: fileName ? reportFileName('flow.yaml', opened.flow) : undefined,
+        title: `sightline report: ${[groupName, testId].filter(Boolean).join(' · ') || short(run.title ?? '', 60)}`,
+      });
+    }
+    // Its named results, beside a flow file that names an `output:` (a text run has no folder).
+    if (file) await writeOutput(file, opened.flow, run);
     for (const item of run.flow?.items ?? []) {
       await base.step(`${item.status === 'succeeded' ? '' : '✗ '}${item.title} (${seconds(item.durationMs ?? 0)})`, async () => {
         await showSteps(base, run.steps.slice(item.firstStep, item.firstStep + item.steps));

@@ -24,10 +24,12 @@ test('adds todos, filters and reads them back', async ({ page, aiInput, aiKeyboa
   await aiAssert('one todo is shown');
 });
 
-test('ai plans an instruction; runYaml runs a flow on the page and answers its named steps', async ({ page, ai, runYaml }) => {
+test('ai plans an instruction; runYaml runs a flow on the page, its javascript step too, and answers its named steps', async ({ page, ai, runYaml }) => {
   await page.goto(site.url('/todo.html'));
   await ai('add a todo "call grandma"');
   const { result } = await runYaml(`
+agent:
+  testId: add-and-read
 tasks:
   - name: add and read
     flow:
@@ -37,8 +39,10 @@ tasks:
       - aiKeyboardPress: Enter
       - aiQuery: the titles of the todos shown, as a list of strings
         name: titles
+      - javascript: document.querySelectorAll('.todo-list li').length
+        name: count
 `);
-  expect(result).toEqual({ titles: ['call grandma', 'buy milk'] });
+  expect(result).toEqual({ titles: ['call grandma', 'buy milk'], count: 2 });
   await expect(page.locator('.todo-list label')).toHaveText(['call grandma', 'buy milk']);
 });
 

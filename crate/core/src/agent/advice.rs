@@ -52,6 +52,7 @@ pub const SELF_EXPLAINED: &[&str] = &[
     "not_a_web_address",
     "upload_needs_allow",
     "upload_outside_folder",
+    "script_not_allowed",
     "task_invalid",
     "worker_no_answer",
     "session_stopped",

@@ -100,6 +100,12 @@ pub enum RunError {
         files: String,
     },
     UploadStopped,
+    /// A flow's `javascript` step, where the person has not allowed the file's scripts.
+    ScriptNotAllowed,
+    /// A flow's `javascript` step threw, or its value is no JSON (`detail`: the page's words).
+    ScriptFailed {
+        detail: String,
+    },
     /// A flow's item failed (`title`: the item).
     FlowItem {
         title: String,
@@ -236,6 +242,8 @@ impl RunError {
             RunError::UploadOutsideFolder { .. } => "upload_outside_folder",
             RunError::UploadNeedsAllow { .. } => "upload_needs_allow",
             RunError::UploadStopped => "upload_stopped",
+            RunError::ScriptNotAllowed => "script_not_allowed",
+            RunError::ScriptFailed { .. } => "script_failed",
             RunError::Snapshot(_) => "snapshot_unreadable",
             RunError::Screenshot(_) => "screenshot_unusable",
             RunError::Flow(_) => "flow_invalid",
@@ -307,7 +315,9 @@ impl RunError {
             RunError::Prices(e) => say(&[("detail", e)]),
             RunError::Knowledge(e) => say(&[("detail", e)]),
             RunError::EnvBlock(e) => say(&[("detail", e)]),
+            RunError::ScriptFailed { detail } => say(&[("detail", detail)]),
             RunError::DialogStopped
+            | RunError::ScriptNotAllowed
             | RunError::EmptyInstruction
             | RunError::UploadStopped
             | RunError::Interrupted
@@ -681,6 +691,8 @@ mod tests {
             RunError::Guard(GuardError::HistoryOutsideAllowedSites { allowed: "example.com".into() }),
             RunError::NotTheAgents { run: "r-1".into() },
             RunError::ReplayLost { step: 3, element: "checkbox #5".into() },
+            RunError::ScriptNotAllowed,
+            RunError::ScriptFailed { detail: "ReferenceError: x is not defined".into() },
         ]
     }
 
@@ -768,6 +780,8 @@ mod tests {
         "history_not_allowed",
         "run_not_agents",
         "replay_element_lost",
+        "script_not_allowed",
+        "script_failed",
     ];
 
     #[test]
@@ -838,6 +852,7 @@ mod tests {
             "text_still_shown",
             "knowledge_invalid",
             "env_block_invalid",
+            "script_failed",
             // Advised through their cause (a model's failure), else edit.
             "planner_model_failed",
             "actor_model_failed",

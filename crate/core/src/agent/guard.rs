@@ -516,6 +516,38 @@ impl<B: Browser> PageHost for Guarded<'_, B> {
     async fn choose(&mut self, element: &Element, index: u32) -> Result<ChosenOption, PageError> {
         self.inner.choose(element, index).await
     }
+
+    /// A script runs only on a page of the allowed sites, and what it answers is screened as a
+    /// read of the page is: a secret's value it read comes back as its placeholder.
+    async fn evaluate(&mut self, code: &str) -> Result<serde_json::Value, PageError> {
+        if !self.limits.allowed_sites.is_empty() {
+            let tabs = self.inner.tabs().await?;
+            let url = tabs.iter().find(|t| t.current).map(|t| t.url.clone()).ok_or_else(|| {
+                PageError::Failed("the page the script would run on cannot be told: it was not run".into())
+            })?;
+            self.limits.check_site(&url).map_err(page_error)?;
+        }
+        let mut value = self.inner.evaluate(code).await?;
+        self.conceal_value(&mut value);
+        Ok(value)
+    }
+}
+
+impl<B> Guarded<'_, B> {
+    fn conceal_value(&self, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(s) => *s = self.limits.conceal(s),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| self.conceal_value(v)),
+            serde_json::Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (k, mut v) in entries {
+                    self.conceal_value(&mut v);
+                    map.insert(self.limits.conceal(&k), v);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 impl<B: Browser> TabHost for Guarded<'_, B> {

@@ -33,6 +33,14 @@ pub struct RunOptions {
     pub use_cache: bool,
     /// The cache entries the host has (usually those of this page).
     pub cache: Cache,
+    /// With `use_cache`: look entries up (off: Midscene's `write-only`).
+    pub cache_reads: bool,
+    /// With `use_cache`: keep what this run finds (off: Midscene's `read-only`).
+    pub cache_writes: bool,
+    /// The hash of the flow whose `javascript` steps may run (`flow::script_consent`): the
+    /// person allowed that very file in the panel, or a runner on their machine runs their own
+    /// file. Unset: a flow's scripts are refused (`script_not_allowed`).
+    pub scripts_allowed: Option<String>,
     /// Try the XPaths a flow file gives before the cache and the model. Off: every element
     /// is found by its description (a live run of a recorded flow).
     pub flow_xpaths: bool,
@@ -177,6 +185,18 @@ impl RunOptions {
     }
 }
 
+impl RunOptions {
+    /// Whether the run looks up what earlier runs found.
+    pub fn reads_cache(&self) -> bool {
+        self.use_cache && self.cache_reads
+    }
+
+    /// Whether the run keeps what it finds for later runs.
+    pub fn writes_cache(&self) -> bool {
+        self.use_cache && self.cache_writes
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         let memory = Memory::default();
@@ -191,6 +211,9 @@ impl Default for RunOptions {
             history_tokens: memory.history_tokens,
             use_cache: true,
             cache: Cache::default(),
+            cache_reads: true,
+            cache_writes: true,
+            scripts_allowed: None,
             flow_xpaths: true,
             allowed_sites: Vec::new(),
             secrets: Vec::new(),

@@ -45,7 +45,7 @@ pub(crate) async fn carry_out<B: Browser, M: ModelClient>(
     let outcome = drive(ctx, instruction, &mut rounds).await;
     let (options, browser) = (ctx.options, &mut *ctx.browser);
     // A plan worth replaying: it succeeded, and the model (or a healed target) changed it.
-    if options.use_cache
+    if options.writes_cache()
         && outcome == Ok(RunStatus::Succeeded)
         && rounds.storable
         && rounds.changed
@@ -147,7 +147,7 @@ async fn drive<B: Browser, M: ModelClient>(
         ctx.run.url = rounds.page.clone();
     }
     let options = ctx.options;
-    let cached: Vec<CachedRound> = if options.use_cache {
+    let cached: Vec<CachedRound> = if options.reads_cache() {
         options.cache.plan(&rounds.page, instruction).map(<[_]>::to_vec).unwrap_or_default()
     } else {
         Vec::new()

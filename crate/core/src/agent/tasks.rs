@@ -490,7 +490,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
                 sought.push(at);
             }
         }
-        if let Some(key) = self.options.cache.locate(&page.url, what).filter(|_| self.options.use_cache) {
+        if let Some(key) = self.options.cache.locate(&page.url, what).filter(|_| self.options.reads_cache()) {
             if !matches!(key.resolve(page), Some((_, false))) {
                 sought.push(key.sought());
             }
@@ -622,7 +622,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
 
     /// The element an earlier run located for this description, if it still matches.
     async fn locate_from_cache(&mut self, what: &str, obs: &Observation, label: &str) -> Option<Found> {
-        if !self.options.use_cache {
+        if !self.options.reads_cache() {
             return None;
         }
         let key = self.options.cache.locate(&obs.extraction.url, what)?;
@@ -646,7 +646,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
     }
 
     fn keep(&mut self, what: &str, element: &Element, obs: &Observation) {
-        if self.options.use_cache {
+        if self.options.writes_cache() {
             self.browser.remember(&CacheEntry::Locate {
                 page: page_key(&obs.extraction.url),
                 prompt: prompt_key(what),

@@ -40,6 +40,17 @@ pub fn to_html_report(run: &Run, images: &HashMap<String, String>) -> String {
         esc(&title)
     );
     let _ = write!(out, "<header><h1>{}</h1>", esc(&run.instruction));
+    // A flow's names for its test (`agent: groupName`, `testId`).
+    if let Some(names) = run.flow.as_ref().map(|f| &f.flow.report) {
+        let named: Vec<&str> = [names.group_name.as_deref(), names.test_id.as_deref()].into_iter().flatten().collect();
+        if !named.is_empty() {
+            let _ = write!(
+                out,
+                "<p class=\"meta\">{}</p>",
+                esc(&lang.say("report.test", &[("names", &named.join(" \u{b7} "))]))
+            );
+        }
+    }
     let status = format!("{:?}", run.status).to_lowercase();
     let shown_status = lang.say(&format!("status.{status}"), &[]);
     let _ =

@@ -280,6 +280,20 @@ fn the_html_report_is_one_file_with_every_step_and_stays_small() {
 }
 
 #[test]
+fn a_flows_report_names_its_group_and_test_as_text() {
+    let mut run = todo_run();
+    let flow = crate::flow::parse_flow(
+        "agent:\n  groupName: Todo <app>\n  testId: add-1\ntasks:\n  - name: add\n    flow:\n      - sleep: 1\n",
+    )
+    .unwrap();
+    run.flow = Some(crate::agent::record::FlowRecord { flow, items: Vec::new() });
+    let html = to_html_report(&run, &std::collections::HashMap::new());
+    assert!(html.contains("<p class=\"meta\">test: Todo &lt;app&gt; \u{b7} add-1</p>"), "{html}");
+    run.flow = None;
+    assert!(!to_html_report(&run, &std::collections::HashMap::new()).contains("test: "));
+}
+
+#[test]
 fn the_report_says_done_but_not_confirmed_and_carries_the_answer_and_the_memory() {
     use crate::agent::record::{Gathered, RunStatus, SuccessCheck};
     let mut run = todo_run();

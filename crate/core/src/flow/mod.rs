@@ -2,11 +2,14 @@
 //! of `flow:` items). It is the file our Midscene export writes and Midscene's own CLI runs;
 //! reading it here lets the extension and `scripts/run` replay it. Each item becomes an
 //! instruction for the planning loop, one AI task (with the XPath the file gives, tried before
-//! the cache and the model), or a pause. `agent::replay::flow` runs it.
+//! the cache and the model), a pause, or a script the person allowed (`scripts`).
+//! `agent::replay::flow` runs it.
 
+mod scripts;
 mod vars;
 mod yaml;
 
+pub use scripts::{flow_hash, script_consent, ScriptConsent, ShownScript};
 pub use vars::FlowVars;
 pub use yaml::{parse_flow, parse_flow_with, FlowError, MAX_FLOW_BYTES};
 
@@ -42,6 +45,56 @@ pub struct Flow {
     /// The most rounds an instruction may take (`agent: replanningCycleLimit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rounds: Option<u32>,
+    /// The flow's identity: SHA-256 (hex) of what it runs (`scripts::flow_hash`: its settings
+    /// and steps, each script's code as filled in from `${NAME}`s). What the person's
+    /// allowance of its scripts is remembered by: a changed file asks again. Said for the
+    /// panel; judged from the flow itself, never from this field.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hash: String,
+    /// Where the named results are written as JSON (`web.output`, or a top-level `output:`),
+    /// relative to the flow file; the panel offers them as a download instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// How the run uses the cache (`agent: cache`); unset: the run's own setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<FlowCache>,
+    /// What the report is called (`agent: testId`, `groupName`, `reportFileName`).
+    #[serde(default, skip_serializing_if = "FlowReport::is_empty")]
+    pub report: FlowReport,
+}
+
+/// `agent: cache`: whether the run reads what earlier runs found and keeps what it finds.
+/// Midscene's strategies: `read-write` (the default of `cache: {id}` and `cache: true`),
+/// `read-only` (found elements and plans are used, nothing new is kept), `write-only` (nothing
+/// is looked up, what is found is kept); `cache: false` uses no cache at all.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlowCache {
+    pub read: bool,
+    pub write: bool,
+    /// Midscene's cache id (its cache file's name), kept for the report: Sightline keeps one
+    /// cache, by page and prompt, for every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// The report's names from `agent:`. `file_name` is a file name only (no folder), checked on
+/// reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FlowReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_name: Option<String>,
+}
+
+impl FlowReport {
+    pub fn is_empty(&self) -> bool {
+        self.test_id.is_none() && self.group_name.is_none() && self.file_name.is_none()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,6 +126,14 @@ internally_tagged! {
         Sleep { ms: u32 },
         /// Open a web address (a navigation a person recorded).
         Navigate { url: String },
+        /// Code the file runs in the page (`javascript:`), as an expression or a promise's
+        /// value (Midscene's `evaluateJavaScript`); its value, as JSON, is kept under `name`.
+        /// Runs only where the person allowed this file's scripts (`scripts`).
+        Script {
+            code: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            name: Option<String>,
+        },
     }
 }
 
@@ -84,6 +145,12 @@ impl FlowStep {
             FlowStep::Task { task, .. } => task.title(),
             FlowStep::Sleep { ms } => format!("sleep {ms} ms"),
             FlowStep::Navigate { url } => format!("Go to {url}"),
+            FlowStep::Script { code, .. } => {
+                let line = code.trim().lines().next().unwrap_or_default();
+                let more = code.trim().lines().nth(1).is_some() || line.chars().count() > 60;
+                let head: String = line.chars().take(60).collect();
+                format!("javascript \u{201c}{head}{}\u{201d}", if more { "\u{2026}" } else { "" })
+            }
         }
     }
 }
@@ -97,6 +164,17 @@ impl Flow {
         } else {
             names.join(" · ")
         }
+    }
+
+    /// The `javascript` steps, in order.
+    pub fn scripts(&self) -> impl Iterator<Item = (usize, usize, &FlowStep)> {
+        self.tasks.iter().enumerate().flat_map(|(t, task)| {
+            task.steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| matches!(s, FlowStep::Script { .. }))
+                .map(move |(n, s)| (t, n, s))
+        })
     }
 
     pub fn step_count(&self) -> usize {

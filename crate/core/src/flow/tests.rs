@@ -215,8 +215,8 @@ fn a_flow_that_cannot_run_says_where_and_why() {
         "task 1 (\u{201c}a\u{201d}), step 2: no step Sightline knows (keys: aiTapp); steps are aiAct, aiAction, ai, aiTap, aiDoubleClick, aiRightClick, aiHover, aiLocate, aiInput, aiKeyboardPress, aiScroll, aiDragAndDrop, aiQuery, aiBoolean, aiNumber, aiString, aiAsk, aiAssert, aiWaitFor, sleep"
     );
     assert_eq!(
-        err("tasks:\n  - name: a\n    flow:\n      - javascript: document.title\n"),
-        "task 1 (\u{201c}a\u{201d}), step 1: javascript steps are not run: Sightline does not run code from a flow file in the page"
+        err("tasks:\n  - name: a\n    flow:\n      - javascript: ''\n"),
+        "task 1 (\u{201c}a\u{201d}), step 1: javascript needs the code to run"
     );
     assert_eq!(
         err("tasks:\n  - flow:\n      - aiTap: ''\n"),
@@ -319,7 +319,7 @@ fn keys_not_honoured_are_warned_with_their_lines_and_agent_settings_are_taken() 
 agent:
   aiActContext: The site is in English.
   replanningCycleLimit: 7
-  testId: todo-1
+  bridgeMode: newTabWithUrl
 config:
   x: 1
 tasks:
@@ -351,7 +351,7 @@ tasks:
         flow.warnings,
         vec![
             "line 3: `web: userAgent:` is not honoured here: the flow runs in the browser as it is".to_string(),
-            "line 7: `agent: testId:` is not honoured here: the run uses Sightline's own setting".into(),
+            "line 7: `agent: bridgeMode:` is not honoured here: the run uses Sightline's own setting".into(),
             "line 8: `config:` is not part of a Midscene web flow: ignored".into(),
             format!("line 12: {at}: `retries:` is not a task option: ignored"),
             format!("line 20: {at}, step 1: `deepThink:` is not honoured here: Sightline's model works its own way"),
@@ -396,4 +396,135 @@ fn the_files_own_words_in_messages_carry_no_control_characters() {
     assert!(flow.warnings[0].contains("\\u{1b}[2J"), "{:?}", flow.warnings);
     let refused = parse_flow("tasks:\n  - name: t\n    flow:\n      - \"\\e[31mtap\": 1\n").unwrap_err().to_string();
     assert!(!refused.chars().any(char::is_control) && refused.contains("\\u{1b}[31mtap"), "{refused}");
+}
+
+fn script(code: &str, name: Option<&str>) -> FlowStep {
+    FlowStep::Script { code: code.into(), name: name.map(Into::into) }
+}
+
+#[test]
+fn javascript_steps_are_read_as_code_with_their_names_and_the_flow_is_known_by_its_hash() {
+    let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: check\n    flow:\n      - javascript: document.title\n        name: title\n      - javascript: |\n          localStorage.setItem('seen', '1');\n          await Promise.resolve(2)\n      - javascript: 'location.href = \"http://127.0.0.1/b.html\"'\n";
+    let flow = parse_flow(yaml).unwrap();
+    assert_eq!(
+        steps(&flow),
+        vec![
+            &script("document.title", Some("title")),
+            &script("localStorage.setItem('seen', '1');\nawait Promise.resolve(2)\n", None),
+            // Our export's navigation is opened, not run as code.
+            &FlowStep::Navigate { url: "http://127.0.0.1/b.html".into() },
+        ]
+    );
+    assert!(flow.warnings.is_empty(), "{:?}", flow.warnings);
+    assert_eq!(steps(&flow)[0].title(), "javascript \u{201c}document.title\u{201d}");
+    assert_eq!(steps(&flow)[1].title(), "javascript \u{201c}localStorage.setItem('seen', '1');\u{2026}\u{201d}");
+    // SHA-256, hex: the same file, the same hash; one character of a script changed, another.
+    assert_eq!(flow.hash.len(), 64);
+    assert!(flow.hash.chars().all(|c| c.is_ascii_hexdigit()));
+    assert_eq!(parse_flow(yaml).unwrap().hash, flow.hash);
+    assert_ne!(parse_flow(&yaml.replace("'1'", "'2'")).unwrap().hash, flow.hash);
+    // A name the code is filled from changes the code, and with it the hash, the text unchanged.
+    let filled = "tasks:\n  - flow:\n      - javascript: localStorage.setItem('k', '${VALUE}')\n";
+    let with = |v: &str| FlowVars { dotenv: Some(format!("VALUE={v}\n")), ..Default::default() };
+    let (a, b) = (parse_flow_with(filled, &with("1")).unwrap(), parse_flow_with(filled, &with("2")).unwrap());
+    assert_eq!(steps(&a), [&script("localStorage.setItem('k', '1')", None)]);
+    assert_ne!(a.hash, b.hash);
+}
+
+#[test]
+fn a_flows_scripts_need_the_persons_allowance_of_that_very_file() {
+    let yaml = "tasks:\n  - name: read\n    flow:\n      - sleep: 1\n      - javascript: document.title\n        name: title\n";
+    let flow = parse_flow(yaml).unwrap();
+    let asked = script_consent(&flow, &[]);
+    assert!(!asked.allowed);
+    assert_eq!(asked.hash, flow.hash);
+    assert_eq!(
+        asked.scripts,
+        [ShownScript { task: "read".into(), step: 2, code: "document.title".into(), name: Some("title".into()) }]
+    );
+    assert!(script_consent(&flow, std::slice::from_ref(&flow.hash)).allowed);
+    // The allowance of the file before it changed does not carry over.
+    let changed = parse_flow(&yaml.replace("document.title", "document.cookie")).unwrap();
+    assert!(!script_consent(&changed, std::slice::from_ref(&flow.hash)).allowed);
+    // A flow with no scripts asks nothing.
+    let plain = parse_flow("tasks:\n  - flow:\n      - sleep: 1\n").unwrap();
+    assert!(script_consent(&plain, &[]).allowed && script_consent(&plain, &[]).scripts.is_empty());
+    // A flow carrying an allowed flow's hash (a saved run's, edited) is judged by what it runs.
+    let forged = Flow { hash: flow.hash.clone(), ..changed.clone() };
+    assert!(!script_consent(&forged, std::slice::from_ref(&flow.hash)).allowed);
+    assert_eq!(script_consent(&forged, &[]).hash, changed.hash);
+    // Comments and layout are not what runs: the same flow, the same hash; a setting is.
+    let relaid = parse_flow(&format!("# a comment\n{}", yaml.replace("name: title", "name:   title"))).unwrap();
+    assert_eq!(relaid.hash, flow.hash);
+    let elsewhere = parse_flow(&format!("web:\n  url: http://evil.example/\n{yaml}")).unwrap();
+    assert_ne!(elsewhere.hash, flow.hash);
+}
+
+#[test]
+fn agent_cache_and_report_names_are_honoured_and_what_is_not_is_warned_with_its_line() {
+    let read = |agent: &str| parse_flow(&format!("agent:\n{agent}tasks:\n  - flow:\n      - sleep: 1\n"));
+    let cache = |agent: &str| read(agent).unwrap().cache;
+    let on = |read, write| Some(FlowCache { read, write, id: None });
+    assert_eq!(cache("  cache: true\n"), on(true, true));
+    assert_eq!(cache("  cache: false\n"), on(false, false));
+    assert_eq!(cache("  cache:\n    strategy: read-only\n"), on(true, false));
+    assert_eq!(cache("  cache:\n    strategy: write-only\n"), on(false, true));
+    let with_id = read("  cache:\n    id: todo-cache\n    strategy: read-write\n    cacheDir: ./c\n").unwrap();
+    assert_eq!(with_id.cache, Some(FlowCache { read: true, write: true, id: Some("todo-cache".into()) }));
+    assert_eq!(
+        with_id.warnings,
+        [
+            "line 3: `agent: cache: id:` names Midscene's cache file: Sightline keeps one cache, by page and prompt (the strategy is honoured)",
+            "line 5: `agent: cache: cacheDir:` is not honoured here: ignored",
+        ]
+    );
+    assert_eq!(cache("  aiActContext: x\n"), None, "no cache key: the run's own setting");
+    let err = read("  cache:\n    strategy: sometimes\n").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "`agent: cache: strategy:` \u{201c}sometimes\u{201d} is not one of read-write, read-only, write-only"
+    );
+    assert!(read("  cache: [1]\n").is_err());
+
+    let named =
+        read("  testId: todo-1\n  groupName: TodoMVC\n  reportFileName: todo-report\n  groupDescription: all of it\n")
+            .unwrap();
+    assert_eq!(
+        named.report,
+        FlowReport {
+            test_id: Some("todo-1".into()),
+            group_name: Some("TodoMVC".into()),
+            file_name: Some("todo-report".into())
+        }
+    );
+    assert_eq!(
+        named.warnings,
+        ["line 5: `agent: groupDescription:` is not shown: the report has the flow's tasks and steps"]
+    );
+    for bad in ["../x", "a/b", "/etc/passwd", ".hidden", "a\\b", "''"] {
+        let e = read(&format!("  reportFileName: {bad}\n")).unwrap_err().to_string();
+        assert!(e.contains("is not a file's name"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn output_names_a_json_file_in_the_flow_files_own_folder_tree() {
+    let read = |web: &str, top: &str| {
+        parse_flow(&format!("web:\n  url: http://127.0.0.1/\n{web}{top}tasks:\n  - flow:\n      - sleep: 1\n"))
+    };
+    assert_eq!(read("  output: out/results.json\n", "").unwrap().output.as_deref(), Some("out/results.json"));
+    assert_eq!(read("", "output: results.json\n").unwrap().output.as_deref(), Some("results.json"));
+    assert!(read("  output: out.json\n", "").unwrap().warnings.is_empty(), "web.output is read");
+    for (bad, why) in [
+        ("/tmp/x.json", "is an absolute path"),
+        ("~/x.json", "is an absolute path"),
+        ("C:/x.json", "is an absolute path"),
+        ("../x.json", "climbs out of the flow file's folder"),
+        ("a/../../x.json", "climbs out of the flow file's folder"),
+        ("results.txt", "is not a .json file"),
+        ("''", "is no path"),
+    ] {
+        let e = read(&format!("  output: {bad}\n"), "").unwrap_err().to_string();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
 }

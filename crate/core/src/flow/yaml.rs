@@ -83,7 +83,8 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
                 return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
             }
             "tasks" => tasks = Some(value),
-            "agent" => read_agent(value, &mut flow, lines),
+            "agent" => read_agent(value, &mut flow, lines)?,
+            "output" => flow.output = Some(output_path("output", value)?),
             other => {
                 let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
                 flow.warnings.push(at_line(lines, other, &why));
@@ -99,6 +100,7 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
     if flow.step_count() == 0 {
         return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
     }
+    flow.hash = super::scripts::flow_hash(&flow);
     Ok(flow)
 }
 
@@ -266,7 +268,7 @@ fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
 }
 
 /// `web:` keys read here.
-const WEB_KEYS: &[&str] = &["url", "serve", "viewportWidth", "viewportHeight", "dialogs"];
+const WEB_KEYS: &[&str] = &["url", "serve", "viewportWidth", "viewportHeight", "dialogs", "output"];
 
 fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
     let Yaml::Hash(web) = value else {
@@ -279,6 +281,9 @@ fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> R
     let get = |k: &str| web.get(&Yaml::String(k.into()));
     flow.url = get("url").and_then(text);
     flow.serve = get("serve").and_then(text).map(|folder| served_folder(&folder)).transpose()?;
+    if let Some(output) = get("output") {
+        flow.output = Some(output_path(&format!("{section}: output"), output)?);
+    }
     let size = |k: &str| get(k).and_then(number).filter(|n| *n >= 1.0 && *n <= 10_000.0).map(|n| n as u32);
     if let (Some(width), Some(height)) = (size("viewportWidth"), size("viewportHeight")) {
         flow.viewport = Some(WindowSize { width, height });
@@ -292,35 +297,129 @@ fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> R
     Ok(())
 }
 
-/// `agent:`: the run's context and its rounds are honoured; the rest is said not to be.
-fn read_agent(value: &Yaml, flow: &mut Flow, lines: &KeyLines) {
+/// `agent:`: the run's context, its rounds, the cache and the report's names are honoured;
+/// the rest is said not to be.
+fn read_agent(value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
     let Yaml::Hash(agent) = value else {
         flow.warnings.push(at_line(lines, "agent", "`agent:` should be a mapping: ignored"));
-        return;
+        return Ok(());
     };
     for (key, value) in agent {
         let key = key.as_str().unwrap_or_default();
         let path = format!("agent/{key}");
+        let mut warn = |why: &str| flow.warnings.push(at_line(lines, &path, why));
         match key {
             "aiActContext" | "aiActionContext" => match text(value).filter(|t| !t.trim().is_empty()) {
                 Some(context) => flow.context = Some(context),
-                None => flow.warnings.push(at_line(lines, &path, &format!("`agent: {key}:` should be text: ignored"))),
+                None => warn(&format!("`agent: {key}:` should be text: ignored")),
             },
             "replanningCycleLimit" => match number(value).filter(|n| *n >= 1.0) {
                 Some(n) => flow.max_rounds = Some(n.min(1_000.0) as u32),
-                None => flow.warnings.push(at_line(
-                    lines,
-                    &path,
-                    "`agent: replanningCycleLimit:` should be a number of at least 1: ignored",
-                )),
+                None => warn("`agent: replanningCycleLimit:` should be a number of at least 1: ignored"),
             },
-            other => flow.warnings.push(at_line(
-                lines,
-                &path,
-                &format!("`agent: {other}:` is not honoured here: the run uses Sightline's own setting"),
-            )),
+            "cache" => {
+                let (cache, notes) = read_cache(value)?;
+                for (sub, why) in notes {
+                    flow.warnings.push(at_line(lines, &format!("{path}/{sub}"), &why));
+                }
+                flow.cache = Some(cache);
+            }
+            "testId" | "groupName" => match text(value).filter(|t| !t.trim().is_empty()) {
+                Some(name) if key == "testId" => flow.report.test_id = Some(name),
+                Some(name) => flow.report.group_name = Some(name),
+                None => warn(&format!("`agent: {key}:` should be text: ignored")),
+            },
+            "reportFileName" => flow.report.file_name = Some(report_file_name(value)?),
+            "groupDescription" => {
+                warn("`agent: groupDescription:` is not shown: the report has the flow's tasks and steps")
+            }
+            other => warn(&format!("`agent: {other}:` is not honoured here: the run uses Sightline's own setting")),
         }
     }
+    Ok(())
+}
+
+/// `agent: cache`: `true` / `false`, or `{id, strategy}` (Midscene's strategies). Its notes: what
+/// of it is not honoured, as (the key under `cache`, why).
+fn read_cache(value: &Yaml) -> Result<(super::FlowCache, Vec<(String, String)>), FlowError> {
+    use super::FlowCache;
+    let mut notes = Vec::new();
+    let cache = match value {
+        Yaml::Boolean(on) => FlowCache { read: *on, write: *on, id: None },
+        Yaml::Hash(h) => {
+            let get = |k: &str| h.get(&Yaml::String(k.into()));
+            let (read, write) = match get("strategy").map(|s| text(s).unwrap_or_default()).as_deref() {
+                None | Some("read-write") => (true, true),
+                Some("read-only") => (true, false),
+                Some("write-only") => (false, true),
+                Some(other) => {
+                    return Err(shape(&format!(
+                    "`agent: cache: strategy:` \u{201c}{other}\u{201d} is not one of read-write, read-only, write-only"
+                )))
+                }
+            };
+            let id = get("id").and_then(text).filter(|t| !t.trim().is_empty());
+            if id.is_some() {
+                notes.push((
+                    "id".into(),
+                    "`agent: cache: id:` names Midscene's cache file: Sightline keeps one cache, by page and prompt (the strategy is honoured)".into(),
+                ));
+            }
+            for key in h.keys().filter_map(Yaml::as_str).filter(|k| !["id", "strategy"].contains(k)) {
+                notes.push((key.to_string(), format!("`agent: cache: {key}:` is not honoured here: ignored")));
+            }
+            FlowCache { read, write, id }
+        }
+        _ => return Err(shape("`agent: cache:` should be true, false or `{id, strategy}`")),
+    };
+    Ok((cache, notes))
+}
+
+/// A path a file names for what a runner writes, checked as `web.serve` is: relative to the
+/// flow file, inside its folder tree, and (for `output`) a `.json` file, so a shared flow
+/// cannot have a runner overwrite `~/.bashrc` or `../../x`. (A symlink leading out is the
+/// runner's to refuse: only the machine can tell.)
+fn output_path(key: &str, value: &Yaml) -> Result<String, FlowError> {
+    let path = text(value).unwrap_or_default();
+    let said = |why: &str| {
+        shape(&format!(
+            "`{key}:` \u{201c}{path}\u{201d} {why}: the named results are written only into the flow file's own folder or one in it, as a .json file (e.g. `output: results.json`)"
+        ))
+    };
+    if path.trim().is_empty() {
+        return Err(said("is no path"));
+    }
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if path.starts_with(['/', '\\', '~']) || drive {
+        return Err(said("is an absolute path"));
+    }
+    if path.split(['/', '\\']).any(|part| part == "..") {
+        return Err(said("climbs out of the flow file's folder (`..`)"));
+    }
+    if path.chars().any(char::is_control) {
+        return Err(said("is not a file's name"));
+    }
+    if !path.to_ascii_lowercase().ends_with(".json") {
+        return Err(said("is not a .json file"));
+    }
+    Ok(path)
+}
+
+/// `agent: reportFileName`: a file's name (no folder), the report's file in the runner's output.
+fn report_file_name(value: &Yaml) -> Result<String, FlowError> {
+    let name = text(value).unwrap_or_default();
+    let name = name.trim();
+    let bad = name.is_empty()
+        || name.len() > 200
+        || name.starts_with('.')
+        || name.chars().any(|c| c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|'));
+    if bad {
+        return Err(shape(&format!(
+            "`agent: reportFileName:` \u{201c}{name}\u{201d} is not a file's name: write a name without a folder (e.g. `reportFileName: todo-report`)"
+        )));
+    }
+    Ok(name.to_string())
 }
 
 /// A flow serves only its own folder and the folders in it, so a shared file cannot have a
@@ -604,13 +703,15 @@ fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, Str
             notes.push((kind.to_string(), format!("{kind} is not needed: the report has a screenshot of every step")));
             Ok(Item::Skip)
         }
-        "javascript" => match text(value).as_deref().and_then(navigate_target) {
-            // The one script our export writes: a navigation, opened without running it.
-            Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
-            None => {
-                Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into())
+        "javascript" => {
+            let code = text(value).filter(|c| !c.trim().is_empty()).ok_or("javascript needs the code to run")?;
+            match navigate_target(&code) {
+                // Our export's navigation: opened as one, no code run.
+                Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
+                // Code: run in the page where the person allowed this file (`flow::scripts`).
+                None => Ok(Item::Step(FlowStep::Script { code, name })),
             }
-        },
+        }
         _ => Err(format!("{kind} is not supported by Sightline")),
     }
 }

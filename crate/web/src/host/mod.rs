@@ -116,6 +116,10 @@ extern "C" {
     /// Chooses option `index` of the select `{xpath}` in the page: `{text, value}`.
     #[wasm_bindgen(method, catch)]
     async fn choose(this: &Host, element: JsValue, index: u32) -> Result<JsValue, JsValue>;
+    /// Runs a flow's allowed script in the page (CDP `Runtime.evaluate`, a promise awaited):
+    /// `{value}`, its value as JSON (undefined: null); an exception rejects with its message.
+    #[wasm_bindgen(method, catch)]
+    async fn evaluate(this: &Host, code: &str) -> Result<JsValue, JsValue>;
     /// Keeps a screenshot with the run (IndexedDB) and returns its reference.
     #[wasm_bindgen(method, js_name = keepImage)]
     fn keep_image(this: &Host, data_url: &js_sys::JsString) -> String;

@@ -79,4 +79,17 @@ impl PageHost for HostBrowser {
         let value = self.host.choose(js, index).await.map_err(page_error)?;
         from_js(value, "the chosen option").map_err(crossing_error)
     }
+
+    async fn evaluate(&mut self, code: &str) -> Result<serde_json::Value, PageError> {
+        #[derive(serde::Deserialize)]
+        struct Evaluated {
+            #[serde(default)]
+            value: serde_json::Value,
+        }
+        let value = self.host.evaluate(code).await.map_err(page_error)?;
+        // Null: a dialog the script opened holds the page; the settle after it answers it, and
+        // what the script would have answered is not known.
+        let evaluated: Option<Evaluated> = from_js(value, "the script's value").map_err(crossing_error)?;
+        Ok(evaluated.map(|e| e.value).unwrap_or_default())
+    }
 }

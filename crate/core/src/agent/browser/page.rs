@@ -143,6 +143,13 @@ pub trait PageHost {
         let _ = (element, index);
         Err(PageError::Failed("this browser cannot choose options".into()))
     }
+    /// Runs `code` in the page's top document as Midscene's `evaluateJavaScript` does (an
+    /// expression, a promise awaited) and returns its value as JSON. Only a flow's script the
+    /// person allowed is run (`flow::scripts`); an exception is a `Failed` with its message.
+    async fn evaluate(&mut self, code: &str) -> Result<serde_json::Value, PageError> {
+        let _ = code;
+        Err(PageError::Failed("this browser cannot run scripts".into()))
+    }
 }
 
 /// The option a choice selected, as the page has it.

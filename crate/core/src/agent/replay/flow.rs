@@ -3,7 +3,7 @@
 //! to the run; [`FlowRecord`] says which steps belong to which item and how each ended, so
 //! the panel, exports and replays read a flow run item by item.
 
-use crate::agent::browser::{Browser, ClockHost, Settled, StoreHost};
+use crate::agent::browser::{Browser, ClockHost, PageError, Settled, StoreHost};
 use crate::agent::context::Context;
 use crate::agent::error::RunError;
 use crate::agent::options::RunOptions;
@@ -35,11 +35,17 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
         (Some(file), false) => format!("{}\n\n{file}", options.context),
         (None, _) => options.context.clone(),
     };
+    // The file's cache strategy (`agent: cache`) narrows the run's: it never turns on a cache
+    // the person or the caller turned off.
+    let (reads, writes) = flow.cache.as_ref().map_or((true, true), |c| (c.read, c.write));
     let options = &RunOptions {
         dialogs: options.dialogs.or(flow.dialogs),
         typed_uploads: false,
         context,
         max_rounds: flow.max_rounds.unwrap_or(options.max_rounds),
+        use_cache: options.use_cache && (reads || writes),
+        cache_reads: options.cache_reads && reads,
+        cache_writes: options.cache_writes && writes,
         ..options.clone()
     };
     let mut guarded = options.guard(browser);
@@ -97,15 +103,18 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                     Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
                 }
                 FlowStep::Navigate { url } => navigate(&mut run, url, options, browser).await,
+                FlowStep::Script { code, .. } => script(&mut run, flow, step, code, options, browser).await,
             };
             let item_url = std::mem::replace(&mut run.url, start_url);
             if run.url.is_empty() {
                 run.url = item_url.clone();
             }
             let result = std::mem::replace(&mut run.result, answers);
-            if let (Ok(RunStatus::Succeeded), FlowStep::Task { name: Some(name), .. }, Some(value)) =
-                (&outcome, step, &result)
-            {
+            let named = match step {
+                FlowStep::Task { name, .. } | FlowStep::Script { name, .. } => name.as_ref(),
+                _ => None,
+            };
+            if let (Ok(RunStatus::Succeeded), Some(name), Some(value)) = (&outcome, named, &result) {
                 if let Some(answers) =
                     run.result.get_or_insert_with(|| Value::Object(Default::default())).as_object_mut()
                 {
@@ -178,6 +187,49 @@ async fn navigate<B: Browser>(
         ..Step::new(StepKind::Action, started)
     });
     result.map(|_| RunStatus::Succeeded)
+}
+
+/// Runs a flow's script in the page, as one action step, where the person allowed this very
+/// flow (`RunOptions::scripts_allowed` is its `flow_hash`): its value is the item's result.
+async fn script<B: Browser>(
+    run: &mut Run,
+    flow: &Flow,
+    step: &FlowStep,
+    code: &str,
+    options: &RunOptions,
+    browser: &mut B,
+) -> Result<RunStatus, RunError> {
+    let started = browser.now_ms();
+    // Judged by what the flow runs, not by the hash it carries (a saved run's may be edited).
+    let allowed = options.scripts_allowed.as_deref() == Some(crate::flow::flow_hash(flow).as_str());
+    let mut answered = dialogs::Answered::default();
+    let result = if allowed {
+        match browser.evaluate(code).await {
+            // The script may have navigated or changed the page: wait for it as after input.
+            Ok(value) => dialogs::settle(run, browser, options.dialog_policy(), &mut answered)
+                .await
+                .map(|settled| (value, settled))
+                .map_err(RunError::from),
+            Err(PageError::Failed(detail)) => Err(RunError::ScriptFailed { detail }),
+            Err(other) => Err(RunError::Page(other)),
+        }
+    } else {
+        Err(RunError::ScriptNotAllowed)
+    };
+    let title = step.title();
+    let head = title.strip_prefix("javascript ").unwrap_or(&title);
+    run.steps.push(Step {
+        status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
+        action: run.language.say("step.script", &[("title", &head)]),
+        error: result.as_ref().err().map(|e| e.message(run.language)),
+        note: join_notes(answered.note(), result.as_ref().ok().and_then(|(_, settled)| settled.note())),
+        duration_ms: browser.now_ms() - started,
+        asked: answered.asked,
+        ..Step::new(StepKind::Action, started)
+    });
+    let (value, _) = result?;
+    run.result = Some(value);
+    Ok(RunStatus::Succeeded)
 }
 
 fn items(run: &mut Run) -> &mut Vec<FlowItem> {

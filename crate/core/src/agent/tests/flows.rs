@@ -213,3 +213,142 @@ fn a_flows_agent_context_and_round_limit_apply_to_its_instructions() {
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(run.error.unwrap().code, "step_limit", "one round, as the file says");
 }
+
+#[test]
+fn a_flows_script_runs_only_where_that_very_file_was_allowed_and_its_value_is_named() {
+    let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: read\n    flow:\n      - javascript: document.title\n        name: title\n      - javascript: localStorage.setItem('k', 'v')\n";
+    let flow = parse_flow(yaml).unwrap();
+    // Not allowed (an agent's call, or a panel run the person did not allow): nothing runs.
+    for allowed in [None, Some("0".repeat(64))] {
+        let mut browser = todo_browser();
+        let options = RunOptions { scripts_allowed: allowed, ..RunOptions::default() };
+        let run = block_on(run_flow("f".into(), &flow, &options, &config(), &mut browser, &ScriptedModel::new(vec![])));
+        assert_eq!(run.status, RunStatus::Failed);
+        assert_eq!(run.error.as_ref().map(|e| e.code.as_str()), Some("script_not_allowed"));
+        assert!(browser.evaluated.is_empty(), "no code reached the page");
+        assert_eq!(run.flow.as_ref().unwrap().items.len(), 1, "the flow ended at its first script");
+    }
+    // A saved run's flow, edited to carry the allowed flow's hash, is judged by what it runs.
+    let edited = crate::flow::Flow { hash: flow.hash.clone(), ..parse_flow(&yaml.replace("'v'", "'w'")).unwrap() };
+    let mut browser = todo_browser();
+    let options = RunOptions { scripts_allowed: Some(flow.hash.clone()), ..RunOptions::default() };
+    let run = block_on(run_flow("f".into(), &edited, &options, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(run.error.as_ref().map(|e| e.code.as_str()), Some("script_not_allowed"));
+    assert!(browser.evaluated.is_empty());
+    // Allowed by its hash: each runs in turn, the named value is the flow's result.
+    let mut browser = todo_browser();
+    browser.script_answers = vec![Ok(json!("Todos")), Ok(serde_json::Value::Null)].into();
+    let options = RunOptions { scripts_allowed: Some(flow.hash.clone()), ..RunOptions::default() };
+    let run = block_on(run_flow("f".into(), &flow, &options, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(browser.evaluated, ["document.title", "localStorage.setItem('k', 'v')"]);
+    assert_eq!(run.result, Some(json!({"title": "Todos"})));
+    assert_eq!(run.model_calls, 0);
+    assert_eq!(run.steps[0].action, "Ran javascript \u{201c}document.title\u{201d}");
+    // A script that throws fails its item with the page's words.
+    let mut browser = todo_browser();
+    browser.script_answers = vec![Err("ReferenceError: nope is not defined".into())].into();
+    let run = block_on(run_flow("f".into(), &flow, &options, &config(), &mut browser, &ScriptedModel::new(vec![])));
+    let error = run.error.unwrap();
+    assert_eq!(error.code, "script_failed");
+    assert!(error.message.contains("ReferenceError: nope is not defined"), "{}", error.message);
+}
+
+#[test]
+fn a_script_runs_only_on_the_allowed_sites_and_its_value_hides_secrets() {
+    use crate::agent::browser::fake::{FakeTab, FakeTabs};
+    let yaml = "tasks:\n  - flow:\n      - javascript: document.querySelector('#pw').value\n        name: pw\n";
+    let flow = parse_flow(yaml).unwrap();
+    let secret = crate::agent::guard::Secret {
+        name: "pw".into(),
+        value: "hunter2-long".into(),
+        sites: vec!["127.0.0.1".into()],
+        selector: String::new(),
+    };
+    let options = |sites: &[&str]| RunOptions {
+        scripts_allowed: Some(flow.hash.clone()),
+        allowed_sites: sites.iter().map(|s| s.to_string()).collect(),
+        secrets: vec![secret.clone()],
+        ..RunOptions::default()
+    };
+    let browser_on = |url: &str| {
+        let mut b = todo_browser();
+        b.tabs = Some(FakeTabs::new(vec![FakeTab::new(1, "t", &[url], 0)], 1));
+        b.script_answers = vec![Ok(json!({"value": "hunter2-long"}))].into();
+        b
+    };
+    let mut elsewhere = browser_on("http://evil.example/");
+    let run = block_on(run_flow(
+        "f".into(),
+        &flow,
+        &options(&["127.0.0.1"]),
+        &config(),
+        &mut elsewhere,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(run.error.map(|e| e.code), Some("site_not_allowed".into()));
+    assert!(elsewhere.evaluated.is_empty());
+    let mut here = browser_on("http://127.0.0.1/login.html");
+    let run = block_on(run_flow(
+        "f".into(),
+        &flow,
+        &options(&["127.0.0.1"]),
+        &config(),
+        &mut here,
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(run.result, Some(json!({"pw": {"value": "<secret>pw</secret>"}})));
+}
+
+#[test]
+fn a_flows_cache_strategy_narrows_what_the_run_reads_and_keeps() {
+    let flow_with = |agent: &str| {
+        parse_flow(&format!("agent:\n{agent}tasks:\n  - flow:\n      - aiAct: add a todo 'buy milk'\n")).unwrap()
+    };
+    let run_with = |flow: &crate::flow::Flow, options: &RunOptions| {
+        let mut browser = todo_browser();
+        let run = block_on(run_flow(
+            "f".into(),
+            flow,
+            options,
+            &config(),
+            &mut browser,
+            &ScriptedModel::new(vec![Ok(ADD_MILK)]),
+        ));
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+        (run.model_calls, browser.store.cache)
+    };
+    // read-write (`cache: true`): what it planned is kept; a later run uses it.
+    let (calls, kept) = run_with(&flow_with("  cache: true\n"), &RunOptions::default());
+    assert_eq!((calls > 0, kept.0.len()), (true, 1));
+    let cached = RunOptions { cache: kept.clone(), ..RunOptions::default() };
+    assert_eq!(run_with(&flow_with("  cache: true\n"), &cached).0, 0, "replayed from the cache");
+    // read-only: used, nothing new kept; write-only: not used, kept anew; false: neither.
+    let (calls, kept_now) = run_with(&flow_with("  cache:\n    strategy: read-only\n"), &cached);
+    assert_eq!((calls, kept_now.0.len()), (0, 0));
+    assert!(run_with(&flow_with("  cache:\n    strategy: read-only\n"), &RunOptions::default()).1 .0.is_empty());
+    let (calls, _) = run_with(&flow_with("  cache:\n    strategy: write-only\n"), &cached);
+    assert!(calls > 0, "write-only looks nothing up");
+    assert_eq!(run_with(&flow_with("  cache:\n    strategy: write-only\n"), &RunOptions::default()).1 .0.len(), 1);
+    let (calls, kept_now) = run_with(&flow_with("  cache: false\n"), &cached);
+    assert!(calls > 0 && kept_now.0.is_empty());
+    // The file never turns on a cache the caller turned off.
+    let off = RunOptions { use_cache: false, ..cached.clone() };
+    let (calls, kept_now) = run_with(&flow_with("  cache: true\n"), &off);
+    assert!(calls > 0 && kept_now.0.is_empty());
+}
+
+/// An agent reaches the browser only through its calls: none runs a flow file or code, so a
+/// flow's scripts never run for an agent (in the panel they wait for the person's Allow).
+#[test]
+fn no_agent_call_runs_a_flow_or_code() {
+    for call in crate::vocab::calls::CALLS {
+        let name = call.name.to_ascii_lowercase();
+        assert!(
+            !["flow", "yaml", "javascript", "script", "evaluate", "eval"].iter().any(|w| name.contains(w)),
+            "{} would let an agent run code: it must be refused unless the person allowed the file",
+            call.name
+        );
+    }
+}

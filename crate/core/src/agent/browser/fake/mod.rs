@@ -49,6 +49,10 @@ pub struct FakeBrowser<P> {
     pub dispatched: Vec<InputCommand>,
     /// The person presses Stop once this many input commands were sent.
     pub stop_after_dispatches: Option<usize>,
+    /// Every script the page was given to run (`evaluate`), in order.
+    pub evaluated: Vec<String>,
+    /// What each script run answers, in turn (`Err`: the exception's message); none left: null.
+    pub script_answers: std::collections::VecDeque<Result<serde_json::Value, String>>,
 }
 
 impl<P> FakeBrowser<P> {
@@ -62,6 +66,8 @@ impl<P> FakeBrowser<P> {
             clock: FakeClock::default(),
             dispatched: vec![],
             stop_after_dispatches: None,
+            evaluated: Vec::new(),
+            script_answers: Default::default(),
         }
     }
 }
@@ -113,6 +119,11 @@ impl<P: PageHost> PageHost for FakeBrowser<P> {
 
     async fn choose(&mut self, element: &Element, index: u32) -> Result<ChosenOption, PageError> {
         self.page.choose(element, index).await
+    }
+
+    async fn evaluate(&mut self, code: &str) -> Result<serde_json::Value, PageError> {
+        self.evaluated.push(code.to_string());
+        self.script_answers.pop_front().unwrap_or(Ok(serde_json::Value::Null)).map_err(PageError::Failed)
     }
 }
 
