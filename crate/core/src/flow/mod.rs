@@ -4,9 +4,11 @@
 //! instruction for the planning loop, one AI task (with the XPath the file gives, tried before
 //! the cache and the model), or a pause. `agent::replay::flow` runs it.
 
+pub mod batch;
 mod vars;
 mod yaml;
 
+pub use batch::{apply_web, parse_batch, BatchIndex, BatchResult, BatchWeb};
 pub use vars::FlowVars;
 pub use yaml::{parse_flow, parse_flow_with, FlowError, MAX_FLOW_BYTES};
 
@@ -73,7 +75,25 @@ internally_tagged! {
         Sleep { ms: u32 },
         /// Open a web address (a navigation a person recorded).
         Navigate { url: String },
+        /// Go back or forward in the tab's history, or reload (as a person did).
+        History { go: FlowHistory },
+        /// Choose an option by its text in the `<select>` at `xpath` (a choice a person
+        /// recorded); `value`: the option's value, when the file gives it.
+        Select {
+            xpath: String,
+            option: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            value: Option<String>,
+        },
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FlowHistory {
+    Back,
+    Forward,
+    Reload,
 }
 
 impl FlowStep {
@@ -84,6 +104,21 @@ impl FlowStep {
             FlowStep::Task { task, .. } => task.title(),
             FlowStep::Sleep { ms } => format!("sleep {ms} ms"),
             FlowStep::Navigate { url } => format!("Go to {url}"),
+            FlowStep::History { go: FlowHistory::Back } => "Go back".into(),
+            FlowStep::History { go: FlowHistory::Forward } => "Go forward".into(),
+            FlowStep::History { go: FlowHistory::Reload } => "Reload the page".into(),
+            FlowStep::Select { option, .. } => {
+                format!("Choose \u{201c}{}\u{201d} in {}", option.trim(), self.describe())
+            }
+        }
+    }
+
+    /// The element a step acts on, in words, where the file names it by XPath alone (a
+    /// choice): what a model is asked to find when the XPath no longer holds.
+    pub fn describe(&self) -> String {
+        match self {
+            FlowStep::Select { xpath, .. } => format!("the drop-down list at {xpath}"),
+            other => other.title(),
         }
     }
 }

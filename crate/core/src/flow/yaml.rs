@@ -45,6 +45,50 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
 
 /// Reads a Midscene YAML script, its `${NAME}`s filled from `vars` (`flow::vars`).
 pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowError> {
+    let (document, lines) = load(text, vars)?;
+    let root = match &document {
+        Some(Yaml::Hash(h)) => h,
+        Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
+        Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
+    };
+    let mut flow = Flow::default();
+    let lines = &lines;
+    let mut tasks = None;
+    for (key, value) in root {
+        let key = key.as_str().unwrap_or_default();
+        match key {
+            "web" | "target" | "page" | "browser" => read_web(key, value, &mut flow, lines)?,
+            "android" | "ios" | "harmony" | "computer" | "interface" => {
+                return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
+            }
+            "tasks" => tasks = Some(value),
+            "agent" => read_agent(value, &mut flow, lines),
+            other => {
+                let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
+                flow.warnings.push(at_line(lines, other, &why));
+            }
+        }
+    }
+    let Some(Yaml::Array(tasks)) = tasks else {
+        if super::batch::is_index(root) {
+            return Err(shape(
+                "this is a batch index file (`files:`), not a flow: run it with scripts/suite, which runs each of its files",
+            ));
+        }
+        return Err(shape("the flow file has no `tasks:` list"));
+    };
+    for (i, task) in tasks.iter().enumerate() {
+        flow.tasks.push(read_task(i, task, &mut flow.warnings, lines)?);
+    }
+    if flow.step_count() == 0 {
+        return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
+    }
+    Ok(flow)
+}
+
+/// A YAML file's first document, screened (size, aliases, depth) and its `${NAME}`s filled
+/// from `vars`, with the line of each of its keys.
+pub(super) fn load(text: &str, vars: &super::FlowVars) -> Result<(Option<Yaml>, KeyLines), FlowError> {
     if text.len() > MAX_FLOW_BYTES {
         return Err(FlowError::TooBig(text.len() / 1024));
     }
@@ -67,42 +111,10 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
         let resolver = super::vars::Resolver::new(vars).map_err(FlowError::Shape)?;
         fill_names(doc, "", &resolver, &reader.lines)?;
     }
-    let root = match &document {
-        Some(Yaml::Hash(h)) => h,
-        Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
-        Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
-    };
-    let mut flow = Flow::default();
-    let lines = &reader.lines;
-    let mut tasks = None;
-    for (key, value) in root {
-        let key = key.as_str().unwrap_or_default();
-        match key {
-            "web" | "target" | "page" | "browser" => read_web(key, value, &mut flow, lines)?,
-            "android" | "ios" | "harmony" | "computer" | "interface" => {
-                return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
-            }
-            "tasks" => tasks = Some(value),
-            "agent" => read_agent(value, &mut flow, lines),
-            other => {
-                let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
-                flow.warnings.push(at_line(lines, other, &why));
-            }
-        }
-    }
-    let Some(Yaml::Array(tasks)) = tasks else {
-        return Err(shape("the flow file has no `tasks:` list"));
-    };
-    for (i, task) in tasks.iter().enumerate() {
-        flow.tasks.push(read_task(i, task, &mut flow.warnings, lines)?);
-    }
-    if flow.step_count() == 0 {
-        return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
-    }
-    Ok(flow)
+    Ok((document, reader.lines))
 }
 
-fn shape(message: &str) -> FlowError {
+pub(super) fn shape(message: &str) -> FlowError {
     FlowError::Shape(inert(message))
 }
 
@@ -143,7 +155,7 @@ enum Open {
 /// The line of each mapping key of the file's first document, by its path
 /// (`tasks/0/flow/2/aiTap`).
 #[derive(Default)]
-struct KeyLines(std::collections::HashMap<String, usize>);
+pub(super) struct KeyLines(std::collections::HashMap<String, usize>);
 
 impl KeyLines {
     fn line(&self, path: &str) -> Option<usize> {
@@ -258,7 +270,7 @@ fn fill_names(v: &mut Yaml, path: &str, resolver: &super::vars::Resolver, lines:
 }
 
 /// `why`, with the line of the key at `path` where the file has it.
-fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
+pub(super) fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
     match lines.line(path) {
         Some(line) => format!("line {line}: {}", inert(why)),
         None => inert(why),
@@ -268,7 +280,7 @@ fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
 /// `web:` keys read here.
 const WEB_KEYS: &[&str] = &["url", "serve", "viewportWidth", "viewportHeight", "dialogs"];
 
-fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
+pub(super) fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
     let Yaml::Hash(web) = value else {
         return Err(shape("`web:` should be a mapping with `url:`"));
     };
@@ -604,9 +616,10 @@ fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, Str
             notes.push((kind.to_string(), format!("{kind} is not needed: the report has a screenshot of every step")));
             Ok(Item::Skip)
         }
-        "javascript" => match text(value).as_deref().and_then(navigate_target) {
-            // The one script our export writes: a navigation, opened without running it.
-            Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
+        "javascript" => match text(value).as_deref().and_then(known_script) {
+            // The scripts our export writes (a navigation, back, forward, reload, a choice in a
+            // list), done as Sightline's own steps without running them.
+            Some(step) => Ok(Item::Step(step)),
             None => {
                 Err("javascript steps are not run: Sightline does not run code from a flow file in the page".into())
             }
@@ -616,7 +629,7 @@ fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, Str
 }
 
 /// A scalar as text (numbers and booleans too, as a value to type may be one).
-fn text(v: &Yaml) -> Option<String> {
+pub(super) fn text(v: &Yaml) -> Option<String> {
     match v {
         Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
         Yaml::Integer(i) => Some(i.to_string()),
@@ -646,7 +659,7 @@ fn images_in(v: Option<&Yaml>, path: &str) -> Option<String> {
     images_in(h.get(&Yaml::String("locate".into())), &format!("{path}/locate"))
 }
 
-fn number(v: &Yaml) -> Option<f64> {
+pub(super) fn number(v: &Yaml) -> Option<f64> {
     match v {
         Yaml::Integer(i) => Some(*i as f64),
         Yaml::Real(s) | Yaml::String(s) => s.trim().parse().ok().filter(|n: &f64| n.is_finite()),
@@ -670,6 +683,56 @@ fn to_json(v: &Yaml) -> Value {
         Yaml::String(s) => Value::String(s.clone()),
         _ => Value::Null,
     }
+}
+
+/// The step a script our export writes stands for, exactly as it writes it, and nothing else:
+/// a navigation ([`navigate_target`]), back, forward or reload ([`history_target`]), a choice
+/// in a `<select>` ([`select_target`]).
+fn known_script(script: &str) -> Option<FlowStep> {
+    navigate_target(script)
+        .map(|url| FlowStep::Navigate { url })
+        .or_else(|| history_target(script).map(|go| FlowStep::History { go }))
+        .or_else(|| select_target(script))
+}
+
+/// `history.back()`, `history.forward()`, `location.reload()` (what the export writes for them).
+fn history_target(script: &str) -> Option<super::FlowHistory> {
+    match script.trim().trim_end_matches(';').trim_end() {
+        "history.back()" => Some(super::FlowHistory::Back),
+        "history.forward()" => Some(super::FlowHistory::Forward),
+        "location.reload()" => Some(super::FlowHistory::Reload),
+        _ => None,
+    }
+}
+
+/// A choice written by `export::midscene_yaml::select_script`: its string literals (the
+/// XPath, the option's value or text, the option's text) read as JSON, and the script written
+/// again from them must be the very text: any other script is not this one.
+fn select_target(script: &str) -> Option<FlowStep> {
+    let script = script.trim();
+    if !script.starts_with("(() => { const s = document.evaluate(\"") {
+        return None;
+    }
+    let mut literals = Vec::new();
+    let mut rest = script;
+    while let Some(at) = rest.find('"') {
+        let mut read = serde_json::Deserializer::from_str(&rest[at..]).into_iter::<String>();
+        literals.push(read.next()?.ok()?);
+        rest = &rest[at + read.byte_offset()..];
+        if literals.len() > 3 {
+            return None;
+        }
+    }
+    let [xpath, by, option] = <[String; 3]>::try_from(literals).ok()?;
+    let write = crate::export::midscene_yaml::select_script;
+    let value = if write(&xpath, &option, Some(&by)) == script {
+        Some(by)
+    } else if by == option.trim() && write(&xpath, &option, None) == script {
+        None
+    } else {
+        return None;
+    };
+    Some(FlowStep::Select { xpath, option, value })
 }
 
 /// The address of a script written by `export::midscene_yaml::navigate_script` (a recorded navigation), and nothing else.

@@ -11,7 +11,7 @@ use crate::agent::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind,
 use crate::agent::run_loop::carry_out;
 use crate::agent::steps::{caption, conclude, join_notes};
 use crate::agent::{dialogs, tasks};
-use crate::flow::{Flow, FlowStep};
+use crate::flow::{Flow, FlowHistory, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
 use crate::vocab::actions::PlannedAction;
 use serde_json::Value;
@@ -96,7 +96,22 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                     });
                     Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
                 }
-                FlowStep::Navigate { url } => navigate(&mut run, url, options, browser).await,
+                FlowStep::Navigate { url } => {
+                    go(&mut run, PlannedAction::Navigate { url: url.clone() }, options, browser).await
+                }
+                FlowStep::History { go: to } => {
+                    let action = match to {
+                        FlowHistory::Back => PlannedAction::Back,
+                        FlowHistory::Forward => PlannedAction::Forward,
+                        FlowHistory::Reload => PlannedAction::Reload,
+                    };
+                    go(&mut run, action, options, browser).await
+                }
+                FlowStep::Select { xpath, option, .. } => {
+                    let xpath = Some(xpath.as_str()).filter(|_| options.flow_xpaths);
+                    let mut ctx = Context::new(&mut run, options, config, browser, model);
+                    tasks::choose(&mut ctx, &step.describe(), option, xpath).await
+                }
             };
             let item_url = std::mem::replace(&mut run.url, start_url);
             if run.url.is_empty() {
@@ -151,14 +166,14 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
     conclude(run, outcome, browser)
 }
 
-/// Opens `url` in the tab and waits for it, as one action step (leaving may raise beforeunload).
-async fn navigate<B: Browser>(
+/// Opens an address, goes back or forward, or reloads (`action`), and waits for the page, as
+/// one action step (leaving may raise beforeunload).
+async fn go<B: Browser>(
     run: &mut Run,
-    url: &str,
+    action: PlannedAction,
     options: &RunOptions,
     browser: &mut B,
 ) -> Result<RunStatus, RunError> {
-    let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
     let mut answered = dialogs::Answered::default();
     let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
