@@ -11,7 +11,6 @@ use super::{Flow, FlowError, FlowVars};
 use crate::vocab::geometry::WindowSize;
 use crate::vocab::tasks::DialogPolicy;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::Yaml;
 
@@ -259,57 +258,88 @@ pub struct BatchResult {
 
 /// The summary JSON in Midscene's shape: `{summary: {total, successful, failed, partialFailed,
 /// notExecuted, totalDuration, generatedAt}, results: [{script, success, resultType, report,
-/// error, duration}]}`. A file that never ran is `notExecuted` (the batch stopped at a failure
-/// before it). `partialFailed` (a task with `continueOnError` failed) is counted as `failed`:
-/// the suite sees a flow pass or fail.
-pub fn summary(results: &[BatchResult], generated_at: &str) -> Value {
+/// error, duration}]}` (its keys in Midscene's order). A file that never ran is `notExecuted`
+/// (the batch stopped at a failure before it). `partialFailed` (a task with `continueOnError`
+/// failed) is counted as `failed`: the suite sees a flow pass or fail.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub summary: Totals,
+    pub results: Vec<SummaryRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub total: usize,
+    pub successful: usize,
+    pub failed: usize,
+    pub partial_failed: usize,
+    pub not_executed: usize,
+    /// Milliseconds, every file's attempts.
+    pub total_duration: u64,
+    pub generated_at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRow {
+    pub script: String,
+    pub success: bool,
+    /// `success`, `failed` or `notExecuted`.
+    pub result_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Milliseconds.
+    pub duration: u64,
+}
+
+pub fn summary(results: &[BatchResult], generated_at: &str) -> Summary {
     let kind = |r: &BatchResult| match r.status.as_deref() {
         Some("passed") => "success",
         None | Some("skipped") => "notExecuted",
         _ => "failed",
     };
     let count = |k: &str| results.iter().filter(|r| kind(r) == k).count();
-    let rows: Vec<Value> = results
+    let rows = results
         .iter()
         .map(|r| {
             let result_type = kind(r);
-            let mut row = json!({
-                "script": r.script,
-                "success": result_type == "success",
-                "resultType": result_type,
-                "duration": r.duration_ms.round() as u64,
-            });
-            if let Some(report) = &r.report {
-                row["report"] = json!(report);
+            let error = match (&r.error, result_type) {
+                (Some(e), _) => Some(e.clone()),
+                (None, "notExecuted") => Some("Not executed (previous task failed)".to_string()),
+                (None, "failed") => Some(format!("the flow ended {}", r.status.as_deref().unwrap_or("failed"))),
+                _ => None,
+            };
+            SummaryRow {
+                script: r.script.clone(),
+                success: result_type == "success",
+                result_type,
+                report: r.report.clone(),
+                error,
+                duration: r.duration_ms.max(0.0).round() as u64,
             }
-            match (&r.error, result_type) {
-                (Some(e), _) => row["error"] = json!(e),
-                (None, "notExecuted") => row["error"] = json!("Not executed (previous task failed)"),
-                (None, "failed") => {
-                    row["error"] = json!(format!("the flow ended {}", r.status.as_deref().unwrap_or("failed")))
-                }
-                _ => {}
-            }
-            row
         })
         .collect();
-    json!({
-        "summary": {
-            "total": results.len(),
-            "successful": count("success"),
-            "failed": count("failed"),
-            "partialFailed": 0,
-            "notExecuted": count("notExecuted"),
-            "totalDuration": results.iter().map(|r| r.duration_ms).sum::<f64>().round() as u64,
-            "generatedAt": generated_at,
+    Summary {
+        summary: Totals {
+            total: results.len(),
+            successful: count("success"),
+            failed: count("failed"),
+            partial_failed: 0,
+            not_executed: count("notExecuted"),
+            total_duration: results.iter().map(|r| r.duration_ms.max(0.0)).sum::<f64>().round() as u64,
+            generated_at: generated_at.to_string(),
         },
-        "results": rows,
-    })
+        results: rows,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     fn batch(text: &str) -> Result<Option<BatchIndex>, FlowError> {
         parse_batch(text, &FlowVars::default())
@@ -444,7 +474,7 @@ mod tests {
             report: (attempts > 0).then(|| format!("reports/{script}.html")),
             attempts,
         };
-        let s = summary(
+        let s = serde_json::to_value(summary(
             &[
                 r("a.yaml", Some("passed"), 1, 1200.4),
                 r("b.yaml", Some("failed"), 2, 800.0),
@@ -453,7 +483,12 @@ mod tests {
                 r("e.yaml", Some("timedOut"), 1, 300.0),
             ],
             "2026-12-04T18:00:00Z",
-        );
+        ))
+        .unwrap();
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        let written = serde_json::to_string(&summary(&[r("a.yaml", Some("passed"), 1, 1.0)], "now")).unwrap();
+        assert!(written.starts_with(r#"{"summary":{"total":1,"successful":1,"failed":0,"partialFailed":0,"notExecuted":0,"totalDuration":1,"generatedAt":"now"},"results":[{"script":"a.yaml","success":true,"resultType":"success""#), "Midscene's order: {written}");
+        assert_eq!(keys(&s).len(), 2);
         assert_eq!(
             s["summary"],
             json!({"total": 5, "successful": 1, "failed": 2, "partialFailed": 0, "notExecuted": 2, "totalDuration": 2300, "generatedAt": "2026-12-04T18:00:00Z"})

@@ -176,11 +176,20 @@ async fn go<B: Browser>(
 ) -> Result<RunStatus, RunError> {
     let started = browser.now_ms();
     let mut answered = dialogs::Answered::default();
-    let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
-        Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered)
-            .await
-            .map_err(RunError::from),
-        Err(e) => Err(RunError::from(e)),
+    let policy = options.dialog_policy();
+    // An address as input to the page (as before); back, forward and reload with the browser's
+    // own history, as the planning loop does them.
+    let history = action.go().filter(|_| !matches!(action, PlannedAction::Navigate { .. }));
+    let result = match history {
+        Some(to) => {
+            dialogs::act(run, browser, dialogs::Delivery::Go(&to), policy, &mut answered).await.map_err(RunError::from)
+        }
+        None => match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
+            Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), policy, &mut answered)
+                .await
+                .map_err(RunError::from),
+            Err(e) => Err(RunError::from(e)),
+        },
     };
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },

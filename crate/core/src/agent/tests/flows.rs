@@ -213,3 +213,24 @@ fn a_flows_agent_context_and_round_limit_apply_to_its_instructions() {
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(run.error.unwrap().code, "step_limit", "one round, as the file says");
 }
+
+#[test]
+fn back_forward_and_reload_from_an_exported_flow_go_through_the_tabs_history_with_no_model() {
+    use crate::agent::browser::fake::{FakeTab, FakeTabs};
+    use crate::vocab::actions::Go;
+    let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: around\n    flow:\n      - javascript: \"history.back()\"\n      - javascript: \"history.forward()\"\n      - javascript: \"location.reload()\"\n";
+    let flow = parse_flow(yaml).unwrap();
+    let mut browser = todo_browser();
+    let history = ["http://127.0.0.1/a.html", "http://127.0.0.1/todo.html"];
+    browser.tabs = Some(FakeTabs::new(vec![FakeTab::new(1, "Todos", &history, 1)], 1));
+    let model = ScriptedModel::new(vec![]);
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(run.model_calls, 0);
+    assert_eq!(browser.tabs.as_ref().unwrap().went, [Go::Back, Go::Forward, Go::Reload]);
+    let titles: Vec<&str> = run.flow.as_ref().unwrap().items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["Go back", "Go forward", "Reload the page"]);
+    // Exported again, the same three steps.
+    let ops: Vec<Op> = recording_of(&run).steps.into_iter().map(|s| s.op).collect();
+    assert!(matches!(ops.as_slice(), [Op::History { .. }, Op::History { .. }, Op::History { .. }]), "{ops:?}");
+}
