@@ -184,6 +184,17 @@ const STOP_INDEX = 'tests/fixtures/batch-stop.yaml';
 const SHARE_INDEX = 'tests/fixtures/batch-share.yaml';
 const readJson = async (file) => JSON.parse(await readFile(file, 'utf8'));
 
+/** [width, height] of the first screenshot (a JPEG data URL) in a Sightline report, from its frame header. */
+function firstScreenshotSize(html) {
+  const bytes = Buffer.from(html.match(/data:image\/jpeg;base64,([A-Za-z0-9+/=]+)/)[1], 'base64');
+  for (let i = 2; i + 9 < bytes.length;) {
+    const marker = bytes[i + 1];
+    if (marker >= 0xc0 && marker <= 0xc2) return [bytes.readUInt16BE(i + 7), bytes.readUInt16BE(i + 5)];
+    i += 2 + bytes.readUInt16BE(i + 2);
+  }
+  throw new Error('no JPEG frame header');
+}
+
 test('a batch index file in two shards, merged: each shard and the merge write the summary JSON in Midscene\'s shape', async () => {
   const shard = (i) => suite([INDEX, '--shard', `${i}/2`, '--out', path.join(OUT, `batch-shard-${i}`)]);
   const started = Date.now();
@@ -199,6 +210,11 @@ test('a batch index file in two shards, merged: each shard and the merge write t
   const parts = await Promise.all([1, 2].map((i) => readJson(path.join(OUT, `batch-shard-${i}`, 'batch', 'summary.json'))));
   const scripts = (summary) => summary.results.map((r) => path.basename(r.script));
   assert.deepEqual(parts.map(scripts), [['suite-todo-add.yaml', 'suite-todo-filter.yaml'], ['suite-sign-in.yaml', 'suite-sign-in-check.yaml']]);
+  // The index's web: wins over the flow's own: suite-todo-add.yaml asks for 1024×700, the index for 1000×720.
+  const added = parts[0].results[0];
+  assert.ok(added.report, JSON.stringify(added));
+  const report = await readFile(path.resolve(path.join(OUT, 'batch-shard-1', 'batch'), added.report), 'utf8');
+  assert.deepEqual(firstScreenshotSize(report), [1000, 720]);
 
   const merged = path.join(OUT, 'batch-merged');
   const m = await suite(['merge', path.join(OUT, 'batch-shard-1'), path.join(OUT, 'batch-shard-2'), '--out', merged], 60_000);
