@@ -206,8 +206,11 @@ async function writeSummary(core, { results, flows, summaryFile }) {
   const specs = (report.suites ?? []).flatMap(function all(s) { return [...(s.specs ?? []), ...(s.suites ?? []).flatMap(all)]; });
   const dir = path.dirname(summaryFile);
   const rows = flows.map(({ title, file }) => {
-    const runs = specs.filter((s) => s.title === title).flatMap((s) => s.tests.flatMap((t) => t.results ?? [])).filter((r) => r.status !== 'skipped');
+    const tests = specs.filter((s) => s.title === title).flatMap((s) => s.tests);
+    const runs = tests.flatMap((t) => t.results ?? []).filter((r) => r.status !== 'skipped');
     const last = runs.at(-1);
+    // What flows.spec.mjs noted of the last attempt (the core's name for its end).
+    const noted = [...(last?.annotations ?? []), ...tests.flatMap((t) => t.annotations ?? [])].find((a) => a.type === 'sightline-result');
     let report = last?.attachments?.find((a) => a.name.startsWith('sightline report') && a.path)?.path;
     if (report && !existsSync(report)) report = null;
     return {
@@ -217,6 +220,7 @@ async function writeSummary(core, { results, flows, summaryFile }) {
       durationMs: runs.reduce((sum, r) => sum + (r.duration ?? 0), 0),
       report: report ? path.relative(dir, report) : null,
       attempts: runs.length,
+      partial: noted?.description === 'partialFailed',
     };
   });
   const summary = core.batchSummary(rows, new Date().toISOString());

@@ -261,6 +261,17 @@ test('shareBrowserContext: the second file finds the cookie the first set; the s
   assert.deepEqual(cases.map((c) => [path.basename(c.name), Boolean(c.failure)]).sort(), [['1-keep.yaml', false], ['2-read.yaml', true]]);
 });
 
+test('a flow that failed only in a task with continueOnError is partialFailed in the summary, and the batch goes on', async () => {
+  const out = path.join(OUT, 'batch-partial');
+  const r = await suite(['tests/fixtures/batch-partial.yaml', '--out', out]);
+  assert.equal(r.code, 1, 'a partly failed flow still fails its test');
+  const summary = await readJson(path.join(out, 'partial-summary.json'));
+  const { total, successful, failed, partialFailed, notExecuted } = summary.summary;
+  assert.deepEqual({ total, successful, failed, partialFailed, notExecuted }, { total: 2, successful: 1, failed: 0, partialFailed: 1, notExecuted: 0 });
+  assert.deepEqual(summary.results.map((x) => [path.basename(x.script), x.resultType, x.success]), [['partial.yaml', 'partialFailed', false], ['suite-sign-in.yaml', 'success', true]]);
+  assert.match(summary.results[0].error, /not_found: .*kept: grace/);
+});
+
 test('scripts/run and a suite of flows say a batch index file is run by scripts/suite, alone', async () => {
   const r = await run([path.join(ROOT, 'scripts/lib/run.mjs'), INDEX], { boundMs: 30_000 });
   assert.equal(r.code, 1, r.stdout + r.stderr);

@@ -153,8 +153,16 @@ pub fn apply_batch_web(flow: JsValue, web: JsValue) -> Result<JsValue, Fault> {
     to_js(&sightline::flow::apply_web(flow, &web))
 }
 
-/// A batch's results (`[{script, status, error, durationMs, report, attempts}]`) → the summary
-/// JSON in Midscene's shape.
+/// A finished flow run (`runFlow`'s record) → how a batch summary names its end: `success`,
+/// `partialFailed` (only tasks with `continueOnError` failed) or `failed`.
+#[wasm_bindgen(js_name = batchResultType)]
+pub fn batch_result_type(run: JsValue) -> Result<String, Fault> {
+    let run: sightline::agent::record::Run = from_js(run, "the run")?;
+    Ok(sightline::agent::replay::flow::batch_result_type(&run).to_string())
+}
+
+/// A batch's results (`[{script, status, error, durationMs, report, attempts, partial}]`) → the
+/// summary JSON in Midscene's shape.
 #[wasm_bindgen(js_name = batchSummary)]
 pub fn batch_summary(results: JsValue, generated_at: &str) -> Result<JsValue, Fault> {
     let results: Vec<sightline::flow::BatchResult> = from_js(results, "the batch's results")?;

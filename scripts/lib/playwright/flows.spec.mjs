@@ -5,6 +5,7 @@
 // of a worker keep one browser context.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { core } from '../core-node.mjs';
 import { runError, runFlowOnPage, test } from './index.mjs';
 
 const flows = process.env.SIGHTLINE_SUITE_FLOWS ? JSON.parse(readFileSync(process.env.SIGHTLINE_SUITE_FLOWS, 'utf8')) : [];
@@ -20,6 +21,9 @@ test.use({ sightlineBrowser: { headless }, sightlineRunOptions: dialogs ? { dial
 for (const file of flows) {
   test(path.relative(root, file), async ({ sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }) => {
     const run = await runFlowOnPage(test, { sightline, sightlineModel, sightlinePlanner, sightlineRunOptions, page }, { file, uploadDir, live, batch });
+    // How the batch summary names this end (the core's word: partly failed when only tasks
+    // with continueOnError failed), for scripts/suite to read from the JSON report.
+    if (batch) test.info().annotations.push({ type: 'sightline-result', description: core.batchResultType(run) });
     const error = runError(run);
     if (error) throw error;
   });

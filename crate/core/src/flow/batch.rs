@@ -254,13 +254,16 @@ pub struct BatchResult {
     /// How many times it ran (retries included).
     #[serde(default)]
     pub attempts: u32,
+    /// Its last run failed only in tasks with `continueOnError` (`agent::replay::flow::batch_result_type`).
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// The summary JSON in Midscene's shape: `{summary: {total, successful, failed, partialFailed,
 /// notExecuted, totalDuration, generatedAt}, results: [{script, success, resultType, report,
 /// error, duration}]}` (its keys in Midscene's order). A file that never ran is `notExecuted`
-/// (the batch stopped at a failure before it). `partialFailed` (a task with `continueOnError`
-/// failed) is counted as `failed`: the suite sees a flow pass or fail.
+/// (the batch stopped at a failure before it); one whose failed items all belong to tasks with
+/// `continueOnError` is `partialFailed`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub summary: Totals,
@@ -285,7 +288,7 @@ pub struct Totals {
 pub struct SummaryRow {
     pub script: String,
     pub success: bool,
-    /// `success`, `failed` or `notExecuted`.
+    /// `success`, `failed`, `partialFailed` or `notExecuted`.
     pub result_type: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<String>,
@@ -299,6 +302,7 @@ pub fn summary(results: &[BatchResult], generated_at: &str) -> Summary {
     let kind = |r: &BatchResult| match r.status.as_deref() {
         Some("passed") => "success",
         None | Some("skipped") => "notExecuted",
+        Some("failed") if r.partial => "partialFailed",
         _ => "failed",
     };
     let count = |k: &str| results.iter().filter(|r| kind(r) == k).count();
@@ -309,7 +313,9 @@ pub fn summary(results: &[BatchResult], generated_at: &str) -> Summary {
             let error = match (&r.error, result_type) {
                 (Some(e), _) => Some(e.clone()),
                 (None, "notExecuted") => Some("Not executed (previous task failed)".to_string()),
-                (None, "failed") => Some(format!("the flow ended {}", r.status.as_deref().unwrap_or("failed"))),
+                (None, "failed" | "partialFailed") => {
+                    Some(format!("the flow ended {}", r.status.as_deref().unwrap_or("failed")))
+                }
                 _ => None,
             };
             SummaryRow {
@@ -327,7 +333,7 @@ pub fn summary(results: &[BatchResult], generated_at: &str) -> Summary {
             total: results.len(),
             successful: count("success"),
             failed: count("failed"),
-            partial_failed: 0,
+            partial_failed: count("partialFailed"),
             not_executed: count("notExecuted"),
             total_duration: results.iter().map(|r| r.duration_ms.max(0.0)).sum::<f64>().round() as u64,
             generated_at: generated_at.to_string(),
@@ -473,6 +479,7 @@ mod tests {
             duration_ms: ms,
             report: (attempts > 0).then(|| format!("reports/{script}.html")),
             attempts,
+            partial: false,
         };
         let s = serde_json::to_value(summary(
             &[
@@ -505,5 +512,13 @@ mod tests {
         assert_eq!(s["results"][3]["resultType"], "notExecuted");
         assert_eq!(s["results"][4]["resultType"], "failed");
         assert_eq!(s["results"][4]["error"], "the flow ended timedOut");
+        let partial = BatchResult { partial: true, ..r("f.yaml", Some("failed"), 1, 10.0) };
+        let p = summary(&[partial.clone(), BatchResult { status: Some("timedOut".into()), ..partial }], "now");
+        assert_eq!(
+            (p.summary.failed, p.summary.partial_failed),
+            (1, 1),
+            "only a failed run is partly failed, not a timed-out one"
+        );
+        assert_eq!(p.results[0].result_type, "partialFailed");
     }
 }

@@ -204,6 +204,23 @@ async fn go<B: Browser>(
     result.map(|_| RunStatus::Succeeded)
 }
 
+/// How a batch summary names a flow run's end, as Midscene's does: `success`; `partialFailed`
+/// when every item that failed belongs to a task with `continueOnError` (the flow went on to its
+/// end); else `failed`.
+pub fn batch_result_type(run: &Run) -> &'static str {
+    if run.status == RunStatus::Succeeded {
+        return "success";
+    }
+    let Some(record) = &run.flow else { return "failed" };
+    let failed: Vec<&FlowItem> = record.items.iter().filter(|i| i.status == RunStatus::Failed).collect();
+    let went_on = |i: &&FlowItem| record.flow.tasks.get(i.task).is_some_and(|t| t.continue_on_error);
+    if run.status == RunStatus::Failed && !failed.is_empty() && failed.iter().all(went_on) {
+        "partialFailed"
+    } else {
+        "failed"
+    }
+}
+
 fn items(run: &mut Run) -> &mut Vec<FlowItem> {
     &mut run.flow.as_mut().expect("a flow run").items
 }
