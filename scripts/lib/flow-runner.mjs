@@ -111,10 +111,12 @@ export async function flowVars(file, env = process.env) {
 
 /**
  * Reads and checks a flow file; serves its `web.serve` folder when it has one. `uploadDir`:
- * the folder the flow's upload paths must lie in (`--upload-dir`). Resolves to
- * { yaml, flow, url, uploadDir, close }; throws a readable error before anything runs.
+ * the folder the flow's upload paths must lie in (`--upload-dir`). `batch`: the batch index
+ * file the flow runs from, `{file, web}` (`web` from `parseBatch`): its keys win over the
+ * flow's (the core's `applyBatchWeb`), and a `serve` it gives is relative to the index file.
+ * Resolves to { yaml, flow, url, uploadDir, close }; throws a readable error before anything runs.
  */
-export async function openFlow(file, { uploadDir } = {}) {
+export async function openFlow(file, { uploadDir, batch } = {}) {
   const yaml = await readFile(file, 'utf8').catch((e) => {
     throw new Error(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   });
@@ -130,6 +132,7 @@ export async function openFlow(file, { uploadDir } = {}) {
       // said when the run starts
     }
     flow = core.parseFlow(yaml, { ...vars, secrets });
+    if (batch?.web) flow = core.applyBatchWeb(flow, batch.web);
   } catch (e) {
     throw new Error(`${file}: ${e.message ?? e}`, { cause: e });
   }
@@ -139,7 +142,8 @@ export async function openFlow(file, { uploadDir } = {}) {
   let server = null;
   let url = flow.url;
   if (flow.serve) {
-    const root = await servedFolder(file, flow.serve).catch((e) => {
+    // The index's own `serve` is relative to the index file, as its globs are.
+    const root = await servedFolder(batch?.web?.serve ? batch.file : file, flow.serve).catch((e) => {
       throw new Error(`${file}: ${e.message}`);
     });
     server = await startStaticServer({ root });

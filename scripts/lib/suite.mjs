@@ -3,16 +3,23 @@
 // extension per worker. Writes JUnit XML and one HTML report, or with --shard a blob report for
 // `scripts/suite merge`. Exit code: Playwright's (0 when every flow passed).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { ROOT } from './browser.mjs';
 
 const USAGE = `usage: scripts/suite FOLDER|GLOB|FLOW.yaml… [options]
+       scripts/suite INDEX.yaml [options]
        scripts/suite merge DIR… [--out DIR]
 Runs every YAML flow (*.yaml, *.yml) in the folders, matching the globs ("flows/**/*.yaml";
 quote them) or named, each as one Playwright test on its own page; a Chromium with the
-extension per worker.
+extension per worker. A batch index file (Midscene's: \`files:\` globs relative to it,
+\`concurrent\` → workers, \`continueOnError: false\` → stop after the first failure, \`retry\`,
+\`shareBrowserContext\`, a shared \`web:\` whose keys win over each file's, \`summary\`: the
+summary JSON, in Midscene's shape, relative to --out) runs its files; the options here win
+over its keys.
   --workers N       parallel workers, each with its own browser (default 1)
   --retries N       run a failed flow again up to N times (default 0)
   --shard I/N       run the I-th of N parts (1-based) and write a blob report to merge later
@@ -26,7 +33,8 @@ extension per worker.
   --upload-dir DIR  the folder the flows' uploads may come from
   --dialogs ANSWER  answer the pages' dialogs with accept or dismiss
 merge: joins the blob reports found in the DIRs (shards' --out folders, or folders of
-report-*.zip) into one HTML report and one junit.xml in --out (default ./sightline-suite/merged).
+report-*.zip) into one HTML report and one junit.xml in --out (default ./sightline-suite/merged);
+shards of a batch index file: its summary JSON too.
 Model (for steps the XPaths and the cache cannot answer): SIGHTLINE_BASE_URL, SIGHTLINE_MODEL,
 SIGHTLINE_API_KEY, SIGHTLINE_FAMILY, SIGHTLINE_PROVIDER; or Midscene's MIDSCENE_MODEL_BASE_URL,
 MIDSCENE_MODEL_API_KEY, MIDSCENE_MODEL_NAME, MIDSCENE_MODEL_FAMILY (OPENAI_API_KEY,
@@ -48,7 +56,7 @@ const positive = (name, v, min = 1) => {
 };
 
 function parseArgs(argv) {
-  const args = { merge: argv[0] === 'merge', inputs: [], workers: 1, retries: 0, shard: null, reporter: 'list', out: null, timeoutS: 300, headed: false, live: false, uploadDir: null, dialogs: null };
+  const args = { merge: argv[0] === 'merge', inputs: [], workers: 1, retries: 0, shard: null, reporter: 'list', out: null, timeoutS: 300, headed: false, live: false, uploadDir: null, dialogs: null, given: new Set() };
   const rest = args.merge ? argv.slice(1) : argv;
   for (let i = 0; i < rest.length; i++) {
     const [flag, inline] = rest[i].startsWith('--') && rest[i].includes('=') ? [rest[i].slice(0, rest[i].indexOf('=')), rest[i].slice(rest[i].indexOf('=') + 1)] : [rest[i], undefined];
@@ -57,6 +65,7 @@ function parseArgs(argv) {
       if (v === undefined) throw new Error(`${flag} needs a value`);
       return v;
     };
+    args.given.add(flag === '-j' ? '--workers' : flag);
     if (flag === '-h' || flag === '--help') args.help = true;
     else if (flag === '--out') args.out = value();
     else if (args.merge) {
@@ -149,25 +158,116 @@ function playwright(args, env) {
   });
 }
 
+/**
+ * The batch index file among the inputs, read by the core: `{file, index}`, or null when the
+ * inputs are flows. An index is run alone.
+ */
+async function batchOf(inputs, core, flowVars) {
+  const named = [];
+  for (const input of inputs) {
+    if (/[*?]/.test(input) || !isFlow(input)) continue;
+    const file = path.resolve(input);
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text === null) continue;
+    let index;
+    try {
+      // null for a flow (and for a file the YAML reader refuses: running it as a flow says why).
+      index = core.parseBatch(text, await flowVars(file));
+    } catch (e) {
+      throw new Error(`${input}: ${e.message ?? e}`, { cause: e });
+    }
+    if (index) named.push({ file, index });
+  }
+  if (!named.length) return null;
+  if (inputs.length > 1) throw new Error(`${path.relative(process.cwd(), named[0].file)} is a batch index file: run it alone (its \`files:\` say which flows run)`);
+  return named[0];
+}
+
+/** The flows an index's `files:` name, relative to the index file: in the order listed, each glob's in path order, each once. */
+async function batchFlows({ file, index }) {
+  const dir = path.dirname(file);
+  const files = [];
+  for (const pattern of index.files) {
+    const found = await expandFlows([pattern], dir).catch(() => []);
+    if (!found.length) console.warn(`${path.relative(process.cwd(), file)}: \`files:\` ${pattern} names no YAML flow`);
+    for (const f of found) if (!files.includes(f) && f !== file) files.push(f);
+  }
+  if (!files.length) throw new Error(`${path.relative(process.cwd(), file)}: its \`files:\` name no YAML flow`);
+  return files;
+}
+
+/**
+ * The summary JSON of a batch (Midscene's shape, by the core) from Playwright's JSON report:
+ * each flow's last attempt, in the index's order; a flow that never ran (the batch stopped at
+ * a failure) is not executed.
+ */
+async function writeSummary(core, { results, flows, summaryFile }) {
+  const report = JSON.parse(await readFile(results, 'utf8'));
+  const specs = (report.suites ?? []).flatMap(function all(s) { return [...(s.specs ?? []), ...(s.suites ?? []).flatMap(all)]; });
+  const dir = path.dirname(summaryFile);
+  const rows = flows.map(({ title, file }) => {
+    const tests = specs.filter((s) => s.title === title).flatMap((s) => s.tests);
+    const runs = tests.flatMap((t) => t.results ?? []).filter((r) => r.status !== 'skipped');
+    const last = runs.at(-1);
+    // What flows.spec.mjs noted of the last attempt (the core's name for its end).
+    const noted = [...(last?.annotations ?? []), ...tests.flatMap((t) => t.annotations ?? [])].find((a) => a.type === 'sightline-result');
+    let report = last?.attachments?.find((a) => a.name.startsWith('sightline report') && a.path)?.path;
+    if (report && !existsSync(report)) report = null;
+    return {
+      script: path.relative(dir, file),
+      status: last?.status ?? null,
+      error: last?.error?.message ? stripVTControlCharacters(last.error.message) : null,
+      durationMs: runs.reduce((sum, r) => sum + (r.duration ?? 0), 0),
+      report: report ? path.relative(dir, report) : null,
+      attempts: runs.length,
+      partial: noted?.description === 'partialFailed',
+    };
+  });
+  const summary = core.batchSummary(rows, new Date().toISOString());
+  await mkdir(dir, { recursive: true });
+  await writeFile(summaryFile, JSON.stringify(summary, null, 2));
+  return summary.summary;
+}
+
 async function runSuite(args) {
-  const flows = await expandFlows(args.inputs);
   // Loaded here, not above: it loads the built core, which `merge` (a CI job of its own) need not have.
-  const { modelsFromEnv, secretsFromEnv } = await import('./flow-runner.mjs');
+  const { flowVars, modelsFromEnv, secretsFromEnv } = await import('./flow-runner.mjs');
+  const { core } = await import('./core-node.mjs');
+  const batch = await batchOf(args.inputs, core, flowVars);
+  const flows = batch ? await batchFlows(batch) : await expandFlows(args.inputs);
+  if (batch) {
+    for (const w of batch.index.warnings ?? []) console.warn(`${path.relative(process.cwd(), batch.file)}: ${w}`);
+    // The command line wins over the index, as Midscene's does.
+    if (!args.given.has('--workers')) args.workers = batch.index.concurrent;
+    if (!args.given.has('--retries')) args.retries = batch.index.retry;
+    args.headed ||= batch.index.headed;
+  }
   // Read here so that a bad variable fails before Playwright starts; each worker's fixture reads them again.
   const { model } = modelsFromEnv();
   secretsFromEnv();
   if (args.live && !model) throw new Error('--live needs a model: set SIGHTLINE_BASE_URL and SIGHTLINE_MODEL (or MIDSCENE_MODEL_*)');
   const out = path.resolve(args.out ?? (args.shard ? `sightline-suite/shard-${args.shard.index}-of-${args.shard.total}` : 'sightline-suite'));
   await mkdir(out, { recursive: true });
-  const files = args.shard ? 'blob,junit' : 'junit,html';
+  const files = (args.shard ? 'blob,junit' : 'junit,html') + (batch ? ',json' : '');
   const cli = [
     'test', '-c', CONFIG, `--workers=${args.workers}`, `--retries=${args.retries}`, `--reporter=${args.reporter},${files}`,
     `--output=${path.join(out, 'test-results')}`, ...(args.shard ? [`--shard=${args.shard.index}/${args.shard.total}`] : []),
+    ...(batch && !batch.index.continueOnError ? ['--max-failures=1'] : []),
   ];
   console.log(`${flows.length} flow${flows.length === 1 ? '' : 's'}, ${args.workers} worker${args.workers === 1 ? '' : 's'}${args.shard ? `, shard ${args.shard.index} of ${args.shard.total}` : ''} → ${out}`);
   // The list in a file: a suite of thousands of flows would not fit in one environment variable.
   const list = path.join(out, 'flows.json');
   await writeFile(list, JSON.stringify(flows, null, 1));
+  // What the flows take from the index, and what `merge` needs to write the summary of all shards.
+  const batchFile = path.join(out, 'batch.json');
+  const results = path.join(out, 'results.json');
+  if (batch) {
+    await rm(results, { force: true });
+    await writeFile(batchFile, JSON.stringify({
+      file: batch.file, web: batch.index.web ?? null, share: batch.index.shareBrowserContext, summary: batch.index.summary,
+      flows: flows.map((f) => ({ title: path.relative(process.cwd(), f), file: f })),
+    }, null, 1));
+  }
   const code = await playwright(cli, {
     SIGHTLINE_SUITE_FLOWS: list,
     SIGHTLINE_SUITE_ROOT: process.cwd(),
@@ -177,6 +277,7 @@ async function runSuite(args) {
     ...(args.headed ? { SIGHTLINE_SUITE_HEADED: '1' } : {}),
     ...(args.uploadDir ? { SIGHTLINE_SUITE_UPLOAD_DIR: args.uploadDir } : {}),
     ...(args.dialogs ? { SIGHTLINE_SUITE_DIALOGS: args.dialogs } : {}),
+    ...(batch ? { SIGHTLINE_SUITE_BATCH: batchFile, PLAYWRIGHT_JSON_OUTPUT_FILE: results } : {}),
     // Each process its own places: concurrent shards on one machine must not clear each other's.
     PLAYWRIGHT_JUNIT_OUTPUT_FILE: path.join(out, 'junit.xml'),
     PLAYWRIGHT_HTML_OUTPUT_DIR: path.join(out, 'html'),
@@ -184,7 +285,21 @@ async function runSuite(args) {
     PLAYWRIGHT_BLOB_OUTPUT_DIR: path.join(out, 'blob'),
   });
   console.log(`junit: ${path.join(out, 'junit.xml')}\n${args.shard ? `blob: ${path.join(out, 'blob')} (scripts/suite merge)` : `html: ${path.join(out, 'html', 'index.html')}`}`);
+  if (batch) {
+    const info = JSON.parse(await readFile(batchFile, 'utf8'));
+    // A shard's summary names the flows of its part only (the merge names them all).
+    const mine = args.shard ? await shardTitles(results) : null;
+    const summaryFile = path.resolve(out, batch.index.summary);
+    const s = await writeSummary(core, { results, flows: mine ? info.flows.filter((f) => mine.has(f.title)) : info.flows, summaryFile });
+    console.log(`summary: ${summaryFile} (${s.successful} passed, ${s.failed} failed, ${s.notExecuted} not executed)`);
+  }
   return code;
+}
+
+/** The titles of the tests a shard's JSON report lists. */
+async function shardTitles(results) {
+  const report = JSON.parse(await readFile(results, 'utf8'));
+  return new Set((report.suites ?? []).flatMap(function all(s) { return [...(s.specs ?? []), ...(s.suites ?? []).flatMap(all)]; }).map((s) => s.title));
 }
 
 /** The junit file's totals: `{tests, failures, errors}`. */
@@ -206,14 +321,35 @@ async function merge(args) {
     for (const zip of zips) await copyFile(zip, path.join(blobs, `${++count}-${path.basename(zip)}`));
   }
   if (!count) throw new Error(`no blob reports (*.zip) in ${args.inputs.join(', ')}: run the shards with --shard I/N first`);
-  const code = await playwright(['merge-reports', '-c', CONFIG, '--reporter=junit,html', blobs], {
+  // Shards of a batch index file left its batch.json in their --out folders (or wherever CI put them beside the blobs).
+  const batches = [];
+  for (const input of args.inputs) {
+    for (const file of (await walk(path.resolve(input)).catch(() => [])).filter((f) => path.basename(f) === 'batch.json' && !f.startsWith(out))) {
+      batches.push(JSON.parse(await readFile(file, 'utf8')));
+    }
+  }
+  const results = path.join(out, 'results.json');
+  const code = await playwright(['merge-reports', '-c', CONFIG, `--reporter=junit,html${batches.length ? ',json' : ''}`, blobs], {
     PLAYWRIGHT_JUNIT_OUTPUT_FILE: path.join(out, 'junit.xml'),
     PLAYWRIGHT_HTML_OUTPUT_DIR: path.join(out, 'html'),
     PLAYWRIGHT_HTML_OPEN: 'never',
+    PLAYWRIGHT_JSON_OUTPUT_FILE: results,
   });
   if (code !== 0) return code;
   const { tests, failures, errors } = await junitTotals(path.join(out, 'junit.xml'));
   console.log(`merged ${count} blob report${count === 1 ? '' : 's'}: ${tests} flows, ${failures + errors} failed\njunit: ${path.join(out, 'junit.xml')}\nhtml: ${path.join(out, 'html', 'index.html')}`);
+  if (batches.length) {
+    // The summary is shaped by the core: this merge needs the built extension (scripts/build).
+    const { core } = await import('./core-node.mjs').catch((e) => {
+      throw new Error(`writing the batch summary needs the built extension (run scripts/build first): ${e.message}`, { cause: e });
+    });
+    const flows = [];
+    for (const f of batches.flatMap((b) => b.flows)) if (!flows.some((g) => g.title === f.title)) flows.push(f);
+    const summaryFile = path.resolve(out, batches[0].summary);
+    const s = await writeSummary(core, { results, flows, summaryFile });
+    console.log(`summary: ${summaryFile} (${s.successful} passed, ${s.failed} failed, ${s.notExecuted} not executed)`);
+    return failures + errors || s.notExecuted ? 1 : 0;
+  }
   return failures + errors ? 1 : 0;
 }
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../support/browser.mjs';
+import { ROOT, userMessage } from '../support/browser.mjs';
 import { messageText, todoPlanReply } from '../support/mock-model.mjs';
 import { modelSuite, until } from '../support/suite.mjs';
 
@@ -124,6 +124,55 @@ test('Midscene YAML: parsed and compiled by @midscene/core, every flow item unde
     assert.equal(compiled.steps.length, 1, text);
     assert.equal(compiled.steps[0].node, node, text);
   }
+  await page.close();
+});
+
+// Our export used to write a choice and back/forward/reload as `javascript:` steps our reader
+// refused. Now each is read back as Sightline's own step, and the file replays with no model.
+test('Midscene YAML round trip: a run that opens a page, goes back, forward, back, reloads and chooses an option is exported, read back by parseFlow and replayed by runFlow to the same end state, with no model', async () => {
+  const page = await browser.context.newPage();
+  const start = site.url('/choices.html?export=round-trip');
+  await page.goto(start);
+  await page.waitForSelector('#size');
+  const tabId = await browser.tabIdOf(page);
+  const plan = (actions, done = false) => JSON.stringify({ thought: 'next', actions, done, answer: null });
+  const sizeOf = (body) => Number(userMessage(body).text.split('\n').find((l) => /^\s*\[\d+\]/.test(l) && /select#size/.test(l)).match(/\[(\d+)\]/)[1]);
+  mock.script(
+    () => plan([{ type: 'Navigate', url: site.url('/todo.html?export=round-trip') }]),
+    () => plan([{ type: 'Back' }]),
+    () => plan([{ type: 'Forward' }]),
+    () => plan([{ type: 'Back' }]),
+    () => plan([{ type: 'Reload' }]),
+    (body) => plan([{ type: 'Select', target: sizeOf(body), option: 'Large' }], true),
+    () => plan([], true),
+  );
+  const run = await browser.sw.evaluate((id) => self.sightline.act(id, 'visit the todo page, come back, and choose Large'), tabId);
+  assert.equal(run.status, 'succeeded', JSON.stringify(run.error) + JSON.stringify(run.steps.map((s) => [s.action, s.status, s.error])));
+  const endState = () => page.evaluate(() => ({ url: location.href, size: document.getElementById('size').value, events: document.getElementById('size-events').textContent }));
+  const recorded = await endState();
+  assert.deepEqual(recorded, { url: start, size: 'l', events: 'input,change' });
+
+  const yaml = await browser.sw.evaluate((id) => self.sightline.exportRun(id, 'midscene-yaml'), run.id);
+  assert.match(yaml, /^# Midscene's YAML script format \(web: and tasks: of flow: items\)/m);
+  for (const script of ['history.back()', 'history.forward()', 'location.reload()', 'document.evaluate(']) assert.ok(yaml.includes(script), `${script} in\n${yaml}`);
+  const flow = await browser.sw.evaluate((y) => self.sightline.parseFlow(y), yaml);
+  assert.deepEqual(flow.warnings ?? [], []);
+  assert.deepEqual(flow.tasks[0].steps.map((s) => [s.kind, s.go ?? s.option ?? s.url ?? '']), [
+    ['navigate', site.url('/todo.html?export=round-trip')], ['history', 'back'], ['history', 'forward'], ['history', 'back'], ['history', 'reload'], ['select', 'Large'],
+  ]);
+  // Midscene's own parser and compiler take every item too.
+  const { steps } = await midsceneCompile(yaml);
+  assert.deepEqual(steps.filter((x) => x.node === 'legacyValidationError'), []);
+
+  // The replay, on a fresh page: the flow's own start, no model call.
+  await page.goto(site.url('/todo.html?export=elsewhere'));
+  await page.goto(start);
+  await page.waitForSelector('#size');
+  const asked = mock.requests.length;
+  const replay = await browser.sw.evaluate(([id, y]) => self.sightline.runFlow(id, y, { interactive: false }), [tabId, yaml]);
+  assert.equal(replay.status, 'succeeded', JSON.stringify(replay.error) + JSON.stringify(replay.flow?.items?.map((i) => [i.title, i.status, i.error])));
+  assert.equal(mock.requests.length, asked, 'no model call');
+  assert.deepEqual(await endState(), recorded, 'the same end state');
   await page.close();
 });
 

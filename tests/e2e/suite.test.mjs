@@ -179,6 +179,108 @@ test('two shards in two concurrent processes, merged: all flows in one JUnit and
   for (const name of [...FLOW_NAMES, 'Wrong user']) assert.ok(reports.some((r) => r.includes(name)), `the merged HTML report holds the Sightline report of “${name}”`);
 });
 
+const INDEX = 'tests/fixtures/batch-index.yaml';
+const STOP_INDEX = 'tests/fixtures/batch-stop.yaml';
+const SHARE_INDEX = 'tests/fixtures/batch-share.yaml';
+const readJson = async (file) => JSON.parse(await readFile(file, 'utf8'));
+
+/** [width, height] of the first screenshot (a JPEG data URL) in a Sightline report, from its frame header. */
+function firstScreenshotSize(html) {
+  const bytes = Buffer.from(html.match(/data:image\/jpeg;base64,([A-Za-z0-9+/=]+)/)[1], 'base64');
+  for (let i = 2; i + 9 < bytes.length;) {
+    const marker = bytes[i + 1];
+    if (marker >= 0xc0 && marker <= 0xc2) return [bytes.readUInt16BE(i + 7), bytes.readUInt16BE(i + 5)];
+    i += 2 + bytes.readUInt16BE(i + 2);
+  }
+  throw new Error('no JPEG frame header');
+}
+
+test('a batch index file in two shards, merged: each shard and the merge write the summary JSON in Midscene\'s shape', async () => {
+  const shard = (i) => suite([INDEX, '--shard', `${i}/2`, '--out', path.join(OUT, `batch-shard-${i}`)]);
+  const started = Date.now();
+  const results = await Promise.all([shard(1), shard(2)]);
+  figures.batchShards = { ms: results.map((r) => r.ms), wallMs: Date.now() - started };
+  for (const r of results) {
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^4 flows, 1 worker, shard \d of 2/m, 'concurrent: 1 → one worker');
+    assert.match(r.stdout, /Running 2 tests using 1 worker, shard \d of 2/);
+    assert.match(r.stdout, /summary: .*batch\/summary\.json \(2 passed, 0 failed, 0 not executed\)/);
+  }
+  // The order of `files:` (each glob's matches in path order), split in two.
+  const parts = await Promise.all([1, 2].map((i) => readJson(path.join(OUT, `batch-shard-${i}`, 'batch', 'summary.json'))));
+  const scripts = (summary) => summary.results.map((r) => path.basename(r.script));
+  assert.deepEqual(parts.map(scripts), [['suite-todo-add.yaml', 'suite-todo-filter.yaml'], ['suite-sign-in.yaml', 'suite-sign-in-check.yaml']]);
+  // The index's web: wins over the flow's own: suite-todo-add.yaml asks for 1024×700, the index for 1000×720.
+  const added = parts[0].results[0];
+  assert.ok(added.report, JSON.stringify(added));
+  const report = await readFile(path.resolve(path.join(OUT, 'batch-shard-1', 'batch'), added.report), 'utf8');
+  assert.deepEqual(firstScreenshotSize(report), [1000, 720]);
+
+  const merged = path.join(OUT, 'batch-merged');
+  const m = await suite(['merge', path.join(OUT, 'batch-shard-1'), path.join(OUT, 'batch-shard-2'), '--out', merged], 60_000);
+  assert.equal(m.code, 0, m.stdout + m.stderr);
+  assert.match(m.stdout, /merged 2 blob reports: 4 flows, 0 failed/);
+  const summaryFile = path.join(merged, 'batch', 'summary.json');
+  const summary = await readJson(summaryFile);
+  assert.deepEqual(Object.keys(summary), ['summary', 'results']);
+  const { generatedAt, totalDuration, ...totals } = summary.summary;
+  assert.deepEqual(totals, { total: 4, successful: 4, failed: 0, partialFailed: 0, notExecuted: 0 });
+  assert.ok(!Number.isNaN(Date.parse(generatedAt)) && totalDuration > 0, JSON.stringify(summary.summary));
+  assert.deepEqual(scripts(summary), ['suite-todo-add.yaml', 'suite-todo-filter.yaml', 'suite-sign-in.yaml', 'suite-sign-in-check.yaml']);
+  for (const r of summary.results) {
+    assert.deepEqual([r.success, r.resultType], [true, 'success']);
+    assert.ok(r.duration > 0);
+    // Midscene names each script relative to the summary's folder.
+    assert.equal(path.resolve(path.dirname(summaryFile), r.script), path.join(ROOT, 'tests/fixtures', path.basename(r.script)));
+  }
+});
+
+test('a batch index file with continueOnError false stops after the failing flow: the rest are not executed', async () => {
+  const out = path.join(OUT, 'batch-stop');
+  const r = await suite([STOP_INDEX, '--out', out]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /summary: .*stop-summary\.json \(1 passed, 1 failed, 2 not executed\)/, r.stdout);
+  const summary = await readJson(path.join(out, 'stop-summary.json'));
+  assert.deepEqual(summary.results.map((x) => [path.basename(x.script), x.resultType]), [
+    ['suite-sign-in.yaml', 'success'], ['failing-wrong-user.yaml', 'failed'], ['suite-todo-add.yaml', 'notExecuted'], ['suite-todo-filter.yaml', 'notExecuted'],
+  ]);
+  assert.match(summary.results[1].error, /assertion_failed: .*Signed in as ada/);
+  assert.equal(summary.results[2].error, 'Not executed (previous task failed)');
+  assert.doesNotMatch(r.stdout, /✓.*suite-todo/, 'no todo flow passed: none ran');
+});
+
+test('shareBrowserContext: the second file finds the cookie the first set; the same files without it do not', async () => {
+  const shared = await suite([SHARE_INDEX, '--out', path.join(OUT, 'batch-share')]);
+  assert.equal(shared.code, 0, shared.stdout + shared.stderr);
+  const summary = await readJson(path.join(OUT, 'batch-share', 'share-summary.json'));
+  assert.deepEqual(summary.results.map((x) => [path.basename(x.script), x.resultType]), [['1-keep.yaml', 'success'], ['2-read.yaml', 'success']]);
+  // As a plain suite each test's site data is cleared after it: the second flow finds no name.
+  const apart = await suite(['tests/fixtures/batch/1-keep.yaml', 'tests/fixtures/batch/2-read.yaml', '--out', path.join(OUT, 'batch-apart')]);
+  assert.equal(apart.code, 1, apart.stdout + apart.stderr);
+  const { cases } = await junit(path.join(OUT, 'batch-apart', 'junit.xml'));
+  assert.deepEqual(cases.map((c) => [path.basename(c.name), Boolean(c.failure)]).sort(), [['1-keep.yaml', false], ['2-read.yaml', true]]);
+});
+
+test('a flow that failed only in a task with continueOnError is partialFailed in the summary, and the batch goes on', async () => {
+  const out = path.join(OUT, 'batch-partial');
+  const r = await suite(['tests/fixtures/batch-partial.yaml', '--out', out]);
+  assert.equal(r.code, 1, 'a partly failed flow still fails its test');
+  const summary = await readJson(path.join(out, 'partial-summary.json'));
+  const { total, successful, failed, partialFailed, notExecuted } = summary.summary;
+  assert.deepEqual({ total, successful, failed, partialFailed, notExecuted }, { total: 2, successful: 1, failed: 0, partialFailed: 1, notExecuted: 0 });
+  assert.deepEqual(summary.results.map((x) => [path.basename(x.script), x.resultType, x.success]), [['partial.yaml', 'partialFailed', false], ['suite-sign-in.yaml', 'success', true]]);
+  assert.match(summary.results[0].error, /not_found: .*kept: grace/);
+});
+
+test('scripts/run and a suite of flows say a batch index file is run by scripts/suite, alone', async () => {
+  const r = await run([path.join(ROOT, 'scripts/lib/run.mjs'), INDEX], { boundMs: 30_000 });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /this is a batch index file \(`files:`\), not a flow: run it with scripts\/suite/);
+  const both = await suite([INDEX, 'tests/fixtures/suite-sign-in.yaml', '--out', path.join(OUT, 'batch-both')], 30_000);
+  assert.equal(both.code, 2, both.stdout + both.stderr);
+  assert.match(both.stderr, /batch-index\.yaml is a batch index file: run it alone/);
+});
+
 test('the fixture: a spec calls aiInput, aiTap, aiQuery and aiAssert as Playwright steps; a failed assertion fails its test with the code; tests do not share site data', async () => {
   const json = path.join(OUT, 'fixture.json');
   const { code, stdout, stderr } = await run([CLI, 'test', '-c', 'tests/e2e/playwright/playwright.config.mjs', '--reporter=json', `--output=${path.join(OUT, 'fixture-results')}`], {
@@ -260,8 +362,9 @@ test('scripts/suite and the fixture refuse a secret without its sites, naming th
 
 after(() => {
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
-  if (figures.oneWorker || figures.twoWorkers || figures.shards) {
+  if (figures.oneWorker || figures.twoWorkers || figures.shards || figures.batchShards) {
     console.log(`suite of 4 flows: 1 worker ${figures.oneWorker ? `${s(figures.oneWorker.ms)} (load ${figures.oneWorker.load})` : '-'}; 2 workers ${figures.twoWorkers ? `${s(figures.twoWorkers.ms)} (load ${figures.twoWorkers.load})` : '-'}`);
+    if (figures.batchShards) console.log(`batch index file of 4 flows in 2 concurrent shards: ${figures.batchShards.ms.map(s).join(' and ')}, wall ${s(figures.batchShards.wallMs)}`);
     if (figures.shards) console.log(`2 shards of 5 flows, concurrent: ${figures.shards.ms.map(s).join(' and ')}, wall ${s(figures.shards.wallMs)} (load ${figures.shards.load})`);
   }
 });

@@ -322,6 +322,10 @@ pub const EN: &[(&str, &str)] = &[
     // Exports' comments.
     ("export.exported", "Exported by Sightline: {title}"),
     ("export.replays", "Replays the recorded steps with concrete selectors; no model is needed."),
+    (
+        "export.midscene_format",
+        "Midscene's YAML script format (web: and tasks: of flow: items): run it with Midscene's CLI (midscene FILE.yaml) or Sightline's scripts/run FILE.yaml.",
+    ),
     ("export.secrets_from_env", "Secrets come from environment variables: {names}."),
     ("export.no_element", "(no element was recorded for this step)"),
     // GIF captions.
@@ -576,6 +580,10 @@ pub const ZH_CN: &[(&str, &str)] = &[
     ("report.role_actor", "执行模型"),
     ("export.exported", "由 Sightline 导出：{title}"),
     ("export.replays", "用具体的选择器重放录制的步骤，无需模型。"),
+    (
+        "export.midscene_format",
+        "Midscene 的 YAML 脚本格式（web: 与 tasks: 下的 flow: 步骤）：可用 Midscene 命令行（midscene FILE.yaml）或 Sightline 的 scripts/run FILE.yaml 运行。",
+    ),
     ("export.secrets_from_env", "密钥来自环境变量：{names}。"),
     ("export.no_element", "（此步骤没有记录元素）"),
     ("gif.run_ended", "运行{outcome}"),

@@ -152,6 +152,43 @@ pub fn flow_consent(flow: JsValue, allowed: JsValue) -> Result<JsValue, Fault> {
     to_js(&out)
 }
 
+/// A batch index file's text (Midscene's `files:`, `concurrent`, `continueOnError`, `retry`,
+/// `summary`, `shareBrowserContext`, `web:`) → the index, null when the text is a flow and not
+/// an index, or an error saying where and why. `vars` as for `parseFlow`.
+#[wasm_bindgen(js_name = parseBatch)]
+pub fn parse_batch(yaml: &str, vars: JsValue) -> Result<JsValue, Fault> {
+    let vars: sightline::flow::FlowVars = if vars.is_undefined() || vars.is_null() {
+        Default::default()
+    } else {
+        from_js(vars, "the index's variables")?
+    };
+    to_js(&sightline::flow::parse_batch(yaml, &vars)?)
+}
+
+/// A flow (from `parseFlow`) with a batch index's `web:` applied: each key the index gives wins.
+#[wasm_bindgen(js_name = applyBatchWeb)]
+pub fn apply_batch_web(flow: JsValue, web: JsValue) -> Result<JsValue, Fault> {
+    let flow: sightline::flow::Flow = from_js(flow, "the flow")?;
+    let web: sightline::flow::BatchWeb = from_js(web, "the index's web")?;
+    to_js(&sightline::flow::apply_web(flow, &web))
+}
+
+/// A finished flow run (`runFlow`'s record) → how a batch summary names its end: `success`,
+/// `partialFailed` (only tasks with `continueOnError` failed) or `failed`.
+#[wasm_bindgen(js_name = batchResultType)]
+pub fn batch_result_type(run: JsValue) -> Result<String, Fault> {
+    let run: sightline::agent::record::Run = from_js(run, "the run")?;
+    Ok(sightline::agent::replay::flow::batch_result_type(&run).to_string())
+}
+
+/// A batch's results (`[{script, status, error, durationMs, report, attempts, partial}]`) → the
+/// summary JSON in Midscene's shape.
+#[wasm_bindgen(js_name = batchSummary)]
+pub fn batch_summary(results: JsValue, generated_at: &str) -> Result<JsValue, Fault> {
+    let results: Vec<sightline::flow::BatchResult> = from_js(results, "the batch's results")?;
+    to_js(&sightline::flow::batch::summary(&results, generated_at))
+}
+
 /// Every kind of AI task with its fields (`[{type, group, fields: [{name, kind, required,
 /// choices?}], args}]`): the worker's task functions and the panel's task form are built from it.
 #[wasm_bindgen(js_name = taskSchema)]

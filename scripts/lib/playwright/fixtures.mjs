@@ -119,7 +119,10 @@ async function runsOfTab(sw, tabId, since) {
  * - `sightlinePlanner`: a planning model for every call, which plans while `sightlineModel` finds
  *   what it describes (default from the environment: SIGHTLINE_PLANNER_* or Midscene's
  *   MIDSCENE_PLANNING_MODEL_*; none: the extension's own setting, off in a fresh profile);
- * - `sightlineRunOptions`: more run options (`maxRounds`, `dialogs`, `useCache`, …).
+ * - `sightlineRunOptions`: more run options (`maxRounds`, `dialogs`, `useCache`, …);
+ * - `sightlineShareContext`: true to keep what a test's sites stored (cookies, storage) for
+ *   the worker's next tests (a batch index file's `shareBrowserContext`; default false:
+ *   cleared after each test).
  */
 export function sightlineFixtures(base) {
   /**
@@ -154,6 +157,9 @@ export function sightlineFixtures(base) {
     // eslint-disable-next-line no-empty-pattern
     sightlinePlanner: [async ({}, use) => use(modelsFromEnv().planner), { option: true }],
     sightlineRunOptions: [{}, { option: true }],
+    // True: the tests of a worker share its browser context, in the order they run (a batch
+    // index file's `shareBrowserContext`): what one test's sites stored is not cleared after it.
+    sightlineShareContext: [false, { option: true }],
     /** The worker's Chromium with the extension: `{context, sw, extensionId, close}`. */
     sightlineWorker: [async ({ sightlineBrowser }, use) => {
       const browser = await launchWithExtension(sightlineBrowser);
@@ -163,13 +169,13 @@ export function sightlineFixtures(base) {
         await browser.close().catch(() => {});
       }
     }, { scope: 'worker', timeout: 60_000 }],
-    context: async ({ sightlineWorker }, use) => {
+    context: async ({ sightlineWorker, sightlineShareContext }, use) => {
       await use(sightlineWorker.context);
-      await sightlineWorker.context.clearCookies().catch(() => {});
+      if (!sightlineShareContext) await sightlineWorker.context.clearCookies().catch(() => {});
     },
     // The worker's browser is shared by its tests (extensions need a persistent context), so what
     // a test's sites stored (local storage, IndexedDB, caches; cookies above) is cleared after it.
-    page: async ({ sightlineWorker }, use) => {
+    page: async ({ sightlineWorker, sightlineShareContext }, use) => {
       const page = await sightlineWorker.context.newPage();
       const origins = new Set();
       page.on('framenavigated', (frame) => {
@@ -177,7 +183,7 @@ export function sightlineFixtures(base) {
         if (origin.startsWith('http')) origins.add(origin);
       });
       await use(page);
-      await clearSiteData(page, origins).catch(() => {});
+      if (!sightlineShareContext) await clearSiteData(page, origins).catch(() => {});
       await page.close().catch(() => {});
     },
     /**
@@ -228,11 +234,12 @@ export function sightlineFixtures(base) {
 /**
  * A flow's text run on the test page through runFlow, each flow item a Playwright step with
  * the Sightline steps it took nested in it. `file`: the flow file (its `web.serve` folder is
- * served, its upload folder is `uploadDir`); else `yaml` runs on the page where it is. `base`:
- * the Playwright Test `test` whose steps these are.
+ * served, its upload folder is `uploadDir`; `batch`: the index file it runs from, as openFlow
+ * takes it); else `yaml` runs on the page where it is. `base`: the Playwright Test `test` whose
+ * steps these are.
  */
-export async function runFlowOnPage(base, { sightline, sightlineModel, sightlinePlanner, sightlineRunOptions = {}, page }, { yaml, file, uploadDir, live = false }) {
-  const opened = file ? await openFlow(file, { uploadDir }) : { yaml, flow: core.parseFlow(yaml), url: null, close: async () => {} };
+export async function runFlowOnPage(base, { sightline, sightlineModel, sightlinePlanner, sightlineRunOptions = {}, page }, { yaml, file, uploadDir, live = false, batch }) {
+  const opened = file ? await openFlow(file, { uploadDir, batch }) : { yaml, flow: core.parseFlow(yaml), url: null, close: async () => {} };
   try {
     // The window the flow asks for (`web: viewportWidth/Height`), on this test's page only.
     if (opened.flow.viewport) await resizeWindow(page, opened.flow.viewport);

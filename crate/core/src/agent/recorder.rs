@@ -797,7 +797,8 @@ mod tests {
 
     #[test]
     fn an_address_the_person_opened_is_a_step_every_export_repeats() {
-        use crate::export::{midscene_yaml::navigate_script, to_midscene_yaml, to_playwright, to_recorder};
+        use crate::export::{to_midscene_yaml, to_playwright, to_recorder};
+        use crate::flow::known::navigate_script;
         use crate::vocab::geometry::WindowSize;
         let mut run = Run::new("m".into(), "Recorded steps", 0.0);
         run.url = "http://127.0.0.1/a.html".into();

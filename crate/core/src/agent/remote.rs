@@ -738,7 +738,7 @@ pub async fn carry_out_call<B: Browser, M: ModelClient>(
     let mut ctx = Context::new(run, options, config, &mut browser, model);
     let outcome = match request {
         Plan::Task { task } => super::tasks::perform(&mut ctx, task, None).await,
-        Plan::Choose { locate, option } => super::tasks::choose(&mut ctx, locate, option).await,
+        Plan::Choose { locate, option } => super::tasks::choose(&mut ctx, locate, option, None).await,
         Plan::Instruction { instruction } => super::run_loop::carry_out(&mut ctx, instruction).await,
         _ => Err(RunError::BadInput("this call is not a page task".into())),
     };

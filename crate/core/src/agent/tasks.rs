@@ -71,17 +71,19 @@ pub(crate) async fn perform<B: Browser, M: ModelClient>(
     }
 }
 
-/// An agent's choice (`choose_option`): the list `locate` names found as a task finds its
-/// element (the cache, else the model), then `option` chosen in it by the loop's rule (a
-/// native `<select>`'s option by its text; a custom list box opened and its option tapped).
+/// An agent's choice (`choose_option`), or a flow file's: the list `locate` names found as a
+/// task finds its element (the `xpath` a flow file gives, the cache, else the model), then
+/// `option` chosen in it by the loop's rule (a native `<select>`'s option by its text; a
+/// custom list box opened and its option tapped).
 pub(crate) async fn choose<B: Browser, M: ModelClient>(
     ctx: &mut Context<'_, B, M, ()>,
     locate: &str,
     option: &str,
+    xpath: Option<&str>,
 ) -> Result<RunStatus, RunError> {
     let check = Task::Locate { locate: locate.to_string() }.check();
     let outcome = match check {
-        Ok(()) => ctx.for_work(TaskWork { hint: None }).choose(locate, option).await,
+        Ok(()) => ctx.for_work(TaskWork { hint: xpath.map(str::to_string) }).choose(locate, option).await,
         Err(e) => Err(e.into()),
     };
     match outcome {

@@ -4,15 +4,18 @@
 //! Scalars are double-quoted YAML strings (`escape::yaml_string`), scripts built from
 //! JavaScript literals (`escape::js_string`) first.
 
-use super::escape::{js_string as js, yaml_comment, yaml_string as q};
 use super::recording::{History, Op, RecStep, Recording};
+use crate::flow::known::{history_script, navigate_script, select_script};
+use crate::flow::FlowHistory;
 use crate::vocab::actions::{ElementCheck, ScrollDirection};
+use crate::vocab::escape::{yaml_comment, yaml_string as q};
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 
 pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}", yaml_comment(&rec.language.say("export.exported", &[("title", &rec.title)])));
+    let _ = writeln!(out, "# {}", yaml_comment(&rec.language.say("export.midscene_format", &[])));
     out.push_str("web:\n");
     let _ = writeln!(out, "  url: {}", q(&rec.url));
     let _ = writeln!(out, "  viewportWidth: {}", viewport.width);
@@ -30,28 +33,6 @@ pub fn to_midscene_yaml(rec: &Recording, viewport: WindowSize) -> String {
         flow_item(&mut out, step);
     }
     out
-}
-
-/// The script a navigation is exported as: `location.href = "<url>"`.
-pub fn navigate_script(url: &str) -> String {
-    format!("location.href = {}", js(url))
-}
-
-/// The script a choice in a `<select>` of the top document is exported as: the element by its
-/// XPath, the option by its value when known, else by its text.
-fn select_script(xpath: &str, option: &str, value: Option<&str>) -> String {
-    let by = match value {
-        Some(v) => format!("o.value === {}", js(v)),
-        None => format!("o.text.trim() === {}", js(option.trim())),
-    };
-    format!(
-        "(() => {{ const s = document.evaluate({}, document, null, 9, null).singleNodeValue; \
-         const o = [...s.options].find((o) => {by}); if (!o) throw new Error('no option ' + {}); \
-         s.value = o.value; s.dispatchEvent(new Event('input', {{ bubbles: true }})); \
-         s.dispatchEvent(new Event('change', {{ bubbles: true }})); }})()",
-        js(xpath),
-        js(option)
-    )
 }
 
 fn flow_item(out: &mut String, step: &RecStep) {
@@ -127,11 +108,11 @@ fn flow_item(out: &mut String, step: &RecStep) {
         },
         Op::History { go } => item.push((
             "javascript",
-            q(match go {
-                History::Back => "history.back()",
-                History::Forward => "history.forward()",
-                History::Reload => "location.reload()",
-            }),
+            q(history_script(match go {
+                History::Back => FlowHistory::Back,
+                History::Forward => FlowHistory::Forward,
+                History::Reload => FlowHistory::Reload,
+            })),
         )),
         Op::WaitText { text, gone, timeout_ms } => {
             let shows = if *gone { "no longer shows" } else { "shows" };
@@ -143,10 +124,9 @@ fn flow_item(out: &mut String, step: &RecStep) {
         // model, and Sightline reads exactly this form back as a navigation (and no other script).
         Op::Navigate { url } => item.push(("javascript", q(&navigate_script(url)))),
         Op::Read { kind, prompt, .. } => {
-            let prompt = match prompt {
-                serde_json::Value::String(s) => q(s),
-                other => q(&other.to_string()),
-            };
+            // aiQuery's demand may be a shape (`{titles: "the titles, as strings"}`): written
+            // as a YAML flow mapping, so that it reads back as the same shape.
+            let prompt = yaml_flow(prompt);
             item.push((kind, prompt));
             item.push(("name", q("result")));
         }
@@ -175,5 +155,21 @@ fn flow_item(out: &mut String, step: &RecStep) {
     for (i, (key, value)) in item.iter().enumerate() {
         let lead = if i == 0 { "      - " } else { "        " };
         let _ = writeln!(out, "{lead}{key}: {value}");
+    }
+}
+
+/// A JSON value as a YAML flow value, every string through `yaml_string`.
+fn yaml_flow(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => q(s),
+        Value::Array(items) => format!("[{}]", items.iter().map(yaml_flow).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => {
+            format!(
+                "{{{}}}",
+                map.iter().map(|(k, v)| format!("{}: {}", q(k), yaml_flow(v))).collect::<Vec<_>>().join(", ")
+            )
+        }
+        other => other.to_string(),
     }
 }

@@ -6,11 +6,11 @@
 //! - `report`: one self-contained HTML file of the run, screenshots and model I/O included;
 //! - `gif`: the run's screenshots as an animated GIF with captions.
 //!
-//! Every text a run recorded reaches an output through the one routine of `escape` for its
+//! Every text a run recorded reaches an output through the one routine of `vocab::escape` for its
 //! position (a string literal, a comment, a YAML scalar, HTML, CSS): it stays data there.
 
 mod cjk_glyphs;
-pub(crate) mod escape;
+
 pub mod gif;
 pub mod midscene_yaml;
 pub mod playwright;

@@ -7,10 +7,10 @@
 //! nothing names) fall back to the recorded XPath, or its text-based XPath where the first no
 //! longer matches; inside a shadow root (XPath cannot enter one) the recorded point is clicked.
 
-use super::escape::{css_string, js_comment, js_single as pw, js_string as js};
 use super::recording::{History, Op, RecStep, Recording, Target};
 use crate::describe::locators::{Locators, Named};
 use crate::vocab::actions::{ElementCheck, ScrollDirection};
+use crate::vocab::escape::{css_string, js_comment, js_single as pw, js_string as js};
 use crate::vocab::geometry::WindowSize;
 use std::fmt::Write;
 

@@ -6,11 +6,11 @@
 //! in a frame gets the step's `frame` path (its index at each level). Elements nothing reaches,
 //! drags and file uploads have no Recorder step; they are left out and listed in the title.
 
-use super::escape::{css_string, js_string};
 use super::playwright::is_frame_path;
 use super::recording::{Op, Recording, Target};
 use crate::describe::locators::Locators;
 use crate::vocab::actions::{ElementCheck, ScrollDirection};
+use crate::vocab::escape::{css_string, js_string};
 use crate::vocab::geometry::WindowSize;
 use serde_json::{json, Value};
 

@@ -2,11 +2,11 @@
 //! and output, tokens, cost and timings. Screenshots are re-encoded as JPEG and shrunk until
 //! they fit a budget, so a long run stays small enough to mail (50 steps: under 15 MB).
 
-use super::escape::html as esc;
 use crate::agent::record::{Run, Step, StepKind, StepStatus};
 use crate::i18n::Lang;
 use crate::model::ContentPart;
 use crate::vision::pipeline::{decode_data_url, shrink_to_jpeg};
+use crate::vocab::escape::html as esc;
 use std::collections::HashMap;
 use std::fmt::Write;
 

@@ -60,6 +60,7 @@ fn a_run_records_the_actions_that_ran_with_their_elements() {
 fn midscene_yaml_names_elements_in_words_and_by_xpath() {
     let yaml = to_midscene_yaml(&recording_of(&todo_run()), WindowSize::default());
     let expected = r#"# Exported by Sightline: add a todo ‘buy milk’
+# Midscene's YAML script format (web: and tasks: of flow: items): run it with Midscene's CLI (midscene FILE.yaml) or Sightline's scripts/run FILE.yaml.
 web:
   url: "http://127.0.0.1:8000/todo.html"
   viewportWidth: 1280

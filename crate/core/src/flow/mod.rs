@@ -5,10 +5,13 @@
 //! the cache and the model), a pause, or a script the person allowed (`scripts`).
 //! `agent::replay::flow` runs it.
 
+pub mod batch;
+pub mod known;
 mod scripts;
 mod vars;
 mod yaml;
 
+pub use batch::{apply_web, parse_batch, BatchIndex, BatchResult, BatchWeb};
 pub use scripts::{flow_hash, script_consent, ScriptConsent, ShownScript};
 pub use vars::FlowVars;
 pub use yaml::{parse_flow, parse_flow_with, FlowError, MAX_FLOW_BYTES};
@@ -134,7 +137,25 @@ internally_tagged! {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             name: Option<String>,
         },
+        /// Go back or forward in the tab's history, or reload (as a person did).
+        History { go: FlowHistory },
+        /// Choose an option by its text in the `<select>` at `xpath` (a choice a person
+        /// recorded); `value`: the option's value, when the file gives it.
+        Select {
+            xpath: String,
+            option: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            value: Option<String>,
+        },
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FlowHistory {
+    Back,
+    Forward,
+    Reload,
 }
 
 impl FlowStep {
@@ -151,6 +172,21 @@ impl FlowStep {
                 let head: String = line.chars().take(60).collect();
                 format!("javascript \u{201c}{head}{}\u{201d}", if more { "\u{2026}" } else { "" })
             }
+            FlowStep::History { go: FlowHistory::Back } => "Go back".into(),
+            FlowStep::History { go: FlowHistory::Forward } => "Go forward".into(),
+            FlowStep::History { go: FlowHistory::Reload } => "Reload the page".into(),
+            FlowStep::Select { option, .. } => {
+                format!("Choose \u{201c}{}\u{201d} in {}", option.trim(), self.describe())
+            }
+        }
+    }
+
+    /// The element a step acts on, in words, where the file names it by XPath alone (a
+    /// choice): what a model is asked to find when the XPath no longer holds.
+    pub fn describe(&self) -> String {
+        match self {
+            FlowStep::Select { xpath, .. } => format!("the drop-down list at {xpath}"),
+            other => other.title(),
         }
     }
 }

@@ -507,6 +507,33 @@ fn agent_cache_and_report_names_are_honoured_and_what_is_not_is_warned_with_its_
     }
 }
 
+/// The name of each kind of recorded step: a new kind fails to compile here until the round
+/// trip below covers it.
+fn op_kind(op: &Op) -> &'static str {
+    match op {
+        Op::Tap => "tap",
+        Op::DoubleClick => "doubleClick",
+        Op::RightClick => "rightClick",
+        Op::Hover => "hover",
+        Op::Input { .. } => "input",
+        Op::Type { .. } => "type",
+        Op::Key { .. } => "key",
+        Op::Scroll { .. } => "scroll",
+        Op::Drag { .. } => "drag",
+        Op::Upload { .. } => "upload",
+        Op::Wait { .. } => "wait",
+        Op::Navigate { .. } => "navigate",
+        Op::Select { .. } => "select",
+        Op::History { .. } => "history",
+        Op::WaitText { .. } => "waitText",
+        Op::Read { .. } => "read",
+        Op::Locate => "locate",
+        Op::Assert { .. } => "assert",
+        Op::WaitFor { .. } => "waitFor",
+        Op::Check { .. } => "check",
+    }
+}
+
 #[test]
 fn output_names_a_json_file_in_the_flow_files_own_folder_tree() {
     let read = |web: &str, top: &str| {
@@ -526,5 +553,198 @@ fn output_names_a_json_file_in_the_flow_files_own_folder_tree() {
     ] {
         let e = read(&format!("  output: {bad}\n"), "").unwrap_err().to_string();
         assert!(e.contains(why), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn every_kind_of_recorded_or_planned_step_exported_as_midscene_yaml_reads_back_as_the_step_it_was() {
+    use crate::export::recording::{key_of, History};
+    let field = || target("input \"Name\"", "//*[@id=\"name\"]");
+    let x = || Some("//*[@id=\"name\"]".to_string());
+    let in_frame = || target("select \"Size\"", "/html[1]/body[1]/iframe[1] >>> /html[1]/body[1]/select[1]");
+    let task = |task: Task, xpath: Option<String>| FlowStep::Task { task, xpath, name: None };
+    let read = |task: Task| FlowStep::Task { task, xpath: None, name: Some("result".into()) };
+    let scroll = |direction, scroll_type, distance| Task::Scroll { locate: None, direction, scroll_type, distance };
+    let cases: Vec<(RecStep, FlowStep)> = vec![
+        (rec(Op::Tap, field()), tap("input \"Name\"", x().as_deref())),
+        (rec(Op::DoubleClick, field()), task(Task::DoubleClick { locate: "input \"Name\"".into() }, x())),
+        (rec(Op::RightClick, field()), task(Task::RightClick { locate: "input \"Name\"".into() }, x())),
+        (rec(Op::Hover, field()), task(Task::Hover { locate: "input \"Name\"".into() }, x())),
+        (
+            rec(Op::Input { value: "ada \"the\" 1st\n".into(), append: false }, field()),
+            task(
+                Task::Input {
+                    locate: "input \"Name\"".into(),
+                    value: "ada \"the\" 1st\n".into(),
+                    mode: InputMode::Replace,
+                },
+                x(),
+            ),
+        ),
+        (
+            rec(Op::Input { value: " more".into(), append: true }, field()),
+            task(Task::Input { locate: "input \"Name\"".into(), value: " more".into(), mode: InputMode::Append }, x()),
+        ),
+        (
+            rec(Op::Input { value: String::new(), append: false }, field()),
+            task(Task::Input { locate: "input \"Name\"".into(), value: String::new(), mode: InputMode::Clear }, x()),
+        ),
+        (
+            rec(Op::Type { value: "typed".into() }, None),
+            task(Task::Input { locate: String::new(), value: "typed".into(), mode: InputMode::Append }, None),
+        ),
+        (
+            rec(Op::Key { key: key_of("ctrl+a") }, None),
+            task(Task::KeyboardPress { key: "Control+a".into(), locate: None }, None),
+        ),
+        (
+            rec(Op::Key { key: key_of("Enter") }, field()),
+            task(Task::KeyboardPress { key: "Enter".into(), locate: Some("input \"Name\"".into()) }, x()),
+        ),
+        (
+            rec(Op::Scroll { direction: ScrollDirection::Up, distance: Some(240.0), to_edge: false }, None),
+            task(scroll(ScrollDirection::Up, ScrollType::Once, Some(240.0)), None),
+        ),
+        (
+            rec(Op::Scroll { direction: ScrollDirection::Left, distance: None, to_edge: true }, None),
+            task(scroll(ScrollDirection::Left, ScrollType::UntilEdge, None), None),
+        ),
+        (
+            rec(Op::Drag { to: None, to_point: (5.0, 6.0), to_describe: "the bin".into() }, field()),
+            task(Task::Drag { from: "input \"Name\"".into(), to: "the bin".into() }, None),
+        ),
+        (
+            rec(Op::Upload { files: vec!["a.txt".into(), "b c.pdf".into()] }, field()),
+            task(Task::Upload { locate: "input \"Name\"".into(), files: vec!["a.txt".into(), "b c.pdf".into()] }, x()),
+        ),
+        (rec(Op::Wait { ms: 250 }, None), FlowStep::Sleep { ms: 250 }),
+        (
+            rec(Op::Navigate { url: "http://127.0.0.1:8000/b.html?q=\"x\"".into() }, None),
+            FlowStep::Navigate { url: "http://127.0.0.1:8000/b.html?q=\"x\"".into() },
+        ),
+        (
+            rec(
+                Op::Select { option: "Large \"L\"".into(), value: Some("l".into()) },
+                target("select \"Size\"", "//*[@id=\"size\"]"),
+            ),
+            FlowStep::Select {
+                xpath: "//*[@id=\"size\"]".into(),
+                option: "Large \"L\"".into(),
+                value: Some("l".into()),
+            },
+        ),
+        (
+            rec(Op::Select { option: " Medium ".into(), value: None }, target("select \"Size\"", "//*[@id=\"size\"]")),
+            FlowStep::Select { xpath: "//*[@id=\"size\"]".into(), option: " Medium ".into(), value: None },
+        ),
+        // In a frame no XPath reaches the list: the choice is the planner's, by its words.
+        (
+            rec(Op::Select { option: "Small".into(), value: None }, in_frame()),
+            FlowStep::Act { instruction: "choose the option \u{201c}Small\u{201d} in select \"Size\"".into() },
+        ),
+        (rec(Op::History { go: History::Back }, None), FlowStep::History { go: FlowHistory::Back }),
+        (rec(Op::History { go: History::Forward }, None), FlowStep::History { go: FlowHistory::Forward }),
+        (rec(Op::History { go: History::Reload }, None), FlowStep::History { go: FlowHistory::Reload }),
+        (
+            rec(Op::WaitText { text: "Saved".into(), gone: false, timeout_ms: 4000 }, None),
+            task(
+                Task::WaitFor {
+                    assertion: "the page shows the text \u{201c}Saved\u{201d}".into(),
+                    timeout_ms: 4000,
+                    interval_ms: 1000,
+                },
+                None,
+            ),
+        ),
+        (
+            rec(
+                Op::Read {
+                    kind: "aiQuery",
+                    prompt: serde_json::json!({"titles": "the titles, as strings", "n": 2}),
+                    answer: None,
+                },
+                None,
+            ),
+            read(Task::Query { demand: serde_json::json!({"titles": "the titles, as strings", "n": 2}) }),
+        ),
+        (
+            rec(Op::Read { kind: "aiQuery", prompt: serde_json::json!("the titles"), answer: None }, None),
+            read(Task::Query { demand: serde_json::json!("the titles") }),
+        ),
+        (
+            rec(Op::Read { kind: "aiBoolean", prompt: serde_json::json!("is it on?"), answer: None }, None),
+            read(Task::Boolean { question: "is it on?".into() }),
+        ),
+        (
+            rec(Op::Read { kind: "aiNumber", prompt: serde_json::json!("how many?"), answer: None }, None),
+            read(Task::Number { question: "how many?".into() }),
+        ),
+        (
+            rec(Op::Read { kind: "aiString", prompt: serde_json::json!("whose?"), answer: None }, None),
+            read(Task::Text { question: "whose?".into() }),
+        ),
+        (
+            rec(Op::Read { kind: "aiAsk", prompt: serde_json::json!("why?"), answer: None }, None),
+            read(Task::Ask { question: "why?".into() }),
+        ),
+        (rec(Op::Locate, field()), task(Task::Locate { locate: "input \"Name\"".into() }, x())),
+        (
+            rec(Op::Assert { assertion: "it is on".into() }, None),
+            task(Task::Assert { assertion: "it is on".into() }, None),
+        ),
+        (
+            rec(Op::WaitFor { assertion: "it is done".into(), timeout_ms: 600 }, None),
+            task(Task::WaitFor { assertion: "it is done".into(), timeout_ms: 600, interval_ms: 600 }, None),
+        ),
+        // A check the person recorded: Midscene's model judges it in words (no XPath: aiAssert takes none).
+        (
+            rec(Op::Check { check: crate::vocab::actions::ElementCheck::Value, expected: "ada".into() }, field()),
+            task(Task::Assert { assertion: "input \"Name\" holds the value \u{201c}ada\u{201d}".into() }, None),
+        ),
+    ];
+    let kinds: std::collections::BTreeSet<&str> = cases.iter().map(|(s, _)| op_kind(&s.op)).collect();
+    assert_eq!(kinds.len(), 20, "every kind of step is covered: {kinds:?}");
+    let recording = Recording {
+        title: "every step".into(),
+        url: "http://127.0.0.1:8000/form.html".into(),
+        steps: cases.iter().map(|(s, _)| s.clone()).collect(),
+        language: crate::i18n::Lang::En,
+    };
+    let yaml = to_midscene_yaml(&recording, WindowSize { width: 1280, height: 800 });
+    assert!(
+        yaml.lines().nth(1).unwrap().starts_with("# Midscene's YAML script format (web: and tasks: of flow: items)"),
+        "{yaml}"
+    );
+    let flow = parse_flow(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    assert!(flow.warnings.is_empty(), "{:?}", flow.warnings);
+    let want: Vec<&FlowStep> = cases.iter().map(|(_, f)| f).collect();
+    assert_eq!(steps(&flow), want);
+}
+
+#[test]
+fn only_the_scripts_our_export_writes_are_read_as_steps_and_the_rest_as_code_to_allow() {
+    let one = |script: &str| {
+        let text = format!(
+            "tasks:\n  - name: a\n    flow:\n      - javascript: {}\n",
+            crate::vocab::escape::yaml_string(script)
+        );
+        parse_flow(&text).map(|f| f.tasks[0].steps[0].clone())
+    };
+    assert_eq!(one("history.back();"), Ok(FlowStep::History { go: FlowHistory::Back }));
+    let select = crate::flow::known::select_script("//*[@id=\"size\"]", "L", Some("l"));
+    assert!(matches!(one(&select), Ok(FlowStep::Select { .. })));
+    for other in [
+        "history.back(); fetch('/x')",
+        "history.go(-2)",
+        "location.reload(true)",
+        // The export's choice with one more statement, or another literal spliced in.
+        &select.replace("s.value = o.value;", "s.value = o.value; fetch(\"/steal\");"),
+        &select.replace("(\"//*[@id=\\\"size\\\"]\"", "(\"//x\" + document.cookie + \"\""),
+        &select.replace("9, null", "9, alert(1)"),
+        &crate::flow::known::select_script("//a", "L", None)
+            .replace("o.text.trim() === \"L\"", "o.text.trim() === \"M\""),
+    ] {
+        // Code like any other: a script, run only where the person allowed this file.
+        assert_eq!(one(other), Ok(FlowStep::Script { code: other.to_string(), name: None }), "{other}");
     }
 }

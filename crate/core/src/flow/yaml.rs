@@ -45,6 +45,52 @@ pub fn parse_flow(text: &str) -> Result<Flow, FlowError> {
 
 /// Reads a Midscene YAML script, its `${NAME}`s filled from `vars` (`flow::vars`).
 pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowError> {
+    let (document, lines) = load(text, vars)?;
+    let root = match &document {
+        Some(Yaml::Hash(h)) => h,
+        Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
+        Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
+    };
+    let mut flow = Flow::default();
+    let lines = &lines;
+    let mut tasks = None;
+    for (key, value) in root {
+        let key = key.as_str().unwrap_or_default();
+        match key {
+            "web" | "target" | "page" | "browser" => read_web(key, value, &mut flow, lines)?,
+            "android" | "ios" | "harmony" | "computer" | "interface" => {
+                return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
+            }
+            "tasks" => tasks = Some(value),
+            "agent" => read_agent(value, &mut flow, lines)?,
+            "output" => flow.output = Some(output_path("output", value)?),
+            other => {
+                let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
+                flow.warnings.push(at_line(lines, other, &why));
+            }
+        }
+    }
+    let Some(Yaml::Array(tasks)) = tasks else {
+        if is_index(root) {
+            return Err(shape(
+                "this is a batch index file (`files:`), not a flow: run it with scripts/suite, which runs each of its files",
+            ));
+        }
+        return Err(shape("the flow file has no `tasks:` list"));
+    };
+    for (i, task) in tasks.iter().enumerate() {
+        flow.tasks.push(read_task(i, task, &mut flow.warnings, lines)?);
+    }
+    if flow.step_count() == 0 {
+        return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
+    }
+    flow.hash = super::scripts::flow_hash(&flow);
+    Ok(flow)
+}
+
+/// A YAML file's first document, screened (size, aliases, depth) and its `${NAME}`s filled
+/// from `vars`, with the line of each of its keys.
+pub(super) fn load(text: &str, vars: &super::FlowVars) -> Result<(Option<Yaml>, KeyLines), FlowError> {
     if text.len() > MAX_FLOW_BYTES {
         return Err(FlowError::TooBig(text.len() / 1024));
     }
@@ -67,44 +113,16 @@ pub fn parse_flow_with(text: &str, vars: &super::FlowVars) -> Result<Flow, FlowE
         let resolver = super::vars::Resolver::new(vars).map_err(FlowError::Shape)?;
         fill_names(doc, "", &resolver, &reader.lines)?;
     }
-    let root = match &document {
-        Some(Yaml::Hash(h)) => h,
-        Some(Yaml::BadValue | Yaml::Null) | None => return Err(FlowError::Empty),
-        Some(_) => return Err(shape("the flow file is not a mapping: it needs `web:` and `tasks:`")),
-    };
-    let mut flow = Flow::default();
-    let lines = &reader.lines;
-    let mut tasks = None;
-    for (key, value) in root {
-        let key = key.as_str().unwrap_or_default();
-        match key {
-            "web" | "target" | "page" | "browser" => read_web(key, value, &mut flow, lines)?,
-            "android" | "ios" | "harmony" | "computer" | "interface" => {
-                return Err(shape(&format!("this flow is for `{key}`: Sightline runs web flows (`web:`)")));
-            }
-            "tasks" => tasks = Some(value),
-            "agent" => read_agent(value, &mut flow, lines)?,
-            "output" => flow.output = Some(output_path("output", value)?),
-            other => {
-                let why = format!("`{other}:` is not part of a Midscene web flow: ignored");
-                flow.warnings.push(at_line(lines, other, &why));
-            }
-        }
-    }
-    let Some(Yaml::Array(tasks)) = tasks else {
-        return Err(shape("the flow file has no `tasks:` list"));
-    };
-    for (i, task) in tasks.iter().enumerate() {
-        flow.tasks.push(read_task(i, task, &mut flow.warnings, lines)?);
-    }
-    if flow.step_count() == 0 {
-        return Err(shape("the flow has no steps: each task needs a `flow:` list of steps"));
-    }
-    flow.hash = super::scripts::flow_hash(&flow);
-    Ok(flow)
+    Ok((document, reader.lines))
 }
 
-fn shape(message: &str) -> FlowError {
+/// True when a YAML mapping is an index file (`files:`, or the older `order:`) and not a flow.
+pub(super) fn is_index(root: &yaml_rust2::yaml::Hash) -> bool {
+    let has = |k: &str| root.contains_key(&Yaml::String(k.into()));
+    (has("files") || has("order")) && !has("tasks")
+}
+
+pub(super) fn shape(message: &str) -> FlowError {
     FlowError::Shape(inert(message))
 }
 
@@ -145,7 +163,7 @@ enum Open {
 /// The line of each mapping key of the file's first document, by its path
 /// (`tasks/0/flow/2/aiTap`).
 #[derive(Default)]
-struct KeyLines(std::collections::HashMap<String, usize>);
+pub(super) struct KeyLines(std::collections::HashMap<String, usize>);
 
 impl KeyLines {
     fn line(&self, path: &str) -> Option<usize> {
@@ -260,7 +278,7 @@ fn fill_names(v: &mut Yaml, path: &str, resolver: &super::vars::Resolver, lines:
 }
 
 /// `why`, with the line of the key at `path` where the file has it.
-fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
+pub(super) fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
     match lines.line(path) {
         Some(line) => format!("line {line}: {}", inert(why)),
         None => inert(why),
@@ -270,7 +288,7 @@ fn at_line(lines: &KeyLines, path: &str, why: &str) -> String {
 /// `web:` keys read here.
 const WEB_KEYS: &[&str] = &["url", "serve", "viewportWidth", "viewportHeight", "dialogs", "output"];
 
-fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
+pub(super) fn read_web(section: &str, value: &Yaml, flow: &mut Flow, lines: &KeyLines) -> Result<(), FlowError> {
     let Yaml::Hash(web) = value else {
         return Err(shape("`web:` should be a mapping with `url:`"));
     };
@@ -705,9 +723,10 @@ fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, Str
         }
         "javascript" => {
             let code = text(value).filter(|c| !c.trim().is_empty()).ok_or("javascript needs the code to run")?;
-            match navigate_target(&code) {
-                // Our export's navigation: opened as one, no code run.
-                Some(url) => Ok(Item::Step(FlowStep::Navigate { url })),
+            match super::known::step_of(&code) {
+                // The scripts our export writes (a navigation, back, forward, reload, a choice
+                // in a list), done as Sightline's own steps without running them.
+                Some(step) => Ok(Item::Step(step)),
                 // Code: run in the page where the person allowed this file (`flow::scripts`).
                 None => Ok(Item::Step(FlowStep::Script { code, name })),
             }
@@ -717,7 +736,7 @@ fn read_item(item: &Yaml, notes: &mut Vec<(String, String)>) -> Result<Item, Str
 }
 
 /// A scalar as text (numbers and booleans too, as a value to type may be one).
-fn text(v: &Yaml) -> Option<String> {
+pub(super) fn text(v: &Yaml) -> Option<String> {
     match v {
         Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
         Yaml::Integer(i) => Some(i.to_string()),
@@ -747,7 +766,7 @@ fn images_in(v: Option<&Yaml>, path: &str) -> Option<String> {
     images_in(h.get(&Yaml::String("locate".into())), &format!("{path}/locate"))
 }
 
-fn number(v: &Yaml) -> Option<f64> {
+pub(super) fn number(v: &Yaml) -> Option<f64> {
     match v {
         Yaml::Integer(i) => Some(*i as f64),
         Yaml::Real(s) | Yaml::String(s) => s.trim().parse().ok().filter(|n: &f64| n.is_finite()),
@@ -771,18 +790,4 @@ fn to_json(v: &Yaml) -> Value {
         Yaml::String(s) => Value::String(s.clone()),
         _ => Value::Null,
     }
-}
-
-/// The address of a script written by `export::midscene_yaml::navigate_script` (a recorded navigation), and nothing else.
-fn navigate_target(script: &str) -> Option<String> {
-    let literal = script
-        .trim()
-        .strip_prefix("location.href")?
-        .trim_start()
-        .strip_prefix('=')?
-        .trim()
-        .trim_end_matches(';')
-        .trim_end();
-    let url: String = serde_json::from_str(literal).ok()?;
-    crate::action::is_web_address(&url).then_some(url)
 }

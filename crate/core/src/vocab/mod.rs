@@ -6,6 +6,7 @@ pub mod actions;
 pub mod address;
 pub mod calls;
 pub mod catalog;
+pub(crate) mod escape;
 pub mod family;
 #[cfg(test)]
 mod fixtures;

@@ -11,7 +11,7 @@ use crate::agent::record::{FlowItem, FlowRecord, Run, RunStatus, Step, StepKind,
 use crate::agent::run_loop::carry_out;
 use crate::agent::steps::{caption, conclude, join_notes};
 use crate::agent::{dialogs, tasks};
-use crate::flow::{Flow, FlowStep};
+use crate::flow::{Flow, FlowHistory, FlowStep};
 use crate::model::{ModelClient, ModelConfig};
 use crate::vocab::actions::PlannedAction;
 use serde_json::Value;
@@ -102,7 +102,22 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
                     });
                     Ok(if browser.stop_requested() { RunStatus::Stopped } else { RunStatus::Succeeded })
                 }
-                FlowStep::Navigate { url } => navigate(&mut run, url, options, browser).await,
+                FlowStep::Navigate { url } => {
+                    go(&mut run, PlannedAction::Navigate { url: url.clone() }, options, browser).await
+                }
+                FlowStep::History { go: to } => {
+                    let action = match to {
+                        FlowHistory::Back => PlannedAction::Back,
+                        FlowHistory::Forward => PlannedAction::Forward,
+                        FlowHistory::Reload => PlannedAction::Reload,
+                    };
+                    go(&mut run, action, options, browser).await
+                }
+                FlowStep::Select { xpath, option, .. } => {
+                    let xpath = Some(xpath.as_str()).filter(|_| options.flow_xpaths);
+                    let mut ctx = Context::new(&mut run, options, config, browser, model);
+                    tasks::choose(&mut ctx, &step.describe(), option, xpath).await
+                }
                 FlowStep::Script { code, .. } => script(&mut run, flow, step, code, options, browser).await,
             };
             let item_url = std::mem::replace(&mut run.url, start_url);
@@ -160,21 +175,30 @@ pub async fn run_flow<B: Browser, M: ModelClient>(
     conclude(run, outcome, browser)
 }
 
-/// Opens `url` in the tab and waits for it, as one action step (leaving may raise beforeunload).
-async fn navigate<B: Browser>(
+/// Opens an address, goes back or forward, or reloads (`action`), and waits for the page, as
+/// one action step (leaving may raise beforeunload).
+async fn go<B: Browser>(
     run: &mut Run,
-    url: &str,
+    action: PlannedAction,
     options: &RunOptions,
     browser: &mut B,
 ) -> Result<RunStatus, RunError> {
-    let action = PlannedAction::Navigate { url: url.to_string() };
     let started = browser.now_ms();
     let mut answered = dialogs::Answered::default();
-    let result = match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
-        Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), options.dialog_policy(), &mut answered)
-            .await
-            .map_err(RunError::from),
-        Err(e) => Err(RunError::from(e)),
+    let policy = options.dialog_policy();
+    // An address as input to the page (as before); back, forward and reload with the browser's
+    // own history, as the planning loop does them.
+    let history = action.go().filter(|_| !matches!(action, PlannedAction::Navigate { .. }));
+    let result = match history {
+        Some(to) => {
+            dialogs::act(run, browser, dialogs::Delivery::Go(&to), policy, &mut answered).await.map_err(RunError::from)
+        }
+        None => match crate::action::commands_for(&action, &crate::describe::Extraction::default()) {
+            Ok(cmds) => dialogs::act(run, browser, dialogs::Delivery::Input(&cmds), policy, &mut answered)
+                .await
+                .map_err(RunError::from),
+            Err(e) => Err(RunError::from(e)),
+        },
     };
     run.steps.push(Step {
         status: if result.is_ok() { StepStatus::Ok } else { StepStatus::Failed },
@@ -230,6 +254,23 @@ async fn script<B: Browser>(
     let (value, _) = result?;
     run.result = Some(value);
     Ok(RunStatus::Succeeded)
+}
+
+/// How a batch summary names a flow run's end, as Midscene's does: `success`; `partialFailed`
+/// when every item that failed belongs to a task with `continueOnError` (the flow went on to its
+/// end); else `failed`.
+pub fn batch_result_type(run: &Run) -> &'static str {
+    if run.status == RunStatus::Succeeded {
+        return "success";
+    }
+    let Some(record) = &run.flow else { return "failed" };
+    let failed: Vec<&FlowItem> = record.items.iter().filter(|i| i.status == RunStatus::Failed).collect();
+    let went_on = |i: &&FlowItem| record.flow.tasks.get(i.task).is_some_and(|t| t.continue_on_error);
+    if run.status == RunStatus::Failed && !failed.is_empty() && failed.iter().all(went_on) {
+        "partialFailed"
+    } else {
+        "failed"
+    }
 }
 
 fn items(run: &mut Run) -> &mut Vec<FlowItem> {

@@ -158,7 +158,11 @@ pub fn replay_cache(run: &Run, now_ms: f64) -> Result<Cache, TrajectoryError> {
             .filter(|item| {
                 !matches!(
                     flow.step_of(item),
-                    Some(crate::flow::FlowStep::Sleep { .. } | crate::flow::FlowStep::Navigate { .. }) | None
+                    Some(
+                        crate::flow::FlowStep::Sleep { .. }
+                            | crate::flow::FlowStep::Navigate { .. }
+                            | crate::flow::FlowStep::History { .. }
+                    ) | None
                 )
             })
             .filter_map(|item| replay_cache(&flow.item_run(run, item), now_ms).ok())

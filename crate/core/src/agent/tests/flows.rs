@@ -352,3 +352,52 @@ fn no_agent_call_runs_a_flow_or_code() {
         );
     }
 }
+
+#[test]
+fn back_forward_and_reload_from_an_exported_flow_go_through_the_tabs_history_with_no_model() {
+    use crate::agent::browser::fake::{FakeTab, FakeTabs};
+    use crate::vocab::actions::Go;
+    let yaml = "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: around\n    flow:\n      - javascript: \"history.back()\"\n      - javascript: \"history.forward()\"\n      - javascript: \"location.reload()\"\n";
+    let flow = parse_flow(yaml).unwrap();
+    let mut browser = todo_browser();
+    let history = ["http://127.0.0.1/a.html", "http://127.0.0.1/todo.html"];
+    browser.tabs = Some(FakeTabs::new(vec![FakeTab::new(1, "Todos", &history, 1)], 1));
+    let model = ScriptedModel::new(vec![]);
+    let run = block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut browser, &model));
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    assert_eq!(run.model_calls, 0);
+    assert_eq!(browser.tabs.as_ref().unwrap().went, [Go::Back, Go::Forward, Go::Reload]);
+    let titles: Vec<&str> = run.flow.as_ref().unwrap().items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(titles, ["Go back", "Go forward", "Reload the page"]);
+    // Exported again, the same three steps.
+    let ops: Vec<Op> = recording_of(&run).steps.into_iter().map(|s| s.op).collect();
+    assert!(matches!(ops.as_slice(), [Op::History { .. }, Op::History { .. }, Op::History { .. }]), "{ops:?}");
+}
+
+#[test]
+fn a_batch_summary_names_a_flow_partly_failed_only_when_its_failures_were_all_allowed_to_go_on() {
+    use crate::agent::replay::flow::batch_result_type;
+    let run_of = |continue_on_error: bool| {
+        let yaml = format!(
+            "web:\n  url: http://127.0.0.1/todo.html\ntasks:\n  - name: may fail\n    continueOnError: {continue_on_error}\n    flow:\n      - aiTap: the missing button\n  - name: goes on\n    flow:\n      - sleep: 10\n"
+        );
+        let flow = parse_flow(&yaml).unwrap();
+        let missing = r#"{"element": null, "error": "no such button"}"#;
+        let model = ScriptedModel::new(vec![Ok(missing), Ok(missing), Ok(missing)]);
+        block_on(run_flow("f".into(), &flow, &RunOptions::default(), &config(), &mut todo_browser(), &model))
+    };
+    let partial = run_of(true);
+    assert_eq!(partial.status, RunStatus::Failed);
+    assert_eq!(partial.flow.as_ref().unwrap().items.len(), 2, "it went on to the next task");
+    assert_eq!(batch_result_type(&partial), "partialFailed");
+    assert_eq!(batch_result_type(&run_of(false)), "failed");
+    let done = block_on(run_flow(
+        "f".into(),
+        &parse_flow("tasks:\n  - name: a\n    flow:\n      - sleep: 1\n").unwrap(),
+        &RunOptions::default(),
+        &config(),
+        &mut todo_browser(),
+        &ScriptedModel::new(vec![]),
+    ));
+    assert_eq!(batch_result_type(&done), "success");
+}
