@@ -51,7 +51,7 @@ export default [
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['scripts/**/*.mjs', 'tests/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'tests/**/*.mjs', 'packages/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
   },
   // Tests depend on the scripts' helpers, never the other way round.
@@ -60,6 +60,15 @@ export default [
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ regex: '(^|/)tests/', message: 'scripts/ imports nothing from tests/: shared helpers live in scripts/lib.' }],
+      }],
+    },
+  },
+  // The npm package is self-contained: what it runs is in its folder (its tarball has nothing else).
+  {
+    files: ['packages/playwright/**/*.mjs'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./\\.\\.|(^|/)(scripts|tests|dist)/', message: '@sightline/playwright imports only its own files and its declared dependencies.' }],
       }],
     },
   },

@@ -2,7 +2,7 @@
 // calls find elements and read it (the model is the e2e's mock, given through the environment).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '../../../scripts/lib/playwright/index.mjs';
+import { expect, test } from '../../../packages/playwright/index.mjs';
 import { startStaticServer } from '../../../scripts/lib/static-server.mjs';
 
 let site;

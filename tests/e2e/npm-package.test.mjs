@@ -1,0 +1,177 @@
+// The npm package @sightline/playwright as a user gets it: packed (scripts/lib/package.mjs →
+// `npm pack` with the built extension inside), installed with `npm i` in a fresh project outside
+// the repo (from npm's cache: offline first, so it works without the registry once the repo's
+// own `npm ci` has run), and a spec there that extends Playwright Test's `test` once with the
+// fixtures, run with `npx playwright test` against a local page and this file's scripted model.
+// The project's `use` settings (baseURL, viewport, storageState) must hold in the fixture's
+// browser; the bridge client is imported from the installed package (its MCP SDK with it).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DIST, ROOT, userMessage } from '../support/browser.mjs';
+import { startMockModel } from '../support/mock-model.mjs';
+import { startStaticServer } from '../support/static-server.mjs';
+import { filesUnder, packageNpm } from '../../scripts/lib/package.mjs';
+
+const work = mkdtempSync(path.join(tmpdir(), 'sightline-npm-'));
+const project = path.join(work, 'project');
+const PLAYWRIGHT_TEST = JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@playwright/test/package.json'), 'utf8')).version;
+let mock;
+let site;
+let tarball;
+
+before(async () => {
+  [mock, site] = await Promise.all([startMockModel(), startStaticServer()]);
+  mock.setFallback(answer);
+});
+after(async () => {
+  await Promise.all([mock?.close(), site?.close()]);
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The element lines of the page description a request carries (`[n] …`). */
+const elementLines = (text) => text.split('\n').filter((l) => /^\s*\[\d+\]/.test(l));
+
+/** The model's part: the number of the todo box for a locate, the todo titles for the query. */
+function answer(body) {
+  const { text } = userMessage(body);
+  if (/the titles of the todos shown/.test(text)) {
+    const titles = elementLines(text).map((l) => l.match(/^\s*\[\d+\]\s+label\b[^\n]*?"([^"]+)"/)?.[1]).filter((t) => t && t !== 'Mark all as complete');
+    return JSON.stringify({ thought: 'the labels of the list', data: titles });
+  }
+  const line = elementLines(text).find((l) => /What needs to be done\?/.test(l));
+  return JSON.stringify(line ? { thought: 'the new-todo box', element: Number(line.match(/\[(\d+)\]/)[1]) } : { thought: 'not there', element: null, error: 'no todo box' });
+}
+
+/**
+ * A command in a process group of its own: exit code and output. Past `boundMs` the group is
+ * killed (TERM, then KILL) and the promise rejects, naming the command and what it printed.
+ */
+function run(command, args, { cwd, env = process.env, boundMs }) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const kill = (signal) => { try { process.kill(-child.pid, signal); } catch { /* gone */ } };
+    const timer = setTimeout(() => {
+      kill('SIGTERM');
+      setTimeout(() => kill('SIGKILL'), 5_000).unref();
+      reject(new Error(`${command} ${args.join(' ')} took over ${boundMs / 1000} s:\n${out}`));
+    }, boundMs);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, ms: Date.now() - started });
+    });
+  });
+}
+
+const figures = {};
+
+test('npm pack: the package\'s files, its types and the built extension, nothing of the repo besides', { timeout: 150_000 }, () => {
+  const started = Date.now();
+  const { file, entries } = packageNpm({ out: path.join(work, 'out') });
+  figures.packMs = Date.now() - started;
+  tarball = file;
+  assert.equal(path.basename(file), `sightline-playwright-${JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8')).version}.tgz`);
+  for (const f of ['package.json', 'index.mjs', 'index.d.ts', 'fixtures.mjs', 'fixtures.d.ts', 'bridge.mjs', 'bridge.d.ts', 'calls.mjs', 'lib/browser.mjs', 'lib/core-node.mjs', 'lib/flow-runner.mjs', 'lib/static-server.mjs', 'lib/chromium-path.mjs', 'extension/manifest.json', 'extension/wasm/sightline_bg.wasm']) {
+    assert.ok(entries.includes(`package/${f}`), `${f} is in the tarball: ${entries.join(' ')}`);
+  }
+  const extension = entries.filter((e) => e.startsWith('package/extension/')).map((e) => e.slice('package/extension/'.length)).sort();
+  assert.deepEqual(extension, filesUnder(DIST), 'the extension inside is the built one, whole');
+  assert.ok(!entries.some((e) => /(^|\/)(tests?|node_modules|scripts)\//.test(e)), entries.join(' '));
+  const meta = JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8'));
+  assert.equal(meta.private, undefined, 'publishable');
+  assert.deepEqual(Object.keys(meta.exports).filter((k) => ['.', './fixtures', './bridge'].includes(k)), ['.', './fixtures', './bridge']);
+  assert.match(meta.peerDependencies['@playwright/test'], /^>=1\.\d+ <2$/);
+  assert.ok(meta.dependencies['playwright-core'] && meta.dependencies['@modelcontextprotocol/sdk']);
+});
+
+test('npm i of the tarball in a fresh project outside the repo; a spec with one extend passes there, with the project\'s baseURL, viewport and storageState', { timeout: 420_000 }, async () => {
+  assert.ok(tarball, 'packed');
+  assert.ok(!path.resolve(project).startsWith(ROOT + path.sep), 'outside the repo');
+  const specDir = path.join(project, 'e2e');
+  mkdirSync(specDir, { recursive: true });
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'a-user-project', private: true, type: 'module' }, null, 2));
+  // The install: npm's cache only, else the registry as well.
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SIGHTLINE_|MIDSCENE_|OPENAI_|PLAYWRIGHT_|npm_)/.test(k)));
+  const install = (mode) => run('npm', ['install', mode, '--no-audit', '--no-fund', '--loglevel=error', '-D', tarball, `@playwright/test@${PLAYWRIGHT_TEST}`], { cwd: project, env: clean, boundMs: 240_000 });
+  const started = Date.now();
+  let installed = await install('--offline');
+  figures.install = 'offline';
+  if (installed.code !== 0) {
+    installed = await install('--prefer-offline');
+    figures.install = `prefer-offline (offline: ${installed.out.trim().split('\n').at(-1)})`;
+  }
+  figures.installMs = Date.now() - started;
+  assert.equal(installed.code, 0, installed.out);
+  const root = path.join(project, 'node_modules/@sightline/playwright');
+  assert.ok(existsSync(path.join(root, 'extension/manifest.json')), 'the extension came with the package');
+  assert.ok(existsSync(path.join(project, 'node_modules/@modelcontextprotocol/sdk/package.json')), 'the MCP SDK came as its dependency');
+
+  const state = { cookies: [{ name: 'from-state', value: 'cookie', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }], origins: [{ origin: site.origin, localStorage: [{ name: 'from-state', value: 'local' }] }] };
+  writeFileSync(path.join(project, 'state.json'), JSON.stringify(state));
+  writeFileSync(path.join(project, 'playwright.config.mjs'), `import { defineConfig } from '@playwright/test';
+export default defineConfig({
+  testDir: './e2e',
+  timeout: 90_000,
+  workers: 1,
+  use: { baseURL: ${JSON.stringify(site.origin)}, viewport: { width: 1000, height: 700 }, storageState: 'state.json' },
+});
+`);
+  writeFileSync(path.join(specDir, 'todo.spec.mjs'), `import { test as base, expect } from '@playwright/test';
+import { sightlineFixtures } from '@sightline/playwright/fixtures';
+import { SightlineBridge } from '@sightline/playwright/bridge';
+
+const test = base.extend(sightlineFixtures(base));
+
+test('adds a todo through Sightline on the project\\'s baseURL', async ({ page, aiInput, aiKeyboardPress, aiQuery }) => {
+  await page.goto('/todo.html');
+  expect(page.url()).toBe(${JSON.stringify(site.url('/todo.html'))});
+  expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([1000, 700]);
+  expect(await page.evaluate(() => [localStorage.getItem('from-state'), document.cookie])).toEqual(['local', 'from-state=cookie']);
+  await aiInput('the "What needs to be done?" box', { value: 'buy milk' });
+  await aiKeyboardPress('Enter');
+  await expect(page.locator('.todo-list label')).toHaveText(['buy milk']);
+  expect(await aiQuery('the titles of the todos shown, as a list of strings')).toEqual(['buy milk']);
+});
+
+test('a second test gets the storage state again, not what the first test left', async ({ page }) => {
+  await page.goto('/todo.html');
+  expect(await page.evaluate(() => localStorage.getItem('from-state'))).toBe('local');
+  expect(await page.locator('.todo-list label').count()).toBe(0);
+});
+
+test.describe('a file of its own baseURL', () => {
+  test.use({ baseURL: ${JSON.stringify(site.url('/strict/'))} });
+  test('gets it: the browser is launched again for settings that differ', async ({ page }) => {
+    await page.goto('todo.html');
+    expect(page.url()).toBe(${JSON.stringify(site.url('/strict/todo.html'))});
+    expect(await page.evaluate(() => innerWidth)).toBe(1000);
+  });
+});
+
+test('the bridge client comes with the package: no server, a readable error', async () => {
+  const agent = new SightlineBridge({ port: 9, token: 't', timeoutMs: 10_000 });
+  await expect(agent.connect()).rejects.toThrow(/sightline-mcp does not answer at http:\\/\\/127\\.0\\.0\\.1:9\\/mcp/);
+});
+`);
+  const asked = mock.requests.length;
+  const cli = path.join(project, 'node_modules/@playwright/test/cli.js');
+  const env = { ...clean, SIGHTLINE_BASE_URL: mock.baseUrl, SIGHTLINE_MODEL: 'mock-model', SIGHTLINE_API_KEY: 'sk-npm', PLAYWRIGHT_JSON_OUTPUT_FILE: path.join(work, 'report.json') };
+  const tested = await run(process.execPath, [cli, 'test', '--reporter=json,line'], { cwd: project, env, boundMs: 240_000 });
+  figures.testMs = tested.ms;
+  assert.equal(tested.code, 0, tested.out);
+  const report = JSON.parse(readFileSync(path.join(work, 'report.json'), 'utf8'));
+  const specs = report.suites.flatMap(function all(s) { return [...s.specs, ...(s.suites ?? []).flatMap(all)]; });
+  assert.deepEqual(specs.map((s) => s.tests[0].results.at(-1).status), ['passed', 'passed', 'passed', 'passed'], tested.out);
+  const steps = specs[0].tests[0].results.at(-1).steps.map((s) => s.title);
+  assert.ok(steps.includes('aiInput "the \\"What needs to be done?\\" box"'), JSON.stringify(steps));
+  assert.ok(mock.requests.length - asked >= 2, 'the calls went to the model from the environment');
+  console.log(`# figures: ${JSON.stringify(figures)}`);
+});
