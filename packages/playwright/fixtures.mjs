@@ -87,7 +87,7 @@ async function runsOfTab(sw, tabId, since) {
 
 /**
  * Storage state (a file's path or its object) put into a context that is already open, as a new
- * context would take it: by Playwright's own setStorageState where it has one (1.59 on), else
+ * context would take it: by Playwright's own setStorageState where it has one (recent releases), else
  * cookies, then each origin's local storage on a page whose requests are answered blank.
  */
 async function applyStorageState(context, state) {
