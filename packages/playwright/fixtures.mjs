@@ -90,7 +90,7 @@ async function runsOfTab(sw, tabId, since) {
  * context would take it: by Playwright's own setStorageState where it has one (recent releases), else
  * cookies, then each origin's local storage on a page whose requests are answered blank.
  */
-async function applyStorageState(context, state) {
+export async function applyStorageState(context, state) {
   if (typeof context.setStorageState === 'function') return context.setStorageState(state);
   const { cookies = [], origins = [] } = typeof state === 'string' ? JSON.parse(await readFile(state, 'utf8')) : state;
   if (cookies.length) await context.addCookies(cookies);
