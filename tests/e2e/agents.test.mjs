@@ -391,6 +391,7 @@ test('a console message cut in the middle of a character is kept, the half chara
 
 test('bridge mode: a Node script calls aiAct (its progress seen), aiInput in both of the fixture\'s orders, aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
   mock.script(todoPlanReply(), '{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
+  await assert.rejects(new SightlineBridge({ url: url(), token: 'not-the-token', name: 'wrong-token' }).connect(), /refused the pairing token \(HTTP 401\): it is not the one the panel shows now/);
   const progress = [];
   const agent = new SightlineBridge({ url: url(), token, name: 'bridge-script', timeoutMs: 120_000, onProgress: (p) => progress.push(p) });
   assert.equal((await agent.connect()).name, 'sightline');

@@ -15,6 +15,7 @@ import { DIST, ROOT, userMessage } from '../support/browser.mjs';
 import { startMockModel } from '../support/mock-model.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 import { filesUnder, packageNpm } from '../../scripts/lib/package.mjs';
+import { chromiumPath } from '../../packages/playwright/lib/chromium-path.mjs';
 
 const work = mkdtempSync(path.join(tmpdir(), 'sightline-npm-'));
 const project = path.join(work, 'project');
@@ -72,6 +73,17 @@ function run(command, args, { cwd, env = process.env, boundMs }) {
 }
 
 const figures = {};
+
+test('the default Chromium: CHROMIUM_PATH, else Playwright\'s own when it is there, else the system\'s', () => {
+  const own = path.join(work, 'ms-playwright-chrome');
+  writeFileSync(own, '');
+  const playwright = (file) => ({ executablePath: () => file });
+  const system = process.platform === 'darwin' ? '/Applications/Chromium.app/Contents/MacOS/Chromium' : '/usr/bin/chromium';
+  assert.equal(chromiumPath({ env: {}, browserType: playwright(own) }), own);
+  assert.equal(chromiumPath({ env: {}, browserType: playwright(path.join(work, 'not-downloaded')) }), system);
+  assert.equal(chromiumPath({ env: {}, browserType: { executablePath: () => { throw new Error('no build for this platform'); } } }), system);
+  assert.equal(chromiumPath({ env: { CHROMIUM_PATH: '/opt/chromium' }, browserType: playwright(own) }), '/opt/chromium');
+});
 
 test('npm pack: the package\'s files, its types and the built extension, nothing of the repo besides', { timeout: 150_000 }, () => {
   const started = Date.now();
