@@ -1,13 +1,14 @@
 // The npm package @sightline/playwright as a user gets it: packed (scripts/lib/package.mjs →
 // `npm pack` with the built extension inside), installed with `npm i` in a fresh project outside
 // the repo (from npm's cache: offline first, so it works without the registry once the repo's
-// own `npm ci` has run), and a spec there that extends Playwright Test's `test` once with the
+// own `npm ci` has run from the same registry: `npm ci --offline` from a lock made of the repo's), and a spec there that extends Playwright Test's `test` once with the
 // fixtures, run with `npx playwright test` against a local page and this file's scripted model.
 // The project's `use` settings (baseURL, viewport, storageState) must hold in the fixture's
 // browser; the bridge client is imported from the installed package (its MCP SDK with it).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -74,6 +75,49 @@ function run(command, args, { cwd, env = process.env, boundMs }) {
 
 const figures = {};
 
+/**
+ * The project's lockfile, made from the repo's own: the tarball and @playwright/test at the root,
+ * every package they need as the repo's tree has it (version and integrity), so `npm ci
+ * --offline` takes each from npm's cache, which the repo's `npm ci` filled (an `npm install`
+ * offline would also need the registry's package lists, which `npm ci` never fetches). Null when
+ * the repo's lock lacks one of them (the install then asks the registry).
+ */
+function lockFromRepo(tarballFile, devDependencies) {
+  const repo = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')).packages;
+  const meta = JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8'));
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarballFile)).digest('base64')}`;
+  const own = { version: meta.version, resolved: devDependencies['@sightline/playwright'], integrity, dev: true, license: meta.license,
+    dependencies: meta.dependencies, peerDependencies: meta.peerDependencies, peerDependenciesMeta: meta.peerDependenciesMeta };
+  const packages = { '': { name: 'a-user-project', devDependencies }, 'node_modules/@sightline/playwright': own };
+  // Where npm finds `name` from the package at `from`: its own node_modules, then each one up.
+  const find = (name, from) => {
+    for (let base = from; ; base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : '') {
+      const key = `${base ? `${base}/` : ''}node_modules/${name}`;
+      if (packages[key] || repo[key]) return key;
+      if (!base) return null;
+    }
+  };
+  const pending = ['node_modules/@sightline/playwright', 'node_modules/@playwright/test'];
+  if (!repo['node_modules/@playwright/test']) return null;
+  packages['node_modules/@playwright/test'] = repo['node_modules/@playwright/test'];
+  while (pending.length) {
+    const at = pending.pop();
+    const entry = packages[at];
+    const optional = new Set([...Object.keys(entry.optionalDependencies ?? {}), ...Object.entries(entry.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n)]);
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+      const key = find(name, at);
+      if (!key) {
+        if (optional.has(name)) continue;
+        return null;
+      }
+      if (packages[key]) continue;
+      packages[key] = repo[key];
+      pending.push(key);
+    }
+  }
+  return { name: 'a-user-project', lockfileVersion: 3, requires: true, packages };
+}
+
 test('the default Chromium: CHROMIUM_PATH, else Playwright\'s own when it is there, else the system\'s', () => {
   const own = path.join(work, 'ms-playwright-chrome');
   writeFileSync(own, '');
@@ -109,19 +153,28 @@ test('npm i of the tarball in a fresh project outside the repo; a spec with one 
   assert.ok(!path.resolve(project).startsWith(ROOT + path.sep), 'outside the repo');
   const specDir = path.join(project, 'e2e');
   mkdirSync(specDir, { recursive: true });
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'a-user-project', private: true, type: 'module' }, null, 2));
-  // The install: npm's cache only, else the registry as well.
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SIGHTLINE_|MIDSCENE_|OPENAI_|PLAYWRIGHT_|npm_)/.test(k)));
-  const install = (mode) => run('npm', ['install', mode, '--no-audit', '--no-fund', '--loglevel=error', '-D', tarball, `@playwright/test@${PLAYWRIGHT_TEST}`], { cwd: project, env: clean, boundMs: 240_000 });
+  const devDependencies = { '@playwright/test': PLAYWRIGHT_TEST, '@sightline/playwright': `file:${path.relative(project, tarball)}` };
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'a-user-project', private: true, type: 'module', devDependencies }, null, 2));
+  // The install: `npm ci` offline from the lock the repo's makes; else `npm install`, from npm's
+  // cache where it can and the registry for the rest.
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SIGHTLINE_|MIDSCENE_|OPENAI_|PLAYWRIGHT_|npm_package_|npm_lifecycle_)/.test(k)));
+  const npm = (args) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env: clean, boundMs: 240_000 });
   const started = Date.now();
-  let installed = await install('--offline');
-  figures.install = 'offline';
+  const lock = lockFromRepo(tarball, devDependencies);
+  let installed = { code: 1, out: 'the repo\'s lock lacks a package the tarball needs' };
+  if (lock) {
+    writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
+    installed = await npm(['ci', '--offline']);
+  }
+  figures.install = 'npm ci --offline';
   if (installed.code !== 0) {
-    installed = await install('--prefer-offline');
-    figures.install = `prefer-offline (offline: ${installed.out.trim().split('\n').at(-1)})`;
+    const why = installed.out.trim().split('\n').find((l) => /ENOTCACHED|error|lacks/.test(l)) ?? `exit ${installed.code}`;
+    rmSync(path.join(project, 'package-lock.json'), { force: true });
+    installed = await npm(['install', '--prefer-offline', '--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=5000']);
+    figures.install = `npm install --prefer-offline (offline: ${why})`;
   }
   figures.installMs = Date.now() - started;
-  assert.equal(installed.code, 0, installed.out);
+  assert.equal(installed.code, 0, `${figures.install}\n${installed.out}`);
   const root = path.join(project, 'node_modules/@sightline/playwright');
   assert.ok(existsSync(path.join(root, 'extension/manifest.json')), 'the extension came with the package');
   assert.ok(existsSync(path.join(project, 'node_modules/@modelcontextprotocol/sdk/package.json')), 'the MCP SDK came as its dependency');
