@@ -1,10 +1,11 @@
 // The npm package @sightline/playwright as a user gets it: packed (scripts/lib/package.mjs →
-// `npm pack` with the built extension inside), installed with `npm i` in a fresh project outside
-// the repo (from npm's cache: offline first, so it works without the registry once the repo's
-// own `npm ci` has run from the same registry: `npm ci --offline` from a lock made of the repo's), and a spec there that extends Playwright Test's `test` once with the
-// fixtures, run with `npx playwright test` against a local page and this file's scripted model.
-// The project's `use` settings (baseURL, viewport, storageState) must hold in the fixture's
-// browser; the bridge client is imported from the installed package (its MCP SDK with it).
+// `npm pack` with the built extension inside), installed in a fresh project outside the repo
+// (`npm ci --offline` from a lock made of the repo's, so it needs no registry once the repo's own
+// `npm ci` has filled npm's cache from the same one; else `npm install`), and a spec there that
+// extends Playwright Test's `test` once with the fixtures, run with `npx playwright test` against
+// a local page and this file's scripted model. The project's `use` settings (baseURL, a file's
+// own baseURL, viewport, storageState) must hold in the fixture's browser; the bridge client is
+// imported from the installed package (its MCP SDK with it).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
