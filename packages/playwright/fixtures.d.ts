@@ -1,5 +1,5 @@
 // Types of @sightline/playwright/fixtures (fixtures.mjs): the fixtures for one `extend`.
-import type { BrowserContext, Page, TestType, Worker } from '@playwright/test';
+import type { BrowserContext, Fixtures, Page, PlaywrightTestArgs, PlaywrightTestOptions, PlaywrightWorkerArgs, PlaywrightWorkerOptions, TestType, Worker } from '@playwright/test';
 
 /** A model's settings (README: "Configure a model"). */
 export interface SightlineModel {
@@ -106,8 +106,15 @@ export interface SightlineCalls {
   runYaml(yaml: string): Promise<{ result: Record<string, unknown> }>;
 }
 
+/** Sightline's test fixtures (its calls and its test-scoped options), and its worker option. */
+export type SightlineTestFixtures = SightlineCalls & Omit<SightlineOptions, 'sightlineBrowser'>;
+export type SightlineWorkerFixtures = Pick<SightlineOptions, 'sightlineBrowser'>;
+
 /** The fixtures for `base.extend(sightlineFixtures(base))`. */
-export function sightlineFixtures(base: TestType<any, any>): Record<string, unknown>;
+export function sightlineFixtures(base: TestType<any, any>): Fixtures<
+  SightlineTestFixtures, SightlineWorkerFixtures,
+  PlaywrightTestArgs & PlaywrightTestOptions, PlaywrightWorkerArgs & PlaywrightWorkerOptions
+>;
 
 /** A flow file (or YAML text) run on the test page, its items as Playwright steps. */
 export function runFlowOnPage(
