@@ -107,11 +107,6 @@ export async function applyStorageState(context, state) {
   }
 }
 
-// Context settings a window sized by the fixture cannot take: the window is the viewport (the
-// extension captures what the window shows), so emulation stays off. Given as undefined, so that
-// Playwright Test does not add the project's own.
-const NOT_EMULATED = { viewport: undefined, deviceScaleFactor: undefined, isMobile: undefined, hasTouch: undefined, screen: undefined, storageState: undefined };
-
 /**
  * The fixtures, for `base.extend(sightlineFixtures(base))` (`base`: a Playwright Test `test`,
  * whose `step` the calls use). The project's `use` settings apply to the browser: `baseURL`,
@@ -208,7 +203,7 @@ export function sightlineFixtures(base) {
         ...(viewport ? { viewport } : {}),
         ...(deviceScaleFactor ? { deviceScaleFactor } : {}),
         ...sightlineBrowser,
-        contextOptions: { ...contextOptions, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)), ...NOT_EMULATED },
+        contextOptions: { ...contextOptions, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) },
       };
       await use(await sightlineWorker.open(settings));
     }, { timeout: 60_000 }],

@@ -213,12 +213,12 @@ test('a second test gets the storage state again, not what the first test left',
   expect(await page.locator('.todo-list label').count()).toBe(0);
 });
 
-test.describe('a file of its own baseURL', () => {
-  test.use({ baseURL: ${JSON.stringify(site.url('/strict/'))} });
-  test('gets it: the browser is launched again for settings that differ', async ({ page }) => {
+test.describe('a file of its own baseURL and device ratio', () => {
+  test.use({ baseURL: ${JSON.stringify(site.url('/strict/'))}, deviceScaleFactor: 2 });
+  test('gets them: the browser is launched again for settings that differ', async ({ page }) => {
     await page.goto('todo.html');
     expect(page.url()).toBe(${JSON.stringify(site.url('/strict/todo.html'))});
-    expect(await page.evaluate(() => innerWidth)).toBe(1000);
+    expect(await page.evaluate(() => [innerWidth, innerHeight, devicePixelRatio])).toEqual([1000, 700, 2]);
   });
 });
 

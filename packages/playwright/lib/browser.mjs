@@ -29,6 +29,13 @@ export const DIST = extensionDir();
 // temp folder per Chromium build, so each Playwright worker and test file does not start a
 // second browser only to measure it.
 const uiHeights = new Map();
+
+// Emulation a real window cannot take (the extension captures what the window shows; a device
+// ratio is a real one, --force-device-scale-factor), nor the storage state a persistent context
+// is opened without (the fixture puts it in). Given as undefined so that Playwright Test, when
+// this runs in a test, does not add the project's own (its context options fill absent keys).
+const NO_EMULATION = { deviceScaleFactor: undefined, isMobile: undefined, hasTouch: undefined, screen: undefined, storageState: undefined };
+
 async function windowChromeHeight(chromium, executablePath, headless, scaleArgs) {
   const key = `${executablePath} ${headless} ${scaleArgs}`;
   if (uiHeights.has(key)) return uiHeights.get(key);
@@ -41,7 +48,7 @@ async function windowChromeHeight(chromium, executablePath, headless, scaleArgs)
   const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
   const probe = await chromium.launch({ executablePath, headless, args });
   try {
-    const page = await (await probe.newContext({ viewport: null })).newPage();
+    const page = await (await probe.newContext({ ...NO_EMULATION, viewport: null })).newPage();
     uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
   } finally {
     await probe.close();
@@ -87,6 +94,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
   const extra = await windowChromeHeight(chromium, executablePath, headless, scaleArgs);
   const context = await chromium.launchPersistentContext(userDataDir, {
     ...contextOptions,
+    ...NO_EMULATION,
     executablePath,
     headless,
     viewport: null,
