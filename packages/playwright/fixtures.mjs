@@ -115,7 +115,7 @@ export async function applyStorageState(context, state) {
  * `javaScriptEnabled`, `bypassCSP`, `acceptDownloads`, `proxy`, `contextOptions`; `viewport` is
  * the window's page area; `deviceScaleFactor` a real device ratio; `storageState` is put into the
  * context before each test; `headless` and `launchOptions.executablePath` choose how and which
- * Chromium runs (`isMobile`, `hasTouch` and `video` are not taken). Sightline's options (test.use):
+ * Chromium runs (`isMobile`, `hasTouch`, `serviceWorkers: 'block'` and `video` are not taken). Sightline's options (test.use):
  * - `sightlineBrowser` (worker): `{executablePath, extensionPath, headless, viewport}`, over the
  *   above (default Chromium: $CHROMIUM_PATH, else Playwright's own when installed, else
  *   /usr/bin/chromium or Homebrew's; extension: $SIGHTLINE_EXTENSION_PATH, else the one in the

@@ -30,11 +30,13 @@ export const DIST = extensionDir();
 // second browser only to measure it.
 const uiHeights = new Map();
 
-// Emulation a real window cannot take (the extension captures what the window shows; a device
-// ratio is a real one, --force-device-scale-factor), nor the storage state a persistent context
-// is opened without (the fixture puts it in). Given as undefined so that Playwright Test, when
-// this runs in a test, does not add the project's own (its context options fill absent keys).
-const NO_EMULATION = { deviceScaleFactor: undefined, isMobile: undefined, hasTouch: undefined, screen: undefined, storageState: undefined };
+// What the launch does not take from Playwright Test: emulation a real window cannot take (the
+// extension captures what the window shows; a device ratio is a real one,
+// --force-device-scale-factor), the storage state a persistent context is opened without (the
+// fixture puts it in), and blocking service workers (the extension is one). Given as undefined so
+// that Playwright Test, when this runs in a test, does not add the project's own (its context
+// options fill absent keys).
+const NOT_TAKEN = { deviceScaleFactor: undefined, isMobile: undefined, hasTouch: undefined, screen: undefined, storageState: undefined, serviceWorkers: undefined };
 
 async function windowChromeHeight(chromium, executablePath, headless, scaleArgs) {
   const key = `${executablePath} ${headless} ${scaleArgs}`;
@@ -48,7 +50,7 @@ async function windowChromeHeight(chromium, executablePath, headless, scaleArgs)
   const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
   const probe = await chromium.launch({ executablePath, headless, args });
   try {
-    const page = await (await probe.newContext({ ...NO_EMULATION, viewport: null })).newPage();
+    const page = await (await probe.newContext({ ...NOT_TAKEN, viewport: null })).newPage();
     uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
   } finally {
     await probe.close();
@@ -94,7 +96,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
   const extra = await windowChromeHeight(chromium, executablePath, headless, scaleArgs);
   const context = await chromium.launchPersistentContext(userDataDir, {
     ...contextOptions,
-    ...NO_EMULATION,
+    ...NOT_TAKEN,
     executablePath,
     headless,
     viewport: null,
