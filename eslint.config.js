@@ -51,7 +51,7 @@ export default [
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['scripts/**/*.mjs', 'tests/**/*.mjs', 'packages/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'tests/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
   },
   // Tests depend on the scripts' helpers, never the other way round.
@@ -65,7 +65,7 @@ export default [
   },
   // The npm package is self-contained: what it runs is in its folder (its tarball has nothing else).
   {
-    files: ['packages/playwright/**/*.mjs'],
+    files: ['scripts/lib/playwright/**/*.mjs'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ regex: '^\\.\\./\\.\\.|(^|/)(scripts|tests|dist)/', message: '@sightline/playwright imports only its own files and its declared dependencies.' }],

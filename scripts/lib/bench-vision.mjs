@@ -4,7 +4,7 @@
 // A benchmark, not a test: it prints figures and writes out/bench-vision.json.
 import { writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { launchWithExtension } from '../../packages/playwright/lib/browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
 import { ROOT } from './root.mjs';
 import { startStaticServer } from './static-server.mjs';
 

@@ -4,9 +4,9 @@
 // Writes the report, the GIF, every export and two screenshots to out/.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchWithExtension } from '../../packages/playwright/lib/browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
 import { ROOT } from './root.mjs';
-import { modelsFromEnv, openFlow, runFlowIn, summary } from '../../packages/playwright/lib/flow-runner.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, summary } from './playwright/lib/flow-runner.mjs';
 
 const FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');
 const OUT = path.join(ROOT, 'out');

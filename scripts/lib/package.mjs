@@ -1,6 +1,6 @@
 // The release files (scripts/package): the zip, dist/ as the Chrome Web Store and "Load unpacked"
 // take it, manifest.json at the zip's root, after the checks of the store's that can be made
-// offline; and the npm tarball of @sightline/playwright (packages/playwright) with that same
+// offline; and the npm tarball of @sightline/playwright (scripts/lib/playwright) with that same
 // built extension inside it. `node scripts/lib/package.mjs [--dist DIR] [--out DIR]` checks and
 // writes out/sightline-<version>.zip and out/sightline-playwright-<version>.tgz.
 import { execFileSync } from 'node:child_process';
@@ -223,7 +223,7 @@ export function packageExtension({ dist = path.join(ROOT, 'dist'), out = path.jo
   return { file, entries, bytes: bytes.length };
 }
 
-const PACKAGE = path.join(ROOT, 'packages/playwright');
+const PACKAGE = path.join(ROOT, 'scripts/lib/playwright');
 
 /**
  * `npm pack` of @sightline/playwright with the built extension in it: the package's own files

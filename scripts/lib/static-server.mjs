@@ -1,10 +1,10 @@
 // The static server of the repo's tests and benchmarks: @sightline/playwright's
-// (packages/playwright/lib/static-server.mjs), serving tests/fixtures unless told another folder.
+// (scripts/lib/playwright/lib/static-server.mjs), serving tests/fixtures unless told another folder.
 // CLI: node scripts/lib/static-server.mjs --port 8080 [--root DIR]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStaticServer as serve } from '../../packages/playwright/lib/static-server.mjs';
+import { startStaticServer as serve } from './playwright/lib/static-server.mjs';
 
 const DEFAULT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'fixtures');
 

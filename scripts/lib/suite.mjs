@@ -1,5 +1,5 @@
 // scripts/suite: a folder or glob of YAML flows run on Playwright Test's own runner, one test per
-// flow (packages/playwright: suite.config.mjs + flows.spec.mjs), a Chromium with the
+// flow (scripts/lib/playwright: suite.config.mjs + flows.spec.mjs), a Chromium with the
 // extension per worker. Writes JUnit XML and one HTML report, or with --shard a blob report for
 // `scripts/suite merge`. Exit code: Playwright's (0 when every flow passed).
 import { spawn } from 'node:child_process';
@@ -38,7 +38,7 @@ _API_KEY, _NAME, _FAMILY. Secrets: SIGHTLINE_SECRET_<NAME>=value, typed where a 
 required). Chromium: CHROMIUM_PATH (default Debian's /usr/bin/chromium, on macOS Homebrew's Chromium.app; branded Chrome ignores
 extensions loaded this way).`;
 
-const PACKAGE = path.join(ROOT, 'packages/playwright');
+const PACKAGE = path.join(ROOT, 'scripts/lib/playwright');
 const CONFIG = path.join(PACKAGE, 'suite.config.mjs');
 const CLI = createRequire(path.join(PACKAGE, 'package.json')).resolve('@playwright/test/cli');
 
@@ -152,7 +152,7 @@ function playwright(args, env) {
 async function runSuite(args) {
   const flows = await expandFlows(args.inputs);
   // Loaded here, not above: it loads the built core, which `merge` (a CI job of its own) need not have.
-  const { modelsFromEnv, secretsFromEnv } = await import('../../packages/playwright/lib/flow-runner.mjs');
+  const { modelsFromEnv, secretsFromEnv } = await import('./playwright/lib/flow-runner.mjs');
   // Read here so that a bad variable fails before Playwright starts; each worker's fixture reads them again.
   const { model } = modelsFromEnv();
   secretsFromEnv();

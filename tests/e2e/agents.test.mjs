@@ -17,7 +17,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SightlineBridge } from '../../packages/playwright/bridge.mjs';
+import { SightlineBridge } from '../../scripts/lib/playwright/bridge.mjs';
 import { plainConnect, plainServer } from '../support/plain-ws.mjs';
 import { ROOT } from '../support/browser.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';

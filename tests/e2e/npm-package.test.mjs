@@ -17,7 +17,7 @@ import { DIST, ROOT, userMessage } from '../support/browser.mjs';
 import { startMockModel } from '../support/mock-model.mjs';
 import { startStaticServer } from '../support/static-server.mjs';
 import { filesUnder, packageNpm } from '../../scripts/lib/package.mjs';
-import { chromiumPath } from '../../packages/playwright/lib/chromium-path.mjs';
+import { chromiumPath } from '../../scripts/lib/playwright/lib/chromium-path.mjs';
 
 const work = mkdtempSync(path.join(tmpdir(), 'sightline-npm-'));
 const project = path.join(work, 'project');
@@ -85,7 +85,7 @@ const figures = {};
  */
 function lockFromRepo(tarballFile, devDependencies) {
   const repo = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')).packages;
-  const meta = JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8'));
+  const meta = JSON.parse(readFileSync(path.join(ROOT, 'scripts/lib/playwright/package.json'), 'utf8'));
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarballFile)).digest('base64')}`;
   const own = { version: meta.version, resolved: devDependencies['@sightline/playwright'], integrity, dev: true, license: meta.license,
     dependencies: meta.dependencies, peerDependencies: meta.peerDependencies, peerDependenciesMeta: meta.peerDependenciesMeta };
@@ -135,14 +135,14 @@ test('npm pack: the package\'s files, its types and the built extension, nothing
   const { file, entries } = packageNpm({ out: path.join(work, 'out') });
   figures.packMs = Date.now() - started;
   tarball = file;
-  assert.equal(path.basename(file), `sightline-playwright-${JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8')).version}.tgz`);
+  assert.equal(path.basename(file), `sightline-playwright-${JSON.parse(readFileSync(path.join(ROOT, 'scripts/lib/playwright/package.json'), 'utf8')).version}.tgz`);
   for (const f of ['package.json', 'index.mjs', 'index.d.ts', 'fixtures.mjs', 'fixtures.d.ts', 'bridge.mjs', 'bridge.d.ts', 'calls.mjs', 'lib/browser.mjs', 'lib/core-node.mjs', 'lib/flow-runner.mjs', 'lib/static-server.mjs', 'lib/chromium-path.mjs', 'extension/manifest.json', 'extension/wasm/sightline_bg.wasm']) {
     assert.ok(entries.includes(`package/${f}`), `${f} is in the tarball: ${entries.join(' ')}`);
   }
   const extension = entries.filter((e) => e.startsWith('package/extension/')).map((e) => e.slice('package/extension/'.length)).sort();
   assert.deepEqual(extension, filesUnder(DIST), 'the extension inside is the built one, whole');
   assert.ok(!entries.some((e) => /(^|\/)(tests?|node_modules|scripts)\//.test(e)), entries.join(' '));
-  const meta = JSON.parse(readFileSync(path.join(ROOT, 'packages/playwright/package.json'), 'utf8'));
+  const meta = JSON.parse(readFileSync(path.join(ROOT, 'scripts/lib/playwright/package.json'), 'utf8'));
   assert.equal(meta.private, undefined, 'publishable');
   assert.deepEqual(Object.keys(meta.exports).filter((k) => ['.', './fixtures', './bridge'].includes(k)), ['.', './fixtures', './bridge']);
   assert.match(meta.peerDependencies['@playwright/test'], /^>=1\.\d+ <2$/);

@@ -1,4 +1,4 @@
-// The suite runner (scripts/suite → Playwright Test with packages/playwright) and the
+// The suite runner (scripts/suite → Playwright Test with scripts/lib/playwright) and the
 // Playwright fixture, each run as a user runs them: in processes of their own, each worker with
 // its own Chromium and the extension. The flows (tests/fixtures/suite-*.yaml, beside the pages
 // they serve: a flow serves only its own folder) find their elements by

@@ -1,9 +1,9 @@
-// The launcher is @sightline/playwright's (packages/playwright/lib/browser.mjs), shared with the
+// The launcher is @sightline/playwright's (scripts/lib/playwright/lib/browser.mjs), shared with the
 // scripts; the tests import it from here, with the checkout's root.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export { DIST, launchWithExtension } from '../../packages/playwright/lib/browser.mjs';
+export { DIST, launchWithExtension } from '../../scripts/lib/playwright/lib/browser.mjs';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The text of the user message's text parts, and its image parts, from a recorded request body. */

@@ -2,8 +2,8 @@
 // calls find elements and read it (the model is the e2e's mock, given through the environment).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '../../../packages/playwright/index.mjs';
-import { applyStorageState } from '../../../packages/playwright/fixtures.mjs';
+import { expect, test } from '../../../scripts/lib/playwright/index.mjs';
+import { applyStorageState } from '../../../scripts/lib/playwright/fixtures.mjs';
 import { startStaticServer } from '../../../scripts/lib/static-server.mjs';
 
 let site;

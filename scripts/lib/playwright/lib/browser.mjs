@@ -14,12 +14,12 @@ const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 /**
  * The built extension: $SIGHTLINE_EXTENSION_PATH, else the one the package carries (its
  * tarball has it in extension/, scripts/package puts it there), else a checkout's dist/
- * (scripts/build writes it; the package folder is packages/playwright in the repo).
+ * (scripts/build writes it; the package folder is scripts/lib/playwright in the repo).
  */
 export function extensionDir(env = process.env) {
   if (env.SIGHTLINE_EXTENSION_PATH) return path.resolve(env.SIGHTLINE_EXTENSION_PATH);
   const carried = path.join(PACKAGE, 'extension');
-  return existsSync(path.join(carried, 'manifest.json')) ? carried : path.resolve(PACKAGE, '../../dist');
+  return existsSync(path.join(carried, 'manifest.json')) ? carried : path.resolve(PACKAGE, '../../../dist');
 }
 
 export const DIST = extensionDir();
