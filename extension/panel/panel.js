@@ -187,6 +187,9 @@ function el(tag, cls, text) {
   return node;
 }
 
+/** A step's badge when no model found its element: [text, title] message keys by the core's `foundBy`. */
+const FOUND_BADGES = { cache: ['cached', 'cachedTitle'], xpath: ['foundXpath', 'foundXpathTitle'], number: ['foundNumber', 'foundNumberTitle'] };
+
 function renderRun() {
   const run = currentRun();
   $('run-card').hidden = !run;
@@ -215,9 +218,11 @@ function renderRun() {
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
       // A run with a planning model: which model made this call.
       if (step.role) li.querySelector('.what').append(' ', el('span', 'badge role', t(step.role === 'planner' ? 'rolePlanner' : 'roleActor')));
-      if (step.cached) {
-        const badge = el('span', 'badge cached', t('cached'));
-        badge.title = t('cachedTitle');
+      // Found without the model: by the flow's XPath, an agent's element number, or the cache (an earlier run).
+      const found = step.foundBy === 'xpath' || step.foundBy === 'number' ? step.foundBy : step.cached ? 'cache' : null;
+      if (found) {
+        const badge = el('span', `badge ${found === 'cache' ? 'cached' : `found-${found}`}`, t(FOUND_BADGES[found][0]));
+        badge.title = t(FOUND_BADGES[found][1]);
         li.querySelector('.what').append(' ', badge);
       }
       const approx = step.usage?.estimated ? '≈' : '';

@@ -1,6 +1,7 @@
 // The panel's history (issue 44): a search the core decides (every word or "quoted phrase", in
 // a run's instruction, address, task or steps), and delete, which goes through the worker's
-// store (the run and its screenshots are gone for every panel; a running run is refused).
+// store (the run and its screenshots are gone for every panel; a running run is refused); and
+// the badge of a step no model found, by what found it (a flow's XPath is not the cache).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { todoPlanReply } from '../support/mock-model.mjs';
@@ -101,5 +102,38 @@ test('a running run cannot be deleted: the button is off, and the worker refuses
   await row.locator('.delete').click();
   await until('the recording deleted', async () => !(await listed(panel)).includes('held open'));
   assert.equal(await browser.sw.evaluate((id) => self.sightline.run(id), runId), null);
+  await Promise.all([panel.close(), page.close()]);
+});
+
+test("a flow's XPath gets its own badge (XPath, titled so), not the cache's “an earlier run”", async () => {
+  const page = await browser.context.newPage();
+  const url = site.url('/todo.html?case=badges');
+  await page.goto(url);
+  await page.waitForSelector('.new-todo');
+  const tabId = await browser.tabIdOf(page);
+  const yaml = [
+    'web:',
+    `  url: ${url}`,
+    'tasks:',
+    '  - name: badges',
+    '    flow:',
+    '      - aiInput: the "What needs to be done?" box',
+    '        value: buy milk',
+    '        xpath: /html[1]/body[1]/main[1]/header[1]/div[1]/input[2]',
+    '      - aiKeyboardPress: Enter',
+  ].join('\n');
+  const requests = mock.requests.length;
+  const run = await browser.sw.evaluate(([id, y]) => self.sightline.runFlow(id, y), [tabId, yaml]);
+  assert.equal(run.status, 'succeeded', run.error?.message);
+  assert.equal(mock.requests.length, requests, 'no model call');
+  const locate = run.steps.find((s) => s.locate);
+  assert.equal(locate.foundBy, 'xpath');
+  assert.ok(!locate.cached, 'the XPath is not the cache');
+  const panel = await browser.openPanel(tabId);
+  await panel.waitForSelector('#steps .badge.found-xpath');
+  const badges = await panel.$$eval('#steps .badge', (b) => b.map((x) => [x.className, x.textContent, x.title]));
+  assert.deepEqual(badges, [['badge found-xpath', 'XPath', "Found by the flow file's XPath: no model call"]]);
+  assert.match(await panel.textContent('#steps .step:first-child'), /by the flow's XPath: no model call/);
+  await panel.locator('#steps .step').first().screenshot({ path: 'out/e2e-panel-xpath-badge.png' });
   await Promise.all([panel.close(), page.close()]);
 });
