@@ -63,4 +63,13 @@ export default [
       }],
     },
   },
+  // The npm package is self-contained: what it runs is in its folder (its tarball has nothing else).
+  {
+    files: ['scripts/lib/playwright/**/*.mjs'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^\\.\\./\\.\\.|(^|/)(scripts|tests|dist)/', message: '@sightline/playwright imports only its own files and its declared dependencies.' }],
+      }],
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 // "Allow agents": the loopback WebSocket to sightline-mcp, which coding agents (MCP clients)
-// and scripts (scripts/lib/bridge-client.mjs) drive. Off by default. The core plans each call
+// and scripts (scripts/lib/playwright/bridge.mjs) drive. Off by default. The core plans each call
 // (agentPlan) and records it in the agent session's run; this file carries plans out with the
 // same primitives the panel's runs use, so allowed sites and secrets apply as they do there.
 // Nothing from Settings crosses the socket: the model and its key stay in the worker.

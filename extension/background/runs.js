@@ -12,7 +12,7 @@ import { tabHost } from './host/tabs.js';
 import { assertUsable, locatorData, read, setRecording, settle, shoot, tabLoaded } from './page.js';
 import { getSettings, overlayModel } from './settings.js';
 import { resolveLanguage } from '../shared/i18n.js';
-import { allRuns, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
+import { allRuns, deleteRun as deleteStored, getImages, getRun, pruneRuns, putImage, putRun } from './store.js';
 import { absorb, holdStored, untoldChanges } from './records.js';
 import { core } from './wasm.js';
 
@@ -49,6 +49,29 @@ function broadcast(run) {
 export async function listRuns() {
   await saving;
   return (await allRuns()).map(lean);
+}
+
+/** The ids of the kept runs that `query` finds, newest first (the core decides what matches). */
+export async function searchRuns(query) {
+  return (await core()).searchRuns(await listRuns(), String(query ?? ''));
+}
+
+/**
+ * Deletes kept run `id` with its screenshots and tells the panels. A run still going (the
+ * loop's, an agent session's, a recording) is refused with `run_still_running`: stop it first.
+ */
+export async function deleteRun(id) {
+  const runId = String(id);
+  await saving;
+  const wasm = await core();
+  const stored = await getRun(runId);
+  if (active.has(runId) || wasm.holdsRun(runId) || stored?.status === 'running' || Object.values(await recordings()).includes(runId)) {
+    throw Object.assign(new Error(`run ${runId} is still running: stop it first`), { code: 'run_still_running' });
+  }
+  if (!stored) return false;
+  await deleteStored(runId);
+  chrome.runtime.sendMessage({ type: 'sightline/run-deleted', runId }).catch(() => {}); // no panel open
+  return true;
 }
 
 /** One run in full: every step's model call included. */

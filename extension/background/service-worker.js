@@ -6,8 +6,8 @@ import { focusedField } from './debugger.js';
 import { capture, extract, extractViaCdp, locatorData, overlay, pickCheck, restriction, screenshot, setRecording } from './page.js';
 import { cacheSize, clearCache, importCache, loadCache } from './cache.js';
 import {
-  allowFlowScripts, answerRun, closeOrphanedRuns, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
-  saveTrajectory, startFlow, startRecording, startRun, stopRecording, stopRun,
+  allowFlowScripts, answerRun, closeOrphanedRuns, deleteRun, exportRun, fullRun, lean, listRuns, loadTrajectory, recordEvent, recordingTabs, replayRun,
+  saveTrajectory, searchRuns, startFlow, startRecording, startRun, stopRecording, stopRun,
 } from './runs.js';
 import { getSettings, maskKey, overlayModel, setSettings, withoutSecretValues } from './settings.js';
 import { getImages } from './store.js';
@@ -91,6 +91,10 @@ self.sightline = {
   runs: () => orphansClosed.then(listRuns),
   /** One kept run in full, or null. */
   run: (runId) => fullRun(runId),
+  /** The ids of the kept runs a history search finds (words and "quoted phrases", all of them), newest first. */
+  searchRuns: (query) => orphansClosed.then(() => searchRuns(query)),
+  /** Deletes a kept run with its screenshots: true, or false when none has that id; a running one is refused (`run_still_running`). */
+  deleteRun: (runId) => deleteRun(runId),
   /** A kept run with its screenshots as trajectory JSON text, to save as a file. */
   saveTrajectory: (runId) => saveTrajectory(runId),
   /**
@@ -210,6 +214,11 @@ const handlers = {
     return { runs: await listRuns() };
   },
   runDetails: async ({ runId }) => ({ run: await fullRun(runId) }),
+  searchRuns: async ({ query }) => {
+    await orphansClosed;
+    return { ids: await searchRuns(query) };
+  },
+  deleteRun: async ({ runId }) => ({ deleted: await deleteRun(runId) }),
   /** Screenshots of kept runs by reference (a few at a time: each is hundreds of KB). */
   images: async ({ refs }) => ({ images: await getImages((Array.isArray(refs) ? refs : []).slice(0, 8).map(String)) }),
   saveTrajectory: async ({ runId }) => ({ json: await saveTrajectory(runId) }),

@@ -99,6 +99,14 @@ export async function pruneRuns(keep) {
   await done(tx);
 }
 
+/** Deletes run `id` with its images. */
+export async function deleteRun(id) {
+  const tx = (await db()).transaction([RUNS, IMAGES], 'readwrite');
+  tx.objectStore(RUNS).delete(String(id));
+  tx.objectStore(IMAGES).delete(IDBKeyRange.bound(`${id}/`, `${id}/\uffff`));
+  await done(tx);
+}
+
 export async function putImage(ref, dataUrl) {
   const tx = (await db()).transaction(IMAGES, 'readwrite');
   tx.objectStore(IMAGES).put(dataUrl, ref);

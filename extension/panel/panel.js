@@ -10,6 +10,8 @@ let targetTabId = null;
 let targetUrl = '';
 let shownRunId = null;
 let runs = [];
+let found = null; // the history search's {query, ids: Set} (the core decided which runs); null with no query
+let searching = 0; // the latest search's number: an older answer arriving late is dropped
 let liveText = { runId: null, steps: 0, text: '' }; // the model's answer while it streams
 let checkPicking = null; // a check being added: {runId, steps} of its recording when asked
 
@@ -186,6 +188,9 @@ function el(tag, cls, text) {
   return node;
 }
 
+/** A step's badge when no model found its element: [text, title] message keys by the core's `foundBy`. */
+const FOUND_BADGES = { cache: ['cached', 'cachedTitle'], xpath: ['foundXpath', 'foundXpathTitle'], number: ['foundNumber', 'foundNumberTitle'] };
+
 function renderRun() {
   const run = currentRun();
   $('run-card').hidden = !run;
@@ -217,9 +222,11 @@ function renderRun() {
       li.append(el('span', 'icon', step.status === 'ok' ? '✓' : '✗'), el('span', 'what', step.action));
       // A run with a planning model: which model made this call.
       if (step.role) li.querySelector('.what').append(' ', el('span', 'badge role', t(step.role === 'planner' ? 'rolePlanner' : 'roleActor')));
-      if (step.cached) {
-        const badge = el('span', 'badge cached', t('cached'));
-        badge.title = t('cachedTitle');
+      // Found without the model: by the flow's XPath, an agent's element number, or the cache (an earlier run).
+      const found = step.foundBy === 'xpath' || step.foundBy === 'number' ? step.foundBy : step.cached ? 'cache' : null;
+      if (found) {
+        const badge = el('span', `badge ${found === 'cache' ? 'cached' : `found-${found}`}`, t(FOUND_BADGES[found][0]));
+        badge.title = t(FOUND_BADGES[found][1]);
         li.querySelector('.what').append(' ', badge);
       }
       const approx = step.usage?.estimated ? '≈' : '';
@@ -456,9 +463,9 @@ function renderHistory() {
   const list = $('history');
   const site = siteOf(targetUrl);
   const all = $('history-all').checked || !site;
-  const shown = runs.filter((r) => all || siteOf(r.url) === site).slice(0, 20);
+  const shown = runs.filter((r) => (all || siteOf(r.url) === site) && (!found || found.ids.has(r.id))).slice(0, 20);
   $('history-title').textContent = all ? t('historyAll') : t('historySite', site);
-  $('history-empty').textContent = all ? t('historyEmptyAll') : t('historyEmptySite', site);
+  $('history-empty').textContent = found ? t('historyNoMatch', found.query) : all ? t('historyEmptyAll') : t('historyEmptySite', site);
   $('history-empty').hidden = shown.length > 0;
   list.replaceChildren(
     ...shown.map((run) => {
@@ -476,11 +483,68 @@ function renderHistory() {
       again.title = t('againTitle');
       again.setAttribute('aria-label', t('againLabel', run.instruction));
       again.addEventListener('click', () => rerun(run));
-      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString(language().replace('_', '-'))), again);
+      const remove = el('button', 'ghost delete', '🗑');
+      remove.type = 'button';
+      remove.disabled = run.status === 'running';
+      remove.title = t(remove.disabled ? 'deleteRunRunning' : 'deleteRunTitle');
+      remove.setAttribute('aria-label', t('deleteRunLabel', run.instruction));
+      remove.addEventListener('click', () => removeRun(run));
+      li.append(pill, open, el('span', 'when', new Date(run.startedMs).toLocaleTimeString(language().replace('_', '-'))), again, remove);
       return li;
     }),
   );
 }
+
+/** Why a delete failed, by its code: the _locales message saying so (any other code: `delete_failed`'s). */
+const DELETE_FAILURES = new Map([
+  ['delete_failed', 'error_delete_failed'],
+  ['run_still_running', 'error_run_still_running'],
+  ['worker_no_answer', 'workerNoAnswer'],
+]);
+
+/** Deletes a kept run through the worker's store; the worker tells every panel it is gone. */
+async function removeRun(run) {
+  showFailure(null);
+  try {
+    const { deleted } = await send('deleteRun', { runId: run.id });
+    if (deleted !== false) dropRun(run.id);
+  } catch (err) {
+    showFailure({ key: 'couldNotDelete', because: DELETE_FAILURES.get(err?.code) ?? DELETE_FAILURES.get('delete_failed') });
+  }
+}
+
+/** A deleted run leaves this panel's list (and the run card when it was shown). */
+function dropRun(runId) {
+  runs = runs.filter((r) => r.id !== runId);
+  if (found) found.ids.delete(runId);
+  if (shownRunId === runId) shownRunId = null;
+  renderRun();
+  renderHistory();
+}
+
+// The history search: the worker's core decides which runs a query finds.
+async function searchHistory() {
+  const query = $('history-search').value.trim();
+  const mine = ++searching;
+  if (!query) {
+    found = null;
+    renderHistory();
+    return;
+  }
+  try {
+    const { ids } = await send('searchRuns', { query });
+    if (mine !== searching) return;
+    found = { query, ids: new Set(ids) };
+    renderHistory();
+  } catch (err) {
+    if (mine === searching) failed('couldNotSearch', err);
+  }
+}
+let searchTimer = null;
+$('history-search').addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => searchHistory(), 150);
+});
 
 /** The same request as an earlier run (its instruction, or its task) on the target tab. */
 async function rerun(run) {
@@ -837,6 +901,10 @@ chrome.runtime.onMessage.addListener((message) => {
     if (message.runId === shownRunId) renderRun();
     return;
   }
+  if (message?.type === 'sightline/run-deleted') {
+    dropRun(message.runId);
+    return;
+  }
   if (message?.type !== 'sightline/run-update') return;
   // While the runs are read, the read may predate these changes: they are applied again after it.
   if (reading) reading.meanwhile.push(message.changes);
@@ -846,10 +914,12 @@ chrome.runtime.onMessage.addListener((message) => {
     loadRuns().catch((e) => console.error('reloading the runs failed', e));
     return;
   }
+  const isNew = !runs.some((r) => r.id === run.id);
   upsert(run);
   if (!shownRunId || run.id === shownRunId || run.tabId === targetTabId) shownRunId = run.id;
   renderRun();
   renderHistory();
+  if (isNew && found) searchHistory(); // a new run: does the search find it?
 });
 
 /** The run after the worker's `{head, from, steps}`: the steps this panel has up to `from`, then the new ones; null when it lacks some. */

@@ -7,7 +7,8 @@
 // before and after. A benchmark, not a test: it prints figures and writes out/bench-crossing.json.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from './browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { ROOT } from './root.mjs';
 import { startStaticServer } from './static-server.mjs';
 import { PAGES_DIR, formTable } from './bench-dom.mjs';
 import { benchTask, startInstantModel } from './bench-step.mjs';

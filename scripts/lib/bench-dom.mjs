@@ -5,7 +5,8 @@ import { writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
-import { launchWithExtension, ROOT } from './browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { ROOT } from './root.mjs';
 import { startStaticServer } from './static-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);

@@ -9,7 +9,8 @@ import { writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from './browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { ROOT } from './root.mjs';
 import { startStaticServer } from './static-server.mjs';
 import { PAGES_DIR, PY_DOCS, bareWalk, formTable, median, midsceneBundle } from './bench-dom.mjs';
 

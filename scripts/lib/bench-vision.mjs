@@ -4,7 +4,8 @@
 // A benchmark, not a test: it prints figures and writes out/bench-vision.json.
 import { writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from './browser.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { ROOT } from './root.mjs';
 import { startStaticServer } from './static-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);

@@ -4,8 +4,9 @@
 // Writes the report, the GIF, every export and two screenshots to out/.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchWithExtension, ROOT } from './browser.mjs';
-import { modelsFromEnv, openFlow, runFlowIn, summary } from './flow-runner.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { ROOT } from './root.mjs';
+import { modelsFromEnv, openFlow, runFlowIn, summary } from './playwright/lib/flow-runner.mjs';
 
 const FLOW = path.join(ROOT, 'tests', 'fixtures', 'todo.flow.yaml');
 const OUT = path.join(ROOT, 'out');

@@ -1,7 +1,10 @@
-// The release zip (scripts/package): dist/ as the Chrome Web Store and "Load unpacked" take it,
-// manifest.json at the zip's root, after the checks of the store's that can be made offline.
-// `node scripts/lib/package.mjs [--dist DIR] [--out DIR]` checks and writes out/sightline-<version>.zip.
-import { readFileSync, readdirSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// The release files (scripts/package): the zip, dist/ as the Chrome Web Store and "Load unpacked"
+// take it, manifest.json at the zip's root, after the checks of the store's that can be made
+// offline; and the npm tarball of @sightline/playwright (scripts/lib/playwright) with that same
+// built extension inside it. `node scripts/lib/package.mjs [--dist DIR] [--out DIR]` checks and
+// writes out/sightline-<version>.zip and out/sightline-playwright-<version>.tgz.
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, readdirSync, rmSync, statSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -220,6 +223,36 @@ export function packageExtension({ dist = path.join(ROOT, 'dist'), out = path.jo
   return { file, entries, bytes: bytes.length };
 }
 
+const PACKAGE = path.join(ROOT, 'scripts/lib/playwright');
+
+/**
+ * `npm pack` of @sightline/playwright with the built extension in it: the package's own files
+ * (its package.json `files`) and `dist` as its extension/ folder, staged in a folder of their
+ * own under `out` (the checkout's package folder never holds a copy), packed into `out`.
+ * Resolves to `{file, entries}`: the tarball and the paths it holds (`package/…`).
+ */
+export function packageNpm({ dist = path.join(ROOT, 'dist'), out = path.join(ROOT, 'out') } = {}) {
+  if (!existsSync(path.join(dist, 'manifest.json'))) throw new Error(`${dist} holds no built extension: run scripts/build`);
+  const meta = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8'));
+  mkdirSync(out, { recursive: true });
+  const stage = mkdtempSync(path.join(out, 'npm-stage-'));
+  try {
+    cpSync(path.join(PACKAGE, 'package.json'), path.join(stage, 'package.json'));
+    for (const entry of meta.files.filter((f) => f !== 'extension/')) {
+      const from = path.join(PACKAGE, entry);
+      if (existsSync(from)) cpSync(from, path.join(stage, entry), { recursive: true });
+    }
+    cpSync(dist, path.join(stage, 'extension'), { recursive: true });
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], {
+      cwd: stage, encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'],
+    }));
+    // npm names a scoped package's tarball <scope>-<name>-<version>.tgz: sightline-playwright-0.1.0.tgz.
+    return { file: path.join(out, packed.filename), entries: packed.files.map((f) => `package/${f.path}`).sort() };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const arg = (name) => {
     const i = process.argv.indexOf(name);
@@ -230,6 +263,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const unpacked = entries.reduce((sum, e) => sum + statSync(path.join(arg('--dist') ?? path.join(ROOT, 'dist'), e)).size, 0);
     const shown = path.relative(process.cwd(), file);
     console.log(`${shown.startsWith('..') ? file : shown}: ${entries.length} files, ${bytes} bytes (${unpacked} unpacked); the store's offline checks passed`);
+    const npm = packageNpm({ dist: arg('--dist'), out: arg('--out') });
+    const npmShown = path.relative(process.cwd(), npm.file);
+    console.log(`${npmShown.startsWith('..') ? npm.file : npmShown}: @sightline/playwright, ${npm.entries.length} files, the extension inside (npm i -D ${npmShown.startsWith('..') ? npm.file : `./${npmShown}`})`);
   } catch (e) {
     console.error(`[package] ${e.message}`);
     process.exit(1);

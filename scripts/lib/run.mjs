@@ -3,8 +3,8 @@
 // Exit code 0 when every step passed, 1 otherwise (a bad file, a failed step, no browser).
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { launchWithExtension } from './browser.mjs';
-import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, summary, writeOutput } from './flow-runner.mjs';
+import { launchWithExtension } from './playwright/lib/browser.mjs';
+import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, summary, writeOutput } from './playwright/lib/flow-runner.mjs';
 
 const USAGE = `usage: scripts/run FLOW.yaml [--headed] [--report DIR] [--live] [--upload-dir DIR] [--dialogs accept|dismiss]
   --headed          show the browser window

@@ -8,7 +8,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { ROOT } from './browser.mjs';
+import { ROOT } from './root.mjs';
 
 const USAGE = `usage: scripts/suite FOLDER|GLOB|FLOW.yaml… [options]
        scripts/suite INDEX.yaml [options]
@@ -231,8 +231,8 @@ async function writeSummary(core, { results, flows, summaryFile }) {
 
 async function runSuite(args) {
   // Loaded here, not above: it loads the built core, which `merge` (a CI job of its own) need not have.
-  const { flowVars, modelsFromEnv, secretsFromEnv } = await import('./flow-runner.mjs');
-  const { core } = await import('./core-node.mjs');
+  const { flowVars, modelsFromEnv, secretsFromEnv } = await import('./playwright/lib/flow-runner.mjs');
+  const { core } = await import('./playwright/lib/core-node.mjs');
   const batch = await batchOf(args.inputs, core, flowVars);
   const flows = batch ? await batchFlows(batch) : await expandFlows(args.inputs);
   if (batch) {
@@ -340,7 +340,7 @@ async function merge(args) {
   console.log(`merged ${count} blob report${count === 1 ? '' : 's'}: ${tests} flows, ${failures + errors} failed\njunit: ${path.join(out, 'junit.xml')}\nhtml: ${path.join(out, 'html', 'index.html')}`);
   if (batches.length) {
     // The summary is shaped by the core: this merge needs the built extension (scripts/build).
-    const { core } = await import('./core-node.mjs').catch((e) => {
+    const { core } = await import('./playwright/lib/core-node.mjs').catch((e) => {
       throw new Error(`writing the batch summary needs the built extension (run scripts/build first): ${e.message}`, { cause: e });
     });
     const flows = [];

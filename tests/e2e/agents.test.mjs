@@ -17,7 +17,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SightlineBridge } from '../../scripts/lib/bridge-client.mjs';
+import { SightlineBridge } from '../../scripts/lib/playwright/bridge.mjs';
 import { plainConnect, plainServer } from '../support/plain-ws.mjs';
 import { ROOT } from '../support/browser.mjs';
 import { todoPlanReply } from '../support/mock-model.mjs';
@@ -389,10 +389,24 @@ test('a console message cut in the middle of a character is kept, the half chara
   assert.ok(entries.some((e) => e.text === `${'x'.repeat(1999)}\ufffd`), JSON.stringify(entries.map((e) => e.text.slice(-20))));
 });
 
-test('bridge mode: a Node script calls aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
-  mock.script('{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
-  const agent = new SightlineBridge({ url: url(), token, name: 'bridge-script', timeoutMs: 120_000 });
+test('bridge mode: a Node script calls aiAct (its progress seen), aiInput in both of the fixture\'s orders, aiQuery, aiBoolean, aiAssert and aiTap through the same server', async () => {
+  mock.script(todoPlanReply(), '{"data": ["buy milk", "walk dog"]}', '{"data": "yes"}', '{"pass": false, "reason": "two todos are listed"}');
+  await assert.rejects(new SightlineBridge({ url: url(), token: 'not-the-token', name: 'wrong-token' }).connect(), /refused the pairing token \(HTTP 401\): it is not the one the panel shows now/);
+  const progress = [];
+  const agent = new SightlineBridge({ url: url(), token, name: 'bridge-script', timeoutMs: 120_000, onProgress: (p) => progress.push(p) });
   assert.equal((await agent.connect()).name, 'sightline');
+  await page.bringToFront();
+  await agent.aiAct("add a todo 'feed cat'");
+  assert.ok(progress.length >= 2 && progress.every((p) => p.tool === 'act' && typeof p.progress === 'number'), `progress of the act: ${JSON.stringify(progress)}`);
+  assert.ok(progress.some((p) => p.message), JSON.stringify(progress));
+  // By the box's number from the snapshot (no model call): Midscene's order, then its older one.
+  const box = Number((await agent.snapshot()).match(/\[(\d+)\][^\n]*What needs to be done\?/)[1]);
+  await agent.aiInput(box, { value: 'water plants' });
+  await agent.aiKeyboardPress('Enter');
+  await agent.aiInput('call mum', { element: box });
+  await agent.aiKeyboardPress('Enter');
+  const titles = await page.evaluate(() => window.todoApp.items().map((i) => i.title));
+  assert.deepEqual(titles.slice(-3), ['feed cat', 'water plants', 'call mum'], JSON.stringify(titles));
   assert.deepEqual(await agent.aiQuery('the todo titles'), ['buy milk', 'walk dog']);
   assert.equal(await agent.aiBoolean('is walk dog listed?'), true);
   await assert.rejects(agent.aiAssert('three todos are listed'), (e) => e.name === 'BridgeToolError' && e.code === 'assertion_failed' && /two todos are listed/.test(e.message));

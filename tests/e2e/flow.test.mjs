@@ -160,7 +160,7 @@ test('scripts/run plans with the planning model the environment names; the model
 });
 
 test('modelsFromEnv: one reader for both models, SIGHTLINE_* over Midscene’s names', async () => {
-  const { modelsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  const { modelsFromEnv } = await import('../../scripts/lib/playwright/lib/flow-runner.mjs');
   const midscene = {
     MIDSCENE_MODEL_BASE_URL: 'https://ark.example/api/v3', MIDSCENE_MODEL_NAME: 'doubao-1.5-ui-tars', MIDSCENE_MODEL_FAMILY: 'vlm-ui-tars-doubao-1.5',
     MIDSCENE_PLANNING_MODEL_BASE_URL: 'https://dash.example/v1', MIDSCENE_PLANNING_MODEL_NAME: 'qwen3-max', MIDSCENE_PLANNING_MODEL_API_KEY: 'sk-p',
@@ -463,7 +463,7 @@ test('scripts/run types an environment secret only on the sites SIGHTLINE_SECRET
 });
 
 test('secretsFromEnv: each secret with the sites of its _SITES variable, which is never a secret of its own', async () => {
-  const { secretsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  const { secretsFromEnv } = await import('../../scripts/lib/playwright/lib/flow-runner.mjs');
   assert.deepEqual(secretsFromEnv({ SIGHTLINE_SECRET_SITE_PASSWORD: 'a', SIGHTLINE_SECRET_SITE_PASSWORD_SITES: 'example.com, 127.0.0.1:8080 shop.example', PATH: '/bin' }), [
     { name: 'site_password', value: 'a', sites: ['example.com', '127.0.0.1:8080', 'shop.example'], selector: '' },
   ]);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DIST, ROOT, launchWithExtension } from '../support/browser.mjs';
 import { filesUnder, packageExtension, storeProblems } from '../../scripts/lib/package.mjs';
-import { openFlow, runFlowIn } from '../../scripts/lib/flow-runner.mjs';
+import { openFlow, runFlowIn } from '../../scripts/lib/playwright/lib/flow-runner.mjs';
 
 const work = mkdtempSync(path.join(tmpdir(), 'sightline-package-'));
 after(() => rmSync(work, { recursive: true, force: true }));

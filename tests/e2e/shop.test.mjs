@@ -236,7 +236,7 @@ test('shop: site knowledge from Settings and the run context reach the model fen
 });
 
 test('Midscene interop: a MIDSCENE_MODEL_* environment is read by the core for the headless runner', async () => {
-  const { modelsFromEnv } = await import('../../scripts/lib/flow-runner.mjs');
+  const { modelsFromEnv } = await import('../../scripts/lib/playwright/lib/flow-runner.mjs');
   const modelFromEnv = (env) => modelsFromEnv(env).model;
   assert.deepEqual(
     modelFromEnv({ MIDSCENE_MODEL_BASE_URL: 'https://ark.example/api/v3', MIDSCENE_MODEL_API_KEY: 'sk-m', MIDSCENE_MODEL_NAME: 'doubao-1.5-ui-tars', MIDSCENE_MODEL_FAMILY: 'vlm-ui-tars-doubao-1.5' }),

@@ -1,5 +1,10 @@
-// The launcher is shared with the scripts (scripts/lib/browser.mjs); the tests import it from here.
-export { DIST, ROOT, launchWithExtension } from '../../scripts/lib/browser.mjs';
+// The launcher is @sightline/playwright's (scripts/lib/playwright/lib/browser.mjs), shared with the
+// scripts; the tests import it from here, with the checkout's root.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export { DIST, launchWithExtension } from '../../scripts/lib/playwright/lib/browser.mjs';
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The text of the user message's text parts, and its image parts, from a recorded request body. */
 export function userMessage(body) {

@@ -1,2 +1,2 @@
-// The WASM core in Node is shared with the scripts; the tests import it from here.
-export { core } from '../../scripts/lib/core-node.mjs';
+// The WASM core in Node is @sightline/playwright's (scripts/lib/playwright/lib/core-node.mjs); the tests import it from here.
+export { core } from '../../scripts/lib/playwright/lib/core-node.mjs';

@@ -156,3 +156,12 @@ fn secret_limits(secrets: JsValue) -> Result<sightline::agent::guard::Limits, Fa
     let secrets: Vec<sightline::agent::guard::Secret> = super::options_or_default(secrets, "the secrets")?;
     Ok(sightline::agent::guard::Limits::new(&[], &secrets))
 }
+
+/// The panel's history search: the ids of the stored `runs` (newest first) that `query`
+/// finds (`agent::history`: every word or quoted phrase in the run's instruction, address,
+/// title, task, flow task names or steps), in their order.
+#[wasm_bindgen(js_name = searchRuns)]
+pub fn search_runs(runs: JsValue, query: &str) -> Result<Vec<String>, Fault> {
+    let runs: Vec<sightline::agent::history::RunText> = from_js(runs, "the runs")?;
+    Ok(sightline::agent::history::search(&runs, query))
+}

@@ -1,15 +1,19 @@
 // The fixtures of @sightline/playwright (index.mjs), for extending a `test` of your own:
-// `base.extend(sightlineFixtures(base))`. One Chromium with the built extension per worker (a
-// persistent context: extensions need one); each test gets a page in it and the AI calls
-// Midscene's Playwright fixture names (ai, aiTap, aiInput, aiQuery, aiAssert, …, runYaml), each
-// a Playwright step served by the extension's core (self.sightline.* in its service worker, on
-// the test page's tab). At teardown every Sightline run of the test is attached as its HTML
-// report. This file does not import @playwright/test: the steps are the given `test`'s, so a
-// project's own copy of Playwright Test is the only one loaded.
-import { writeFile } from 'node:fs/promises';
-import { launchWithExtension, resizeWindow, tabIdOf } from '../browser.mjs';
-import { core } from '../core-node.mjs';
-import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, writeOutput } from '../flow-runner.mjs';
+// `base.extend(sightlineFixtures(base))`. The tests of a worker share one Chromium with the
+// built extension (a persistent context: extensions need one), launched by the worker's own
+// Playwright with the project's `use` settings (baseURL, viewport as the window's size, locale,
+// extraHTTPHeaders, …; storageState applied per test), and launched again only for a test whose
+// settings differ. Each test gets a page in it and the AI calls under Midscene's Playwright
+// fixture names (ai, aiTap, aiInput, aiQuery, aiAssert, …, runYaml), each a Playwright step
+// served by the extension's core (self.sightline.* in its service worker, on the test page's
+// tab). At teardown every Sightline run of the test is attached as its HTML report. This file
+// does not import @playwright/test: the steps are the given `test`'s, so a project's own copy of
+// Playwright Test is the only one loaded.
+import { readFile, writeFile } from 'node:fs/promises';
+import { ITEMS, promptText } from './calls.mjs';
+import { launchWithExtension, resizeWindow, tabIdOf } from './lib/browser.mjs';
+import { core } from './lib/core-node.mjs';
+import { modelsFromEnv, openFlow, reportFileName, runFlowIn, secretsFromEnv, writeOutput } from './lib/flow-runner.mjs';
 
 /** A Sightline run that did not succeed: `code` is the run's stable error code (README: error codes). */
 export class SightlineError extends Error {
@@ -64,30 +68,6 @@ function taskOf(item) {
   return step.task;
 }
 
-/** The item a Midscene-style call stands for (its arguments as a flow file writes them). */
-const ITEMS = {
-  aiTap: (locate, opt) => ({ aiTap: locate, ...opt }),
-  aiDoubleClick: (locate, opt) => ({ aiDoubleClick: locate, ...opt }),
-  aiRightClick: (locate, opt) => ({ aiRightClick: locate, ...opt }),
-  aiHover: (locate, opt) => ({ aiHover: locate, ...opt }),
-  aiLocate: (locate, opt) => ({ aiLocate: locate, ...opt }),
-  // aiInput(locate, {value, mode}) or the older aiInput(value, locate, opt).
-  aiInput: (a, b, opt) => (typeof b === 'string' || (b && typeof b === 'object' && 'prompt' in b) ? { aiInput: String(a), locate: b, ...opt } : { aiInput: a, ...b }),
-  // aiKeyboardPress(locate, {keyName}) or the older aiKeyboardPress(key, locate?).
-  aiKeyboardPress: (a, b, opt) => (b && typeof b === 'object' && 'keyName' in b ? { aiKeyboardPress: b.keyName, ...(a ? { locate: a } : {}) } : { aiKeyboardPress: a, ...(b ? { locate: b } : {}), ...opt }),
-  // aiScroll(locate, {direction, scrollType, distance}) or aiScroll(scrollParam, locate?).
-  aiScroll: (a, b, opt) => (a && typeof a === 'object' && !('prompt' in a) ? { aiScroll: b ?? null, ...a, ...opt } : { aiScroll: a ?? null, ...b }),
-  aiQuery: (demand) => ({ aiQuery: demand }),
-  aiBoolean: (question) => ({ aiBoolean: question }),
-  aiNumber: (question) => ({ aiNumber: question }),
-  aiString: (question) => ({ aiString: question }),
-  aiAsk: (question) => ({ aiAsk: question }),
-  aiAssert: (assertion) => ({ aiAssert: assertion }),
-  aiWaitFor: (assertion, opt = {}) => ({ aiWaitFor: assertion, ...(opt.timeoutMs ? { timeout: opt.timeoutMs } : {}) }),
-};
-
-const promptText = (p) => (p == null ? '' : typeof p === 'string' ? p : p.prompt ?? JSON.stringify(p));
-
 /** Clears what the sites at `origins` stored in the browser, through the page's DevTools session. */
 async function clearSiteData(page, origins) {
   if (!origins.size) return;
@@ -109,11 +89,40 @@ async function runsOfTab(sw, tabId, since) {
 }
 
 /**
+ * Storage state (a file's path or its object) put into a context that is already open, as a new
+ * context would take it: by Playwright's own setStorageState where it has one (recent releases), else
+ * cookies, then each origin's local storage on a page whose requests are answered blank.
+ */
+export async function applyStorageState(context, state) {
+  if (typeof context.setStorageState === 'function') return context.setStorageState(state);
+  const { cookies = [], origins = [] } = typeof state === 'string' ? JSON.parse(await readFile(state, 'utf8')) : state;
+  if (cookies.length) await context.addCookies(cookies);
+  if (!origins.length) return;
+  const page = await context.newPage();
+  try {
+    await page.route('**/*', (route) => route.fulfill({ contentType: 'text/html', body: '<html></html>' }));
+    for (const { origin, localStorage = [] } of origins) {
+      await page.goto(origin);
+      await page.evaluate((items) => items.forEach(({ name, value }) => localStorage.setItem(name, value)), localStorage);
+    }
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+/**
  * The fixtures, for `base.extend(sightlineFixtures(base))` (`base`: a Playwright Test `test`,
- * whose `step` the calls use). Options (test.use):
- * - `sightlineBrowser` (worker): `{executablePath, extensionDir, headless, viewport}` for
- *   launchWithExtension (default: $CHROMIUM_PATH or /usr/bin/chromium, the repo's dist/,
- *   headless, 1280×800);
+ * whose `step` the calls use). The project's `use` settings apply to the browser: `baseURL`,
+ * `locale`, `timezoneId`, `userAgent`, `extraHTTPHeaders`, `httpCredentials`,
+ * `ignoreHTTPSErrors`, `colorScheme`, `geolocation`, `permissions`, `offline`,
+ * `javaScriptEnabled`, `bypassCSP`, `acceptDownloads`, `proxy`, `contextOptions`; `viewport` is
+ * the window's page area; `deviceScaleFactor` a real device ratio; `storageState` is put into the
+ * context before each test; `headless` and `launchOptions.executablePath` choose how and which
+ * Chromium runs (`isMobile`, `hasTouch`, `serviceWorkers: 'block'` and `video` are not taken). Sightline's options (test.use):
+ * - `sightlineBrowser` (worker): `{executablePath, extensionPath, headless, viewport}`, over the
+ *   above (default Chromium: $CHROMIUM_PATH, else Playwright's own when installed, else
+ *   /usr/bin/chromium or Homebrew's; extension: $SIGHTLINE_EXTENSION_PATH, else the one in the
+ *   package);
  * - `sightlineModel`: model settings for every call (default from the environment: SIGHTLINE_*
  *   or Midscene's MIDSCENE_MODEL_* / OPENAI_*; none: the calls that need one fail saying so);
  * - `sightlinePlanner`: a planning model for every call, which plans while `sightlineModel` finds
@@ -160,45 +169,105 @@ export function sightlineFixtures(base) {
     // True: the tests of a worker share its browser context, in the order they run (a batch
     // index file's `shareBrowserContext`): what one test's sites stored is not cleared after it.
     sightlineShareContext: [false, { option: true }],
-    /** The worker's Chromium with the extension: `{context, sw, extensionId, close}`. */
-    sightlineWorker: [async ({ sightlineBrowser }, use) => {
-      const browser = await launchWithExtension(sightlineBrowser);
-      try {
-        await use(browser);
-      } finally {
-        await browser.close().catch(() => {});
-      }
-    }, { scope: 'worker', timeout: 60_000 }],
-    context: async ({ sightlineWorker, sightlineShareContext }, use) => {
-      await use(sightlineWorker.context);
-      if (!sightlineShareContext) await sightlineWorker.context.clearCookies().catch(() => {});
-    },
+    /**
+     * The worker's Chromium with the extension, one at a time: `open(settings)` resolves to the
+     * browser launched with these settings (`{context, sw, extensionId}`), the one already open
+     * when they are the same as its own, else a new one in its place.
+     */
+    sightlineWorker: [async ({ playwright, headless, launchOptions }, use) => {
+      let open = null;
+      const close = async () => {
+        const was = open;
+        open = null;
+        await was?.browser.then((b) => b.close(), () => {}).catch(() => {});
+      };
+      await use({
+        async open(settings) {
+          const key = JSON.stringify(settings);
+          if (open?.key !== key) {
+            await close();
+            const { extensionPath, extensionDir, ...rest } = settings;
+            open = { key, browser: launchWithExtension({
+              headless, chromium: playwright.chromium,
+              ...(launchOptions.executablePath ? { executablePath: launchOptions.executablePath } : {}),
+              ...((extensionPath ?? extensionDir) ? { extensionDir: extensionPath ?? extensionDir } : {}),
+              ...rest,
+            }) };
+          }
+          return open.browser;
+        },
+      });
+      await close();
+    }, { scope: 'worker' }],
+    /** This test's browser: the worker's, launched with the test's settings (above). */
+    sightlineChromium: [async ({
+      sightlineWorker, sightlineBrowser, contextOptions, viewport, deviceScaleFactor, baseURL, locale, timezoneId, userAgent, extraHTTPHeaders,
+      httpCredentials, ignoreHTTPSErrors, colorScheme, geolocation, permissions, offline, javaScriptEnabled, bypassCSP, acceptDownloads, proxy,
+    }, use) => {
+      const given = {
+        baseURL, locale, timezoneId, userAgent, extraHTTPHeaders, httpCredentials, ignoreHTTPSErrors, colorScheme, geolocation, permissions, offline,
+        javaScriptEnabled, bypassCSP, acceptDownloads, proxy,
+      };
+      const settings = {
+        ...(viewport ? { viewport } : {}),
+        ...(deviceScaleFactor ? { deviceScaleFactor } : {}),
+        ...sightlineBrowser,
+        contextOptions: { ...contextOptions, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) },
+      };
+      await use(await sightlineWorker.open(settings));
+    }, { timeout: 60_000 }],
     // The worker's browser is shared by its tests (extensions need a persistent context), so what
-    // a test's sites stored (local storage, IndexedDB, caches; cookies above) is cleared after it.
-    page: async ({ sightlineWorker, sightlineShareContext }, use) => {
-      const page = await sightlineWorker.context.newPage();
+    // a test's sites stored (cookies, local storage, IndexedDB, caches) is cleared after it.
+    context: async ({ sightlineChromium, storageState, sightlineShareContext }, use) => {
+      const { context } = sightlineChromium;
       const origins = new Set();
-      page.on('framenavigated', (frame) => {
+      const onNavigated = (frame) => {
         const { origin } = new URL(frame.url());
         if (origin.startsWith('http')) origins.add(origin);
-      });
+      };
+      const watched = [];
+      const seen = (page) => {
+        page.on('framenavigated', onNavigated);
+        watched.push(page);
+      };
+      context.pages().forEach(seen);
+      context.on('page', seen);
+      if (storageState) {
+        await applyStorageState(context, storageState);
+        const state = typeof storageState === 'string' ? JSON.parse(await readFile(storageState, 'utf8')) : storageState;
+        for (const { origin } of state.origins ?? []) origins.add(origin);
+      }
+      try {
+        await use(context);
+      } finally {
+        context.off('page', seen);
+        for (const page of watched) page.off('framenavigated', onNavigated);
+        if (!sightlineShareContext) {
+          await context.clearCookies().catch(() => {});
+          const page = context.pages()[0] ?? (await context.newPage().catch(() => null));
+          if (page) await clearSiteData(page, origins).catch(() => {});
+        }
+      }
+    },
+    page: async ({ context }, use) => {
+      const page = await context.newPage();
       await use(page);
-      if (!sightlineShareContext) await clearSiteData(page, origins).catch(() => {});
       await page.close().catch(() => {});
     },
     /**
      * The test page's Sightline: `{sw, extensionId, context, tabId()}`. At teardown every run
      * on the page's tab is stopped if still running and attached as its HTML report.
      */
-    sightline: async ({ sightlineWorker, page }, use, testInfo) => {
+    sightline: async ({ sightlineChromium, page }, use, testInfo) => {
+      const { sw, extensionId, context } = sightlineChromium;
       const since = Date.now();
       let tab = null;
-      const tabId = async () => (tab ??= await tabIdOf(sightlineWorker.sw, page));
-      await use({ sw: sightlineWorker.sw, extensionId: sightlineWorker.extensionId, context: sightlineWorker.context, tabId });
+      const tabId = async () => (tab ??= await tabIdOf(sw, page));
+      await use({ sw, extensionId, context, tabId });
       if (tab == null) return;
-      const runs = await runsOfTab(sightlineWorker.sw, tab, since).catch(() => []);
+      const runs = await runsOfTab(sw, tab, since).catch(() => []);
       for (const [i, run] of runs.reverse().entries()) {
-        const html = await sightlineWorker.sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id).catch(() => null);
+        const html = await sw.evaluate((id) => self.sightline.exportRun(id, 'report'), run.id).catch(() => null);
         const named = reportNames.get(run.id);
         reportNames.delete(run.id);
         if (!html) continue;

@@ -5,7 +5,7 @@
 // of a worker keep one browser context.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { core } from '../core-node.mjs';
+import { core } from './lib/core-node.mjs';
 import { runError, runFlowOnPage, test } from './index.mjs';
 
 const flows = process.env.SIGHTLINE_SUITE_FLOWS ? JSON.parse(readFileSync(process.env.SIGHTLINE_SUITE_FLOWS, 'utf8')) : [];

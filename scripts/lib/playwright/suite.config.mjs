@@ -15,6 +15,8 @@ export default defineConfig({
   // One flow's bound (model calls included); scripts/suite --timeout sets it.
   timeout: Number(process.env.SIGHTLINE_SUITE_TIMEOUT_MS) || 300_000,
   outputDir: path.join(out, 'test-results'),
+  // The window a flow runs in unless it says its own (`web: viewportWidth/Height`): scripts/run's.
+  use: { viewport: { width: 1280, height: 800 } },
   // What scripts/suite asks for with --reporter and the PLAYWRIGHT_*_OUTPUT_* variables; these
   // are for `npx playwright test -c` by hand.
   reporter: [['list'], ['junit', { outputFile: path.join(out, 'junit.xml') }], ['html', { outputFolder: path.join(out, 'html'), open: 'never' }]],

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '../../../scripts/lib/playwright/index.mjs';
+import { applyStorageState } from '../../../scripts/lib/playwright/fixtures.mjs';
 import { startStaticServer } from '../../../scripts/lib/static-server.mjs';
 
 let site;
@@ -61,4 +62,16 @@ test('a site stores a value', async ({ page }) => {
 test('the next test on that site finds nothing stored', async ({ page }) => {
   await page.goto(site.url('/todo.html'));
   expect(await page.evaluate(() => localStorage.getItem('left-by'))).toBe(null);
+});
+
+// A project's storageState on a Playwright without context.setStorageState (the peer range goes
+// back to 1.50): cookies, then each origin's local storage, put in by hand.
+test('storage state goes in by hand where Playwright has no setStorageState', async ({ context, page }) => {
+  const older = Object.create(context, { setStorageState: { value: undefined } });
+  await applyStorageState(older, {
+    cookies: [{ name: 'by-hand', value: '1', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }],
+    origins: [{ origin: site.origin, localStorage: [{ name: 'by-hand', value: 'yes' }] }],
+  });
+  await page.goto(site.url('/todo.html'));
+  expect(await page.evaluate(() => [localStorage.getItem('by-hand'), document.cookie])).toEqual(['yes', 'by-hand=1']);
 });

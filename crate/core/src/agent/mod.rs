@@ -17,6 +17,7 @@ pub mod dialogs;
 pub mod error;
 pub mod guard;
 pub mod guard_error;
+pub mod history;
 pub mod lifecycle;
 pub mod options;
 pub mod pairing;

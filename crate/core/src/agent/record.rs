@@ -141,6 +141,10 @@ pub struct Step {
     /// A plan or locate step answered by the cache instead of the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// A locate step answered without the model: by what (the flow file's XPath, the cache, an
+    /// agent's element number). The panel's badge and the report say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_by: Option<FoundBy>,
     /// What the step asked (the person, or the run's settings) and the answers: the page's
     /// dialogs during an action, an upload a file named, the model's question.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -229,6 +233,7 @@ impl Step {
             screenshot: None,
             exchange: None,
             cached: false,
+            found_by: None,
             role: None,
             asked: Vec::new(),
             notes: None,
@@ -237,6 +242,18 @@ impl Step {
             console_dropped: 0,
         }
     }
+}
+
+/// How a locate step found its element without the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FoundBy {
+    /// The XPath the flow file gives for it.
+    Xpath,
+    /// What an earlier run found for the same description on this page.
+    Cache,
+    /// The element number an agent took from its snapshot.
+    Number,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

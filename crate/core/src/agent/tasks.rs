@@ -7,7 +7,7 @@ use super::context::Context;
 use super::dialogs::{self, Answered, Delivery, Interrupted};
 use super::error::RunError;
 use super::options::{prompt_page, RunOptions};
-use super::record::{Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
+use super::record::{FoundBy, Run, RunStatus, Step, StepKind, StepStatus, TargetInfo};
 use super::replay::cache::{page_key, prompt_key, CacheEntry, ElementKey};
 use super::steps::{caption, conclude, frame_address, join_notes};
 use crate::action::{commands_for, element_point, fill_at, key_events, InputCommand};
@@ -455,7 +455,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             // Recorded by what it is, not its number: exports and replays find it by these words.
             let words = element.summary();
             let note = self.run.language.say("note.by_number", &[]);
-            let found = self.found_without_model(element, &words, &obs, &label, note).await;
+            let found = self.found_without_model(element, &words, &obs, &label, (FoundBy::Number, note)).await;
             return self.in_view(found, obs).await;
         }
         let hint = self.work.hint.take();
@@ -512,7 +512,7 @@ impl<B: Browser, M: ModelClient> TaskContext<'_, B, M> {
             .find(|e| same_xpath(&e.xpath, xpath) || e.xpath_text.as_deref() == Some(xpath))?
             .clone();
         let note = self.run.language.say("note.flow_xpath", &[]);
-        Some(self.found_without_model(element, what, obs, label, note).await)
+        Some(self.found_without_model(element, what, obs, label, (FoundBy::Xpath, note)).await)
     }
 }
 
@@ -526,7 +526,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
         what: &str,
         obs: &Observation,
         label: &str,
-        note: String,
+        (by, note): (FoundBy, String),
     ) -> Found {
         let point = element_point(&element, &obs.extraction).unwrap_or_default();
         let now = self.browser.now_ms();
@@ -536,7 +536,8 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             action: label.to_string(),
             target: Some(target),
             note: Some(note),
-            cached: true,
+            cached: by == FoundBy::Cache,
+            found_by: Some(by),
             locate: Some(what.to_string()),
             screenshot,
             ..Step::new(StepKind::Plan, now)
@@ -634,7 +635,7 @@ impl<B: Browser, M: ModelClient, W> Context<'_, B, M, W> {
             self.keep(what, &element, obs); // heal: it is found where it is now
         }
         let note = self.run.language.say(if moved { "note.from_cache_element_moved" } else { "note.from_cache" }, &[]);
-        Some(self.found_without_model(element, what, obs, label, note).await)
+        Some(self.found_without_model(element, what, obs, label, (FoundBy::Cache, note)).await)
     }
 
     /// The located element as its step records it, read in the page (its locators, and the

@@ -131,6 +131,8 @@ fn write_step(out: &mut String, n: usize, step: &Step, shown: &HashMap<&str, Opt
     }
     if step.cached {
         let _ = write!(out, "<span class=\"badge\">{}</span>", esc(&lang.say("report.cached", &[])));
+    } else if step.found_by == Some(crate::agent::record::FoundBy::Xpath) {
+        let _ = write!(out, "<span class=\"badge\">{}</span>", esc(&lang.say("report.found_xpath", &[])));
     }
     let mut meta = ms(step.duration_ms);
     if let Some(u) = &step.usage {

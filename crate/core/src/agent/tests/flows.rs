@@ -37,6 +37,9 @@ fn a_flow_runs_its_items_in_order_as_one_run() {
         ]
     );
     assert_eq!(run.steps[0].note.as_deref(), Some("by the flow's XPath: no model call"));
+    // Its badge says the XPath found it, not the cache (an earlier run): nothing was cached.
+    assert_eq!(run.steps[0].found_by, Some(crate::agent::record::FoundBy::Xpath));
+    assert!(!run.steps[0].cached, "a flow's XPath is not the cache");
     assert_eq!(record.items.iter().map(|i| i.steps).sum::<usize>(), run.steps.len(), "every step belongs to an item");
     assert!(browser.clock.now_ms >= 200.0, "the sleep waited");
 

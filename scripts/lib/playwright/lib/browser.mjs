@@ -1,21 +1,44 @@
-// Launches Chromium (Debian's, Homebrew's or $CHROMIUM_PATH) with the built extension (dist/) through playwright-core.
-import { chromium } from 'playwright-core';
+// Launches Chromium (chromium-path.mjs: $CHROMIUM_PATH, Playwright's own, Debian's or Homebrew's)
+// with the built extension through Playwright.
+import { chromium as playwrightChromium } from 'playwright-core';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM as EXECUTABLE } from './chromium-path.mjs';
+import { chromiumPath } from './chromium-path.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DIST = path.join(ROOT, 'dist');
+const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The built extension: $SIGHTLINE_EXTENSION_PATH, else the one the package carries (its
+ * tarball has it in extension/, scripts/package puts it there), else a checkout's dist/
+ * (scripts/build writes it; the package folder is scripts/lib/playwright in the repo).
+ */
+export function extensionDir(env = process.env) {
+  if (env.SIGHTLINE_EXTENSION_PATH) return path.resolve(env.SIGHTLINE_EXTENSION_PATH);
+  const carried = path.join(PACKAGE, 'extension');
+  return existsSync(path.join(carried, 'manifest.json')) ? carried : path.resolve(PACKAGE, '../../../dist');
+}
+
+export const DIST = extensionDir();
 
 // How much taller than its page area a window is (headless Chromium still reserves room for
 // its toolbar). Measured once per process, scale factor and mode; headless, also kept in the
 // temp folder per Chromium build, so each Playwright worker and test file does not start a
 // second browser only to measure it.
 const uiHeights = new Map();
-async function windowChromeHeight(executablePath, headless, scaleArgs) {
+
+// What the launch does not take from Playwright Test: emulation a real window cannot take (the
+// extension captures what the window shows; a device ratio is a real one,
+// --force-device-scale-factor), the storage state a persistent context is opened without (the
+// fixture puts it in), and blocking service workers (the extension is one). Given as undefined so
+// that Playwright Test, when this runs in a test, does not add the project's own (its context
+// options fill absent keys).
+const NOT_TAKEN = { deviceScaleFactor: undefined, isMobile: undefined, hasTouch: undefined, screen: undefined, storageState: undefined, serviceWorkers: undefined };
+
+async function windowChromeHeight(chromium, executablePath, headless, scaleArgs) {
   const key = `${executablePath} ${headless} ${scaleArgs}`;
   if (uiHeights.has(key)) return uiHeights.get(key);
   const file = headless ? await keptMeasureFile(executablePath, scaleArgs) : null;
@@ -27,7 +50,7 @@ async function windowChromeHeight(executablePath, headless, scaleArgs) {
   const args = ['--no-sandbox', '--disable-gpu', '--window-size=1280,800', ...scaleArgs];
   const probe = await chromium.launch({ executablePath, headless, args });
   try {
-    const page = await (await probe.newContext({ viewport: null })).newPage();
+    const page = await (await probe.newContext({ ...NOT_TAKEN, viewport: null })).newPage();
     uiHeights.set(key, await page.evaluate(() => 800 - window.innerHeight));
   } finally {
     await probe.close();
@@ -59,14 +82,21 @@ async function keptMeasureFile(executablePath, scaleArgs) {
 /**
  * `lang`: the browser's interface language (e.g. "zh-CN"), which chrome.i18n follows.
  * `scrollbars`: headless pages show scrollbars a person could drag (Playwright hides them).
- * `executablePath`: the Chromium to run (default $CHROMIUM_PATH, else Debian's or Homebrew's: chromium-path.mjs).
+ * `executablePath`: the Chromium to run (default: chromium-path.mjs).
  * `awaitReady`: wait for the worker's core to load (false: a test of what a failed load shows).
+ * `chromium`: the Playwright browser type to launch with (default playwright-core's; the fixture
+ * passes its Playwright Test's, whose traces and screenshots then cover this browser too).
+ * `contextOptions`: more options of the context (baseURL, locale, extraHTTPHeaders, …: what
+ * launchPersistentContext takes); the window, the executable and the arguments stay this one's.
  */
-export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath = EXECUTABLE, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false, awaitReady = true } = {}) {
+export async function launchWithExtension({ headless = true, extensionDir = DIST, executablePath, viewport = { width: 1280, height: 800 }, deviceScaleFactor, lang, scrollbars = false, awaitReady = true, chromium = playwrightChromium, contextOptions = {} } = {}) {
+  executablePath ??= chromiumPath({ browserType: chromium });
   const userDataDir = await mkdtemp(path.join(tmpdir(), 'sightline-profile-'));
   const scaleArgs = deviceScaleFactor ? [`--force-device-scale-factor=${deviceScaleFactor}`] : [];
-  const extra = await windowChromeHeight(executablePath, headless, scaleArgs);
+  const extra = await windowChromeHeight(chromium, executablePath, headless, scaleArgs);
   const context = await chromium.launchPersistentContext(userDataDir, {
+    ...contextOptions,
+    ...NOT_TAKEN,
     executablePath,
     headless,
     viewport: null,
@@ -96,7 +126,7 @@ export async function launchWithExtension({ headless = true, extensionDir = DIST
   } catch (e) {
     await context.close().catch(() => {});
     await rm(userDataDir, { recursive: true, force: true });
-    throw new Error(`the Sightline extension in ${extensionDir} did not start (is it built? scripts/build): ${e.message}`, { cause: e });
+    throw new Error(`the Sightline extension in ${extensionDir} did not start (is it built? scripts/build; or set SIGHTLINE_EXTENSION_PATH): ${e.message}`, { cause: e });
   }
   const extensionId = new URL(sw.url()).host;
   return {

@@ -221,7 +221,8 @@ function how(run, item) {
   const steps = run.steps.slice(item.firstStep, item.firstStep + item.steps);
   const calls = steps.filter((s) => s.usage || s.exchange || s.reply).length;
   if (calls) return `${calls} model call${calls > 1 ? 's' : ''}`;
-  if (steps.some((s) => s.cached && s.note?.includes('XPath'))) return 'by XPath';
+  // foundBy: the core's word for it; runs kept before it said so had cached and the XPath note.
+  if (steps.some((s) => s.foundBy === 'xpath' || (s.cached && s.note?.includes('XPath')))) return 'by XPath';
   if (steps.some((s) => s.cached)) return 'from the cache';
   return '';
 }
