@@ -467,6 +467,11 @@ export function recordEvent(tabId, event) {
     if (!event.target && event.point && event.kind !== 'key' && event.kind !== 'scroll') {
       event.target = await targetAt(tabId, event.point);
     }
+    // A check keeps what the core reads of its element now, as a replay will read it.
+    if (event.kind === 'check' && event.check !== 'visible' && event.target?.xpath) {
+      event.expected = wasm.checkReads(await read(tabId, {}), event.target.xpath);
+      if (event.expected == null) throw new Error('the checked element is not on the page any more: the check was not recorded');
+    }
     // How test tools find the element again: from the facts the page read as the gesture
     // started, else (no facts: the page's reader could not run) read through CDP now.
     for (const target of [event.target, event.hovered]) {

@@ -453,15 +453,8 @@
     }
     // Picking the element a check is about (the panel's Check buttons): the page gets none of
     // the picking click, and the recorder records the check instead of a tap. What the element
-    // reads is read as the core reads it (a text node's text, an element's text, a control's value).
+    // reads then is the worker's core's to read, as a replay reads it.
     let picking = null; // {check, box}
-    const readOf = (target, check) => {
-      if (check === 'visible') return '';
-      const found = sightlineElementAtPath(target.xpath);
-      if (!found) return '';
-      if (found.nodeType === Node.TEXT_NODE) return found.textContent ?? '';
-      return check === 'value' || 'value' in found ? valueOf(found) : found.innerText ?? found.textContent ?? '';
-    };
     const pickListeners = {
       mousemove: (e) => {
         const node = e.composedPath()[0];
@@ -477,18 +470,12 @@
         stopPicking();
         const { node, point } = origin(e);
         const target = pick(node, point);
-        let expected = '';
-        try {
-          expected = target ? readOf(target, check) : '';
-        } catch {
-          // the worker finds the element by its point; its text stays unknown
-        }
-        send({ kind: 'check', check, target, expected, point: target ? undefined : point });
+        send({ kind: 'check', check, target, point: target ? undefined : point });
       },
+      // No key reaches the page while picking (Enter or Space would press what has focus).
       keydown: (e) => {
-        if (e.key !== 'Escape') return;
         swallow(e);
-        stopPicking();
+        if (e.key === 'Escape') stopPicking();
       },
     };
     // The press and release around the picking click are the page's no more than the click is.

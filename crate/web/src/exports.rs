@@ -599,6 +599,14 @@ pub fn element_at_point(page: JsValue, x: f64, y: f64) -> Result<JsValue, Fault>
     }
 }
 
+/// Service worker, "record my steps": what a check on the element at `xpath` reads on the page
+/// as read (its text, or a control's value, as a replay compares it); null when it is not there.
+#[wasm_bindgen(js_name = checkReads)]
+pub fn check_reads(page: JsValue, xpath: &str) -> Result<Option<String>, Fault> {
+    let extraction = super::materials::extraction(&page)?;
+    Ok(sightline::agent::recorder::check_reads(&extraction, xpath))
+}
+
 /// Service worker, "record my steps": the locators of an element a person acted on, decided
 /// from what `locatorData` read (`LocatorData`, or null); null when nothing names it.
 #[wasm_bindgen(js_name = locatorsOf)]

@@ -315,7 +315,7 @@ export async function runFlowOnPage(base, { sightline, sightlineModel, sightline
     const browser = { context: sightline.context, sw: sightline.sw, tabIdOf: () => sightline.tabId() };
     const url = opened.url ?? page.url();
     const { run } = await runFlowIn(browser, {
-      ...opened, url, page, model: sightlineModel ?? undefined, planner: sightlinePlanner ?? undefined, live, dialogs: sightlineRunOptions.dialogs, log: () => {},
+      ...opened, url, page, model: sightlineModel ?? undefined, planner: sightlinePlanner ?? undefined, live, dialogs: sightlineRunOptions.dialogs ?? opened.flow.dialogs ?? undefined, log: () => {},
     });
     // The flow's names for its report (`agent: reportFileName`, `groupName`, `testId`).
     const { fileName, groupName, testId } = opened.flow.report ?? {};

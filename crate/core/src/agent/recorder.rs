@@ -203,6 +203,12 @@ pub fn step_screenshot(
     crate::vision::pipeline::redacted_capture(capture, &page.elements)
 }
 
+/// What a check on the element at `xpath` reads on `page`: its content (its text, or a
+/// control's value), as a replay's check compares it; None when the page has no such element.
+pub fn check_reads(page: &crate::describe::Extraction, xpath: &str) -> Option<String> {
+    page.elements.iter().find(|e| e.xpath == xpath).map(|e| e.content.clone())
+}
+
 /// Two clicks on one element within this long make a double-click.
 const DOUBLE_CLICK_MS: f64 = 600.0;
 
@@ -787,12 +793,15 @@ mod tests {
     #[test]
     fn a_check_holds_on_its_elements_text_with_whitespace_as_one_space() {
         use crate::vocab::actions::ElementCheck as C;
-        assert!(C::Text.holds(" 2  items\nleft", "2 items left"));
-        assert!(!C::Text.holds("3 items left", "2 items left"));
-        assert!(!C::Value.holds("", "buy milk"));
-        assert!(C::Value.holds("a long value the reader c\u{2026}", "a long value the reader cut short"));
-        assert!(!C::Value.holds("\u{2026}", "anything"), "a content cut to nothing proves nothing");
-        assert!(C::Visible.holds("", "whatever"));
+        assert!(C::Text.holds(" 2  items\nleft", "2 items left", false));
+        assert!(!C::Text.holds("3 items left", "2 items left", false));
+        assert!(!C::Value.holds("", "buy milk", false));
+        assert!(C::Value.holds("a long value the reader c\u{2026}", "a long value the reader cut short", true));
+        assert!(!C::Text.holds("Loading\u{2026}", "Loading complete", false), "a text ending in … is no cut");
+        assert!(!C::Value.holds("\u{2026}", "anything", true), "a content cut to nothing proves nothing");
+        assert!(C::Visible.holds("", "whatever", false));
+        let long = format!("{}\u{2026}", "x".repeat(300));
+        assert!(crate::describe::content_is_cut(&long) && !crate::describe::content_is_cut("Loading\u{2026}"));
     }
 
     #[test]

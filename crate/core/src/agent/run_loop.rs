@@ -1114,11 +1114,15 @@ impl<B: Browser, M: ModelClient> RoundContext<'_, '_, B, M> {
                     let page = &self.work.observation.extraction;
                     let now = page.elements.iter().find(|e| e.xpath == element.xpath);
                     let seen = now.map_or(String::new(), |e| e.content.clone());
-                    if now.is_some() && check.holds(&seen, &expected) {
+                    if now.is_some() && check.holds(&seen, &expected, crate::describe::content_is_cut(&seen)) {
                         return Ok(crate::agent::Settled::default());
                     }
+                    // Stopped while waiting: the run is stopped, not failed.
+                    if self.browser.stop_requested() {
+                        return Err(Short::Interrupted(dialogs::Interrupted::Stopped));
+                    }
                     let waited_ms = self.browser.now_ms() - started;
-                    if waited_ms >= CHECK_TIMEOUT_MS || self.browser.stop_requested() {
+                    if waited_ms >= CHECK_TIMEOUT_MS {
                         let seen = crate::vocab::actions::normalized(&seen);
                         return Err(Short::Failed(RunError::CheckFailed { check, expected, seen, waited_ms }));
                     }

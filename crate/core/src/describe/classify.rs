@@ -8,6 +8,12 @@ use crate::snapshot::{NodeData, PageSnapshot, SnapNode, TreeKind};
 /// Below this size (CSS px) in either dimension an element is not something a person can hit.
 const MIN_SIZE: f64 = 3.0;
 const MAX_CONTENT_CHARS: usize = 300;
+
+/// Whether an element's content is the reader's cut of a longer text (its first
+/// `MAX_CONTENT_CHARS` characters and `…`), not a text that ends in `…` itself.
+pub fn content_is_cut(content: &str) -> bool {
+    content.ends_with('\u{2026}') && content.chars().count() == MAX_CONTENT_CHARS + 1
+}
 const MAX_ATTR_CHARS: usize = 80;
 /// Attributes that help a model tell elements apart, in the order they are shown.
 const KEPT_ATTRIBUTES: [&str; 11] =

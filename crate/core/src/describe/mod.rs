@@ -15,7 +15,7 @@ pub mod midscene;
 pub mod visibility;
 pub mod xpath;
 
-pub use classify::{classify, classify_given, nodes_needing_rect};
+pub use classify::{classify, classify_given, content_is_cut, nodes_needing_rect};
 pub use columns::{ColumnsError, ElementColumns};
 pub use compact::compact_description;
 pub use element::{

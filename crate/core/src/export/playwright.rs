@@ -254,6 +254,10 @@ fn write_step(out: &mut String, step: &RecStep, viewport: WindowSize, lang: crat
                 format!("await expect({l}).toContainText({});", js(expected))
             }
             ElementCheck::Text => format!("await expect({l}).toHaveText({});", js(expected)),
+            // A list's value as the page reads it is its chosen option's text.
+            ElementCheck::Value if step.target.as_ref().is_some_and(|t| t.tag == "select") => {
+                format!("await expect({l}.locator('option:checked')).toHaveText({});", js(expected))
+            }
             ElementCheck::Value => format!("await expect({l}).toHaveValue({});", js(expected)),
             ElementCheck::Visible => format!("await expect({l}).toBeVisible();"),
         }),

@@ -107,6 +107,11 @@ pub fn to_recorder(rec: &Recording, viewport: WindowSize) -> Value {
                 "waitForElement",
                 match check {
                     ElementCheck::Text => json!({ "visible": true, "properties": { "innerText": expected } }),
+                    // A list's value as the page reads it is its chosen option's text, which no
+                    // property of the list holds: the Recorder checks that it is there.
+                    ElementCheck::Value if step.target.as_ref().is_some_and(|t| t.tag == "select") => {
+                        json!({ "visible": true })
+                    }
                     ElementCheck::Value => json!({ "properties": { "value": expected } }),
                     ElementCheck::Visible => json!({ "visible": true }),
                 },

@@ -25,7 +25,6 @@ const SAID: &[&str] = &[
     "input length",
     "reduce the length",
     "too large for model",
-    "request too large",
 ];
 
 /// Whether `error` is the endpoint refusing the request for its length: HTTP 413 (the body is
@@ -34,7 +33,8 @@ pub fn is_context_overflow(error: &ModelError) -> bool {
     match error {
         ModelError::GaveUp { last, .. } => is_context_overflow(last),
         ModelError::Http { status: 413, .. } => true,
-        ModelError::Http { status: 400..=599, message } => {
+        // 429 is a rate limit, whatever its words ("request too large for … tokens per min").
+        ModelError::Http { status: 400..=428 | 430..=599, message } => {
             let said = message.to_lowercase();
             SAID.iter().any(|s| said.contains(s))
         }
@@ -70,6 +70,7 @@ mod tests {
         for other in [
             http(401, "Incorrect API key provided"),
             http(429, "Rate limit reached for requests"),
+            http(429, "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 41000."),
             http(400, "Invalid image: the image is not a PNG"),
             http(200, "maximum context length"),
             ModelError::Timeout(60),

@@ -129,16 +129,17 @@ impl ElementCheck {
 
     /// Whether an element whose content (`Element::content`: its text, or a control's value)
     /// reads `content` meets the check: equal with whitespace runs as one space; a content the
-    /// reader cut short (ending in `…`) need only begin the expected text.
-    pub fn holds(self, content: &str, expected: &str) -> bool {
+    /// reader cut short (`cut`: its first characters and `…`) need only begin the expected text.
+    pub fn holds(self, content: &str, expected: &str, cut: bool) -> bool {
         let (seen, wanted) = (normalized(content), normalized(expected));
         match self {
             ElementCheck::Visible => true,
             ElementCheck::Text | ElementCheck::Value => {
                 seen == wanted
-                    || seen
-                        .strip_suffix('\u{2026}')
-                        .is_some_and(|cut| !cut.trim().is_empty() && wanted.starts_with(cut.trim_end()))
+                    || (cut
+                        && seen
+                            .strip_suffix('\u{2026}')
+                            .is_some_and(|head| !head.trim().is_empty() && wanted.starts_with(head.trim_end())))
             }
         }
     }
