@@ -79,6 +79,14 @@ async function person(page) {
   }
   await page.keyboard.type('walk cat', { delay: 20 });
   await pause(page);
+  // A person reads what they typed before pressing Enter, and types it again over a field that
+  // kept its old text (mithril's redraw can move the caret after the select-all).
+  for (let tries = 1; tries <= 2; tries++) {
+    if (await page.evaluate(() => document.activeElement?.value === 'walk cat')) break;
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('walk cat', { delay: 20 });
+    await pause(page);
+  }
   await page.keyboard.press('Enter');
   await pause(page, 400);
   // Hover "read book": its delete button shows; delete it.
