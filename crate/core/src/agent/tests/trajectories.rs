@@ -93,6 +93,19 @@ fn steps_a_person_recorded_replay_one_round_each_with_no_model_call() {
     );
 }
 
+/// `run` replayed on `browser` from its own steps, with no model configured at all.
+fn replayed_without_model(browser: &mut TodoBrowser, run: &Run) -> Run {
+    let options = RunOptions { cache: replay_cache(run, 1.0).unwrap(), ..Default::default() };
+    block_on(run_instruction(
+        "r".into(),
+        &run.instruction,
+        &options,
+        &ModelConfig::default(),
+        browser,
+        &ScriptedModel::new(vec![]),
+    ))
+}
+
 /// The todo page's input recorded by hand (tap, type, Enter), its XPath and fingerprint made
 /// stale as a changed page makes them, with `locators` as the step recorded them.
 fn recorded_with_stale_paths(locators: Option<crate::describe::locators::Locators>) -> (TodoBrowser, Run) {
@@ -119,14 +132,7 @@ fn with_no_model_a_recorded_element_whose_paths_went_stale_is_found_by_its_locat
     let placeholder = Named { text: "What needs to be done?".into(), cut: false, exact: false, nth: None };
     let locators = Locators { placeholder: Some(placeholder), ..Default::default() };
     let (mut browser, run) = recorded_with_stale_paths(Some(locators));
-    let replay = block_on(run_instruction(
-        "r".into(),
-        &run.instruction,
-        &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
-        &ModelConfig::default(),
-        &mut browser,
-        &ScriptedModel::new(vec![]),
-    ));
+    let replay = replayed_without_model(&mut browser, &run);
     assert_eq!(replay.status, RunStatus::Succeeded, "{:?}", replay.error);
     assert_eq!((replay.model_calls, browser.page.items.clone()), (0, vec!["buy milk".to_string()]));
 }
@@ -134,14 +140,7 @@ fn with_no_model_a_recorded_element_whose_paths_went_stale_is_found_by_its_locat
 #[test]
 fn with_no_model_a_replay_whose_element_is_lost_says_which_step() {
     let (mut browser, run) = recorded_with_stale_paths(None);
-    let replay = block_on(run_instruction(
-        "r".into(),
-        &run.instruction,
-        &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
-        &ModelConfig::default(),
-        &mut browser,
-        &ScriptedModel::new(vec![]),
-    ));
+    let replay = replayed_without_model(&mut browser, &run);
     assert_eq!(replay.status, RunStatus::Failed);
     let error = replay.error.expect("the failure is recorded");
     assert_eq!(error.code, "replay_element_lost", "not model_settings: {error:?}");
@@ -307,14 +306,7 @@ fn recorded_with_a_check(expected: &str) -> (TodoBrowser, Run) {
 fn a_check_the_person_recorded_replays_with_no_model_and_fails_when_the_page_differs() {
     for (expected, holds) in [("buy milk", true), ("buy eggs", false)] {
         let (mut browser, run) = recorded_with_a_check(expected);
-        let replay = block_on(run_instruction(
-            "r".into(),
-            &run.instruction,
-            &RunOptions { cache: replay_cache(&run, 1.0).unwrap(), ..Default::default() },
-            &ModelConfig::default(),
-            &mut browser,
-            &ScriptedModel::new(vec![]),
-        ));
+        let replay = replayed_without_model(&mut browser, &run);
         assert_eq!(browser.page.items, ["buy milk"], "the steps before the check ran");
         assert_eq!(replay.model_calls, 0);
         if holds {
